@@ -1,0 +1,157 @@
+/**
+ * Environment → typed configuration. Directus variable names where one exists. A bad value throws a
+ * ConfigError naming the variable; the CLI prints it as one line and exits.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseDuration } from './duration.js';
+
+export type DbClient = 'pg' | 'mysql' | 'sqlite3';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface DbConfig {
+  client: DbClient;
+  /** SQLite file path (absolute). */
+  filename: string;
+  connectionString: string | null;
+  host: string | null;
+  port: number | null;
+  database: string | null;
+  user: string | null;
+  password: string | null;
+}
+
+export interface Config {
+  db: DbConfig;
+  host: string;
+  port: number;
+  /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
+  secret: string | null;
+  dataDir: string;
+  adminEmail: string;
+  adminPassword: string | null;
+  adminToken: string | null;
+  accessTokenTtlMs: number;
+  queryLimitDefault: number;
+  /** -1 = unbounded. */
+  queryLimitMax: number;
+  maxRelationalDepth: number;
+  logLevel: LogLevel;
+  /** Tries and delay when the database does not answer at start. */
+  dbConnectRetries: number;
+  dbConnectRetryDelayMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Invalid setting ${variable}: ${detail}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const DB_CLIENT_ALIASES: Record<string, DbClient> = {
+  pg: 'pg',
+  postgres: 'pg',
+  postgresql: 'pg',
+  mysql: 'mysql',
+  mysql2: 'mysql',
+  mariadb: 'mysql',
+  sqlite3: 'sqlite3',
+  sqlite: 'sqlite3',
+  'better-sqlite3': 'sqlite3',
+};
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = str(env, name);
+  if (v === null) return fallback;
+  if (!/^-?\d+$/.test(v.trim())) throw new ConfigError(name, `expected an integer, got "${v}"`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const v = str(env, name) ?? fallback;
+  const ms = parseDuration(v);
+  if (ms === null || ms <= 0) throw new ConfigError(name, `expected a duration such as 15m, 900s or 900000, got "${v}"`);
+  return ms;
+}
+
+/** Reads `.env` from the working directory (if present) into process.env without overriding set variables. */
+export function loadEnvFile(file = path.resolve(process.cwd(), '.env')): void {
+  if (existsSync(file)) process.loadEnvFile(file);
+}
+
+export function readConfig(env: Env = process.env): Config {
+  const rawClient = str(env, 'DB_CLIENT') ?? 'sqlite3';
+  const client = DB_CLIENT_ALIASES[rawClient.toLowerCase()];
+  if (!client) throw new ConfigError('DB_CLIENT', `expected sqlite3, pg or mysql, got "${rawClient}"`);
+
+  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './data');
+  const filename = path.resolve(str(env, 'DB_FILENAME') ?? path.join(dataDir, 'data.db'));
+
+  const connectionString = str(env, 'DB_CONNECTION_STRING');
+  if (client !== 'sqlite3' && !connectionString && !str(env, 'DB_DATABASE')) {
+    throw new ConfigError('DB_DATABASE', `required with DB_CLIENT=${client} unless DB_CONNECTION_STRING is set`);
+  }
+  if (connectionString) {
+    try {
+      new URL(connectionString);
+    } catch {
+      throw new ConfigError('DB_CONNECTION_STRING', 'not a valid URL (e.g. postgres://user@127.0.0.1:5432/db)');
+    }
+  }
+
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+
+  const queryLimitMax = int(env, 'QUERY_LIMIT_MAX', -1, -1);
+  let queryLimitDefault = int(env, 'QUERY_LIMIT_DEFAULT', 100, 1);
+  if (queryLimitMax >= 0) queryLimitDefault = Math.min(queryLimitDefault, queryLimitMax);
+
+  const adminEmail = str(env, 'ADMIN_EMAIL') ?? 'admin@example.com';
+  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) throw new ConfigError('ADMIN_EMAIL', `not an email address: "${adminEmail}"`);
+
+  const secret = str(env, 'SECRET');
+  if (secret !== null && secret.length < 16) throw new ConfigError('SECRET', 'must be at least 16 characters');
+
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+
+  return {
+    db: {
+      client,
+      filename,
+      connectionString,
+      host: str(env, 'DB_HOST') ?? '127.0.0.1',
+      port: str(env, 'DB_PORT') === null ? null : int(env, 'DB_PORT', 0, 1, 65535),
+      database: str(env, 'DB_DATABASE'),
+      user: str(env, 'DB_USER'),
+      password: str(env, 'DB_PASSWORD'),
+    },
+    host,
+    port: int(env, 'PORT', 8055, 0, 65535),
+    secret,
+    dataDir,
+    adminEmail,
+    adminPassword: str(env, 'ADMIN_PASSWORD'),
+    adminToken: str(env, 'ADMIN_TOKEN'),
+    accessTokenTtlMs: duration(env, 'ACCESS_TOKEN_TTL', '15m'),
+    queryLimitDefault,
+    queryLimitMax,
+    maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
+    logLevel,
+    dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
+    dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
+  };
+}

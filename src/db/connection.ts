@@ -1,0 +1,75 @@
+/**
+ * The one place that opens connections. knex owns the pool (and DDL/migrations); hot-path statements run on the raw
+ * driver through the dialect, so no query builder sits between the compiled SQL and the database.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import type { DbConfig } from '../config/config.js';
+import type { Dialect } from './dialect.js';
+import { dialectFor } from './dialects/index.js';
+
+export type QueryListener = (sql: string, params: readonly unknown[]) => void;
+
+export class Database {
+  readonly knex: Knex;
+  readonly dialect: Dialect;
+  private readonly listeners = new Set<QueryListener>();
+
+  constructor(config: DbConfig) {
+    this.dialect = dialectFor(config.client);
+    if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
+    this.knex = knexFactory(this.dialect.knexConfig(connectionSettings(config)));
+  }
+
+  /** Runs one statement with bound parameters on a pooled raw connection. */
+  async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    for (const listener of this.listeners) listener(sql, params);
+    const client = this.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+    const connection = await client.acquireConnection();
+    try {
+      return (await this.dialect.execute(connection, sql, params)) as T[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  }
+
+  /** Observes every statement run through `query` (tests count statements with it). */
+  onQuery(listener: QueryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Cheap round trip; throws when the database does not answer. */
+  async ping(): Promise<void> {
+    await this.knex.raw('select 1');
+  }
+
+  async close(): Promise<void> {
+    await this.knex.destroy();
+  }
+}
+
+function connectionSettings(config: DbConfig): unknown {
+  if (config.client === 'sqlite3') return { filename: config.filename };
+  if (config.connectionString) return connectionFromUrl(config.connectionString, config);
+  return {
+    host: config.host ?? '127.0.0.1',
+    port: config.port ?? undefined,
+    database: config.database ?? undefined,
+    user: config.user ?? undefined,
+    password: config.password ?? undefined,
+  };
+}
+
+/** Connection URLs are accepted for every server client (Directus only reads it for pg). */
+function connectionFromUrl(url: string, config: DbConfig): unknown {
+  const u = new URL(url);
+  return {
+    host: decodeURIComponent(u.hostname) || config.host || '127.0.0.1',
+    port: u.port ? Number(u.port) : (config.port ?? undefined),
+    database: decodeURIComponent(u.pathname.replace(/^\//, '')) || config.database || undefined,
+    user: u.username ? decodeURIComponent(u.username) : (config.user ?? undefined),
+    password: u.password ? decodeURIComponent(u.password) : (config.password ?? undefined),
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * What differs between database vendors, behind one interface. Only src/db/dialects/* implements it and names a
+ * vendor; everything else talks to a Dialect.
+ */
+import type { Knex } from 'knex';
+import type { DbClient } from '../config/config.js';
+import type { ColumnInfo, ServiceType, TableInfo } from '../schema/types.js';
+import type { SqlDialect } from '../sql/dialect-hooks.js';
+
+/** A connection of the raw driver, as knex's pool hands it out. */
+export type RawConnection = unknown;
+
+export interface Dialect {
+  readonly client: DbClient;
+  /** Human name used in health checks and messages. */
+  readonly label: string;
+  /** knex configuration for this vendor (pool, driver options). */
+  knexConfig(connection: unknown): Knex.Config;
+  /** Runs one statement with bound parameters on a raw connection; returns rows as plain objects. */
+  execute(connection: RawConnection, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */
+  introspect(knex: Knex): Promise<TableInfo[]>;
+  /** Maps a column to its service type (reference §6) when no meta special decides it. */
+  mapType(column: ColumnInfo): ServiceType;
+  /** SQL-compiler hooks: quoting, placeholders, JSON building, wire formats. */
+  readonly sql: SqlDialect;
+}

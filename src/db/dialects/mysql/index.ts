@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import type { Dialect } from '../../dialect.js';
+import { introspectMysql, mapMysqlType } from './introspect.js';
+import { mysqlSql } from './sql-hooks.js';
+
+interface CallbackConnection {
+  query(sql: string, params: readonly unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+}
+
+export const mysqlDialect: Dialect = {
+  client: 'mysql',
+  label: 'MySQL/MariaDB',
+  knexConfig(connection): Knex.Config {
+    return {
+      client: 'mysql2',
+      connection: {
+        ...(connection as object),
+        // Dates are formatted to the wire format in SQL; the session runs in UTC so TIMESTAMP values are UTC.
+        timezone: 'Z',
+        dateStrings: true,
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+        charset: 'utf8mb4',
+      },
+      pool: {
+        min: 0,
+        max: 10,
+        afterCreate(conn: CallbackConnection, done: (err: Error | null, conn: unknown) => void) {
+          conn.query("SET time_zone = '+00:00'", [], (err) => done(err, conn));
+        },
+      },
+    };
+  },
+  execute(connection, sql, params) {
+    return new Promise((resolve, reject) => {
+      (connection as CallbackConnection).query(sql, params, (err, rows) => {
+        if (err) reject(err);
+        else resolve(Array.isArray(rows) ? (rows as Record<string, unknown>[]) : []);
+      });
+    });
+  },
+  introspect: introspectMysql,
+  mapType: mapMysqlType,
+  sql: mysqlSql,
+};

@@ -1,0 +1,20 @@
+import type { Knex } from 'knex';
+import type pg from 'pg';
+import type { Dialect } from '../../dialect.js';
+import { introspectPostgres, mapPostgresType } from './introspect.js';
+import { postgresSql } from './sql-hooks.js';
+
+export const postgresDialect: Dialect = {
+  client: 'pg',
+  label: 'PostgreSQL',
+  knexConfig(connection): Knex.Config {
+    return { client: 'pg', connection: connection as Knex.PgConnectionConfig, pool: { min: 0, max: 10 } };
+  },
+  async execute(connection, sql, params) {
+    const result = await (connection as pg.Client).query({ text: sql, values: params as unknown[] });
+    return result.rows;
+  },
+  introspect: introspectPostgres,
+  mapType: mapPostgresType,
+  sql: postgresSql,
+};

@@ -1,0 +1,60 @@
+/**
+ * The Fastify front end: parsing of URLs and bodies, authentication of every request, one plugin per resource,
+ * and the error handler. Routes stay thin: they call services and send what the services return.
+ */
+import fastify, { type FastifyInstance } from 'fastify';
+import qs from 'qs';
+import type { Accountability } from '../permissions/accountability.js';
+import type { AppContext } from '../services/app-context.js';
+import { RouteNotFoundError } from '../errors/catalogue.js';
+import { errorBody, handleError } from './error-handler.js';
+import { extractToken } from './extract-token.js';
+import { authRoutes } from './routes/auth.js';
+import { itemRoutes } from './routes/items.js';
+import { serverRoutes } from './routes/server.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    accountability: Accountability;
+  }
+}
+
+export interface AppOptions {
+  /** Pino options or false; tests pass false. */
+  logger?: boolean | object;
+}
+
+const MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {
+  const app = fastify({
+    logger: options.logger ?? false,
+    bodyLimit: MAX_PAYLOAD_BYTES,
+    routerOptions: {
+      querystringParser: (text: string) => qs.parse(text, { depth: 10, arrayLimit: 500 }) as Record<string, unknown>,
+      ignoreTrailingSlash: true,
+    },
+    trustProxy: false,
+  });
+
+  app.addHttpMethod('SEARCH', { hasBody: true });
+  app.decorateRequest('accountability', null as unknown as Accountability);
+
+  app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
+  app.setNotFoundHandler((request, reply) => {
+    const error = new RouteNotFoundError(request.url.split('?')[0]!);
+    void reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
+  });
+
+  // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
+    request.accountability = await context.accountability.resolve(extractToken(request), request.ip);
+  });
+
+  app.register(serverRoutes(context), { prefix: '/server' });
+  app.register(authRoutes(context), { prefix: '/auth' });
+  app.register(itemRoutes(context), { prefix: '/items' });
+
+  return app;
+}

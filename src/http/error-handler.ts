@@ -1,0 +1,37 @@
+/**
+ * Turns every failure into the catalogue's body shape. Fastify's own errors (bad JSON, wrong content type, body too
+ * large) are mapped to their codes; anything unexpected is logged with its stack and answered without detail.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { InternalServerError, InvalidPayloadError, RouteNotFoundError, ServiceError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
+
+export function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const fastifyError = error as FastifyError;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new UnsupportedMediaTypeError(String(request.headers['content-type'] ?? ''), 'Content-Type header');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new InvalidPayloadError('request entity too large');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new InvalidPayloadError('Payload in body is required');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new InvalidPayloadError('Invalid JSON in request body');
+    case 'FST_ERR_NOT_FOUND':
+      return new RouteNotFoundError(request.url.split('?')[0]!);
+  }
+  // JSON.parse failures from the content-type parser surface as SyntaxError with statusCode 400.
+  if (error instanceof SyntaxError || fastifyError.statusCode === 400) return new InvalidPayloadError('Invalid JSON in request body');
+  return new InternalServerError();
+}
+
+export function errorBody(error: ServiceError): string {
+  return JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code, ...error.extensions } }] });
+}
+
+export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const serviceError = toServiceError(error, request);
+  if (serviceError instanceof InternalServerError) request.log.error({ err: error }, 'unexpected error');
+  void reply.code(serviceError.status).type('application/json; charset=utf-8').send(errorBody(serviceError));
+}

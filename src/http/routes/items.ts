@@ -1,0 +1,60 @@
+/**
+ * /items: flat and (later) nested reads. GET and SEARCH parse into the same Query IR; the service answers with the
+ * finished JSON text, which is sent as is.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { InvalidPayloadError } from '../../errors/catalogue.js';
+import type { Query } from '../../request/query.js';
+import { parseQuery } from '../../request/parse-query.js';
+import type { AppContext } from '../../services/app-context.js';
+
+type CollectionParams = { collection: string };
+type ItemParams = { collection: string; pk: string };
+
+export function itemRoutes(context: AppContext): FastifyPluginAsync {
+  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth };
+
+  return async (app) => {
+    app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
+      const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+      const body = await context.items.readMany(request.params.collection, query, request.accountability);
+      return reply.type('application/json; charset=utf-8').send(body);
+    });
+
+    app.route<{ Params: CollectionParams; Body: unknown }>({
+      method: 'SEARCH',
+      url: '/:collection',
+      handler: async (request, reply) => {
+        const query = searchBodyQuery(request.body, parseOptions);
+        const body = await context.items.readMany(request.params.collection, query, request.accountability);
+        return reply.type('application/json; charset=utf-8').send(body);
+      },
+    });
+
+    app.get<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
+      const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+      const body = await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability);
+      return reply.type('application/json; charset=utf-8').send(body);
+    });
+  };
+}
+
+/** SEARCH body: `{query: {...}}` and/or `{keys: [...]}` (reference §1.1); the URL query is ignored. */
+function searchBodyQuery(body: unknown, options: Parameters<typeof parseQuery>[1]): Query {
+  if (body === undefined || body === null) throw new InvalidPayloadError('Payload in body is required');
+  if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidPayloadError('"body" must be an object');
+  const { query, keys, ...rest } = body as Record<string, unknown>;
+  const unknownKey = Object.keys(rest)[0];
+  if (unknownKey !== undefined) throw new InvalidPayloadError(`"${unknownKey}" is not allowed`);
+  if (query !== undefined && (typeof query !== 'object' || query === null || Array.isArray(query))) {
+    throw new InvalidPayloadError('"query" must be an object');
+  }
+  const parsed = parseQuery((query as Record<string, unknown>) ?? {}, options);
+  if (keys !== undefined) {
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' && typeof k !== 'number')) {
+      throw new InvalidPayloadError('"keys" must be an array of strings or numbers');
+    }
+    parsed.keys = keys as (string | number)[];
+  }
+  return parsed;
+}

@@ -1,0 +1,61 @@
+/**
+ * Everything a running Strata holds: the connection, the schema store and the services over them. Built once at
+ * start (and by tests); the HTTP front end only talks to this.
+ */
+import type { Config } from '../config/config.js';
+import { resolveSecret } from '../config/secret-store.js';
+import { Database } from '../db/connection.js';
+import { waitForDatabase } from '../db/wait-for-database.js';
+import { AccountabilityResolver } from '../auth/accountability-resolver.js';
+import { SchemaStore } from '../schema/schema-store.js';
+import { AuthService } from './auth-service.js';
+import { bootstrap } from './bootstrap.js';
+import { ItemsService } from './items-service.js';
+
+export interface AppContext {
+  config: Config;
+  db: Database;
+  schema: SchemaStore;
+  items: ItemsService;
+  auth: AuthService;
+  accountability: AccountabilityResolver;
+  startedAt: number;
+  close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  /** Run bootstrap (migrations; first admin on a fresh database) before serving. */
+  bootstrap?: boolean;
+  log?: { info(msg: string): void; warn(msg: string): void };
+}
+
+export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
+  const log = options.log ?? { info: () => {}, warn: () => {} };
+  const db = new Database(config.db);
+  try {
+    await waitForDatabase(db, config, log);
+    if (options.bootstrap) {
+      const result = await bootstrap(db, config, log);
+      if (result.generatedPassword) {
+        log.warn(`Created the first admin ${result.adminEmail} with the generated password: ${result.generatedPassword}`);
+      }
+    }
+    const secret = resolveSecret(config);
+    const schema = new SchemaStore(db);
+    await schema.load();
+    const items = new ItemsService({ db, schema: () => schema.current, queryLimitDefault: config.queryLimitDefault });
+    return {
+      config,
+      db,
+      schema,
+      items,
+      auth: new AuthService(db, secret, config),
+      accountability: new AccountabilityResolver(db, secret),
+      startedAt: Date.now(),
+      close: () => db.close(),
+    };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Throwaway databases for tests: SQLite always (a temp file), PostgreSQL and MariaDB/MySQL when TEST_PG_URL /
+ * TEST_MYSQL_URL are set. Each call creates a fresh database on the server and `drop()` removes it.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import knexFactory, { type Knex } from 'knex';
+import type { DbClient, DbConfig } from '../../src/config/config.js';
+
+export interface TestDb {
+  client: DbClient;
+  label: string;
+  config: DbConfig;
+  /** Environment variables that point Strata at this database. */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+const FIXTURE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixture');
+const FIXTURE_FILE: Record<DbClient, string> = { sqlite3: 'sqlite.sql', pg: 'postgres.sql', mysql: 'mysql.sql' };
+const LABEL: Record<DbClient, string> = { sqlite3: 'sqlite', pg: 'postgres', mysql: 'mysql' };
+
+/** The databases this run can test against. */
+export function testClients(): DbClient[] {
+  const clients: DbClient[] = ['sqlite3'];
+  if (process.env.TEST_PG_URL) clients.push('pg');
+  if (process.env.TEST_MYSQL_URL) clients.push('mysql');
+  return clients;
+}
+
+export function clientLabel(client: DbClient): string {
+  return LABEL[client];
+}
+
+/** Statements of a fixture file, split on `;` at line ends (fixtures hold no procedural code). */
+export function fixtureStatements(client: DbClient): string[] {
+  const text = readFileSync(path.join(FIXTURE_DIR, FIXTURE_FILE[client]), 'utf8');
+  return text
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0);
+}
+
+export async function createTestDatabase(client: DbClient, options: { fixture?: boolean } = {}): Promise<TestDb> {
+  const name = `strata_t_${randomBytes(5).toString('hex')}`;
+  let testDb: TestDb;
+
+  if (client === 'sqlite3') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'strata-test-'));
+    const filename = path.join(dir, 'test.db');
+    testDb = {
+      client,
+      label: LABEL[client],
+      config: baseConfig(client, { filename }),
+      env: { DB_CLIENT: 'sqlite3', DB_FILENAME: filename, DATA_DIR: dir },
+      async drop() {
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } else {
+    const serverUrl = new URL(client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
+    const admin = serverKnex(client, serverUrl);
+    try {
+      await admin.raw(client === 'pg' ? `create database "${name}"` : `create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
+    } finally {
+      await admin.destroy();
+    }
+    const dbUrl = new URL(serverUrl);
+    dbUrl.pathname = `/${name}`;
+    const dir = mkdtempSync(path.join(tmpdir(), 'strata-test-'));
+    testDb = {
+      client,
+      label: LABEL[client],
+      config: baseConfig(client, { connectionString: dbUrl.toString() }),
+      env: { DB_CLIENT: client, DB_CONNECTION_STRING: dbUrl.toString(), DATA_DIR: dir },
+      async drop() {
+        rmSync(dir, { recursive: true, force: true });
+        const k = serverKnex(client, serverUrl);
+        try {
+          if (client === 'pg') await k.raw(`drop database if exists "${name}" with (force)`);
+          else await k.raw(`drop database if exists \`${name}\``);
+        } finally {
+          await k.destroy();
+        }
+      },
+    };
+  }
+
+  if (options.fixture) await loadFixture(testDb);
+  return testDb;
+}
+
+/** Loads the blog fixture (authors, articles with every column type, tags) in plain SQL. */
+export async function loadFixture(testDb: TestDb): Promise<void> {
+  const k = knexFor(testDb);
+  try {
+    for (const statement of fixtureStatements(testDb.client)) await k.raw(statement);
+  } finally {
+    await k.destroy();
+  }
+}
+
+/** A plain knex handle on the test database, for tests that arrange data directly. */
+export function knexFor(testDb: TestDb): Knex {
+  if (testDb.client === 'sqlite3') {
+    return knexFactory({ client: 'better-sqlite3', connection: { filename: testDb.config.filename }, useNullAsDefault: true });
+  }
+  return serverKnex(testDb.client, new URL(testDb.config.connectionString!));
+}
+
+function serverKnex(client: 'pg' | 'mysql', url: URL): Knex {
+  const connection = {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: decodeURIComponent(url.pathname.replace(/^\//, '')) || undefined,
+    ...(client === 'mysql' ? { multipleStatements: false, timezone: 'Z' } : {}),
+  };
+  return knexFactory({ client: client === 'pg' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 1 } });
+}
+
+function baseConfig(client: DbClient, over: Partial<DbConfig>): DbConfig {
+  return {
+    client,
+    filename: '',
+    connectionString: null,
+    host: null,
+    port: null,
+    database: null,
+    user: null,
+    password: null,
+    ...over,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The real @directus/sdk against a real listening Strata: login, then reads with fields, filter, sort and limit.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { authentication, createDirectus, readItem, readItems, rest, staticToken } from '@directus/sdk';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+import { ADMIN, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+interface Article {
+  id: number;
+  title: string;
+  status: string;
+  rating: number | null;
+}
+
+for (const client of testClients()) {
+  describe(`@directus/sdk against Strata (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    let url: string;
+    before(async () => {
+      t = await startTestApp(client);
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    it('logs in with email and password and reads items', async () => {
+      const sdk = createDirectus<{ articles: Article[] }>(url).with(authentication('json', { autoRefresh: false })).with(rest());
+      await sdk.login(ADMIN.email, ADMIN.password);
+      assert.equal(typeof (await sdk.getToken()), 'string');
+      const rows = await sdk.request(
+        readItems('articles', { fields: ['id', 'title', 'rating'], filter: { status: { _eq: 'published' } }, sort: ['-rating'], limit: 2 }),
+      );
+      assert.deepEqual(rows, [
+        { id: 1, title: 'Hello World', rating: 5 },
+        { id: 4, title: 'Machines Thinking', rating: 4 },
+      ]);
+      const one = await sdk.request(readItem('articles', 2, { fields: ['id', 'status'] }));
+      assert.deepEqual(one, { id: 2, status: 'published' });
+    });
+
+    it('reads with a static token and surfaces coded errors', async () => {
+      const sdk = createDirectus<{ articles: Article[] }>(url).with(staticToken(ADMIN.token)).with(rest());
+      const rows = await sdk.request(readItems('articles', { fields: ['id'], filter: { id: { _in: [3, 5] } }, sort: ['id'] }));
+      assert.deepEqual(rows, [{ id: 3 }, { id: 5 }]);
+      await assert.rejects(sdk.request(readItem('articles', 999)), (error: { errors: { extensions: { code: string } }[] }) => {
+        assert.equal(error.errors[0]!.extensions.code, 'FORBIDDEN');
+        return true;
+      });
+    });
+  });
+}
