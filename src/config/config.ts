@@ -32,6 +32,8 @@ export interface Config {
   adminPassword: string | null;
   adminToken: string | null;
   accessTokenTtlMs: number;
+  /** Every failed login takes at least this long, so timing reveals nothing. */
+  loginStallTimeMs: number;
   queryLimitDefault: number;
   /** -1 = unbounded. */
   queryLimitMax: number;
@@ -147,6 +149,7 @@ export function readConfig(env: Env = process.env): Config {
     adminPassword: str(env, 'ADMIN_PASSWORD'),
     adminToken: str(env, 'ADMIN_TOKEN'),
     accessTokenTtlMs: duration(env, 'ACCESS_TOKEN_TTL', '15m'),
+    loginStallTimeMs: int(env, 'LOGIN_STALL_TIME', 500, 0, 60_000),
     queryLimitDefault,
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),

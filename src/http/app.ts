@@ -9,6 +9,7 @@ import type { AppContext } from '../services/app-context.js';
 import { RouteNotFoundError } from '../errors/catalogue.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
+import { StageTimer } from './server-timing.js';
 import { authRoutes } from './routes/auth.js';
 import { itemRoutes } from './routes/items.js';
 import { serverRoutes } from './routes/server.js';
@@ -16,6 +17,7 @@ import { serverRoutes } from './routes/server.js';
 declare module 'fastify' {
   interface FastifyRequest {
     accountability: Accountability;
+    timer: StageTimer;
   }
 }
 
@@ -39,6 +41,15 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
 
   app.addHttpMethod('SEARCH', { hasBody: true });
   app.decorateRequest('accountability', null as unknown as Accountability);
+  app.decorateRequest('timer', null as unknown as StageTimer);
+
+  app.addHook('onRequest', async (request) => {
+    request.timer = new StageTimer();
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('server-timing', request.timer.header());
+    return payload;
+  });
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler((request, reply) => {
@@ -50,6 +61,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
     request.accountability = await context.accountability.resolve(extractToken(request), request.ip);
+    request.timer.mark('auth');
   });
 
   app.register(serverRoutes(context), { prefix: '/server' });

@@ -37,7 +37,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
     if (options.bootstrap) {
       const result = await bootstrap(db, config, log);
       if (result.generatedPassword) {
-        log.warn(`Created the first admin ${result.adminEmail} with the generated password: ${result.generatedPassword}`);
+        log.warn(`Admin ${result.adminEmail} password (shown once): ${result.generatedPassword}`);
       }
     }
     const secret = resolveSecret(config);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -42,6 +42,20 @@ describe('strata start-up', () => {
       const lines = result.stderr.trim().split('\n');
       assert.equal(lines.length, 1, result.stderr);
       assert.match(lines[0]!, /DB_CLIENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads settings from .env in the working directory, the environment winning', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'strata-cli-'));
+    try {
+      writeFileSync(path.join(dir, '.env'), 'DB_CLIENT=sqlite3\nQUERY_LIMIT_MAX=abc\n');
+      const result = runCli(['bootstrap'], {}, dir);
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /QUERY_LIMIT_MAX/);
+      const overridden = runCli(['bootstrap'], { QUERY_LIMIT_MAX: '500' }, dir);
+      assert.equal(overridden.status, 0, overridden.stderr);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

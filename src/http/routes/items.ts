@@ -17,7 +17,9 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
       const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+      request.timer.mark('parse');
       const body = await context.items.readMany(request.params.collection, query, request.accountability);
+      request.timer.mark('read');
       return reply.type('application/json; charset=utf-8').send(body);
     });
 
@@ -26,14 +28,18 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       url: '/:collection',
       handler: async (request, reply) => {
         const query = searchBodyQuery(request.body, parseOptions);
+        request.timer.mark('parse');
         const body = await context.items.readMany(request.params.collection, query, request.accountability);
+        request.timer.mark('read');
         return reply.type('application/json; charset=utf-8').send(body);
       },
     });
 
     app.get<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
       const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+      request.timer.mark('parse');
       const body = await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability);
+      request.timer.mark('read');
       return reply.type('application/json; charset=utf-8').send(body);
     });
   };

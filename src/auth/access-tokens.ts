@@ -1,0 +1,56 @@
+/** HS256 access tokens (reference §3.3) with fast-jwt; verification results are cached per token. */
+import { createSigner, createVerifier, TokenError } from 'fast-jwt';
+import { InvalidTokenError, TokenExpiredError } from '../errors/catalogue.js';
+
+export const TOKEN_ISSUER = 'strata';
+
+export interface AccessTokenClaims {
+  id: string;
+  role: string | null;
+  app_access: boolean;
+  admin_access: boolean;
+  iat?: number;
+  exp?: number;
+  iss?: string;
+}
+
+export class AccessTokens {
+  private readonly sign: (payload: Record<string, unknown>) => string;
+  private readonly verifier: (token: string) => AccessTokenClaims;
+
+  constructor(secret: string, private readonly ttlMs: number) {
+    this.sign = createSigner({ key: secret, algorithm: 'HS256', iss: TOKEN_ISSUER, expiresIn: ttlMs });
+    this.verifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, cache: 1000, cacheTTL: 60_000 });
+  }
+
+  issue(claims: Omit<AccessTokenClaims, 'iat' | 'exp' | 'iss'>): { token: string; expires: number } {
+    return { token: this.sign({ ...claims }), expires: this.ttlMs };
+  }
+
+  /** Expired → 401 TOKEN_EXPIRED; any other defect → 403 INVALID_TOKEN. */
+  verify(token: string): AccessTokenClaims {
+    let claims: AccessTokenClaims;
+    try {
+      claims = this.verifier(token);
+    } catch (error) {
+      if (error instanceof TokenError && error.code === TokenError.codes.expired) throw new TokenExpiredError();
+      throw new InvalidTokenError();
+    }
+    if (typeof claims.id !== 'string' || typeof claims.admin_access !== 'boolean' || typeof claims.app_access !== 'boolean') {
+      throw new InvalidTokenError();
+    }
+    return claims;
+  }
+}
+
+/** Three base64url parts whose header decodes: treated as a JWT; anything else is a static token. */
+export function looksLikeJwt(token: string): boolean {
+  const parts = token.split('.');
+  if (parts.length !== 3) return false;
+  try {
+    const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as { alg?: unknown };
+    return typeof header === 'object' && header !== null && typeof header.alg === 'string';
+  } catch {
+    return false;
+  }
+}

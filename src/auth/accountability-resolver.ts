@@ -1,0 +1,98 @@
+/**
+ * Token → Accountability. JWTs are verified (cached by fast-jwt); the user's roles, policies and admin/app flags
+ * are recomputed from the database, as Directus 11 does, and kept for a few seconds so a request costs no round trip.
+ */
+import type { Database } from '../db/connection.js';
+import { InvalidCredentialsError } from '../errors/catalogue.js';
+import { publicAccountability, type Accountability } from '../permissions/accountability.js';
+import { AccessTokens, looksLikeJwt } from './access-tokens.js';
+
+const CACHE_MS = 5_000;
+const CACHE_MAX = 10_000;
+
+interface Cached {
+  at: number;
+  value: Omit<Accountability, 'ip'> | null;
+}
+
+export class AccountabilityResolver {
+  private readonly tokens: AccessTokens;
+  private readonly users = new Map<string, Cached>();
+  private readonly staticTokens = new Map<string, Cached>();
+  private publicPolicies: { at: number; ids: string[] } | null = null;
+
+  constructor(
+    private readonly db: Database,
+    secret: string,
+    ttlMs = 900_000,
+  ) {
+    this.tokens = new AccessTokens(secret, ttlMs);
+  }
+
+  async resolve(token: string | null, ip: string | null): Promise<Accountability> {
+    if (!token) return { ...publicAccountability(ip), policies: await this.publicPolicyIds() };
+    if (looksLikeJwt(token)) {
+      const claims = this.tokens.verify(token);
+      const user = await this.cached(this.users, claims.id, () => this.loadUser('id', claims.id));
+      if (!user) throw new InvalidCredentialsError();
+      return { ...user, ip };
+    }
+    const user = await this.cached(this.staticTokens, token, () => this.loadUser('token', token));
+    if (!user) throw new InvalidCredentialsError();
+    return { ...user, ip };
+  }
+
+  /** Drops cached users (after user, role or policy changes). */
+  clear(): void {
+    this.users.clear();
+    this.staticTokens.clear();
+    this.publicPolicies = null;
+  }
+
+  private async cached(map: Map<string, Cached>, key: string, load: () => Promise<Cached['value']>): Promise<Cached['value']> {
+    const hit = map.get(key);
+    const now = Date.now();
+    if (hit && now - hit.at < CACHE_MS) return hit.value;
+    const value = await load();
+    if (map.size >= CACHE_MAX) map.clear();
+    map.set(key, { at: now, value });
+    return value;
+  }
+
+  private async publicPolicyIds(): Promise<string[]> {
+    const now = Date.now();
+    if (this.publicPolicies && now - this.publicPolicies.at < CACHE_MS) return this.publicPolicies.ids;
+    const rows = await this.db.knex('service_access').select('policy').whereNull('role').whereNull('user');
+    this.publicPolicies = { at: now, ids: rows.map((r: { policy: string }) => r.policy) };
+    return this.publicPolicies.ids;
+  }
+
+  private async loadUser(by: 'id' | 'token', value: string): Promise<Cached['value']> {
+    const knex = this.db.knex;
+    const user = await knex('service_users').select('id', 'role', 'status').where(by, value).first();
+    if (!user || user.status !== 'active') return null;
+
+    const roles: string[] = [];
+    let role: string | null = user.role ?? null;
+    while (role && !roles.includes(role)) {
+      roles.push(role);
+      const row = await knex('service_roles').select('parent').where('id', role).first();
+      role = row?.parent ?? null;
+    }
+    const access = knex('service_access').select('policy').where('user', user.id);
+    if (roles.length) access.orWhereIn('role', roles);
+    const policyIds = [...new Set((await access).map((r: { policy: string }) => r.policy))];
+    const policies = policyIds.length
+      ? await knex('service_policies').select('id', 'admin_access', 'app_access').whereIn('id', policyIds)
+      : [];
+    const flag = (v: unknown) => v === true || v === 1 || v === '1';
+    return {
+      user: String(user.id),
+      role: user.role ?? null,
+      roles,
+      policies: policyIds,
+      admin: policies.some((p: { admin_access: unknown }) => flag(p.admin_access)),
+      app: policies.some((p: { admin_access: unknown; app_access: unknown }) => flag(p.app_access) || flag(p.admin_access)),
+    };
+  }
+}

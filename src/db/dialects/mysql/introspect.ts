@@ -1,0 +1,162 @@
+/** MySQL/MariaDB information_schema → TableInfo[] for the current database, a handful of queries in all. */
+import type { Knex } from 'knex';
+import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
+import { applyIndexesAndKeys, emptyColumn, groupBy, normalizeAction, parseDefaultValue, toNumber, type IndexColumn } from '../../introspection-utils.js';
+
+type Row = Record<string, any>;
+
+/** The full column type (`tinyint(1)`) decides booleans; kept beside the ColumnInfo, not in it. */
+const columnTypes = new WeakMap<ColumnInfo, string>();
+
+async function rows(knex: Knex, sql: string): Promise<Row[]> {
+  const [result] = await knex.raw(sql);
+  return result as Row[];
+}
+
+export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
+  const [tables, columns, indexes, foreignKeys, checks] = await Promise.all([
+    rows(knex, `select table_name as name, table_comment as comment from information_schema.tables
+      where table_schema = database() and table_type = 'BASE TABLE' order by table_name`),
+    rows(knex, `select table_name, column_name, data_type, column_type, character_maximum_length, numeric_precision,
+        numeric_scale, is_nullable, column_default, extra, generation_expression, column_comment, ordinal_position
+      from information_schema.columns where table_schema = database() order by table_name, ordinal_position`),
+    rows(knex, `select table_name, index_name, column_name, seq_in_index, non_unique
+      from information_schema.statistics where table_schema = database()`),
+    rows(knex, `select k.table_name, k.column_name, k.referenced_table_name, k.referenced_column_name,
+        k.constraint_name, r.update_rule, r.delete_rule,
+        (select count(*) from information_schema.key_column_usage k2 where k2.constraint_schema = k.constraint_schema
+          and k2.table_name = k.table_name and k2.constraint_name = k.constraint_name) as column_count
+      from information_schema.key_column_usage k
+      join information_schema.referential_constraints r
+        on r.constraint_schema = k.constraint_schema and r.constraint_name = k.constraint_name and r.table_name = k.table_name
+      where k.table_schema = database() and k.referenced_table_name is not null`),
+    // MariaDB's JSON is LONGTEXT with a json_valid() check; MySQL 8 has no table_name here, hence the fallback.
+    rows(knex, `select table_name, constraint_name, check_clause from information_schema.check_constraints
+      where constraint_schema = database()`).catch(() => [] as Row[]),
+  ]);
+
+  const jsonColumns = new Set(
+    checks
+      .map((c) => /^json_valid\(`?([^`)]+)`?\)$/i.exec(String(c.check_clause ?? c.CHECK_CLAUSE ?? '').trim())?.[1])
+      .map((column, i) => (column ? `${lower(checks[i]!).table_name}\u0000${column}` : ''))
+      .filter(Boolean),
+  );
+
+  const columnsByTable = groupBy(columns.map(lower), (r) => r.table_name);
+  const indexesByTable = groupBy(indexes.map(lower), (r) => r.table_name);
+  const fksByTable = groupBy(foreignKeys.map(lower), (r) => r.table_name);
+
+  return tables.map(lower).map((table) => {
+    const name = table.name as string;
+    const cols = (columnsByTable.get(name) ?? []).map((r) => toColumn(name, r, jsonColumns.has(`${name}\u0000${r.column_name}`)));
+    const fks: ForeignKeyInfo[] = (fksByTable.get(name) ?? [])
+      .filter((r) => Number(r.column_count) === 1)
+      .map((r) => ({
+        table: name,
+        column: r.column_name,
+        foreign_key_table: r.referenced_table_name,
+        foreign_key_column: r.referenced_column_name,
+        constraint_name: r.constraint_name,
+        on_update: normalizeAction(r.update_rule),
+        on_delete: normalizeAction(r.delete_rule),
+      }));
+    const idx: IndexColumn[] = (indexesByTable.get(name) ?? []).map((r) => ({
+      table: name,
+      index: r.index_name,
+      column: r.column_name,
+      position: Number(r.seq_in_index),
+      unique: Number(r.non_unique) === 0,
+      primary: r.index_name === 'PRIMARY',
+    }));
+    const primary = applyIndexesAndKeys(cols, idx, fks);
+    return { name, comment: table.comment || null, columns: cols, primary_key: primary, foreign_keys: fks };
+  });
+}
+
+/** information_schema column names come back upper-case on MySQL 8 and MariaDB alike unless aliased. */
+function lower(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function toColumn(table: string, r: Row, isJson: boolean): ColumnInfo {
+  const column = emptyColumn(table, r.column_name);
+  const extra = String(r.extra ?? '').toLowerCase();
+  column.data_type = isJson ? 'json' : String(r.data_type).toLowerCase();
+  column.max_length = ['varchar', 'char'].includes(column.data_type) ? toNumber(r.character_maximum_length) : null;
+  column.numeric_precision = toNumber(r.numeric_precision);
+  column.numeric_scale = toNumber(r.numeric_scale);
+  column.is_nullable = r.is_nullable === 'YES';
+  column.has_auto_increment = extra.includes('auto_increment');
+  column.is_generated = extra.includes('generated') && !extra.includes('default_generated');
+  column.generation_expression = column.is_generated ? (r.generation_expression || null) : null;
+  column.default_value = column.is_generated ? null : parseDefaultValue(r.column_default);
+  // MySQL 8 writes literal string defaults unquoted; MariaDB quotes them. Both parse to the same value.
+  if (typeof column.default_value === 'string' && /^current_timestamp/i.test(column.default_value)) column.default_value = 'CURRENT_TIMESTAMP';
+  column.comment = r.column_comment || null;
+  columnTypes.set(column, String(r.column_type).toLowerCase());
+  return column;
+}
+
+export function mapMysqlType(column: ColumnInfo): ServiceType {
+  const columnType = columnTypes.get(column) ?? '';
+  switch (column.data_type) {
+    case 'tinyint':
+      return columnType.startsWith('tinyint(1)') ? 'boolean' : 'integer';
+    case 'bit':
+      return columnType === 'bit(1)' ? 'boolean' : 'integer';
+    case 'int':
+    case 'integer':
+    case 'smallint':
+    case 'mediumint':
+    case 'year':
+      return 'integer';
+    case 'bigint':
+      return 'bigInteger';
+    case 'decimal':
+    case 'numeric':
+      return 'decimal';
+    case 'float':
+    case 'double':
+    case 'real':
+      return 'float';
+    case 'varchar':
+    case 'char':
+    case 'enum':
+    case 'set':
+      return 'string';
+    case 'text':
+    case 'tinytext':
+    case 'mediumtext':
+    case 'longtext':
+      return 'text';
+    case 'json':
+      return 'json';
+    case 'date':
+      return 'date';
+    case 'datetime':
+      return 'dateTime';
+    case 'timestamp':
+      return 'timestamp';
+    case 'time':
+      return 'time';
+    case 'binary':
+    case 'varbinary':
+    case 'blob':
+    case 'tinyblob':
+    case 'mediumblob':
+    case 'longblob':
+      return 'binary';
+    case 'geometry':
+    case 'point':
+    case 'linestring':
+    case 'polygon':
+    case 'multipoint':
+    case 'multilinestring':
+    case 'multipolygon':
+      return 'geometry';
+    default:
+      return 'unknown';
+  }
+}

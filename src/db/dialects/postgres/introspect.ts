@@ -1,0 +1,142 @@
+/** PostgreSQL catalog → TableInfo[] for the current schema, in four queries for the whole database. */
+import type { Knex } from 'knex';
+import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
+import { applyIndexesAndKeys, emptyColumn, groupBy, parseDefaultValue, toNumber, type IndexColumn } from '../../introspection-utils.js';
+
+type Row = Record<string, any>;
+
+const FK_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
+
+export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
+  const [tables, columns, indexes, foreignKeys] = await Promise.all([
+    knex.raw(`
+      select c.relname as name, obj_description(c.oid, 'pg_class') as comment
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition
+      order by c.relname`),
+    knex.raw(`
+      select c.relname as table_name, a.attname as column_name, a.attnum as position,
+        format_type(a.atttypid, a.atttypmod) as full_type, t.typname as udt_name,
+        ic.data_type, ic.character_maximum_length, ic.numeric_precision, ic.numeric_scale,
+        not a.attnotnull as is_nullable, pg_get_expr(d.adbin, d.adrelid) as column_default,
+        a.attidentity as identity, a.attgenerated as generated, col_description(c.oid, a.attnum) as comment
+      from pg_attribute a
+      join pg_class c on c.oid = a.attrelid
+      join pg_namespace n on n.oid = c.relnamespace
+      join pg_type t on t.oid = a.atttypid
+      left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+      left join information_schema.columns ic
+        on ic.table_schema = n.nspname and ic.table_name = c.relname and ic.column_name = a.attname
+      where n.nspname = current_schema() and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+      order by c.relname, a.attnum`),
+    knex.raw(`
+      select t.relname as table_name, i.relname as index_name, a.attname as column_name, k.ord as position,
+        ix.indisunique as is_unique, ix.indisprimary as is_primary
+      from pg_index ix
+      join pg_class t on t.oid = ix.indrelid
+      join pg_class i on i.oid = ix.indexrelid
+      join pg_namespace n on n.oid = t.relnamespace
+      cross join lateral unnest(ix.indkey::int2[]) with ordinality as k(attnum, ord)
+      join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
+      where n.nspname = current_schema() and k.ord <= ix.indnkeyatts`),
+    knex.raw(`
+      select cl.relname as table_name, att.attname as column_name, fcl.relname as foreign_table,
+        fatt.attname as foreign_column, con.conname as constraint_name, con.confupdtype as on_update,
+        con.confdeltype as on_delete
+      from pg_constraint con
+      join pg_class cl on cl.oid = con.conrelid
+      join pg_namespace n on n.oid = cl.relnamespace
+      join pg_class fcl on fcl.oid = con.confrelid
+      join pg_attribute att on att.attrelid = con.conrelid and att.attnum = con.conkey[1]
+      join pg_attribute fatt on fatt.attrelid = con.confrelid and fatt.attnum = con.confkey[1]
+      where con.contype = 'f' and n.nspname = current_schema() and array_length(con.conkey, 1) = 1`),
+  ]);
+
+  const columnsByTable = groupBy(columns.rows as Row[], (r) => r.table_name);
+  const indexesByTable = groupBy(indexes.rows as Row[], (r) => r.table_name);
+  const fksByTable = groupBy(foreignKeys.rows as Row[], (r) => r.table_name);
+
+  return (tables.rows as Row[]).map((table) => {
+    const name = table.name as string;
+    const cols = (columnsByTable.get(name) ?? []).map((r) => toColumn(name, r));
+    const fks: ForeignKeyInfo[] = (fksByTable.get(name) ?? []).map((r) => ({
+      table: name,
+      column: r.column_name,
+      foreign_key_table: r.foreign_table,
+      foreign_key_column: r.foreign_column,
+      constraint_name: r.constraint_name,
+      on_update: FK_ACTIONS[r.on_update] ?? null,
+      on_delete: FK_ACTIONS[r.on_delete] ?? null,
+    }));
+    const idx: IndexColumn[] = (indexesByTable.get(name) ?? []).map((r) => ({
+      table: name,
+      index: r.index_name,
+      column: r.column_name,
+      position: Number(r.position),
+      unique: r.is_unique,
+      primary: r.is_primary,
+    }));
+    const primary = applyIndexesAndKeys(cols, idx, fks);
+    return { name, comment: table.comment ?? null, columns: cols, primary_key: primary, foreign_keys: fks };
+  });
+}
+
+function toColumn(table: string, r: Row): ColumnInfo {
+  const column = emptyColumn(table, r.column_name);
+  const rawDefault: string | null = r.column_default;
+  const sequence = typeof rawDefault === 'string' && /^nextval\(/i.test(rawDefault);
+  column.data_type = r.data_type === 'USER-DEFINED' ? r.udt_name : (r.data_type ?? r.full_type);
+  column.max_length = toNumber(r.character_maximum_length);
+  column.numeric_precision = toNumber(r.numeric_precision);
+  column.numeric_scale = toNumber(r.numeric_scale);
+  column.is_nullable = r.is_nullable;
+  column.has_auto_increment = sequence || r.identity === 'a' || r.identity === 'd';
+  column.is_generated = r.generated === 's';
+  column.generation_expression = column.is_generated ? rawDefault : null;
+  column.default_value = sequence || column.is_generated ? null : parseDefaultValue(rawDefault);
+  column.comment = r.comment ?? null;
+  return column;
+}
+
+export function mapPostgresType(column: ColumnInfo): ServiceType {
+  switch (column.data_type) {
+    case 'integer':
+    case 'smallint':
+      return 'integer';
+    case 'bigint':
+      return 'bigInteger';
+    case 'boolean':
+      return 'boolean';
+    case 'numeric':
+      return 'decimal';
+    case 'real':
+    case 'double precision':
+      return 'float';
+    case 'character varying':
+    case 'character':
+      return 'string';
+    case 'text':
+      return 'text';
+    case 'json':
+    case 'jsonb':
+      return 'json';
+    case 'date':
+      return 'date';
+    case 'timestamp without time zone':
+      return 'dateTime';
+    case 'timestamp with time zone':
+      return 'timestamp';
+    case 'time without time zone':
+    case 'time with time zone':
+      return 'time';
+    case 'uuid':
+      return 'uuid';
+    case 'bytea':
+      return 'binary';
+    case 'geometry':
+    case 'geography':
+      return 'geometry';
+    default:
+      return 'unknown';
+  }
+}

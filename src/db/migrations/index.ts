@@ -1,0 +1,11 @@
+import type { Knex } from 'knex';
+import * as systemTables from './0001-system-tables.js';
+
+export interface Migration {
+  version: string;
+  name: string;
+  up(knex: Knex): Promise<void>;
+}
+
+/** Every migration, oldest first. Versions are never reused or reordered. */
+export const MIGRATIONS: readonly Migration[] = [systemTables];

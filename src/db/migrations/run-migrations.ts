@@ -1,0 +1,28 @@
+/**
+ * Applies pending migrations in order, each recorded in service_migrations in the same transaction (PostgreSQL and
+ * SQLite roll DDL back with it; MySQL commits DDL implicitly, so a failed migration there is re-run from the top).
+ */
+import type { Database } from '../connection.js';
+import { MIGRATIONS } from './index.js';
+
+export async function runMigrations(db: Database): Promise<string[]> {
+  const knex = db.knex;
+  if (!(await knex.schema.hasTable('service_migrations'))) {
+    await knex.schema.createTable('service_migrations', (t) => {
+      t.string('version', 255).primary();
+      t.string('name', 255).notNullable();
+      t.timestamp('timestamp', { useTz: true }).defaultTo(knex.fn.now());
+    });
+  }
+  const done = new Set((await knex('service_migrations').select('version')).map((row: { version: string }) => row.version));
+  const applied: string[] = [];
+  for (const migration of MIGRATIONS) {
+    if (done.has(migration.version)) continue;
+    await knex.transaction(async (trx) => {
+      await migration.up(trx);
+      await trx('service_migrations').insert({ version: migration.version, name: migration.name });
+    });
+    applied.push(migration.version);
+  }
+  return applied;
+}

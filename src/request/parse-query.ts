@@ -1,0 +1,108 @@
+/**
+ * URL query (as parsed by qs) or SEARCH body `query` → Query IR (reference §1.3–1.6). Pure; names are checked by the
+ * planner. Unknown parameters are ignored, as Directus does.
+ */
+import { InvalidQueryError } from '../errors/catalogue.js';
+import { splitFieldPath, splitTopLevel } from './field-path.js';
+import { filterDepth, parseFilter } from './parse-filter.js';
+import type { MetaKind, Query, SortClause } from './query.js';
+
+export interface QueryParseOptions {
+  /** -1 = unbounded. */
+  queryLimitMax: number;
+  maxRelationalDepth: number;
+}
+
+export function parseQuery(raw: Record<string, unknown>, options: QueryParseOptions): Query {
+  const query: Query = {};
+  if (raw.fields !== undefined) query.fields = parseList(raw.fields, 'fields', true);
+  if (raw.filter !== undefined) query.filter = parseFilter(raw.filter);
+  if (raw.sort !== undefined) query.sort = parseSort(raw.sort);
+  if (raw.limit !== undefined) query.limit = parseLimit(raw.limit, options.queryLimitMax);
+  if (raw.offset !== undefined) query.offset = parseInteger(raw.offset, 'offset', 0);
+  if (raw.page !== undefined) query.page = Math.max(1, parseInteger(raw.page, 'page', 0));
+  if (raw.search !== undefined && typeof raw.search === 'string' && raw.search !== '') query.search = raw.search;
+  if (raw.meta !== undefined) query.meta = parseMeta(raw.meta);
+  if (raw.deep !== undefined) query.deep = parseObjectParam(raw.deep, 'deep');
+  if (raw.alias !== undefined) query.alias = parseAlias(raw.alias);
+  if (raw.aggregate !== undefined) query.aggregate = parseAggregate(raw.aggregate);
+  if (raw.groupBy !== undefined) query.groupBy = parseList(raw.groupBy, 'groupBy', true);
+  checkDepth(query, options.maxRelationalDepth);
+  return query;
+}
+
+function parseList(raw: unknown, name: string, parenAware: boolean): string[] {
+  const items = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : null;
+  if (!items || items.some((item) => typeof item !== 'string')) throw new InvalidQueryError(`"${name}" has to be a string or an array of strings`);
+  return (items as string[])
+    .flatMap((item) => (parenAware ? splitTopLevel(item, ',') : item.split(',')))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function parseSort(raw: unknown): SortClause[] {
+  return parseList(raw, 'sort', true).map((item) =>
+    item.startsWith('-') ? { field: item.slice(1), order: 'desc' as const } : { field: item, order: 'asc' as const },
+  );
+}
+
+function parseInteger(raw: unknown, name: string, min: number): number {
+  const text = typeof raw === 'number' ? String(raw) : raw;
+  if (typeof text !== 'string' || !/^-?\d+$/.test(text.trim())) throw new InvalidQueryError(`"${name}" has to be an integer`);
+  const value = Number(text);
+  if (value < min) throw new InvalidQueryError(`"${name}" has to be ${min} or greater`);
+  return value;
+}
+
+function parseLimit(raw: unknown, max: number): number {
+  const limit = parseInteger(raw, 'limit', -1);
+  if (max >= 0) {
+    if (limit === -1) return max;
+    if (limit > max) throw new InvalidQueryError(`"limit" can't be greater than ${max}`);
+  }
+  return limit;
+}
+
+function parseMeta(raw: unknown): MetaKind[] {
+  const items = parseList(raw, 'meta', false);
+  if (items.includes('*')) return ['total_count', 'filter_count'];
+  for (const item of items) {
+    if (item !== 'total_count' && item !== 'filter_count') throw new InvalidQueryError(`"meta" has to be total_count, filter_count or *, not "${item}"`);
+  }
+  return [...new Set(items)] as MetaKind[];
+}
+
+function parseObjectParam(raw: unknown, name: string): Record<string, unknown> {
+  let value = raw;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw new InvalidQueryError(`Invalid JSON for ${name} object`);
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidQueryError(`"${name}" has to be an object`);
+  return value as Record<string, unknown>;
+}
+
+function parseAlias(raw: unknown): Record<string, string> {
+  const alias = parseObjectParam(raw, 'alias');
+  for (const [key, value] of Object.entries(alias)) {
+    if (typeof value !== 'string') throw new InvalidQueryError(`"alias" values have to be strings ("${key}")`);
+    if (key.includes('.') || value.includes('.')) throw new InvalidQueryError(`"alias" keys and values can't contain a "." ("${key}")`);
+  }
+  return alias as Record<string, string>;
+}
+
+function parseAggregate(raw: unknown): Record<string, string[]> {
+  const aggregate = parseObjectParam(raw, 'aggregate');
+  const result: Record<string, string[]> = {};
+  for (const [fn, fields] of Object.entries(aggregate)) result[fn] = parseList(fields, `aggregate[${fn}]`, false);
+  return result;
+}
+
+function checkDepth(query: Query, max: number): void {
+  const paths = [...(query.fields ?? []), ...(query.sort ?? []).map((s) => s.field)];
+  const deepest = Math.max(0, ...paths.map((p) => splitFieldPath(p).length), filterDepth(query.filter));
+  if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
+}
