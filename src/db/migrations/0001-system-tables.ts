@@ -177,11 +177,11 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('service_revisions', (t) => {
     t.increments('id');
-    t.integer('activity').notNullable().references('id').inTable('service_activity').onDelete('CASCADE');
+    t.integer('activity').unsigned().notNullable().references('id').inTable('service_activity').onDelete('CASCADE');
     t.string('collection', 64).notNullable();
     t.string('item', 255).notNullable();
     t.text('data');
     t.text('delta');
-    t.integer('parent').references('id').inTable('service_revisions');
+    t.integer('parent').unsigned().references('id').inTable('service_revisions');
   });
 }

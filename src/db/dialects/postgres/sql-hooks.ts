@@ -1,0 +1,55 @@
+import type { FieldOverview } from '../../../schema/types.js';
+import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+
+const CONCEALED = `'**********'`;
+
+export const postgresSql: SqlDialect = {
+  quote: (id) => `"${id.replace(/"/g, '""')}"`,
+  placeholder: (n) => `$${n}`,
+  bind: (_field, value) => value,
+  comparable: (column) => column,
+  asText: (column) => `${column}::text`,
+  likeEscape: '',
+  wireValue(column: string, field: FieldOverview): string {
+    if (field.concealed) return `case when ${column} is null then null else ${CONCEALED} end`;
+    const dataType = field.schema?.data_type ?? '';
+    switch (field.type) {
+      case 'bigInteger':
+      case 'decimal':
+      case 'uuid':
+        return `${column}::text`;
+      case 'json':
+        return dataType === 'json' || dataType === 'jsonb' ? column : `${column}::json`;
+      case 'csv':
+        return `case when ${column} is null then null when ${column} = '' then '[]'::json else to_json(string_to_array(${column}, ',')) end`;
+      case 'date':
+        return `to_char(${column}, 'YYYY-MM-DD')`;
+      case 'dateTime':
+        return `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS')`;
+      case 'timestamp':
+        return dataType === 'timestamp with time zone'
+          ? `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+          : `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+      case 'time':
+        return `to_char(${column}, 'HH24:MI:SS')`;
+      case 'binary':
+        return `encode(${column}, 'base64')`;
+      case 'geometry':
+      case 'unknown':
+        return `${column}::text`;
+      default:
+        return column;
+    }
+  },
+  jsonObject: (pairs) => `json_build_object(${pairs.map(([k, v]) => `${postgresSql.stringLiteral(k)}, ${v}`).join(', ')})`,
+  jsonArrayText: (expression, orderBy) => `coalesce(json_agg(${expression} order by ${orderBy}), '[]'::json)::text`,
+  jsonText: (expression) => `${expression}::text`,
+  nullsOrder: (descending) => (descending ? ' nulls last' : ' nulls first'),
+  limitOffset(limit, offset, param) {
+    let sql = '';
+    if (limit !== null) sql += ` limit ${param(limit)}`;
+    if (offset > 0) sql += ` offset ${param(offset)}`;
+    return sql;
+  },
+  stringLiteral: (text) => `'${text.replace(/'/g, "''")}'`,
+};

@@ -1,0 +1,62 @@
+import type { FieldOverview } from '../../../schema/types.js';
+import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+
+const CONCEALED = `'**********'`;
+
+const DATE_FORMATS: Record<string, string> = {
+  date: '%Y-%m-%d',
+  dateTime: '%Y-%m-%dT%H:%M:%S',
+  timestamp: '%Y-%m-%dT%H:%M:%fZ',
+  time: '%H:%M:%S',
+};
+
+/** SQLite databases hold dates as text or as epoch milliseconds: both normalise to the wire format. */
+function normalisedDate(column: string, format: string): string {
+  return `case when typeof(${column}) in ('integer', 'real') then strftime('${format}', ${column} / 1000.0, 'unixepoch') else strftime('${format}', ${column}) end`;
+}
+
+export const sqliteSql: SqlDialect = {
+  quote: (id) => `"${id.replace(/"/g, '""')}"`,
+  placeholder: () => '?',
+  bind: (_field, value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value),
+  comparable(column, field) {
+    const format = DATE_FORMATS[field.type];
+    return format ? normalisedDate(column, format) : column;
+  },
+  asText: (column) => `cast(${column} as text)`,
+  likeEscape: ` escape '\\'`,
+  wireValue(column: string, field: FieldOverview): string {
+    if (field.concealed) return `case when ${column} is null then null else ${CONCEALED} end`;
+    const format = DATE_FORMATS[field.type];
+    if (format) return normalisedDate(column, format);
+    switch (field.type) {
+      case 'boolean':
+        return `json(case when ${column} is null then 'null' when ${column} then 'true' else 'false' end)`;
+      case 'bigInteger':
+        return `cast(${column} as text)`;
+      case 'decimal': {
+        const scale = field.schema?.numeric_scale;
+        return scale === null || scale === undefined
+          ? `cast(${column} as text)`
+          : `case when ${column} is null then null else printf('%.${scale}f', ${column}) end`;
+      }
+      case 'json':
+        return `json(case when json_valid(${column}) then ${column} else json_quote(${column}) end)`;
+      case 'csv':
+        return `json(case when ${column} is null then null when ${column} = '' then '[]' else '[' || replace(json_quote(${column}), ',', '","') || ']' end)`;
+      case 'binary':
+        return `hex(${column})`;
+      default:
+        return column;
+    }
+  },
+  jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${sqliteSql.stringLiteral(k)}, ${v}`).join(', ')})`,
+  jsonArrayText: (expression, orderBy) => `coalesce(json_group_array(${expression} order by ${orderBy}), '[]')`,
+  jsonText: (expression) => expression,
+  nullsOrder: () => '',
+  limitOffset(limit, offset, param) {
+    if (limit === null && offset === 0) return '';
+    return ` limit ${limit === null ? '-1' : param(limit)}${offset > 0 ? ` offset ${param(offset)}` : ''}`;
+  },
+  stringLiteral: (text) => `'${text.replace(/'/g, "''")}'`,
+};

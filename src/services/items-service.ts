@@ -1,0 +1,53 @@
+/**
+ * Item reads: plan → one SQL statement → the response body, assembled around the database's JSON text without
+ * parsing it again.
+ */
+import type { Database } from '../db/connection.js';
+import { ForbiddenError } from '../errors/catalogue.js';
+import type { Accountability } from '../permissions/accountability.js';
+import { planRead } from '../plan/read-planner.js';
+import type { Query } from '../request/query.js';
+import type { SchemaOverview } from '../schema/types.js';
+import { compileRead } from '../sql/read-compiler.js';
+
+export interface ItemsServiceDeps {
+  db: Database;
+  schema: () => SchemaOverview;
+  queryLimitDefault: number;
+}
+
+export class ItemsService {
+  constructor(private readonly deps: ItemsServiceDeps) {}
+
+  /** `{"data":[...],"meta":{...}}`; for a singleton collection `{"data":{...}}`. */
+  async readMany(collection: string, query: Query, accountability: Accountability): Promise<string> {
+    const schema = this.deps.schema();
+    const singleton = schema.collections[collection]?.singleton === true && !query.keys;
+    const plan = planRead(collection, query, { schema, accountability, queryLimitDefault: this.deps.queryLimitDefault, now: new Date(), single: singleton });
+    const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+    const [row] = await this.deps.db.query(sql, params);
+    let data = row?.data as string | null | undefined;
+    if (singleton && (data === null || data === undefined)) data = JSON.stringify({ [plan.collection.primary ?? 'id']: null });
+    const meta: string[] = [];
+    if (plan.meta.totalCount) meta.push(`"total_count":${Number(row?.total_count ?? 0)}`);
+    if (plan.meta.filterCount) meta.push(`"filter_count":${Number(row?.filter_count ?? 0)}`);
+    return `{"data":${data ?? '[]'}${meta.length ? `,"meta":{${meta.join(',')}}` : ''}}`;
+  }
+
+  /** `{"data":{...}}`; FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
+  async readOne(collection: string, key: string, query: Query, accountability: Accountability): Promise<string> {
+    const plan = planRead(collection, { ...query, keys: [key], meta: undefined }, {
+      schema: this.deps.schema(),
+      accountability,
+      queryLimitDefault: this.deps.queryLimitDefault,
+      now: new Date(),
+      single: true,
+    });
+    if (plan.filter?.kind === 'constant' && !plan.filter.value) throw new ForbiddenError();
+    const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+    const [row] = await this.deps.db.query(sql, params);
+    const data = row?.data as string | null | undefined;
+    if (data === null || data === undefined) throw new ForbiddenError();
+    return `{"data":${data}}`;
+  }
+}

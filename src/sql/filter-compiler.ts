@@ -1,0 +1,92 @@
+/** PlannedFilter → a WHERE condition with bound values. */
+import type { PlannedFilter } from '../plan/read-plan.js';
+import type { FieldOverview } from '../schema/types.js';
+import type { Statement } from './statement.js';
+
+const TEXTUAL = new Set(['string', 'text']);
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+export function compileFilter(filter: PlannedFilter, st: Statement, alias: string): string {
+  switch (filter.kind) {
+    case 'constant':
+      return filter.value ? '1 = 1' : '1 = 0';
+    case 'and':
+    case 'or': {
+      if (filter.children.length === 0) return filter.kind === 'and' ? '1 = 1' : '1 = 0';
+      const joined = filter.children.map((c) => compileFilter(c, st, alias)).join(filter.kind === 'and' ? ' and ' : ' or ');
+      return `(${joined})`;
+    }
+    case 'compare':
+      return compileCompare(filter.field, filter.operator, filter.value, st, alias);
+  }
+}
+
+function compileCompare(field: FieldOverview, operator: string, value: unknown, st: Statement, alias: string): string {
+  const d = st.dialect;
+  const raw = `${d.quote(alias)}.${d.quote(field.field)}`;
+  const column = d.comparable(raw, field);
+  const bind = (v: unknown) => st.param(d.bind(field, v));
+  const text = TEXTUAL.has(field.type) ? raw : d.asText(column);
+  const like = (pattern: string, negate: boolean, insensitive: boolean) =>
+    `${insensitive ? `lower(${text})` : text} ${negate ? 'not like' : 'like'} ${st.param(pattern)}${d.likeEscape}`;
+
+  switch (operator) {
+    case '_eq':
+      return value === null ? `${raw} is null` : `${column} = ${bind(value)}`;
+    case '_neq':
+      return value === null ? `${raw} is not null` : `${column} <> ${bind(value)}`;
+    case '_ieq':
+      return `lower(${text}) = ${st.param(value)}`;
+    case '_nieq':
+      return `lower(${text}) <> ${st.param(value)}`;
+    case '_lt':
+      return `${column} < ${bind(value)}`;
+    case '_lte':
+      return `${column} <= ${bind(value)}`;
+    case '_gt':
+      return `${column} > ${bind(value)}`;
+    case '_gte':
+      return `${column} >= ${bind(value)}`;
+    case '_in':
+    case '_nin': {
+      const values = value as unknown[];
+      if (values.length === 0) return operator === '_in' ? '1 = 0' : '1 = 1';
+      return `${column} ${operator === '_in' ? 'in' : 'not in'} (${values.map(bind).join(', ')})`;
+    }
+    case '_null':
+      return `${raw} ${value === false ? 'is not null' : 'is null'}`;
+    case '_nnull':
+      return `${raw} ${value === false ? 'is null' : 'is not null'}`;
+    case '_empty':
+    case '_nempty': {
+      const empty = TEXTUAL.has(field.type) ? `(${raw} is null or ${raw} = '')` : `${raw} is null`;
+      const wantEmpty = (operator === '_empty') === (value !== false);
+      return wantEmpty ? empty : `not ${empty}`;
+    }
+    case '_contains':
+    case '_ncontains':
+    case '_icontains':
+    case '_nicontains':
+      return like(`%${escapeLike(String(value))}%`, operator.startsWith('_n'), operator.includes('icontains'));
+    case '_starts_with':
+    case '_nstarts_with':
+    case '_istarts_with':
+    case '_nistarts_with':
+      return like(`${escapeLike(String(value))}%`, operator.startsWith('_n'), operator.includes('istarts'));
+    case '_ends_with':
+    case '_nends_with':
+    case '_iends_with':
+    case '_niends_with':
+      return like(`%${escapeLike(String(value))}`, operator.startsWith('_n'), operator.includes('iends'));
+    case '_between':
+    case '_nbetween': {
+      const [low, high] = value as unknown[];
+      return `${column} ${operator === '_between' ? 'between' : 'not between'} ${bind(low)} and ${bind(high)}`;
+    }
+    default:
+      throw new Error(`Unplanned operator ${operator}`);
+  }
+}
