@@ -40,6 +40,8 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   });
 
   app.addHttpMethod('SEARCH', { hasBody: true });
+  // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (reference §0.9).
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);
 
