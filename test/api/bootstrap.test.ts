@@ -1,0 +1,76 @@
+/**
+ * Bootstrap on every database: a fresh database gets the system tables through recorded migrations, the
+ * Administrator role and policy, the Public policy and the first admin; a second run only migrates.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { readConfig } from '../../src/config/config.js';
+import { Database } from '../../src/db/connection.js';
+import { MIGRATIONS } from '../../src/db/migrations/index.js';
+import { AccountabilityResolver } from '../../src/auth/accountability-resolver.js';
+import { AuthService } from '../../src/services/auth-service.js';
+import { bootstrap, PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
+import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
+
+const SYSTEM_TABLES = ['service_collections', 'service_fields', 'service_relations', 'service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_sessions', 'service_settings', 'service_activity', 'service_revisions', 'service_migrations'];
+const SECRET = 'bootstrap-test-secret-0123456789';
+const quiet = { info: () => {} };
+
+for (const client of testClients()) {
+  describe(`bootstrap (${clientLabel(client)})`, () => {
+    let testDb: TestDb;
+    let db: Database;
+    before(async () => {
+      testDb = await createTestDatabase(client, { fixture: false });
+    });
+    after(async () => {
+      await db?.close();
+      await testDb?.drop();
+    });
+
+    it('installs a fresh database and generates a password when none is given', async () => {
+      const config = readConfig({ ...testDb.env, ADMIN_EMAIL: 'first@example.com', ADMIN_TOKEN: 'first-token', LOGIN_STALL_TIME: '0' });
+      db = new Database(config.db);
+      const result = await bootstrap(db, config, quiet);
+      assert.equal(result.installed, true);
+      assert.deepEqual(result.migrations, MIGRATIONS.map((m) => m.version));
+      assert.ok(result.generatedPassword && result.generatedPassword.length >= 16);
+      for (const table of SYSTEM_TABLES) assert.ok(await db.knex.schema.hasTable(table), table);
+      const migrations = await db.knex('service_migrations').select('version');
+      assert.deepEqual(migrations.map((m) => m.version), MIGRATIONS.map((m) => m.version));
+
+      const policies = await db.knex('service_policies').select('id', 'name', 'admin_access', 'app_access').orderBy('name');
+      assert.equal(policies.length, 2);
+      const admin = policies.find((p) => p.name === 'Administrator')!;
+      assert.ok(admin.admin_access && admin.app_access);
+      const pub = policies.find((p) => p.id === PUBLIC_POLICY_ID)!;
+      assert.ok(!pub.admin_access && !pub.app_access);
+      const access = await db.knex('service_access').select('role', 'user', 'policy');
+      assert.equal(access.length, 2);
+      assert.ok(access.some((a) => a.policy === PUBLIC_POLICY_ID && a.role === null && a.user === null));
+      assert.equal(await db.knex('service_permissions').count({ n: '*' }).first().then((r) => Number(r!.n)), 0);
+
+      const auth = new AuthService(db, SECRET, config);
+      const login = await auth.login({ email: 'first@example.com', password: result.generatedPassword! });
+      assert.equal(typeof login.access_token, 'string');
+      const resolver = new AccountabilityResolver(db, SECRET);
+      const fromJwt = await resolver.resolve(login.access_token, '127.0.0.1');
+      const fromStatic = await resolver.resolve('first-token', null);
+      assert.equal(fromJwt.admin, true);
+      assert.equal(fromJwt.user, fromStatic.user);
+      assert.equal(fromStatic.admin, true);
+      const anonymous = await resolver.resolve(null, null);
+      assert.deepEqual([anonymous.user, anonymous.admin, anonymous.policies], [null, false, [PUBLIC_POLICY_ID]]);
+      const stored = await db.knex('service_users').select('password').first();
+      assert.match(stored!.password, /^\$argon2id\$/);
+    });
+
+    it('only migrates on a second run: no second admin, no reapplied migrations', async () => {
+      const config = readConfig({ ...testDb.env, ADMIN_EMAIL: 'second@example.com', ADMIN_PASSWORD: 'another-password' });
+      const result = await bootstrap(db, config, quiet);
+      assert.deepEqual(result, { installed: false, migrations: [] });
+      const users = await db.knex('service_users').select('email');
+      assert.deepEqual(users.map((u) => u.email), ['first@example.com']);
+    });
+  });
+}
