@@ -3,7 +3,8 @@
  * large) are mapped to their codes; anything unexpected is logged with its stack and answered without detail.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InternalServerError, InvalidPayloadError, RouteNotFoundError, ServiceError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
+import { isConnectionError } from '../db/connection-errors.js';
+import { InternalServerError, InvalidPayloadError, RouteNotFoundError, ServiceError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
 
 export function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   if (error instanceof ServiceError) return error;
@@ -21,6 +22,7 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
     case 'FST_ERR_NOT_FOUND':
       return new RouteNotFoundError(request.url.split('?')[0]!);
   }
+  if (isConnectionError(error)) return new ServiceUnavailableError('database', 'The database is not reachable');
   // JSON.parse failures from the content-type parser surface as SyntaxError with statusCode 400.
   if (error instanceof SyntaxError || fastifyError.statusCode === 400) return new InvalidPayloadError('Invalid JSON in request body');
   return new InternalServerError();
@@ -32,6 +34,8 @@ export function errorBody(error: ServiceError): string {
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const serviceError = toServiceError(error, request);
-  if (serviceError instanceof InternalServerError) request.log.error({ err: error }, 'unexpected error');
+  if (serviceError instanceof InternalServerError || serviceError instanceof ServiceUnavailableError) {
+    request.log.error({ err: error }, serviceError.message);
+  }
   void reply.code(serviceError.status).type('application/json; charset=utf-8').send(errorBody(serviceError));
 }

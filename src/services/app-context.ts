@@ -11,12 +11,14 @@ import { SchemaStore } from '../schema/schema-store.js';
 import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
 import { ItemsService } from './items-service.js';
+import { SettingsService } from './settings-service.js';
 
 export interface AppContext {
   config: Config;
   db: Database;
   schema: SchemaStore;
   items: ItemsService;
+  settings: SettingsService;
   auth: AuthService;
   accountability: AccountabilityResolver;
   startedAt: number;
@@ -49,6 +51,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       db,
       schema,
       items,
+      settings: new SettingsService(db),
       auth: new AuthService(db, secret, config),
       accountability: new AccountabilityResolver(db, secret),
       startedAt: Date.now(),

@@ -10,6 +10,13 @@ import type { Query } from '../request/query.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
 
+/** Receives the end of each stage (plan, sql, db, respond) for Server-Timing. */
+export interface StageMarks {
+  mark(stage: string): void;
+}
+
+const NO_MARKS: StageMarks = { mark: () => {} };
+
 export interface ItemsServiceDeps {
   db: Database;
   schema: () => SchemaOverview;
@@ -20,22 +27,27 @@ export class ItemsService {
   constructor(private readonly deps: ItemsServiceDeps) {}
 
   /** `{"data":[...],"meta":{...}}`; for a singleton collection `{"data":{...}}`. */
-  async readMany(collection: string, query: Query, accountability: Accountability): Promise<string> {
+  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
     const schema = this.deps.schema();
     const singleton = schema.collections[collection]?.singleton === true && !query.keys;
     const plan = planRead(collection, query, { schema, accountability, queryLimitDefault: this.deps.queryLimitDefault, now: new Date(), single: singleton });
+    marks.mark('plan');
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+    marks.mark('sql');
     const [row] = await this.deps.db.query(sql, params);
+    marks.mark('db');
     let data = row?.data as string | null | undefined;
     if (singleton && (data === null || data === undefined)) data = JSON.stringify({ [plan.collection.primary ?? 'id']: null });
     const meta: string[] = [];
     if (plan.meta.totalCount) meta.push(`"total_count":${Number(row?.total_count ?? 0)}`);
     if (plan.meta.filterCount) meta.push(`"filter_count":${Number(row?.filter_count ?? 0)}`);
-    return `{"data":${data ?? '[]'}${meta.length ? `,"meta":{${meta.join(',')}}` : ''}}`;
+    const body = `{"data":${data ?? '[]'}${meta.length ? `,"meta":{${meta.join(',')}}` : ''}}`;
+    marks.mark('respond');
+    return body;
   }
 
   /** `{"data":{...}}`; FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
-  async readOne(collection: string, key: string, query: Query, accountability: Accountability): Promise<string> {
+  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
     const plan = planRead(collection, { ...query, keys: [key], meta: undefined }, {
       schema: this.deps.schema(),
       accountability,
@@ -43,11 +55,16 @@ export class ItemsService {
       now: new Date(),
       single: true,
     });
+    marks.mark('plan');
     if (plan.filter?.kind === 'constant' && !plan.filter.value) throw new ForbiddenError();
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+    marks.mark('sql');
     const [row] = await this.deps.db.query(sql, params);
+    marks.mark('db');
     const data = row?.data as string | null | undefined;
     if (data === null || data === undefined) throw new ForbiddenError();
-    return `{"data":${data}}`;
+    const body = `{"data":${data}}`;
+    marks.mark('respond');
+    return body;
   }
 }

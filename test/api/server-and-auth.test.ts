@@ -38,7 +38,8 @@ for (const client of testClients()) {
 
     it('GET /server/info shows the project to everyone and limits to signed-in users', async () => {
       const anon = json(await t.request({ method: 'GET', url: '/server/info', token: null }));
-      assert.equal(typeof anon.data.project.project_name, 'string');
+      assert.equal(anon.data.project.project_name, 'Strata');
+      assert.equal(anon.data.project.default_language, 'en-US');
       assert.equal(anon.data.queryLimit, undefined);
       const admin = json(await t.request({ method: 'GET', url: '/server/info' }));
       assert.deepEqual(admin.data.queryLimit, { default: 100, max: -1 });
@@ -76,6 +77,36 @@ for (const client of testClients()) {
       const text = await t.request({ method: 'POST', url: '/auth/login', token: null, payload: 'email=x', headers: { 'content-type': 'text/plain' } });
       assert.equal(text.statusCode, 415);
       assert.equal(errorCode(text), 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers an unexpected database failure with a bare 500, never the database text', async () => {
+      const broken = await startTestApp(client, { fixture: true });
+      try {
+        // The table disappears behind Strata's back: its cached schema still lists it.
+        await broken.context.db.knex.schema.dropTable('articles_tags');
+        const res = await broken.request({ method: 'GET', url: '/items/articles_tags' });
+        assert.equal(res.statusCode, 500);
+        assert.deepEqual(json(res), { errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      } finally {
+        await broken.close();
+      }
+    });
+
+    it('GET /server/health answers 503 when the database is gone', async () => {
+      const down = await startTestApp(client, { fixture: false });
+      try {
+        await down.context.db.close();
+        const res = await down.request({ method: 'GET', url: '/server/health', token: null });
+        assert.equal(res.statusCode, 503);
+        assert.match(String(res.headers['content-type']), /application\/health\+json/);
+        assert.deepEqual(json(res), { status: 'error' });
+        const items = await down.request({ method: 'GET', url: '/items/anything' });
+        assert.equal(items.statusCode, 503);
+        assert.equal(json(items).errors[0].extensions.code, 'SERVICE_UNAVAILABLE');
+      } finally {
+        await down.app.close();
+        await down.testDb.drop();
+      }
     });
 
     it('an expired access token answers 401 TOKEN_EXPIRED', async () => {

@@ -18,8 +18,7 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
       const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
       request.timer.mark('parse');
-      const body = await context.items.readMany(request.params.collection, query, request.accountability);
-      request.timer.mark('read');
+      const body = await context.items.readMany(request.params.collection, query, request.accountability, request.timer);
       return reply.type('application/json; charset=utf-8').send(body);
     });
 
@@ -29,8 +28,7 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       handler: async (request, reply) => {
         const query = searchBodyQuery(request.body, parseOptions);
         request.timer.mark('parse');
-        const body = await context.items.readMany(request.params.collection, query, request.accountability);
-        request.timer.mark('read');
+        const body = await context.items.readMany(request.params.collection, query, request.accountability, request.timer);
         return reply.type('application/json; charset=utf-8').send(body);
       },
     });
@@ -38,8 +36,7 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
     app.get<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
       const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
       request.timer.mark('parse');
-      const body = await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability);
-      request.timer.mark('read');
+      const body = await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability, request.timer);
       return reply.type('application/json; charset=utf-8').send(body);
     });
   };

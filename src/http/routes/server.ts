@@ -4,6 +4,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
 import { VERSION } from '../../version.js';
+import { ServiceError } from '../../errors/catalogue.js';
+import { publicAccountability } from '../../permissions/accountability.js';
+import { extractToken } from '../extract-token.js';
 
 const HEALTH_THRESHOLD_MS = 150;
 
@@ -11,7 +14,13 @@ export function serverRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/ping', { config: { public: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('pong'));
 
-    app.get('/health', async (request, reply) => {
+    // Health must answer while the database is down, so it resolves the caller itself and treats a caller it
+    // cannot look up as public.
+    app.get('/health', { config: { public: true } }, async (request, reply) => {
+      const accountability = await context.accountability.resolve(extractToken(request), request.ip).catch((error: unknown) => {
+        if (error instanceof ServiceError) throw error;
+        return publicAccountability(request.ip);
+      });
       const started = performance.now();
       let dbOk = true;
       try {
@@ -23,7 +32,7 @@ export function serverRoutes(context: AppContext): FastifyPluginAsync {
       const dbStatus = !dbOk ? 'error' : elapsed > HEALTH_THRESHOLD_MS ? 'warn' : 'ok';
       const status = dbStatus;
       const body: Record<string, unknown> = { status };
-      if (request.accountability.admin) {
+      if (accountability.admin) {
         body.releaseId = VERSION;
         body.serviceId = 'strata';
         body.checks = {
@@ -38,19 +47,7 @@ export function serverRoutes(context: AppContext): FastifyPluginAsync {
 
     app.get('/info', async (request) => {
       const accountability = request.accountability;
-      const data: Record<string, unknown> = {
-        project: {
-          project_name: 'Strata',
-          project_descriptor: null,
-          project_logo: null,
-          project_color: '#6644FF',
-          default_language: 'en-US',
-          public_foreground: null,
-          public_background: null,
-          public_note: null,
-          custom_css: null,
-        },
-      };
+      const data: Record<string, unknown> = { project: await context.settings.projectInfo() };
       if (accountability.user) {
         data.rateLimit = false;
         data.rateLimitGlobal = false;

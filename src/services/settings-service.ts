@@ -1,0 +1,40 @@
+/** The project settings row (service_settings), read for /server/info and kept for a few seconds. */
+import type { Database } from '../db/connection.js';
+
+const CACHE_MS = 5_000;
+
+export interface ProjectInfo {
+  project_name: string;
+  project_descriptor: string | null;
+  project_logo: string | null;
+  project_color: string;
+  default_language: string;
+  public_foreground: string | null;
+  public_background: string | null;
+  public_note: string | null;
+  custom_css: string | null;
+}
+
+export class SettingsService {
+  private cached: { at: number; value: ProjectInfo } | null = null;
+
+  constructor(private readonly db: Database) {}
+
+  async projectInfo(): Promise<ProjectInfo> {
+    if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;
+    const row = (await this.db.knex('service_settings').select('*').orderBy('id').first()) ?? {};
+    const value: ProjectInfo = {
+      project_name: row.project_name ?? 'Strata',
+      project_descriptor: row.project_descriptor ?? null,
+      project_logo: row.project_logo ?? null,
+      project_color: row.project_color ?? '#6644FF',
+      default_language: row.default_language ?? 'en-US',
+      public_foreground: row.public_foreground ?? null,
+      public_background: row.public_background ?? null,
+      public_note: row.public_note ?? null,
+      custom_css: row.custom_css ?? null,
+    };
+    this.cached = { at: Date.now(), value };
+    return value;
+  }
+}
