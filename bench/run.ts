@@ -59,6 +59,8 @@ try {
       url: `http://127.0.0.1:${port}${path}`,
       connections,
       duration,
+      // The load generator runs in its own thread so it does not share the server's event loop.
+      workers: 1,
       headers: { authorization: `Bearer ${ADMIN.token}` },
     });
     results.push({

@@ -1,5 +1,5 @@
 // `npm start`: build when dist/ is missing or older than src/, then `strata start` (which bootstraps if needed).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -21,5 +21,7 @@ if (!existsSync(entry) || newest(path.join(root, 'src')) > statSync(entry).mtime
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 
-const server = spawnSync(process.execPath, [entry, 'start', ...process.argv.slice(2)], { stdio: 'inherit' });
-process.exit(server.status ?? 1);
+// The server is a child process: pass stop signals on, and leave with its exit code.
+const server = spawn(process.execPath, [entry, 'start', ...process.argv.slice(2)], { stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { thrownCode as code } from '../helpers/thrown.js';
 import qs from 'qs';
 import { parseFilter } from '../../src/request/parse-filter.js';
 import { FILTER_OPERATORS } from '../../src/request/query.js';
 
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code ?? 'THREW';
-  }
-  return 'OK';
-}
 
 describe('parseFilter', () => {
   it('parses every operator into a condition', () => {

@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { thrownCode as code } from '../helpers/thrown.js';
 import { publicAccountability } from '../../src/permissions/accountability.js';
 import { planRead, type PlanContext } from '../../src/plan/read-planner.js';
 import { ADMIN_ACCOUNTABILITY, SMALL_SCHEMA } from '../helpers/small-schema.js';
 
 const ctx: PlanContext = { schema: SMALL_SCHEMA, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z') };
 
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code ?? 'THREW';
-  }
-  return 'OK';
-}
 
 describe('planRead', () => {
   it('selects every column for * and defaults sort to the key and limit to the default', () => {
