@@ -4,6 +4,24 @@ import type { Dialect } from '../../dialect.js';
 import { introspectSqlite, mapSqliteType } from './introspect.js';
 import { sqliteSql } from './sql-hooks.js';
 
+/** Prepared statements per connection, by SQL text: request shapes repeat, and preparing costs more than running. */
+const STATEMENT_CACHE_SIZE = 500;
+const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+  let cache = statements.get(connection);
+  if (!cache) statements.set(connection, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (statement) {
+    cache.delete(sql);
+  } else {
+    statement = connection.prepare(sql);
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  }
+  cache.set(sql, statement);
+  return statement;
+}
+
 export const sqliteDialect: Dialect = {
   client: 'sqlite3',
   label: 'SQLite',
@@ -24,7 +42,7 @@ export const sqliteDialect: Dialect = {
     };
   },
   async execute(connection, sql, params) {
-    const statement = (connection as BetterSqlite3.Database).prepare(sql);
+    const statement = prepared(connection as BetterSqlite3.Database, sql);
     const values = (params as unknown[]).map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
     if (statement.reader) return statement.all(...values) as Record<string, unknown>[];
     statement.run(...values);
