@@ -17,7 +17,10 @@ export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatem
 
   const object = dialect.jsonObject(plan.fields.map(({ key, field }) => [key, dialect.wireValue(`${q(ROW)}.${q(field.field)}`, field)]));
   const where = plan.filter ? ` where ${compileFilter(plan.filter, st, ROW)}` : '';
-  const orderBy = plan.sort.map((s) => `${dialect.comparable(`${q(ROW)}.${q(s.field.field)}`, s.field)} ${s.descending ? 'desc' : 'asc'}${dialect.nullsOrder(s.descending)}`).join(', ');
+  // NULL placement only matters on nullable columns; leaving it off elsewhere lets the database walk an index.
+  const orderBy = plan.sort
+    .map((s) => `${dialect.comparable(`${q(ROW)}.${q(s.field.field)}`, s.field)} ${s.descending ? 'desc' : 'asc'}${s.field.nullable ? dialect.nullsOrder(s.descending) : ''}`)
+    .join(', ');
 
   let data: string;
   if (plan.single) {

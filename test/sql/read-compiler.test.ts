@@ -8,7 +8,7 @@ import { CASES, compileCase } from '../helpers/sql-cases.js';
 
 const EXPECTED: Record<string, { sql: string; params: unknown[] }> = {
   "filter, sort, limit and offset (postgres)": {
-    "sql": "select (select coalesce(json_agg(json_build_object('id', \"t\".\"id\", 'title', \"t\".\"title\") order by \"t\".\"__strata_row\"), '[]'::json)::text from (select \"t\".*, row_number() over (order by \"t\".\"rating\" desc nulls last, \"t\".\"id\" asc nulls first) as \"__strata_row\" from \"articles\" as \"t\" where \"t\".\"rating\" >= $1 order by \"t\".\"rating\" desc nulls last, \"t\".\"id\" asc nulls first limit $2 offset $3) as \"t\") as \"data\"",
+    "sql": "select (select coalesce(json_agg(json_build_object('id', \"t\".\"id\", 'title', \"t\".\"title\") order by \"t\".\"__strata_row\"), '[]'::json)::text from (select \"t\".*, row_number() over (order by \"t\".\"rating\" desc nulls last, \"t\".\"id\" asc) as \"__strata_row\" from \"articles\" as \"t\" where \"t\".\"rating\" >= $1 order by \"t\".\"rating\" desc nulls last, \"t\".\"id\" asc limit $2 offset $3) as \"t\") as \"data\"",
     "params": [
       3,
       10,
@@ -32,7 +32,7 @@ const EXPECTED: Record<string, { sql: string; params: unknown[] }> = {
     ]
   },
   "search-like filter with LIKE escapes, both counts, no limit (postgres)": {
-    "sql": "select (select coalesce(json_agg(json_build_object('id', \"t\".\"id\") order by \"t\".\"__strata_row\"), '[]'::json)::text from (select \"t\".*, row_number() over (order by \"t\".\"id\" asc nulls first) as \"__strata_row\" from \"articles\" as \"t\" where lower(\"t\".\"title\") like $1 order by \"t\".\"id\" asc nulls first) as \"t\") as \"data\", (select count(*) from \"articles\" as \"t\") as \"total_count\", (select count(*) from \"articles\" as \"t\" where lower(\"t\".\"title\") like $2) as \"filter_count\"",
+    "sql": "select (select coalesce(json_agg(json_build_object('id', \"t\".\"id\") order by \"t\".\"__strata_row\"), '[]'::json)::text from (select \"t\".*, row_number() over (order by \"t\".\"id\" asc) as \"__strata_row\" from \"articles\" as \"t\" where lower(\"t\".\"title\") like $1 order by \"t\".\"id\" asc) as \"t\") as \"data\", (select count(*) from \"articles\" as \"t\") as \"total_count\", (select count(*) from \"articles\" as \"t\" where lower(\"t\".\"title\") like $2) as \"filter_count\"",
     "params": [
       "%50\\%\\_x%",
       "%50\\%\\_x%"

@@ -63,7 +63,7 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
     const idx: IndexColumn[] = (indexesByTable.get(name) ?? []).map((r) => ({
       table: name,
       index: r.index_name,
-      column: r.column_name,
+      column: r.column_name ?? '',
       position: Number(r.seq_in_index),
       unique: Number(r.non_unique) === 0,
       primary: r.index_name === 'PRIMARY',

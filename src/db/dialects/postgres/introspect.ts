@@ -31,13 +31,13 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       order by c.relname, a.attnum`),
     knex.raw(`
       select t.relname as table_name, i.relname as index_name, a.attname as column_name, k.ord as position,
-        ix.indisunique as is_unique, ix.indisprimary as is_primary
+        ix.indisunique and ix.indpred is null as is_unique, ix.indisprimary as is_primary
       from pg_index ix
       join pg_class t on t.oid = ix.indrelid
       join pg_class i on i.oid = ix.indexrelid
       join pg_namespace n on n.oid = t.relnamespace
       cross join lateral unnest(ix.indkey::int2[]) with ordinality as k(attnum, ord)
-      join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
+      left join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
       where n.nspname = current_schema() and k.ord <= ix.indnkeyatts`),
     knex.raw(`
       select cl.relname as table_name, att.attname as column_name, fcl.relname as foreign_table,
@@ -71,7 +71,8 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
     const idx: IndexColumn[] = (indexesByTable.get(name) ?? []).map((r) => ({
       table: name,
       index: r.index_name,
-      column: r.column_name,
+      // An expression part has no column; it still decides which column comes first.
+      column: r.column_name ?? '',
       position: Number(r.position),
       unique: r.is_unique,
       primary: r.is_primary,

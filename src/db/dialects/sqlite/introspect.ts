@@ -25,8 +25,8 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
     for (const index of indexList) {
       const parts = (await knex.raw(`pragma index_info("${String(index.name).replace(/"/g, '""')}")`)) as Row[];
       for (const part of parts) {
-        if (part.name === null) continue;
-        indexes.push({ table: name, index: index.name, column: part.name, position: part.seqno, unique: index.unique === 1, primary: index.origin === 'pk' });
+        // An expression part has no column name; it still decides which column comes first.
+        indexes.push({ table: name, index: index.name, column: part.name ?? '', position: part.seqno, unique: index.unique === 1 && index.partial !== 1, primary: index.origin === 'pk' });
       }
     }
     // A rowid primary key has no index entry; it is the table's key all the same.
@@ -36,17 +36,18 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
 
     const fkGroups = new Map<number, Row[]>();
     for (const fk of fkList) fkGroups.set(fk.id, [...(fkGroups.get(fk.id) ?? []), fk]);
-    const foreignKeys: ForeignKeyInfo[] = [...fkGroups.values()]
-      .filter((group) => group.length === 1)
-      .map(([fk]) => ({
+    const foreignKeys: ForeignKeyInfo[] = [];
+    for (const [fk] of [...fkGroups.values()].filter((group) => group.length === 1)) {
+      foreignKeys.push({
         table: name,
         column: fk!.from,
         foreign_key_table: fk!.table,
-        foreign_key_column: fk!.to ?? 'id',
+        foreign_key_column: fk!.to ?? (await referencedPrimaryKey(knex, fk!.table)),
         constraint_name: null,
         on_update: normalizeAction(fk!.on_update),
         on_delete: normalizeAction(fk!.on_delete),
-      }));
+      });
+    }
 
     const primary = applyIndexesAndKeys(columns, indexes, foreignKeys);
     result.push({ name, comment: null, columns, primary_key: primary, foreign_keys: foreignKeys });
@@ -54,10 +55,16 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
   return result;
 }
 
+/** `REFERENCES t` without a column names t's primary key. */
+async function referencedPrimaryKey(knex: Knex, table: string): Promise<string> {
+  const info = (await knex.raw(`pragma table_info("${table.replace(/"/g, '""')}")`)) as Row[];
+  return String(info.find((c) => c.pk === 1)?.name ?? 'rowid');
+}
+
 function toColumn(table: string, c: Row, pkCount: number, createSql: string): ColumnInfo {
   const column = emptyColumn(table, c.name);
   const declared = String(c.type ?? '').trim().toLowerCase();
-  const match = /^([a-z ]+?)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?$/.exec(declared);
+  const match = /^([a-z][a-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?$/.exec(declared);
   const base = match?.[1]?.trim() ?? declared;
   column.data_type = base || 'unknown';
   const first = match?.[2] !== undefined ? Number(match[2]) : null;
@@ -79,7 +86,7 @@ function toColumn(table: string, c: Row, pkCount: number, createSql: string): Co
 
 function generationExpression(createSql: string, name: string): string | null {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const match = new RegExp(`["\`]?${escaped}["\`]?[^,]*?\\bas\\s*\\(`, 'i').exec(createSql);
+  const match = new RegExp(`(?:^|[\\s,(])["\`[]?${escaped}["\`\\]]?\\s[^,]*?\\bas\\s*\\(`, 'i').exec(createSql);
   if (!match) return null;
   let depth = 1;
   const start = match.index + match[0].length;
@@ -97,9 +104,11 @@ export function mapSqliteType(column: ColumnInfo): ServiceType {
     case 'smallint':
     case 'mediumint':
     case 'tinyint':
+    case 'int2':
       return 'integer';
     case 'bigint':
-    case 'bigincrements':
+    case 'int8':
+    case 'unsigned big int':
       return 'bigInteger';
     case 'boolean':
     case 'bool':
