@@ -25,17 +25,32 @@ export function parseDefaultValue(raw: unknown): unknown {
   if (text === '' || text.toUpperCase() === 'NULL') return null;
   // Casts such as 'draft'::character varying or (0)::numeric.
   text = text.replace(/::[\w\s"[\]().]+$/, '').trim();
-  while (/^\(.*\)$/.test(text)) text = text.slice(1, -1).trim();
+  while (wrappedInParentheses(text)) text = text.slice(1, -1).trim();
   const quoted = /^'((?:[^']|'')*)'$/s.exec(text);
   if (quoted) return quoted[1]!.replace(/''/g, "'");
-  if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)) {
-    const n = Number(text);
-    return Number.isSafeInteger(n) || !/^-?\d+$/.test(text) ? n : text;
-  }
+  if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)) return numericDefault(text);
   if (/^true$/i.test(text)) return true;
   if (/^false$/i.test(text)) return false;
   if (/^(now\(\)|current_timestamp(\(\d*\))?|localtimestamp|getdate\(\))$/i.test(text)) return 'CURRENT_TIMESTAMP';
   return text;
+}
+
+/** `(0)` yes, `(a) + (b)` no: the first parenthesis must close at the very end. */
+function wrappedInParentheses(text: string): boolean {
+  if (!text.startsWith('(') || !text.endsWith(')')) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return i === text.length - 1;
+  }
+  return false;
+}
+
+/** A quoted numeric literal in a numeric column (PostgreSQL writes `'-1.5'::real`) is a number all the same. */
+export function numericDefault(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value)) return value;
+  const n = Number(value);
+  return Number.isSafeInteger(n) || !/^-?\d+$/.test(value) ? n : value;
 }
 
 export function emptyColumn(table: string, name: string): ColumnInfo {

@@ -1,7 +1,7 @@
 /** PostgreSQL catalog → TableInfo[] for the current schema, in four queries for the whole database. */
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
-import { applyIndexesAndKeys, emptyColumn, groupBy, parseDefaultValue, toNumber, type IndexColumn } from '../../introspection-utils.js';
+import { applyIndexesAndKeys, emptyColumn, groupBy, numericDefault, parseDefaultValue, toNumber, type IndexColumn } from '../../introspection-utils.js';
 
 type Row = Record<string, any>;
 
@@ -82,6 +82,8 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
   });
 }
 
+const NUMERIC_TYPES = new Set(['smallint', 'integer', 'bigint', 'real', 'double precision', 'numeric']);
+
 function toColumn(table: string, r: Row): ColumnInfo {
   const column = emptyColumn(table, r.column_name);
   const rawDefault: string | null = r.column_default;
@@ -95,6 +97,7 @@ function toColumn(table: string, r: Row): ColumnInfo {
   column.is_generated = r.generated === 's';
   column.generation_expression = column.is_generated ? rawDefault : null;
   column.default_value = sequence || column.is_generated ? null : parseDefaultValue(rawDefault);
+  if (NUMERIC_TYPES.has(column.data_type)) column.default_value = numericDefault(column.default_value);
   column.comment = r.comment ?? null;
   return column;
 }
