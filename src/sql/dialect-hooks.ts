@@ -10,7 +10,7 @@ export interface SqlDialect {
   placeholder(index: number): string;
   /** A logical value (see plan/value-coercion.ts) → what the driver binds for a column of this field. */
   bind(field: FieldOverview, value: unknown): unknown;
-  /** The column as it is compared (SQLite normalises the ways it may hold dates; others return it as is). */
+  /** The column as it is compared (a dialect whose columns may hold dates in several forms normalises them here). */
   comparable(column: string, field: FieldOverview): string;
   /** The column as text, for LIKE on non-text types. */
   asText(column: string): string;

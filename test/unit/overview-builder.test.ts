@@ -1,30 +1,12 @@
 /** buildSchemaOverview: introspected tables merged with raw service_* rows, as each driver returns them. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { emptyColumn } from '../../src/db/introspection-utils.js';
 import { buildSchemaOverview, decodeCollectionMeta, decodeFieldMeta } from '../../src/schema/overview-builder.js';
 import type { ColumnInfo, ServiceType, TableInfo } from '../../src/schema/types.js';
 
 function column(table: string, name: string, data_type: string, facts: Partial<ColumnInfo> = {}): ColumnInfo {
-  return {
-    name,
-    table,
-    data_type,
-    default_value: null,
-    max_length: null,
-    numeric_precision: null,
-    numeric_scale: null,
-    is_generated: false,
-    generation_expression: null,
-    is_nullable: true,
-    is_unique: false,
-    is_indexed: false,
-    is_primary_key: false,
-    has_auto_increment: false,
-    foreign_key_column: null,
-    foreign_key_table: null,
-    comment: null,
-    ...facts,
-  };
+  return { ...emptyColumn(table, name), data_type, ...facts };
 }
 
 const TYPES: Record<string, ServiceType> = { int: 'integer', varchar: 'string', char: 'string', text: 'text', uuid: 'uuid', json: 'json', bool: 'boolean' };
