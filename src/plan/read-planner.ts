@@ -57,11 +57,13 @@ function fieldOf(collection: CollectionOverview, name: string): FieldOverview {
   const { fn, field: base } = parseFieldFunction(path[0]!);
   const field = collection.fields[base];
   if (!field) throw fieldForbidden(base, collection.collection);
-  if (path.length > 1 || fn) {
-    throw new InvalidQueryError(`"${name}": relational paths and field functions are not supported yet`);
-  }
-  if (field.type === 'alias' || !field.schema) throw new InvalidQueryError(`"${name}" is an alias field; relational fields are not supported yet`);
+  // Relational paths, function fields and alias fields arrive with nested reads; until then they are unreadable.
+  if (path.length > 1 || fn || field.type === 'alias' || !field.schema) throw unsupported(name, collection.collection);
   return field;
+}
+
+function unsupported(name: string, collection: string): ForbiddenError {
+  return new ForbiddenError(`Field "${name}" in collection "${collection}" can't be read: relational paths, alias and function fields are not supported yet.`);
 }
 
 function planFields(collection: CollectionOverview, requested: string[]): PlannedField[] {
@@ -127,7 +129,7 @@ function planFilter(collection: CollectionOverview, node: FilterNode, ctx: PlanC
     case 'relation': {
       const base = parseFieldFunction(node.field).field;
       if (!collection.fields[base]) throw fieldForbidden(base, collection.collection);
-      throw new InvalidQueryError(`Filtering on relational paths ("${node.field}") is not supported yet`);
+      throw unsupported(node.field, collection.collection);
     }
     case 'condition': {
       const field = fieldOf(collection, node.field);

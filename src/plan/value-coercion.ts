@@ -13,8 +13,6 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/;
 
-export class CoercionError extends Error {}
-
 function fail(field: FieldOverview, value: unknown, what: string): never {
   throw new InvalidQueryError(`Invalid ${what} value ${JSON.stringify(value)} for field "${field.field}"`);
 }
@@ -61,8 +59,9 @@ export function coerceValue(field: FieldOverview, value: unknown): unknown {
     case 'time':
       return toTime(field, value);
     case 'uuid':
-      if (typeof value !== 'string') fail(field, value, 'uuid');
-      return value;
+      // Keys are written lower case; a malformed value would be a database error on typed uuid columns.
+      if (typeof value !== 'string' || !UUID.test(value.trim())) fail(field, value, 'uuid');
+      return value.trim().toLowerCase();
     default:
       if (value instanceof Date) return value.toISOString();
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return typeof value === 'string' ? value : String(value);

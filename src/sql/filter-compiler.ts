@@ -3,7 +3,8 @@ import type { PlannedFilter } from '../plan/read-plan.js';
 import type { FieldOverview } from '../schema/types.js';
 import type { Statement } from './statement.js';
 
-const TEXTUAL = new Set(['string', 'text']);
+/** Types stored as text on every database (LIKE on the column itself; '' counts as empty). */
+const TEXTUAL = new Set(['string', 'text', 'csv']);
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);

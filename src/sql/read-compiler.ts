@@ -27,7 +27,9 @@ export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatem
     data = `(select ${dialect.jsonText(object)} from ${table} as ${q(ROW)}${where}${dialect.limitOffset(1, 0, (v) => st.param(v))})`;
   } else {
     const rowNumber = `row_number() over (${orderBy ? `order by ${orderBy}` : ''})`;
-    const inner = `select ${q(ROW)}.*, ${rowNumber} as ${q(ROW_NUMBER)} from ${table} as ${q(ROW)}${where}${orderBy ? ` order by ${orderBy}` : ''}${dialect.limitOffset(plan.limit, plan.offset, (v) => st.param(v))}`;
+    // Only the selected columns travel through the window and sort.
+    const columns = [...new Set(plan.fields.map(({ field }) => field.field))].map((name) => `${q(ROW)}.${q(name)}`);
+    const inner = `select ${[...columns, `${rowNumber} as ${q(ROW_NUMBER)}`].join(', ')} from ${table} as ${q(ROW)}${where}${orderBy ? ` order by ${orderBy}` : ''}${dialect.limitOffset(plan.limit, plan.offset, (v) => st.param(v))}`;
     data = `(select ${dialect.jsonArrayText(object, `${q(ROW)}.${q(ROW_NUMBER)}`)} from (${inner}) as ${q(ROW)})`;
   }
 

@@ -3,14 +3,68 @@ import { planRead } from '../../src/plan/read-planner.js';
 import { compileRead } from '../../src/sql/read-compiler.js';
 import { parseQuery } from '../../src/request/parse-query.js';
 import { SMALL_SCHEMA, ADMIN_ACCOUNTABILITY, DIALECTS } from './small-schema.js';
-export const CASES: [string, Record<string, unknown>, boolean][] = [
-  ['filter, sort, limit and offset', { fields: 'id,title', filter: { rating: { _gte: '3' } }, sort: '-rating,id', limit: '10', offset: '20' }, false],
-  ['search-like filter with LIKE escapes, both counts, no limit', { fields: 'id', filter: { title: { _icontains: '50%_x' } }, meta: '*', limit: '-1' }, false],
-  ['one item by key with every wire format', { fields: '*' }, true],
+
+export interface SqlCase {
+  name: string;
+  /** Query-string parameters as qs would parse them. */
+  raw: Record<string, unknown>;
+  /** Read one object by key 7. */
+  single?: boolean;
+  /** SEARCH-body keys. */
+  keys?: string[];
+}
+
+export const CASES: SqlCase[] = [
+  { name: 'filter, sort, limit and offset', raw: { fields: 'id,title', filter: { rating: { _gte: '3' } }, sort: '-rating,id', limit: '10', offset: '20' } },
+  { name: 'search-like filter with LIKE escapes, both counts, no limit', raw: { fields: 'id', filter: { title: { _icontains: '50%_x' } }, meta: '*', limit: '-1' } },
+  { name: 'one item by key with every wire format', raw: { fields: '*' }, single: true },
+  { name: 'keys (a wrong-typed one dropped) and search over text and numbers', raw: { fields: 'id', search: '5', meta: 'filter_count' }, keys: ['1', 'x', '3'] },
+  {
+    name: 'null, set, range and dynamic operators',
+    raw: {
+      fields: 'id',
+      filter: {
+        _and: [
+          { rating: { _neq: 'null' } },
+          { rating: { _in: '1,2' } },
+          { price: { _nbetween: '1,2.5' } },
+          { published: { _null: true } },
+          { updated_at: { _lt: '$NOW(-1 day)' } },
+          { title: { _nempty: true } },
+          { metadata: { _empty: true } },
+        ],
+      },
+      limit: '5',
+      page: '3',
+    },
+  },
+  {
+    name: 'text operators, case-insensitive ones and text of non-text columns',
+    raw: {
+      fields: 'id',
+      filter: {
+        _or: [
+          { title: { _ieq: 'Ab' } },
+          { title: { _nstarts_with: 'b' } },
+          { title: { _iends_with: 'C' } },
+          { rating: { _contains: '1' } },
+          { title: { _nicontains: 'd' } },
+        ],
+      },
+    },
+  },
 ];
-export function compileCase(raw: Record<string, unknown>, single: boolean, dialect: string) {
-  const q = parseQuery(raw, { queryLimitMax: -1, maxRelationalDepth: 10 });
-  if (single) q.keys = ['7'];
-  const plan = planRead('articles', q, { schema: SMALL_SCHEMA, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z'), single });
+
+export function compileCase(c: SqlCase, dialect: string) {
+  const q = parseQuery(c.raw, { queryLimitMax: -1, maxRelationalDepth: 10 });
+  if (c.single) q.keys = ['7'];
+  if (c.keys) q.keys = c.keys;
+  const plan = planRead('articles', q, {
+    schema: SMALL_SCHEMA,
+    accountability: ADMIN_ACCOUNTABILITY,
+    queryLimitDefault: 100,
+    now: new Date('2026-01-01T00:00:00Z'),
+    single: c.single ?? false,
+  });
   return compileRead(plan, DIALECTS[dialect]!);
 }

@@ -2,6 +2,8 @@ import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 
 const CONCEALED = `'**********'`;
+/** Columns whose truthiness is numeric; text columns read as booleans (cast-boolean) hold '1'/'true'. */
+const NUMERIC_COLUMN = /^(bool|boolean|tinyint|bit|smallint|mediumint|int|integer|bigint)$/i;
 
 export const mysqlSql: SqlDialect = {
   quote: (id) => `\`${id.replace(/`/g, '``')}\``,
@@ -21,10 +23,14 @@ export const mysqlSql: SqlDialect = {
     if (field.concealed) return `if(${column} is null, null, ${CONCEALED})`;
     switch (field.type) {
       case 'boolean':
-        return `if(${column} is null, null, if(${column}, json_extract('true', '$'), json_extract('false', '$')))`;
+        return NUMERIC_COLUMN.test(field.schema?.data_type ?? '')
+          ? `if(${column} is null, null, if(${column}, json_extract('true', '$'), json_extract('false', '$')))`
+          : `if(${column} is null or ${column} = '', null, if(lower(${column}) in ('1', 'true'), json_extract('true', '$'), json_extract('false', '$')))`;
       case 'bigInteger':
       case 'decimal':
         return `cast(${column} as char)`;
+      case 'uuid':
+        return `lower(${column})`;
       case 'json':
         return `if(json_valid(${column}), json_extract(${column}, '$'), ${column})`;
       case 'csv':

@@ -7,7 +7,8 @@ export const postgresSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: (n) => `$${n}`,
   bind: (_field, value) => value,
-  comparable: (column) => column,
+  // json/jsonb have no equality with arbitrary text; filters compare their text.
+  comparable: (column, field) => (field.type === 'json' ? `${column}::text` : column),
   asText: (column) => `${column}::text`,
   likeEscape: '',
   wireValue(column: string, field: FieldOverview): string {
@@ -18,6 +19,11 @@ export const postgresSql: SqlDialect = {
       case 'decimal':
       case 'uuid':
         return `${column}::text`;
+      case 'boolean':
+        // Non-boolean columns read as booleans (cast-boolean) hold 1/'1'/'true'; '' reads as null.
+        return dataType === 'boolean'
+          ? column
+          : `case when ${column} is null or ${column}::text = '' then null else lower(${column}::text) in ('1', 'true', 't') end`;
       case 'json':
         return dataType === 'json' || dataType === 'jsonb' ? column : `${column}::json`;
       case 'csv':
@@ -31,7 +37,8 @@ export const postgresSql: SqlDialect = {
           ? `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
           : `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
       case 'time':
-        return `to_char(${column}, 'HH24:MI:SS')`;
+        // to_char has no time-with-zone form; the wire format carries no zone either.
+        return `to_char(${column}${dataType === 'time with time zone' ? '::time' : ''}, 'HH24:MI:SS')`;
       case 'binary':
         return `encode(${column}, 'base64')`;
       case 'geometry':

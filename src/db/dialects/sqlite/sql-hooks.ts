@@ -2,6 +2,7 @@ import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 
 const CONCEALED = `'**********'`;
+const BOOLEAN_COLUMN = /^(bool|boolean|integer|int|tinyint|smallint)$/i;
 
 const DATE_FORMATS: Record<string, string> = {
   date: '%Y-%m-%d',
@@ -31,9 +32,14 @@ export const sqliteSql: SqlDialect = {
     if (format) return normalisedDate(column, format);
     switch (field.type) {
       case 'boolean':
-        return `json(case when ${column} is null then 'null' when ${column} then 'true' else 'false' end)`;
+        // Text columns read as booleans (cast-boolean) hold '1'/'true'; numeric ones are truthy as numbers.
+        return BOOLEAN_COLUMN.test(field.schema?.data_type ?? '')
+          ? `json(case when ${column} is null then 'null' when ${column} then 'true' else 'false' end)`
+          : `json(case when ${column} is null or ${column} = '' then 'null' when lower(cast(${column} as text)) in ('1', 'true') then 'true' else 'false' end)`;
       case 'bigInteger':
         return `cast(${column} as text)`;
+      case 'uuid':
+        return `lower(${column})`;
       case 'decimal': {
         const scale = field.schema?.numeric_scale;
         return scale === null || scale === undefined
