@@ -6,6 +6,7 @@ import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import { publicAccountability, type Accountability } from '../permissions/accountability.js';
 import { AccessTokens, looksLikeJwt } from './access-tokens.js';
+import { loadUserAccountability } from './user-accountability.js';
 
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
@@ -33,11 +34,11 @@ export class AccountabilityResolver {
     if (!token) return { ...publicAccountability(ip), policies: await this.publicPolicyIds() };
     if (looksLikeJwt(token)) {
       const claims = this.tokens.verify(token);
-      const user = await this.cached(this.users, claims.id, () => this.loadUser('id', claims.id));
+      const user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db.knex, 'id', claims.id));
       if (!user) throw new InvalidCredentialsError();
       return { ...user, ip };
     }
-    const user = await this.cached(this.staticTokens, token, () => this.loadUser('token', token));
+    const user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db.knex, 'token', token));
     if (!user) throw new InvalidCredentialsError();
     return { ...user, ip };
   }
@@ -65,34 +66,5 @@ export class AccountabilityResolver {
     const rows = await this.db.knex('service_access').select('policy').whereNull('role').whereNull('user');
     this.publicPolicies = { at: now, ids: rows.map((r: { policy: string }) => r.policy) };
     return this.publicPolicies.ids;
-  }
-
-  private async loadUser(by: 'id' | 'token', value: string): Promise<Cached['value']> {
-    const knex = this.db.knex;
-    const user = await knex('service_users').select('id', 'role', 'status').where(by, value).first();
-    if (!user || user.status !== 'active') return null;
-
-    const roles: string[] = [];
-    let role: string | null = user.role ?? null;
-    while (role && !roles.includes(role)) {
-      roles.push(role);
-      const row = await knex('service_roles').select('parent').where('id', role).first();
-      role = row?.parent ?? null;
-    }
-    const access = knex('service_access').select('policy').where('user', user.id);
-    if (roles.length) access.orWhereIn('role', roles);
-    const policyIds = [...new Set((await access).map((r: { policy: string }) => r.policy))];
-    const policies = policyIds.length
-      ? await knex('service_policies').select('id', 'admin_access', 'app_access').whereIn('id', policyIds)
-      : [];
-    const flag = (v: unknown) => v === true || v === 1 || v === '1';
-    return {
-      user: String(user.id),
-      role: user.role ?? null,
-      roles,
-      policies: policyIds,
-      admin: policies.some((p: { admin_access: unknown }) => flag(p.admin_access)),
-      app: policies.some((p: { admin_access: unknown; app_access: unknown }) => flag(p.app_access) || flag(p.admin_access)),
-    };
   }
 }

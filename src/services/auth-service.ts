@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { verifyPassword } from '../auth/passwords.js';
+import { loadUserAccountability } from '../auth/user-accountability.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError, InvalidPayloadError } from '../errors/catalogue.js';
@@ -46,8 +47,13 @@ export class AuthService {
       throw new InvalidCredentialsError();
     }
 
-    const flags = await this.flags(user.id, user.role);
-    const { token, expires } = this.tokens.issue({ id: String(user.id), role: user.role ?? null, ...flags });
+    const accountability = await loadUserAccountability(this.db.knex, 'id', String(user.id));
+    const { token, expires } = this.tokens.issue({
+      id: String(user.id),
+      role: user.role ?? null,
+      admin_access: accountability?.admin ?? false,
+      app_access: accountability?.app ?? false,
+    });
     const refreshToken = randomBytes(48).toString('base64url');
     await this.db.knex('service_sessions').insert({
       token: createHash('sha256').update(refreshToken).digest('base64url'),
@@ -58,14 +64,5 @@ export class AuthService {
     });
     await this.db.knex('service_users').update({ last_access: new Date() }).where('id', user.id);
     return { access_token: token, expires, refresh_token: refreshToken };
-  }
-
-  /** Informational admin/app claims (recomputed from policies on every request anyway). */
-  private async flags(userId: string, role: string | null): Promise<{ admin_access: boolean; app_access: boolean }> {
-    const query = this.db.knex('service_access as a').join('service_policies as p', 'p.id', 'a.policy').select('p.admin_access', 'p.app_access').where('a.user', userId);
-    if (role) query.orWhere('a.role', role);
-    const rows = await query;
-    const flag = (v: unknown) => v === true || v === 1 || v === '1';
-    return { admin_access: rows.some((r) => flag(r.admin_access)), app_access: rows.some((r) => flag(r.app_access) || flag(r.admin_access)) };
   }
 }
