@@ -13,6 +13,7 @@ import type {
   ServiceType,
   TableInfo,
 } from './types.js';
+import { attachRelationalLinks } from './relation-links.js';
 
 type Row = Record<string, unknown>;
 
@@ -61,14 +62,17 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
       meta,
       schema: { name: table.name, comment: table.comment },
       system: table.name.startsWith('service_'),
+      links: {},
     };
   }
   for (const [name, meta] of collectionMeta) {
     if (collections[name]) continue;
-    collections[name] = { collection: name, primary: null, singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false };
+    collections[name] = { collection: name, primary: null, singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false, links: {} };
   }
 
-  return deepFreeze({ version: input.version, collections, relations: buildRelations(input.tables, input.relations) });
+  const relations = buildRelations(input.tables, input.relations);
+  attachRelationalLinks(collections, relations);
+  return deepFreeze({ version: input.version, collections, relations });
 }
 
 function fieldFor(name: string, column: ColumnInfo | null, meta: FieldMeta | null, mapType: (c: ColumnInfo) => ServiceType): FieldOverview {

@@ -146,7 +146,42 @@ export interface CollectionOverview {
   schema: { name: string; comment: string | null } | null;
   /** True for service_* tables. */
   system: boolean;
+  /** Relational fields of this collection by field name (m2o columns, o2m/m2m/m2a alias fields, a2o columns). */
+  links: Record<string, RelationalLink>;
 }
+
+/**
+ * How a relational field reaches other rows (derived from RelationOverview; reference §5.4). m2m and m2a are o2m
+ * links to a junction whose rows link on (m2o / a2o) through `junctionField`.
+ */
+export type RelationalLink =
+  | {
+      kind: 'm2o';
+      field: string;
+      related: string;
+      /** The column of `related` that this field's value matches (its key, unless the FK names another column). */
+      relatedField: string;
+    }
+  | {
+      kind: 'o2m';
+      field: string;
+      related: string;
+      /** The column of `related` that holds this collection's key. */
+      relatedField: string;
+      /** The column of this collection that `relatedField` matches. */
+      localField: string;
+      /** The junction's other relational field (m2m/m2a), or null. */
+      junctionField: string | null;
+      sortField: string | null;
+      deselectAction: 'nullify' | 'delete';
+    }
+  | {
+      kind: 'a2o';
+      field: string;
+      /** Sibling column holding the related collection's name. */
+      collectionField: string;
+      allowed: string[];
+    };
 
 /** A relation (reference §5.4): the "many" side column holding the key. */
 export interface RelationOverview {

@@ -6,6 +6,7 @@ import { readConfig } from '../../src/config/config.js';
 import type { DbClient } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { createAppContext, type AppContext } from '../../src/services/app-context.js';
+import { insertFixtureMeta } from './fixture-meta.js';
 import { createTestDatabase, type TestDb } from './test-db.js';
 
 export const ADMIN = { email: 'admin@example.com', password: 'strata-test-password', token: 'strata-test-admin-token' };
@@ -21,7 +22,7 @@ export interface TestApp {
 
 export async function startTestApp(
   client: DbClient,
-  options: { fixture?: boolean; env?: Record<string, string> } = {},
+  options: { fixture?: boolean; env?: Record<string, string>; /** Add the fixture's relational metadata (o2m, m2m, m2a). */ relations?: boolean } = {},
 ): Promise<TestApp> {
   const testDb = await createTestDatabase(client, { fixture: options.fixture ?? true });
   try {
@@ -36,6 +37,7 @@ export async function startTestApp(
       ...options.env,
     });
     const context = await createAppContext(config, { bootstrap: true });
+    if (options.relations) await insertFixtureMeta(context);
     const app = createApp(context, { logger: false });
     await app.ready();
     return {
