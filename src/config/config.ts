@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { parseByteSize } from './byte-size.js';
 import { parseDuration } from './duration.js';
 
 export type DbClient = 'pg' | 'mysql' | 'sqlite3';
@@ -38,6 +39,10 @@ export interface Config {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Largest request body in bytes (MAX_PAYLOAD_SIZE, default 1mb). */
+  maxPayloadSize: number;
+  /** Most rows one write may create, update or delete, nested ones included (MAX_BATCH_MUTATION; Infinity = no limit). */
+  maxBatchMutation: number;
   logLevel: LogLevel;
   /** Tries and delay when the database does not answer at start. */
   dbConnectRetries: number;
@@ -88,6 +93,20 @@ function duration(env: Env, name: string, fallback: string): number {
   const ms = parseDuration(v);
   if (ms === null || ms <= 0) throw new ConfigError(name, `expected a duration such as 15m, 900s or 900000, got "${v}"`);
   return ms;
+}
+
+function byteSize(env: Env, name: string, fallback: string): number {
+  const v = str(env, name) ?? fallback;
+  const bytes = parseByteSize(v);
+  if (bytes === null || bytes <= 0) throw new ConfigError(name, `expected a size such as 1mb, 500kb or 1048576, got "${v}"`);
+  return bytes;
+}
+
+/** A positive integer, or Infinity (the default) when unset or `Infinity`. */
+function limit(env: Env, name: string): number {
+  const v = str(env, name);
+  if (v === null || /^infinity$/i.test(v.trim())) return Infinity;
+  return int(env, name, Infinity, 1);
 }
 
 /** Reads `.env` from the working directory (if present) into process.env without overriding set variables. */
@@ -153,6 +172,8 @@ export function readConfig(env: Env = process.env): Config {
     queryLimitDefault,
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
+    maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
+    maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),
     logLevel,
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),

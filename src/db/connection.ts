@@ -11,6 +11,13 @@ import { dialectFor } from './dialects/index.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
 
+/** Runs statements on one connection (a transaction's). */
+export interface Executor {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+type Pool = { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+
 export class Database {
   readonly knex: Knex;
   readonly dialect: Dialect;
@@ -25,10 +32,37 @@ export class Database {
   /** Runs one statement with bound parameters on a pooled raw connection. */
   async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
-    const client = this.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+    const client = this.knex.client as Pool;
     const connection = await client.acquireConnection();
     try {
       return (await this.dialect.execute(connection, sql, params)) as T[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one pooled connection: committed when it resolves, rolled back when it
+   * throws (the error is rethrown). Statements go through the raw driver like `query`, and are observed the same way.
+   */
+  async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    const client = this.knex.client as Pool;
+    const connection = await client.acquireConnection();
+    const run = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
+      for (const listener of this.listeners) listener(sql, params);
+      return (await this.dialect.execute(connection, sql, params)) as R[];
+    };
+    try {
+      await run(this.dialect.write.begin);
+      let result: T;
+      try {
+        result = await work({ query: run });
+      } catch (error) {
+        await run('rollback').catch(() => {});
+        throw error;
+      }
+      await run('commit');
+      return result;
     } finally {
       await client.releaseConnection(connection);
     }

@@ -5,7 +5,9 @@
 import type { Knex } from 'knex';
 import type { DbClient } from '../config/config.js';
 import type { ColumnInfo, ServiceType, TableInfo } from '../schema/types.js';
+import type { DatabaseFailure } from '../errors/database-failure.js';
 import type { SqlDialect } from '../sql/dialect-hooks.js';
+import type { WriteDialect } from '../sql/write-hooks.js';
 
 /** A connection of the raw driver, as knex's pool hands it out. */
 export type RawConnection = unknown;
@@ -24,4 +26,8 @@ export interface Dialect {
   mapType(column: ColumnInfo): ServiceType;
   /** SQL-compiler hooks: quoting, placeholders, JSON building, wire formats. */
   readonly sql: SqlDialect;
+  /** Write hooks: transactions, parameter limits, value binding for INSERT/UPDATE. */
+  readonly write: WriteDialect;
+  /** A driver error of a failed write → what failed (unique, foreign key, ...), or null when it is not such an error. */
+  translateError(error: unknown): DatabaseFailure | null;
 }

@@ -30,8 +30,8 @@ export class RouteNotFoundError extends ServiceError {
 }
 
 export class InvalidPayloadError extends ServiceError {
-  constructor(reason: string) {
-    super('INVALID_PAYLOAD', 400, `Invalid payload. ${reason}.`, { reason });
+  constructor(reason: string, extra: Extensions = {}) {
+    super('INVALID_PAYLOAD', 400, `Invalid payload. ${reason}.`, { reason, ...extra });
   }
 }
 
@@ -75,6 +75,61 @@ export class InternalServerError extends ServiceError {
   constructor() {
     super('INTERNAL_SERVER_ERROR', 500, 'An unexpected error occurred.');
   }
+}
+
+/** One failing rule of an item (reference §2.4); `path` locates the item inside a nested or batch payload. */
+export class FailedValidationError extends ServiceError {
+  constructor(field: string, path: (string | number)[], type: string, detail: string, extra: Extensions = {}) {
+    super('FAILED_VALIDATION', 400, `Validation failed for field "${field}". ${detail}`, { field, path, type, ...extra });
+  }
+}
+
+export class RecordNotUniqueError extends ServiceError {
+  constructor(collection: string | null, field: string | null, value: unknown = null) {
+    const parts = [value !== null && value !== undefined ? `Value "${String(value)}"` : 'Value', field ? ` for field "${field}"` : '', collection ? ` in collection "${collection}"` : ''];
+    super('RECORD_NOT_UNIQUE', 400, `${parts.join('')} has to be unique.`, { collection, field, value: value ?? null });
+  }
+}
+
+export class NotNullViolationError extends ServiceError {
+  constructor(collection: string | null, field: string | null) {
+    super('NOT_NULL_VIOLATION', 400, `Value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} can't be null.`, { collection, field });
+  }
+}
+
+export class ValueTooLongError extends ServiceError {
+  constructor(collection: string | null, field: string | null) {
+    super('VALUE_TOO_LONG', 400, `Value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} is too long.`, { collection, field });
+  }
+}
+
+export class ValueOutOfRangeError extends ServiceError {
+  constructor(collection: string | null, field: string | null) {
+    super('VALUE_OUT_OF_RANGE', 400, `Numeric value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} is out of range.`, { collection, field });
+  }
+}
+
+export class InvalidForeignKeyError extends ServiceError {
+  constructor(collection: string | null, field: string | null) {
+    super('INVALID_FOREIGN_KEY', 400, `Invalid foreign key${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''}.`, { collection, field });
+  }
+}
+
+/**
+ * Several errors answered together (reference §2.1): one entry each. The status is their common status, 500 when
+ * they differ. Validation collects every failing field into one of these.
+ */
+export class ServiceErrorList extends ServiceError {
+  constructor(readonly errors: ServiceError[]) {
+    const statuses = new Set(errors.map((e) => e.status));
+    super(errors[0]?.code ?? 'INTERNAL_SERVER_ERROR', statuses.size === 1 ? errors[0]!.status : 500, errors[0]?.message ?? '');
+  }
+}
+
+/** Throws nothing for no errors, the error itself for one, a ServiceErrorList for several. */
+export function throwAll(errors: ServiceError[]): void {
+  if (errors.length === 1) throw errors[0]!;
+  if (errors.length > 1) throw new ServiceErrorList(errors);
 }
 
 /** Forbidden reason used for unknown/unreadable collections (reference §1.1). */

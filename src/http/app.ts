@@ -26,12 +26,10 @@ export interface AppOptions {
   logger?: boolean | object;
 }
 
-const MAX_PAYLOAD_BYTES = 1024 * 1024;
-
 export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {
   const app = fastify({
     logger: options.logger ?? false,
-    bodyLimit: MAX_PAYLOAD_BYTES,
+    bodyLimit: context.config.maxPayloadSize,
     routerOptions: {
       querystringParser: (text: string) => qs.parse(text, { depth: 10, arrayLimit: 500 }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
@@ -42,6 +40,14 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.addHttpMethod('SEARCH', { hasBody: true });
   // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (reference §0.9).
   app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body (clients such as @directus/sdk send the JSON content type on every request,
+  // DELETE /items/c/1 included); routes that need a body answer INVALID_PAYLOAD themselves.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isConnectionError } from '../db/connection-errors.js';
-import { InternalServerError, InvalidPayloadError, RouteNotFoundError, ServiceError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
+import { InternalServerError, InvalidPayloadError, RouteNotFoundError, ServiceError, ServiceErrorList, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
 
 export function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   if (error instanceof ServiceError) return error;
@@ -29,7 +29,8 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
 }
 
 export function errorBody(error: ServiceError): string {
-  return JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code, ...error.extensions } }] });
+  const errors = error instanceof ServiceErrorList ? error.errors : [error];
+  return JSON.stringify({ errors: errors.map((e) => ({ message: e.message, extensions: { code: e.code, ...e.extensions } })) });
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {

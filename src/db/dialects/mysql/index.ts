@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../../dialect.js';
 import { introspectMysql, mapMysqlType } from './introspect.js';
 import { mysqlSql } from './sql-hooks.js';
+import { translateMysqlError } from './error-translation.js';
+import { mysqlWrite } from './write-hooks.js';
 
 interface CallbackConnection {
   query(sql: string, params: readonly unknown[], cb: (err: Error | null, rows: unknown) => void): void;
@@ -42,4 +44,6 @@ export const mysqlDialect: Dialect = {
   introspect: introspectMysql,
   mapType: mapMysqlType,
   sql: mysqlSql,
+  write: mysqlWrite,
+  translateError: translateMysqlError,
 };

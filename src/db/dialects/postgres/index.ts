@@ -3,6 +3,8 @@ import type pg from 'pg';
 import type { Dialect } from '../../dialect.js';
 import { introspectPostgres, mapPostgresType } from './introspect.js';
 import { postgresSql } from './sql-hooks.js';
+import { translatePostgresError } from './error-translation.js';
+import { postgresWrite } from './write-hooks.js';
 
 export const postgresDialect: Dialect = {
   client: 'pg',
@@ -17,4 +19,6 @@ export const postgresDialect: Dialect = {
   introspect: introspectPostgres,
   mapType: mapPostgresType,
   sql: postgresSql,
+  write: postgresWrite,
+  translateError: translatePostgresError,
 };

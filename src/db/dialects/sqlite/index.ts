@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../../dialect.js';
 import { introspectSqlite, mapSqliteType } from './introspect.js';
 import { sqliteSql } from './sql-hooks.js';
+import { translateSqliteError } from './error-translation.js';
+import { sqliteWrite } from './write-hooks.js';
 
 /** Prepared statements per connection, by SQL text: request shapes repeat, and preparing costs more than running. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -51,4 +53,6 @@ export const sqliteDialect: Dialect = {
   introspect: introspectSqlite,
   mapType: mapSqliteType,
   sql: sqliteSql,
+  write: sqliteWrite,
+  translateError: translateSqliteError,
 };

@@ -1,0 +1,59 @@
+/** mysql2 errors of failed writes (MySQL and MariaDB error numbers) → DatabaseFailure. */
+import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+
+interface MysqlError {
+  errno?: number;
+  sqlMessage?: string;
+  message: string;
+}
+
+/** The column quoted as `column 'x'` or `Column 'x'` or `Field 'x'`. */
+function quotedColumn(message: string): string | null {
+  return /(?:column|Field) '([^']+)'/i.exec(message)?.[1] ?? null;
+}
+
+/** `(`db`.`articles`, CONSTRAINT `c` FOREIGN KEY (`author`) REFERENCES `authors` (`id`)` → the table and column. */
+function foreignKeyParts(message: string): { table: string | null; column: string | null; referencedColumn: string | null } {
+  const match = /\(`[^`]*`\.`([^`]+)`, CONSTRAINT `[^`]*` FOREIGN KEY \(`([^`]+)`\) REFERENCES `[^`]+` \(`([^`]+)`\)/.exec(message);
+  return { table: match?.[1] ?? null, column: match?.[2] ?? null, referencedColumn: match?.[3] ?? null };
+}
+
+export function translateMysqlError(error: unknown): DatabaseFailure | null {
+  const e = error as MysqlError;
+  if (typeof e?.errno !== 'number') return null;
+  const message = e.sqlMessage ?? e.message;
+  switch (e.errno) {
+    case 1062: {
+      // `Duplicate entry 'x' for key 'email'` (MySQL 8 writes 'table.key'); the key name is an index, not a column.
+      const match = /Duplicate entry '(.*)' for key '([^']+)'/s.exec(message);
+      return failure('unique', { value: match?.[1] ?? null });
+    }
+    case 1452:
+    case 1216: {
+      const parts = foreignKeyParts(message);
+      return failure('foreign_key', { table: parts.table, column: parts.column });
+    }
+    case 1451:
+    case 1217: {
+      const parts = foreignKeyParts(message);
+      return failure('foreign_key', { column: parts.referencedColumn, referenced: true });
+    }
+    case 1048:
+    case 1364:
+      return failure('not_null', { column: quotedColumn(message) });
+    case 1406:
+      return failure('too_long', { column: quotedColumn(message) });
+    case 1264:
+    case 1690:
+      return failure('out_of_range', { column: quotedColumn(message) });
+    case 1366:
+    case 1292:
+    case 1411:
+    case 3140:
+    case 3819:
+    case 4025:
+      return failure('invalid_value', { column: quotedColumn(message) });
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,58 @@
+/** node-postgres errors of failed writes → DatabaseFailure (SQLSTATE codes; the column from the error or its detail). */
+import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+
+interface PgError {
+  code?: string;
+  table?: string;
+  column?: string;
+  detail?: string;
+  message: string;
+}
+
+/** `Key (email)=(ada@example.com) already exists.` → ['email', 'ada@example.com'] (single-column keys only). */
+function keyDetail(detail: string | undefined): [string | null, string | null] {
+  const match = /^Key \(([^,()]+)\)=\((.*)\) /s.exec(detail ?? '');
+  return match ? [match[1]!.replace(/^"|"$/g, ''), match[2]!] : [null, null];
+}
+
+export function translatePostgresError(error: unknown): DatabaseFailure | null {
+  const e = error as PgError;
+  if (typeof e?.code !== 'string' || !/^[0-9A-Z]{5}$/.test(e.code)) return null;
+  const table = e.table ?? null;
+  switch (e.code) {
+    case '23505': {
+      const [column, value] = keyDetail(e.detail);
+      return failure('unique', { table, column, value });
+    }
+    case '23503': {
+      const [column] = keyDetail(e.detail);
+      const referenced = /is still referenced from table/.test(e.detail ?? '');
+      return failure('foreign_key', { table, column, referenced });
+    }
+    case '23502':
+      return failure('not_null', { table, column: e.column ?? null });
+    case '22001': {
+      // `value too long for type character varying(20)`: no column, only the type's length.
+      const length = /\((\d+)\)/.exec(e.message);
+      return failure('too_long', { maxLength: length ? Number(length[1]) : null });
+    }
+    case '22003': {
+      // `value "3000000000" is out of range for type integer`, or `integer out of range` / `numeric field overflow`.
+      const value = /value "([^"]*)" is out of range/.exec(e.message);
+      return failure('out_of_range', { value: value ? value[1]! : null });
+    }
+    case '22P02':
+    case '22007':
+    case '22008':
+    case '22023':
+    case '22025':
+    case '2202E':
+    case '22021':
+    case '23514': {
+      const value = /: "(.*)"$/.exec(e.message);
+      return failure('invalid_value', { table, column: e.column ?? null, value: value ? value[1]! : null });
+    }
+    default:
+      return null;
+  }
+}

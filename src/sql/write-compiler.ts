@@ -1,0 +1,107 @@
+/**
+ * INSERT / UPDATE / DELETE (and the key lookups writes need) → statements with bound values. Multi-row statements
+ * are cut so that none carries more parameters than the dialect allows; everything else about a vendor comes from
+ * its hooks. Values arrive in logical form (plan/write-values.ts) and are bound by the dialect's write hooks.
+ */
+import type { FieldOverview } from '../schema/types.js';
+import type { SqlDialect } from './dialect-hooks.js';
+import { Statement, type CompiledStatement } from './statement.js';
+import type { WriteDialect } from './write-hooks.js';
+
+export interface WriteHooks {
+  sql: SqlDialect;
+  write: WriteDialect;
+}
+
+export type Key = string | number;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  const step = Math.max(1, size);
+  for (let i = 0; i < items.length; i += step) out.push(items.slice(i, i + step));
+  return out;
+}
+
+/**
+ * Rows that set the same columns, as few multi-row INSERTs as the parameter limit allows. With `returning`, each
+ * statement returns that column of the inserted rows (RETURNING exists on PostgreSQL, SQLite ≥ 3.35, MariaDB ≥ 10.5).
+ */
+export function compileInserts(
+  table: string,
+  columns: readonly FieldOverview[],
+  rows: readonly Record<string, unknown>[],
+  hooks: WriteHooks,
+  returning: FieldOverview | null,
+): CompiledStatement[] {
+  const q = hooks.sql.quote;
+  const tail = returning ? ` returning ${q(returning.field)}` : '';
+  if (columns.length === 0) return rows.map(() => ({ sql: hooks.write.defaultRowInsert(q(table)) + tail, params: [] }));
+  const head = `insert into ${q(table)} (${columns.map((c) => q(c.field)).join(', ')}) values `;
+  return chunks(rows, Math.floor(hooks.write.maxParameters / columns.length)).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    const values = chunk.map((row) => `(${columns.map((c) => st.param(hooks.write.bind(c, row[c.field] ?? null))).join(', ')})`);
+    return { sql: head + values.join(', ') + tail, params: st.params };
+  });
+}
+
+/** `update t set a = ?, b = ? where key in (...)`: the same values on every row of `keys`. */
+export function compileUpdates(
+  table: string,
+  values: readonly [FieldOverview, unknown][],
+  keyField: FieldOverview,
+  keys: readonly Key[],
+  hooks: WriteHooks,
+): CompiledStatement[] {
+  const q = hooks.sql.quote;
+  return chunks(keys, hooks.write.maxParameters - values.length).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    const set = values.map(([field, value]) => `${q(field.field)} = ${st.param(hooks.write.bind(field, value))}`).join(', ');
+    return { sql: `update ${q(table)} set ${set} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`, params: st.params };
+  });
+}
+
+export function compileDeletes(table: string, keyField: FieldOverview, keys: readonly Key[], hooks: WriteHooks): CompiledStatement[] {
+  const q = hooks.sql.quote;
+  return chunks(keys, hooks.write.maxParameters).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    return { sql: `delete from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`, params: st.params };
+  });
+}
+
+/** `select key from t where key in (...)`: which of `keys` exist. */
+export function compileKeyLookups(table: string, keyField: FieldOverview, keys: readonly Key[], hooks: WriteHooks): CompiledStatement[] {
+  const q = hooks.sql.quote;
+  return chunks(keys, hooks.write.maxParameters).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    return { sql: `select ${q(keyField.field)} as ${q('key')} from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`, params: st.params };
+  });
+}
+
+/** `select key, fk from t where fk in (...)`: the rows that currently point at each of `parents`. */
+export function compileChildLookups(
+  table: string,
+  keyField: FieldOverview,
+  foreignKey: FieldOverview,
+  parents: readonly Key[],
+  hooks: WriteHooks,
+): CompiledStatement[] {
+  const q = hooks.sql.quote;
+  return chunks(parents, hooks.write.maxParameters).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    return {
+      sql: `select ${q(keyField.field)} as ${q('key')}, ${q(foreignKey.field)} as ${q('parent')} from ${q(table)} where ${q(foreignKey.field)} in (${keyList(chunk, foreignKey, st, hooks)})`,
+      params: st.params,
+    };
+  });
+}
+
+/** The key of the one row of a singleton collection, if any. */
+export function compileFirstKey(table: string, keyField: FieldOverview, hooks: WriteHooks): CompiledStatement {
+  const q = hooks.sql.quote;
+  const st = new Statement(hooks.sql);
+  return { sql: `select ${q(keyField.field)} as ${q('key')} from ${q(table)}${hooks.sql.limitOffset(1, 0, (v) => st.param(v))}`, params: st.params };
+}
+
+function keyList(keys: readonly Key[], field: FieldOverview, st: Statement, hooks: WriteHooks): string {
+  return keys.map((key) => st.param(hooks.write.bind(field, key))).join(', ');
+}

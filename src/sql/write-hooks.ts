@@ -1,0 +1,16 @@
+/**
+ * What the write compiler and the mutation executor ask of a dialect. Implemented in
+ * src/db/dialects/<vendor>/write-hooks.ts; nothing outside those files names a vendor.
+ */
+import type { FieldOverview } from '../schema/types.js';
+
+export interface WriteDialect {
+  /** Opens a transaction (committed with `commit`, undone with `rollback`). */
+  readonly begin: string;
+  /** Most bound parameters one statement may carry; multi-row statements are cut to fit. */
+  readonly maxParameters: number;
+  /** A logical value (see plan/write-values.ts) → what the driver binds for this column on a write. */
+  bind(field: FieldOverview, value: unknown): unknown;
+  /** An INSERT of one row of column defaults (a create that names no column); `table` is quoted. */
+  defaultRowInsert(table: string): string;
+}
