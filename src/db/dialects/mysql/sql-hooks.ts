@@ -32,7 +32,10 @@ export const mysqlSql: SqlDialect = {
       case 'uuid':
         return `lower(${column})`;
       case 'json':
-        return `if(json_valid(${column}), json_extract(${column}, '$'), ${column})`;
+        // A text column read as JSON (cast-json) only embeds as JSON straight from json_extract (if() makes it text).
+        return field.schema?.data_type === 'json'
+          ? `if(json_valid(${column}), json_extract(${column}, '$'), ${column})`
+          : `json_extract(case when json_valid(${column}) then ${column} else json_quote(${column}) end, '$')`;
       case 'csv':
         return `case when ${column} is null then null when ${column} = '' then json_array() else json_extract(concat('[', replace(json_quote(${column}), ',', '","'), ']'), '$') end`;
       case 'date':
