@@ -11,6 +11,7 @@ import { SchemaStore } from '../schema/schema-store.js';
 import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
 import { ItemsService } from './items-service.js';
+import { ItemsWriter } from './items-writer.js';
 import { SettingsService } from './settings-service.js';
 
 export interface AppContext {
@@ -18,6 +19,7 @@ export interface AppContext {
   db: Database;
   schema: SchemaStore;
   items: ItemsService;
+  writer: ItemsWriter;
   settings: SettingsService;
   auth: AuthService;
   accountability: AccountabilityResolver;
@@ -46,11 +48,13 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const schema = new SchemaStore(db);
     await schema.load();
     const items = new ItemsService({ db, schema: () => schema.current, queryLimitDefault: config.queryLimitDefault });
+    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation });
     return {
       config,
       db,
       schema,
       items,
+      writer,
       settings: new SettingsService(db),
       auth: new AuthService(db, secret, config),
       accountability: new AccountabilityResolver(db, secret),

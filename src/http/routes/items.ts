@@ -1,12 +1,13 @@
 /**
  * /items: flat and (later) nested reads. GET and SEARCH parse into the same Query IR; the service answers with the
- * finished JSON text, which is sent as is.
+ * finished JSON text, which is sent as is. Writes are registered from item-writes.ts.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import type { Query } from '../../request/query.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { AppContext } from '../../services/app-context.js';
+import { registerItemWrites } from './item-writes.js';
 
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
@@ -39,6 +40,8 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       const body = await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability, request.timer);
       return reply.type('application/json; charset=utf-8').send(body);
     });
+
+    registerItemWrites(app, context, parseOptions);
   };
 }
 

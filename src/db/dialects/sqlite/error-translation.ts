@@ -15,6 +15,8 @@ function tableColumn(message: string): { table: string | null; column: string | 
 export function translateSqliteError(error: unknown): DatabaseFailure | null {
   const e = error as SqliteError;
   if (typeof e?.code !== 'string' || !e.code.startsWith('SQLITE_')) return null;
+  // RESTRICT actions fail as SQLITE_CONSTRAINT_TRIGGER with the foreign-key message.
+  if (e.code.startsWith('SQLITE_CONSTRAINT') && e.message.startsWith('FOREIGN KEY constraint failed')) return failure('foreign_key');
   switch (e.code) {
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':

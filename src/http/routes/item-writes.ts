@@ -1,0 +1,71 @@
+/**
+ * POST / PATCH / DELETE on /items (reference §1.1), registered inside the /items plugin. Thin: the collection is
+ * checked first (403 before any body error, as Directus), the body is parsed into the write IR, the writer does the
+ * rest. A write the caller may not read back answers 204, as every DELETE does.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
+import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
+import type { AppContext } from '../../services/app-context.js';
+import type { WriteResult } from '../../services/items-writer.js';
+
+type CollectionParams = { collection: string };
+type ItemParams = { collection: string; pk: string };
+
+function send(reply: FastifyReply, body: WriteResult): FastifyReply {
+  if (body === null) return reply.code(204).send();
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+export function registerItemWrites(app: FastifyInstance, context: AppContext, parseOptions: QueryParseOptions): void {
+  const { writer } = context;
+
+  app.post<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
+    const { collection } = request.params;
+    writer.assertWritable(collection, request.accountability);
+    const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+    const { many, items } = parseCreateBody(request.body);
+    request.timer.mark('parse');
+    return send(reply, await writer.create(collection, items, many, query, request.accountability, request.timer));
+  });
+
+  app.patch<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
+    const { collection } = request.params;
+    writer.assertWritable(collection, request.accountability);
+    const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+    if (writer.isSingleton(collection)) {
+      const payload = parseItemBody(request.body);
+      request.timer.mark('parse');
+      return send(reply, await writer.upsertSingleton(collection, payload, query, request.accountability, request.timer));
+    }
+    const body = parseUpdateBody(request.body, parseOptions);
+    request.timer.mark('parse');
+    return send(reply, await writer.updateMany(collection, body, query, request.accountability, request.timer));
+  });
+
+  app.patch<{ Params: ItemParams; Body: unknown }>('/:collection/:pk', async (request, reply) => {
+    const { collection, pk } = request.params;
+    writer.assertWritable(collection, request.accountability);
+    const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+    const payload = parseItemBody(request.body);
+    request.timer.mark('parse');
+    return send(reply, await writer.updateOne(collection, pk, payload, query, request.accountability, request.timer));
+  });
+
+  app.delete<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
+    const { collection } = request.params;
+    writer.assertWritable(collection, request.accountability);
+    const body = parseDeleteBody(request.body, parseOptions);
+    request.timer.mark('parse');
+    await writer.delete(collection, body, request.accountability, request.timer);
+    return reply.code(204).send();
+  });
+
+  app.delete<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
+    const { collection, pk } = request.params;
+    writer.assertWritable(collection, request.accountability);
+    request.timer.mark('parse');
+    await writer.delete(collection, { kind: 'keys', keys: [pk] }, request.accountability, request.timer);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * Payloads + schema + accountability → MutationPlan / DeletePlan (pure, synchronous). Everything that can be
+ * checked without the database is checked here, before any SQL runs: unknown fields (403 FORBIDDEN), value types,
+ * lengths, required and non-nullable fields, field validation rules — all failures of the whole request answered
+ * together — and MAX_BATCH_MUTATION. Permissions: admins write everything; everyone else is refused until the
+ * permissions issue adds policy rules here (the accountability already flows through every row).
+ */
+import { collectionForbidden, fieldForbidden, ForbiddenError, InvalidPayloadError, throwAll, type ServiceError } from '../errors/catalogue.js';
+import type { Accountability } from '../permissions/accountability.js';
+import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
+import type { DeletePlan, Key, MutationPlan, RowWrite } from './mutation-plan.js';
+import { planChildren, planParent } from './nested-write-plan.js';
+import { isRequired, nullError, refusesNull, requiredError, ruleErrors } from './validation.js';
+import { coerceKey } from './value-coercion.js';
+import { specialValue } from './write-specials.js';
+import { lengthProblem, writeValue, WriteValueProblem } from './write-values.js';
+
+export interface WriteContext {
+  schema: SchemaOverview;
+  accountability: Accountability;
+  now: Date;
+  /** A new v4 uuid (for `uuid` specials). */
+  uuid: () => string;
+  /** Infinity = no limit. */
+  maxBatchMutation: number;
+}
+
+/** State of one planning pass: the failures found so far and the rows counted. */
+export interface Planning {
+  ctx: WriteContext;
+  errors: ServiceError[];
+  rowCount: number;
+}
+
+type Payload = Record<string, unknown>;
+
+export function isPayload(value: unknown): value is Payload {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A collection items may be written to: a table with a key, not a service_* table, writable by the caller. */
+export function writableCollection(name: string, ctx: WriteContext): CollectionOverview {
+  const collection = ctx.schema.collections[name];
+  if (!collection || collection.system || !collection.schema) throw collectionForbidden(name);
+  if (!ctx.accountability.admin) throw collectionForbidden(name);
+  if (!collection.primary || !collection.fields[collection.primary]) throw new ForbiddenError(`Items of collection "${name}" can't be written: it has no primary key.`);
+  return collection;
+}
+
+function start(ctx: WriteContext): Planning {
+  return { ctx, errors: [], rowCount: 0 };
+}
+
+function finish(planning: Planning, rowCount = planning.rowCount): void {
+  if (rowCount > planning.ctx.maxBatchMutation) throw new InvalidPayloadError(`Exceeded max batch mutation limit of ${planning.ctx.maxBatchMutation}`);
+  // The same data written to several keys fails the same way for each: say it once.
+  const seen = new Set<string>();
+  throwAll(planning.errors.filter((error) => {
+    const id = JSON.stringify([error.code, error.message, error.extensions]);
+    return !seen.has(id) && Boolean(seen.add(id));
+  }));
+}
+
+/** POST: each payload becomes a created row (with its nested writes). */
+export function planCreate(collectionName: string, items: Payload[], many: boolean, ctx: WriteContext): MutationPlan {
+  const collection = writableCollection(collectionName, ctx);
+  const planning = start(ctx);
+  const rows = items.map((item, i) => planRow(planning, collection, item, 'create', null, many ? [i] : [], null));
+  finish(planning);
+  return { collection, rows, rowCount: planning.rowCount };
+}
+
+/** PATCH: each payload updates the row of its key; a key that cannot be one is FORBIDDEN (as a missing row is). */
+export function planUpdate(collectionName: string, entries: { key: unknown; payload: Payload }[], many: boolean, ctx: WriteContext): MutationPlan {
+  const collection = writableCollection(collectionName, ctx);
+  const primary = collection.fields[collection.primary!]!;
+  const planning = start(ctx);
+  const rows = entries.map(({ key, payload }, i) => {
+    if (key === undefined || key === null) throw new InvalidPayloadError(`"[${i}]" must contain the primary key "${primary.field}"`);
+    const coerced = coerceKey(primary, key);
+    if (coerced === null) throw new ForbiddenError();
+    return planRow(planning, collection, payload, 'update', coerced, many ? [i] : [], null);
+  });
+  finish(planning);
+  return { collection, rows, rowCount: planning.rowCount };
+}
+
+export function planDelete(collectionName: string, keys: unknown[], ctx: WriteContext): DeletePlan {
+  const collection = writableCollection(collectionName, ctx);
+  const primary = collection.fields[collection.primary!]!;
+  const coerced = keys.map((key) => coerceKey(primary, key));
+  if (coerced.some((key) => key === null)) throw new ForbiddenError();
+  const unique = [...new Map(coerced.map((key) => [String(key), key as Key])).values()];
+  finish(start(ctx), unique.length);
+  return { collection, keys: unique };
+}
+
+function where(path: (string | number)[]): string {
+  return path.length ? path.join('.') : 'root';
+}
+
+/** One item of a payload → a RowWrite; nested objects and arrays become parent and child writes. */
+export function planRow(
+  planning: Planning,
+  collection: CollectionOverview,
+  payload: Payload,
+  action: RowWrite['action'],
+  key: Key | null,
+  path: (string | number)[],
+  filledByParent: string | null,
+): RowWrite {
+  const row: RowWrite = { collection, action, key, values: {}, hashFields: [], parents: [], children: [], filledByParent, path };
+  planning.rowCount += 1;
+  const primary = collection.primary!;
+  for (const [name, value] of Object.entries(payload)) {
+    if (value === undefined) continue;
+    const field = collection.fields[name];
+    if (!field) throw fieldForbidden(name, collection.collection, where(path));
+    const link = collection.links[name];
+    if (link?.kind === 'o2m') {
+      const children = planChildren(planning, link, value, [...path, name]);
+      if (children) row.children.push(children);
+      continue;
+    }
+    // Alias fields without a relation are presentation only; generated columns are computed by the database.
+    if (!field.schema || field.schema.is_generated) continue;
+    if (name === primary) {
+      planKey(planning, row, value);
+      continue;
+    }
+    if (isPayload(value) && (link?.kind === 'm2o' || link?.kind === 'a2o')) {
+      row.parents.push(planParent(planning, collection, link, payload, value, [...path, name]));
+      continue;
+    }
+    try {
+      const logical = writeValue(collection, field, value, path);
+      row.values[name] = logical;
+      if (field.type === 'hash' && typeof logical === 'string' && logical !== '') row.hashFields.push(name);
+      else {
+        const tooLong = lengthProblem(collection, field, logical);
+        if (tooLong) planning.errors.push(tooLong);
+      }
+    } catch (error) {
+      if (!(error instanceof WriteValueProblem)) throw error;
+      planning.errors.push(error.error);
+    }
+  }
+  checkAnyCollections(collection, payload);
+  planning.errors.push(...ruleErrors(collection, payload, path));
+  if (action !== 'upsert') completeRow(planning, row, action);
+  else {
+    // Create or update is decided during execution; what fails either way fails now.
+    for (const [name, value] of Object.entries(row.values)) if (value === null && refusesNull(collection.fields[name]!)) planning.errors.push(nullError(name, path));
+  }
+  return row;
+}
+
+/** The payload's primary key: the key of a create; on an update it may only repeat the row's key. */
+function planKey(planning: Planning, row: RowWrite, value: unknown): void {
+  const primary = row.collection.fields[row.collection.primary!]!;
+  if (value === null) {
+    if (row.action === 'create') return;
+    throw new InvalidPayloadError(`The primary key "${primary.field}" can't be changed`);
+  }
+  const key = coerceKey(primary, value);
+  if (key === null) {
+    planning.errors.push(new InvalidPayloadError(`Invalid primary key "${String(value)}" for field "${primary.field}"`, { collection: row.collection.collection, field: primary.field, path: row.path }));
+    return;
+  }
+  if (row.action === 'create') {
+    row.key = key;
+    row.values[primary.field] = key;
+    const tooLong = lengthProblem(row.collection, primary, key);
+    if (tooLong) planning.errors.push(tooLong);
+  } else if (String(key) !== String(row.key)) {
+    throw new InvalidPayloadError(`The primary key "${primary.field}" can't be changed`);
+  }
+}
+
+/** An m2a junction's collection field may only name one of the relation's allowed collections. */
+function checkAnyCollections(collection: CollectionOverview, payload: Payload): void {
+  for (const link of Object.values(collection.links)) {
+    if (link.kind !== 'a2o') continue;
+    const named = payload[link.collectionField];
+    if (named === undefined || named === null) continue;
+    if (typeof named !== 'string' || !link.allowed.includes(named)) {
+      throw new InvalidPayloadError(`"${String(named)}" is not one of the collections allowed in "${collection.collection}.${link.field}" (${link.allowed.join(', ')})`);
+    }
+  }
+}
+
+/**
+ * Once a row's action is known: the values of special flags, then the required and non-nullable checks. Upserts
+ * come here during execution, when the lookup of their key has told create from update.
+ */
+export function completeRow(planning: Planning, row: RowWrite, action: 'create' | 'update'): void {
+  row.action = action;
+  const { collection } = row;
+  const sources = planning.ctx;
+  for (const name of collection.fieldOrder) {
+    const field = collection.fields[name]!;
+    if (!field.schema || field.special.length === 0 || field.schema.is_generated) continue;
+    if (field.primaryKey && row.key !== null) continue;
+    const given = specialValue(field, action, row.values[name], sources);
+    if (given === undefined) continue;
+    try {
+      const logical = writeValue(collection, field, given instanceof Date && !['date', 'dateTime', 'timestamp', 'time'].includes(field.type) ? given.toISOString() : given, row.path);
+      row.values[name] = logical;
+      if (field.primaryKey) row.key = logical as Key;
+    } catch (error) {
+      if (!(error instanceof WriteValueProblem)) throw error;
+      planning.errors.push(error.error);
+    }
+  }
+  for (const name of collection.fieldOrder) {
+    const field = collection.fields[name]!;
+    const value = row.values[name];
+    if (name === row.filledByParent || row.parents.some((parent) => parent.field === name)) continue;
+    if (value === null && refusesNull(field)) planning.errors.push(nullError(name, row.path));
+    else if (action === 'create' && value === undefined && isRequired(field) && !(field.primaryKey && row.key !== null)) {
+      planning.errors.push(requiredError(name, row.path));
+    }
+  }
+}
+
+/**
+ * An upsert whose key lookup is done: an existing row is updated (when the payload changes anything), a missing one
+ * created with that key. Returns the failures the created row's checks found.
+ */
+export function resolveUpsert(row: RowWrite, exists: boolean, ctx: WriteContext): ServiceError[] {
+  const planning = start(ctx);
+  if (exists) {
+    if (Object.keys(row.values).length === 0 && row.parents.length === 0 && row.children.length === 0) row.action = 'update';
+    else completeRow(planning, row, 'update');
+  } else {
+    row.values[row.collection.primary!] = row.key;
+    completeRow(planning, row, 'create');
+  }
+  return planning.errors;
+}

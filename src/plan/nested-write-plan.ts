@@ -1,0 +1,104 @@
+/**
+ * Nested relational payloads (spec "Nested relational payloads", reference §1.10) → parent and child writes.
+ * m2o / a2o objects: without key → create, with key → update when it exists (create otherwise).
+ * o2m / m2m / m2a: the basic array form (keys assign, objects create or upsert, rows not named are deselected) or
+ * the detailed form `{create, update, delete}`. m2m and m2a are o2m writes of junction rows whose own m2o / a2o
+ * field carries the related item, so every depth is the same two steps.
+ */
+import { collectionForbidden, ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
+import type { CollectionOverview, RelationalLink } from '../schema/types.js';
+import type { ChildWrites, Key, O2mLink, ParentWrite, RowWrite } from './mutation-plan.js';
+import { isPayload, planRow, type Planning } from './mutation-planner.js';
+import { coerceKey } from './value-coercion.js';
+
+type Payload = Record<string, unknown>;
+
+function target(planning: Planning, name: string): CollectionOverview {
+  const collection = planning.ctx.schema.collections[name];
+  if (!collection || collection.system || !collection.schema || !collection.primary) throw collectionForbidden(name);
+  if (!planning.ctx.accountability.admin) throw collectionForbidden(name);
+  return collection;
+}
+
+/** A key from a payload for `collection`; one that cannot be a key of its type is FORBIDDEN, like a missing row. */
+function keyOf(collection: CollectionOverview, value: unknown): Key {
+  const key = coerceKey(collection.fields[collection.primary!]!, value);
+  if (key === null) throw new ForbiddenError();
+  return key;
+}
+
+/** An object under an m2o or a2o field: the related row, written before the row that points at it. */
+export function planParent(
+  planning: Planning,
+  collection: CollectionOverview,
+  link: Exclude<RelationalLink, { kind: 'o2m' }>,
+  payload: Payload,
+  value: Payload,
+  path: (string | number)[],
+): ParentWrite {
+  let related: CollectionOverview;
+  if (link.kind === 'm2o') {
+    related = target(planning, link.related);
+    if (link.relatedField !== related.primary && value[link.relatedField] === undefined) {
+      throw new InvalidPayloadError(`A nested item under "${link.field}" needs "${link.relatedField}", the field "${collection.collection}.${link.field}" refers to`);
+    }
+  } else {
+    const named = payload[link.collectionField];
+    if (typeof named !== 'string') throw new InvalidPayloadError(`"${link.collectionField}" is required to write a nested item under "${link.field}"`);
+    // checkAnyCollections (planner) has refused names outside the allowed collections.
+    related = target(planning, named);
+  }
+  const given = value[related.primary!];
+  const row =
+    given === undefined || given === null
+      ? planRow(planning, related, value, 'create', null, path, null)
+      : planRow(planning, related, value, 'upsert', keyOf(related, given), path, null);
+  return { field: link.field, anyCollection: link.kind === 'a2o', row };
+}
+
+/** The value under an o2m field: the related rows to create, update, link and unlink. Null changes nothing. */
+export function planChildren(planning: Planning, link: O2mLink, value: unknown, path: (string | number)[]): ChildWrites | null {
+  if (value === null) return null;
+  const related = target(planning, link.related);
+  const primary = related.primary!;
+  const writes: ChildWrites = { link, related, replace: false, rows: [], updates: [], assign: [], remove: [] };
+  const item = (element: Payload, at: (string | number)[], mode: 'create' | 'upsert' | 'update'): RowWrite => {
+    const given = element[primary];
+    if (mode === 'update' && (given === undefined || given === null)) throw new InvalidPayloadError(`"${at.join('.')}" must contain the primary key "${primary}"`);
+    if (given === undefined || given === null) return planRow(planning, related, element, 'create', null, at, link.relatedField);
+    return planRow(planning, related, element, mode === 'create' ? 'create' : mode, keyOf(related, given), at, link.relatedField);
+  };
+
+  if (Array.isArray(value)) {
+    writes.replace = true;
+    value.forEach((element, i) => {
+      if (isPayload(element)) writes.rows.push(item(element, [...path, i], 'upsert'));
+      else if (typeof element === 'string' || typeof element === 'number') writes.assign.push(keyOf(related, element));
+      else throw new InvalidPayloadError(`"${[...path, i].join('.')}" must be a primary key or an object`);
+    });
+  } else if (isPayload(value)) {
+    const unknownKey = Object.keys(value).find((key) => !['create', 'update', 'delete'].includes(key));
+    if (unknownKey !== undefined) throw new InvalidPayloadError(`"${[...path, unknownKey].join('.')}" is not allowed (use create, update and delete)`);
+    const list = (name: string): unknown[] => {
+      const items = value[name] ?? [];
+      if (!Array.isArray(items)) throw new InvalidPayloadError(`"${[...path, name].join('.')}" must be an array`);
+      return items;
+    };
+    list('create').forEach((element, i) => {
+      if (!isPayload(element)) throw new InvalidPayloadError(`"${[...path, 'create', i].join('.')}" must be an object`);
+      writes.rows.push(item(element, [...path, 'create', i], 'create'));
+    });
+    list('update').forEach((element, i) => {
+      if (!isPayload(element)) throw new InvalidPayloadError(`"${[...path, 'update', i].join('.')}" must be an object`);
+      writes.updates.push(item(element, [...path, 'update', i], 'update'));
+    });
+    list('delete').forEach((element, i) => {
+      if (typeof element !== 'string' && typeof element !== 'number') throw new InvalidPayloadError(`"${[...path, 'delete', i].join('.')}" must be a primary key`);
+      writes.remove.push(keyOf(related, element));
+    });
+  } else {
+    throw new InvalidPayloadError(`"${path.join('.')}" must be an array or an object with create, update and delete`);
+  }
+  planning.rowCount += writes.assign.length + writes.remove.length;
+  return writes;
+}

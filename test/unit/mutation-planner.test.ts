@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { publicAccountability } from '../../src/permissions/accountability.js';
+import { planCreate, planDelete, planUpdate, resolveUpsert, type WriteContext } from '../../src/plan/mutation-planner.js';
+import type { RowWrite } from '../../src/plan/mutation-plan.js';
+import { thrownCode as code } from '../helpers/thrown.js';
+import { WRITE_SCHEMA, WRITER } from '../helpers/write-schema.js';
+
+const NOW = new Date('2026-03-04T05:06:07.089Z');
+let uuids = 0;
+const ctx: WriteContext = {
+  schema: WRITE_SCHEMA,
+  accountability: WRITER,
+  now: NOW,
+  uuid: () => `00000000-0000-4000-8000-${String(++uuids).padStart(12, '0')}`,
+  maxBatchMutation: Infinity,
+};
+
+/** The errors a plan throws, as [code, field, type] rows. */
+function failures(fn: () => unknown): [string, unknown, unknown][] {
+  try {
+    fn();
+  } catch (error) {
+    const list = (error as { errors?: { code: string; extensions: Record<string, unknown> }[] }).errors ?? [error as { code: string; extensions: Record<string, unknown> }];
+    return list.map((e) => [e.code, e.extensions.field ?? null, e.extensions.type ?? null]);
+  }
+  return [];
+}
+
+describe('planCreate', () => {
+  it('coerces values to their logical form and leaves defaults, keys and generated columns to the database', () => {
+    const [row] = planCreate('articles', [{ title: 'T', rating: '3', published_on: '2024-01-05', words: 9 }], false, ctx).rows;
+    assert.deepEqual(row!.values, { title: 'T', rating: 3, published_on: '2024-01-05' });
+    assert.equal(row!.key, null);
+    assert.equal(row!.action, 'create');
+  });
+
+  it('lists every failure of every item together: required, nnull, types, lengths and rules', () => {
+    assert.deepEqual(
+      failures(() => planCreate('articles', [{ status: null, rating: 1.5 }, { title: 'x'.repeat(51) }, { title: 'xeno', published_on: 'soon' }], true, ctx)),
+      [
+        ['INVALID_PAYLOAD', 'rating', null],
+        ['FAILED_VALIDATION', 'title', 'required'],
+        ['FAILED_VALIDATION', 'status', 'nnull'],
+        ['VALUE_TOO_LONG', 'title', null],
+        ['FAILED_VALIDATION', 'title', 'nstarts_with'],
+        ['INVALID_PAYLOAD', 'published_on', null],
+        ['FAILED_VALIDATION', 'title', 'nstarts_with'],
+      ],
+    );
+  });
+
+  it('refuses unknown fields, unknown and system collections, and callers without access, with FORBIDDEN', () => {
+    assert.equal(code(() => planCreate('articles', [{ title: 'T', nope: 1 }], false, ctx)), 'FORBIDDEN');
+    assert.equal(code(() => planCreate('nope', [{}], false, ctx)), 'FORBIDDEN');
+    assert.equal(code(() => planCreate('service_users', [{}], false, ctx)), 'FORBIDDEN');
+    assert.equal(code(() => planCreate('articles', [{ title: 'T' }], false, { ...ctx, accountability: publicAccountability() })), 'FORBIDDEN');
+  });
+
+  it('gives uuid keys, creation dates and users from the specials, and marks hash fields', () => {
+    const [row] = planCreate('things', [{ label: 'L', secret: 'pw', created: '1999-01-01' }], false, ctx).rows;
+    assert.match(String(row!.key), /^00000000-0000-4000-8000-\d{12}$/);
+    assert.equal(row!.values.id, row!.key);
+    assert.equal(row!.values.created, NOW.toISOString());
+    assert.equal(row!.values.updated, undefined);
+    assert.equal(row!.values.owner, 'u-1');
+    assert.deepEqual(row!.hashFields, ['secret']);
+    const [update] = planUpdate('things', [{ key: row!.key, payload: { label: 'M' } }], false, ctx).rows;
+    assert.deepEqual(update!.values, { label: 'M', updated: NOW.toISOString() });
+  });
+
+  it('plans m2o objects as parents and o2m arrays as children, any depth', () => {
+    const [row] = planCreate(
+      'authors',
+      [{ name: 'A', articles: [{ title: 'one', tags: [{ tags_id: { name: 'new' } }, { tags_id: 2 }, 7] }, 3, { id: 4, rating: 1 }] }],
+      false,
+      ctx,
+    ).rows;
+    const [articles] = row!.children;
+    assert.equal(articles!.related.collection, 'articles');
+    assert.equal(articles!.replace, true);
+    assert.deepEqual(articles!.assign, [3]);
+    assert.deepEqual(articles!.rows.map((r) => [r.action, r.key, r.filledByParent]), [['create', null, 'author'], ['upsert', 4, 'author']]);
+    const [junction] = articles!.rows[0]!.children;
+    assert.equal(junction!.related.collection, 'articles_tags');
+    assert.deepEqual(junction!.assign, [7]);
+    assert.deepEqual(junction!.rows.map((r) => r.values), [{}, { tags_id: 2 }]);
+    const [tag] = junction!.rows[0]!.parents;
+    assert.equal(tag!.field, 'tags_id');
+    assert.deepEqual(tag!.row.values, { name: 'new' });
+    // author, 2 articles, 2 junction rows, 1 tag, and the two bare keys.
+    assert.equal(planCreate('authors', [{ name: 'A', articles: [{ title: 'one', tags: [{ tags_id: { name: 'new' } }, { tags_id: 2 }, 7] }, 3, { id: 4, rating: 1 }] }], false, ctx).rowCount, 8);
+  });
+
+  it('takes the detailed form and checks its shape', () => {
+    const [row] = planUpdate('authors', [{ key: 1, payload: { articles: { create: [{ title: 'c' }], update: [{ id: 2, title: 'u' }], delete: [3, '4'] } } }], false, ctx).rows;
+    const [set] = row!.children;
+    assert.equal(set!.replace, false);
+    assert.deepEqual(set!.rows.map((r) => r.action), ['create']);
+    assert.deepEqual(set!.updates.map((r) => [r.action, r.key]), [['update', 2]]);
+    assert.deepEqual(set!.remove, [3, 4]);
+    for (const articles of [{ update: [{ title: 'no key' }] }, { create: {} }, { replace: [] }, 'x', [null]]) {
+      assert.equal(code(() => planUpdate('authors', [{ key: 1, payload: { articles } }], false, ctx)), 'INVALID_PAYLOAD', JSON.stringify(articles));
+    }
+    assert.equal(code(() => planUpdate('authors', [{ key: 1, payload: { articles: ['abc'] } }], false, ctx)), 'FORBIDDEN');
+  });
+
+  it('checks m2a collections against the allowed ones', () => {
+    const [row] = planCreate('pages', [{ title: 'P', sections: [{ collection: 'tags', item: { name: 't' } }, { collection: 'pages', item: 5 }] }], false, ctx).rows;
+    const [sections] = row!.children;
+    assert.deepEqual(sections!.rows[0]!.parents.map((p) => [p.field, p.anyCollection, p.row.collection.collection]), [['item', true, 'tags']]);
+    assert.deepEqual(sections!.rows[1]!.values, { collection: 'pages', item: '5' });
+    assert.equal(code(() => planCreate('pages', [{ sections: [{ collection: 'authors', item: { name: 'x' } }] }], false, ctx)), 'INVALID_PAYLOAD');
+    assert.equal(code(() => planCreate('pages', [{ sections: [{ item: { name: 'x' } }] }], false, ctx)), 'INVALID_PAYLOAD');
+  });
+
+  it('does not require what the parent or a nested parent fills', () => {
+    assert.deepEqual(failures(() => planCreate('articles', [{ title: 'T', author: { name: 'N' } }], false, ctx)), []);
+    assert.deepEqual(failures(() => planCreate('authors', [{ name: 'N', articles: [{ title: 'T' }] }], false, ctx)), []);
+    assert.deepEqual(failures(() => planCreate('authors', [{ name: 'N', articles: [{ rating: 1 }] }], false, ctx)), [['FAILED_VALIDATION', 'title', 'required']]);
+  });
+
+  it('enforces MAX_BATCH_MUTATION on every planned row', () => {
+    const limited = { ...ctx, maxBatchMutation: 2 };
+    assert.equal(code(() => planCreate('tags', [{ name: 'a' }, { name: 'b' }], true, limited)), 'OK');
+    assert.equal(code(() => planCreate('authors', [{ name: 'a', articles: [{ title: 'x' }, { title: 'y' }] }], false, limited)), 'INVALID_PAYLOAD');
+    assert.equal(code(() => planDelete('tags', [1, 2, 3], limited)), 'INVALID_PAYLOAD');
+  });
+});
+
+describe('planUpdate and planDelete', () => {
+  it('refuses keys that cannot be keys, and key changes', () => {
+    assert.equal(code(() => planUpdate('authors', [{ key: 'abc', payload: { name: 'x' } }], false, ctx)), 'FORBIDDEN');
+    assert.equal(code(() => planUpdate('authors', [{ key: undefined, payload: { name: 'x' } }], true, ctx)), 'INVALID_PAYLOAD');
+    assert.equal(code(() => planUpdate('authors', [{ key: '1', payload: { id: 1, name: 'x' } }], false, ctx)), 'OK');
+    assert.equal(code(() => planUpdate('authors', [{ key: '1', payload: { id: 2 } }], false, ctx)), 'INVALID_PAYLOAD');
+    assert.equal(code(() => planDelete('authors', [1, 'x'], ctx)), 'FORBIDDEN');
+    assert.deepEqual(planDelete('authors', [1, '1', 2], ctx).keys, [1, 2]);
+  });
+
+  it('checks only the given fields, and says each failure of shared data once', () => {
+    assert.deepEqual(failures(() => planUpdate('authors', [{ key: 1, payload: { email: 'e' } }], false, ctx)), []);
+    assert.deepEqual(
+      failures(() => planUpdate('authors', [1, 2, 3].map((key) => ({ key, payload: { name: null } })), false, ctx)),
+      [['FAILED_VALIDATION', 'name', 'nnull']],
+    );
+  });
+});
+
+describe('resolveUpsert', () => {
+  const upsert = (): RowWrite => planCreate('articles', [{ title: 'T', author: { id: 9, email: 'e@x' } }], false, ctx).rows[0]!.parents[0]!.row;
+
+  it('updates an existing row, and skips a row the payload does not change', () => {
+    const row = upsert();
+    assert.equal(row.action, 'upsert');
+    assert.deepEqual(resolveUpsert(row, true, ctx), []);
+    assert.equal(row.action, 'update');
+    assert.deepEqual(row.values, { email: 'e@x' });
+  });
+
+  it('creates a missing row with its key, with the checks of a create', () => {
+    const row = upsert();
+    const errors = resolveUpsert(row, false, ctx);
+    assert.equal(row.action, 'create');
+    assert.deepEqual(row.values, { email: 'e@x', id: 9 });
+    assert.deepEqual(errors.map((e) => [e.code, e.extensions.field, e.extensions.type]), [['FAILED_VALIDATION', 'name', 'required']]);
+  });
+});
