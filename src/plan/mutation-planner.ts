@@ -7,7 +7,7 @@
  */
 import { collectionForbidden, fieldForbidden, ForbiddenError, InvalidPayloadError, throwAll, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
+import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import type { DeletePlan, Key, MutationPlan, RowWrite } from './mutation-plan.js';
 import { planChildren, planParent } from './nested-write-plan.js';
 import { isRequired, nullError, refusesNull, requiredError, ruleErrors } from './validation.js';
@@ -33,6 +33,11 @@ export interface Planning {
 }
 
 type Payload = Record<string, unknown>;
+
+/** What reads answer for a concealed field. */
+const CONCEALED = '**********';
+/** Path segments (a field, then an index) allowed under one item: deeper payloads are refused, not overflowed. */
+const MAX_PATH = 200;
 
 export function isPayload(value: unknown): value is Payload {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -111,6 +116,7 @@ export function planRow(
 ): RowWrite {
   const row: RowWrite = { collection, action, key, values: {}, hashFields: [], parents: [], children: [], filledByParent, path };
   planning.rowCount += 1;
+  if (path.length > MAX_PATH) throw new InvalidPayloadError(`Nested payloads can't be deeper than ${MAX_PATH / 2} relations`);
   const primary = collection.primary!;
   for (const [name, value] of Object.entries(payload)) {
     if (value === undefined) continue;
@@ -128,6 +134,8 @@ export function planRow(
       planKey(planning, row, value);
       continue;
     }
+    // A concealed value sent back as read (`**********`) is not a new value: the stored one stays.
+    if (field.concealed && value === CONCEALED && action !== 'create') continue;
     if (isPayload(value) && (link?.kind === 'm2o' || link?.kind === 'a2o')) {
       row.parents.push(planParent(planning, collection, link, payload, value, [...path, name]));
       continue;
@@ -197,9 +205,9 @@ export function completeRow(planning: Planning, row: RowWrite, action: 'create' 
   row.action = action;
   const { collection } = row;
   const sources = planning.ctx;
-  for (const name of collection.fieldOrder) {
-    const field = collection.fields[name]!;
-    if (!field.schema || field.special.length === 0 || field.schema.is_generated) continue;
+  const { special, checked } = fieldsToComplete(collection);
+  for (const field of special) {
+    const name = field.field;
     if (field.primaryKey && row.key !== null) continue;
     const given = specialValue(field, action, row.values[name], sources);
     if (given === undefined) continue;
@@ -212,15 +220,29 @@ export function completeRow(planning: Planning, row: RowWrite, action: 'create' 
       planning.errors.push(error.error);
     }
   }
-  for (const name of collection.fieldOrder) {
-    const field = collection.fields[name]!;
+  for (const field of checked) {
+    const name = field.field;
     const value = row.values[name];
+    if (value !== null && (value !== undefined || action !== 'create')) continue;
     if (name === row.filledByParent || row.parents.some((parent) => parent.field === name)) continue;
     if (value === null && refusesNull(field)) planning.errors.push(nullError(name, row.path));
     else if (action === 'create' && value === undefined && isRequired(field) && !(field.primaryKey && row.key !== null)) {
       planning.errors.push(requiredError(name, row.path));
     }
   }
+}
+
+/** Per collection (the schema is immutable): the columns with special flags, and those a create or a null can fail. */
+const completion = new WeakMap<CollectionOverview, { special: FieldOverview[]; checked: FieldOverview[] }>();
+
+function fieldsToComplete(collection: CollectionOverview): { special: FieldOverview[]; checked: FieldOverview[] } {
+  let found = completion.get(collection);
+  if (!found) {
+    const fields = collection.fieldOrder.map((name) => collection.fields[name]!).filter((field) => field.schema && !field.schema.is_generated);
+    found = { special: fields.filter((field) => field.special.length > 0), checked: fields.filter((field) => isRequired(field) || refusesNull(field)) };
+    completion.set(collection, found);
+  }
+  return found;
 }
 
 /**

@@ -28,17 +28,17 @@ const DATE_LABEL: Record<string, string> = { date: 'Date', dateTime: 'DateTime',
 /** The logical value to write for `value` (not undefined), or throws WriteValueProblem. */
 export function writeValue(collection: CollectionOverview, field: FieldOverview, value: unknown, path: (string | number)[]): unknown {
   if (value === null) return null;
-  const fail = (reason: string) => wrongType(collection, field, path, reason);
+  // (No closure here: this runs for every value of every row of a batch.)
   switch (field.type) {
     case 'integer': {
       const n = typeof value === 'number' ? value : typeof value === 'string' && INTEGER.test(value.trim()) ? Number(value) : NaN;
-      if (!Number.isInteger(n)) throw fail(`Value for field "${field.field}" has to be an integer`);
+      if (!Number.isInteger(n)) throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an integer`);
       if (!Number.isSafeInteger(n)) throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
       return n;
     }
     case 'bigInteger': {
       const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
-      if (!INTEGER.test(text)) throw fail(`Value for field "${field.field}" has to be an integer`);
+      if (!INTEGER.test(text)) throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an integer`);
       const big = BigInt(text);
       if (big < INT64_MIN || big > INT64_MAX) throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
       return big.toString();
@@ -49,7 +49,7 @@ export function writeValue(collection: CollectionOverview, field: FieldOverview,
       try {
         logical = coerceValue(field, value);
       } catch {
-        throw fail(`Value for field "${field.field}" has to be a number`);
+        throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a number`);
       }
       if (field.type === 'decimal') checkDecimal(collection, field, String(logical));
       return logical;
@@ -58,7 +58,7 @@ export function writeValue(collection: CollectionOverview, field: FieldOverview,
       try {
         return coerceValue(field, value);
       } catch {
-        throw fail(`Value for field "${field.field}" has to be a boolean`);
+        throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a boolean`);
       }
     case 'date':
     case 'dateTime':
@@ -67,13 +67,13 @@ export function writeValue(collection: CollectionOverview, field: FieldOverview,
       try {
         return coerceValue(field, value);
       } catch {
-        throw fail(`Invalid ${DATE_LABEL[field.type]} format in field "${field.field}"`);
+        throw wrongType(collection, field, path, `Invalid ${DATE_LABEL[field.type]} format in field "${field.field}"`);
       }
     case 'uuid':
       try {
         return coerceValue(field, value);
       } catch {
-        throw fail(`Value for field "${field.field}" has to be a UUID`);
+        throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a UUID`);
       }
     case 'json':
       // What is written reads back the same: a string is stored as a JSON string, not parsed.
@@ -81,14 +81,14 @@ export function writeValue(collection: CollectionOverview, field: FieldOverview,
     case 'csv':
       if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.join(',');
       if (typeof value === 'string') return value;
-      throw fail(`Value for field "${field.field}" has to be an array of strings`);
+      throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an array of strings`);
     case 'hash':
-      if (typeof value !== 'string') throw fail(`Value for field "${field.field}" has to be a string`);
+      if (typeof value !== 'string') throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
       return value;
     default:
       if (typeof value === 'string') return value;
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-      throw fail(`Value for field "${field.field}" has to be a string`);
+      throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
   }
 }
 

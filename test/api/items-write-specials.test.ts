@@ -86,6 +86,11 @@ for (const client of testClients()) {
       assert.deepEqual(item.labels, ['x', 'y']);
       assert.equal((await stored(created.id)).secret, before.secret);
 
+      // An item sent back as read keeps its concealed values.
+      const readBack = json(await send('PATCH', `/items/gadgets/${created.id}`, { ...item, name: 'Gizmo 3' })).data;
+      assert.equal(readBack.name, 'Gizmo 3');
+      assert.equal((await stored(created.id)).secret, before.secret);
+
       await send('PATCH', `/items/gadgets/${created.id}`, { secret: 'second' });
       const after = await stored(created.id);
       assert.notEqual(after.secret, before.secret);

@@ -120,6 +120,18 @@ describe('planCreate', () => {
     assert.deepEqual(failures(() => planCreate('authors', [{ name: 'N', articles: [{ rating: 1 }] }], false, ctx)), [['FAILED_VALIDATION', 'title', 'required']]);
   });
 
+  it('refuses payloads nested deeper than a hundred relations, with a coded error', () => {
+    let author: Record<string, unknown> = { name: 'leaf' };
+    for (let i = 0; i < 120; i++) author = { name: `a${i}`, articles: [{ title: `t${i}`, author }] };
+    assert.equal(code(() => planCreate('authors', [author], false, ctx)), 'INVALID_PAYLOAD');
+  });
+
+  it('keeps concealed values sent back as read on update', () => {
+    const [row] = planUpdate('things', [{ key: '00000000-0000-4000-8000-000000000001', payload: { label: 'x', secret: '**********' } }], false, ctx).rows;
+    assert.deepEqual(row!.hashFields, []);
+    assert.equal(row!.values.secret, undefined);
+  });
+
   it('enforces MAX_BATCH_MUTATION on every planned row', () => {
     const limited = { ...ctx, maxBatchMutation: 2 };
     assert.equal(code(() => planCreate('tags', [{ name: 'a' }, { name: 'b' }], true, limited)), 'OK');

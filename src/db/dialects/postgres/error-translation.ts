@@ -41,6 +41,9 @@ export function translatePostgresError(error: unknown): DatabaseFailure | null {
       const value = /value "([^"]*)" is out of range/.exec(e.message);
       return failure('out_of_range', { value: value ? value[1]! : null });
     }
+    case '428C9':
+      // `cannot insert a non-DEFAULT value into column "id"` (GENERATED ALWAYS identity).
+      return failure('invalid_value', { table, column: /column "([^"]+)"/.exec(e.message)?.[1] ?? null });
     case '22P02':
     case '22007':
     case '22008':
@@ -49,6 +52,7 @@ export function translatePostgresError(error: unknown): DatabaseFailure | null {
     case '2202E':
     case '22021':
     case '23514': {
+      // `invalid input syntax for type integer: "abc"`: the value, from which the field is found.
       const value = /: "(.*)"$/.exec(e.message);
       return failure('invalid_value', { table, column: e.column ?? null, value: value ? value[1]! : null });
     }
