@@ -68,6 +68,10 @@ for (const client of testClients()) {
       assert.equal(Number(row.flag), 1);
       assert.deepEqual(JSON.parse(row.config), { retries: 3, hosts: ['a', 'b'] });
       assert.equal(row.labels, 'red,blue');
+      // The cast-boolean column filters as a boolean too.
+      const filtered = await t.request({ method: 'GET', url: `/items/gadgets?fields=id&filter[flag][_eq]=true&filter[id][_eq]=${item.id}` });
+      assert.equal(filtered.statusCode, 200, filtered.body);
+      assert.deepEqual(json(filtered).data, [{ id: item.id }]);
     });
 
     it('fills update dates, users and roles on update, and hashes a new value', async () => {

@@ -2,11 +2,18 @@ import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 
 const CONCEALED = `'**********'`;
+const NUMERIC_COLUMN = /^(smallint|integer|bigint|numeric|decimal|real|double precision)$/i;
 
 export const postgresSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: (n) => `$${n}`,
-  bind: (_field, value) => value,
+  bind(field, value) {
+    // Booleans of non-boolean columns (cast-boolean): numbers in numeric columns, true/false text otherwise.
+    if (typeof value === 'boolean' && field.schema && field.schema.data_type !== 'boolean') {
+      return NUMERIC_COLUMN.test(field.schema.data_type) ? (value ? 1 : 0) : String(value);
+    }
+    return value;
+  },
   // json/jsonb have no equality with arbitrary text; filters compare their text.
   comparable: (column, field) => (field.type === 'json' ? `${column}::text` : column),
   asText: (column) => `${column}::text`,
