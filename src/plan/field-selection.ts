@@ -1,0 +1,142 @@
+/**
+ * `fields` paths at one level → the outputs of that level (reference §1.4): plain and function fields, `*` and
+ * `*.*` expansion, aliases, m2o objects, o2m lists (keys when not expanded), and m2a items scoped per collection
+ * (`item:<collection>.<field>`). Deeper paths are handed to `planChild`, which plans the related level.
+ */
+import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
+import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
+import type { DeepQuery } from '../request/query.js';
+import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
+import { fieldOf, joinFor, resolveOperand } from './operands.js';
+import type { Join, PlannedOutput, ReadLevel } from './read-plan.js';
+
+export interface ChildRequest {
+  join: Join;
+  /** Paths relative to the related collection. */
+  fields: string[];
+  deep: DeepQuery | undefined;
+  where: string;
+  /** o2m lists are sorted and limited per parent; m2o objects are one row. */
+  shape: 'object' | 'list';
+  /** The relation's own sort field (o2m), which comes before the related collection's. */
+  sortField: string | null;
+}
+
+interface Entry {
+  key: string;
+  /** Field name or function call as written (after alias resolution). */
+  target: string;
+  children: string[];
+  scopes: Map<string, string[]>;
+}
+
+export function planSelection(
+  schema: SchemaOverview,
+  collection: CollectionOverview,
+  paths: string[],
+  deep: Record<string, DeepQuery> | undefined,
+  where: string,
+  planChild: (request: ChildRequest) => ReadLevel,
+  alias: Record<string, string> = {},
+): PlannedOutput[] {
+  const entries = new Map<string, Entry>();
+  const entry = (key: string, target: string) => {
+    let found = entries.get(key);
+    if (!found) entries.set(key, (found = { key, target, children: [], scopes: new Map() }));
+    return found;
+  };
+
+  for (const path of paths) {
+    const [head, ...rest] = splitFieldPath(path);
+    const sub = rest.length ? rest.join('.') : null;
+    if (head === '*') {
+      for (const name of collection.fieldOrder) {
+        const relational = Boolean(collection.links[name]);
+        const e = entry(name, name);
+        if (sub !== null && relational) e.children.push(sub);
+      }
+      for (const [key, target] of Object.entries(alias)) {
+        const e = entry(key, target);
+        if (sub !== null && collection.links[target]) e.children.push(sub);
+      }
+      continue;
+    }
+    const [name, scope] = head!.split(':') as [string, string | undefined];
+    const e = entry(name, alias[name] ?? name);
+    if (scope !== undefined) {
+      const list = e.scopes.get(scope) ?? [];
+      list.push(sub ?? '*');
+      e.scopes.set(scope, list);
+    } else if (sub !== null) {
+      e.children.push(sub);
+    }
+  }
+
+  const outputs: PlannedOutput[] = [];
+  for (const e of entries.values()) {
+    const here = (key: string) => (where === 'root' ? key : `${where}.${key}`);
+    const { fn, field: base } = parseFieldFunction(e.target);
+    if (fn) {
+      if (e.children.length || e.scopes.size) throw new InvalidQueryError(`Function field "${e.target}" has no nested fields`);
+      const resolved = resolveOperand(schema, collection, e.target, where);
+      outputs.push({ kind: 'value', key: e.key === e.target ? resolved.key : e.key, operand: resolved.operand, field: resolved.field });
+      continue;
+    }
+    const field = fieldOf(collection, base, where);
+    const link = collection.links[field.field];
+    if (!link) {
+      if (e.children.length || e.scopes.size) {
+        throw new ForbiddenError(`Field "${field.field}" in collection "${collection.collection}" is not relational; "${here(e.key)}.${[...e.children, ...e.scopes.keys()][0]}" can't be read. Queried in ${where}.`);
+      }
+      // Presentation-only alias fields hold no data; they are simply absent from reads.
+      if (field.schema) outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field });
+      continue;
+    }
+    const childDeep = deep?.[e.key];
+    if (link.kind === 'm2o') {
+      if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
+      if (!e.children.length) {
+        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field });
+        continue;
+      }
+      const join = joinFor(schema, collection, link);
+      const level = planChild({ join, fields: e.children, deep: childDeep, where: here(e.key), shape: 'object', sortField: null });
+      outputs.push({ kind: 'object', key: e.key, join, level });
+    } else if (link.kind === 'o2m') {
+      if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
+      const join = joinFor(schema, collection, link);
+      const expanded = e.children.length > 0;
+      const level = planChild({ join, fields: expanded ? e.children : [], deep: childDeep, where: here(e.key), shape: 'list', sortField: link.sortField });
+      const primary = join.collection.primary ? join.collection.fields[join.collection.primary]! : null;
+      if (!expanded && !primary) continue;
+      outputs.push({
+        kind: 'list',
+        key: e.key,
+        join,
+        level,
+        scalar: expanded ? null : { operand: { kind: 'field', field: primary! }, field: primary! },
+      });
+    } else {
+      if (!e.children.length && !e.scopes.size) {
+        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field });
+        continue;
+      }
+      for (const scope of e.scopes.keys()) {
+        if (!link.allowed.includes(scope)) {
+          throw new ForbiddenError(`You don't have permission to access collection "${scope}" through "${here(e.key)}" or it does not exist. Queried in ${where}.`);
+        }
+      }
+      const branches = link.allowed
+        .map((name) => {
+          const fields = [...e.children, ...(e.scopes.get(name) ?? [])];
+          if (!fields.length) return null;
+          const join = joinFor(schema, collection, link, name);
+          const level = planChild({ join, fields, deep: deep?.[`${e.key}:${name}`], where: here(`${e.key}:${name}`), shape: 'object', sortField: null });
+          return { collection: name, join, level };
+        })
+        .filter((b): b is NonNullable<typeof b> => b !== null);
+      outputs.push({ kind: 'any', key: e.key, field, collectionField: collection.fields[link.collectionField]!, branches });
+    }
+  }
+  return outputs;
+}

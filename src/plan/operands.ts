@@ -1,0 +1,131 @@
+/**
+ * Names as written in `fields`, `filter`, `sort` and `groupBy` → Operands and Joins. Function fields
+ * (`year(date)`, `count(tags)`) and m2o paths (`author.name`) resolve here, with the errors the reference gives:
+ * an unknown field is FORBIDDEN (naming where it was asked for), a function on the wrong type is INVALID_QUERY.
+ */
+import { fieldForbidden, InvalidQueryError } from '../errors/catalogue.js';
+import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
+import type { CollectionOverview, FieldOverview, RelationalLink, SchemaOverview } from '../schema/types.js';
+import type { DatePart, Join, Operand, PlannedFilter } from './read-plan.js';
+
+const DATE_PARTS = new Set<string>(['year', 'month', 'week', 'day', 'weekday', 'hour', 'minute', 'second']);
+const TIME_PARTS = new Set<string>(['hour', 'minute', 'second']);
+const DATE_TYPES = new Set<string>(['date', 'dateTime', 'timestamp']);
+
+/** What function fields and counts bind and compare as. */
+export const INTEGER_FIELD: FieldOverview = Object.freeze({
+  field: '',
+  type: 'integer',
+  special: [],
+  schema: null,
+  meta: null,
+  nullable: true,
+  primaryKey: false,
+  concealed: false,
+  searchable: false,
+});
+
+function integerNamed(key: string): FieldOverview {
+  return { ...INTEGER_FIELD, field: key };
+}
+
+export interface ResolvedOperand {
+  operand: Operand;
+  /** The field whose type rules the value (INTEGER_FIELD for functions and counts). */
+  field: FieldOverview;
+  /** Response key: the field name, or `<field>_<fn>` for function fields. */
+  key: string;
+}
+
+/** `where` names the level for FORBIDDEN reasons (`root`, `author`, `articles.tags`). */
+export function fieldOf(collection: CollectionOverview, name: string, where: string): FieldOverview {
+  const field = collection.fields[name];
+  if (!field) throw fieldForbidden(name, collection.collection, where);
+  return field;
+}
+
+export function joinFor(schema: SchemaOverview, collection: CollectionOverview, link: RelationalLink, scope?: string): Join {
+  if (link.kind === 'a2o') {
+    if (!scope) throw new InvalidQueryError(`Many-to-any field "${link.field}" needs a collection scope ("${link.field}:<collection>")`);
+    const related = schema.collections[scope];
+    if (!related || !link.allowed.includes(scope)) {
+      throw new InvalidQueryError(`"${scope}" is not one of the collections of many-to-any field "${link.field}" (${link.allowed.join(', ')})`);
+    }
+    return {
+      collection: related,
+      table: related.schema!.name,
+      relatedField: related.fields[related.primary!]!,
+      localField: collection.fields[link.field]!,
+      anyCollectionField: collection.fields[link.collectionField]!,
+    };
+  }
+  const related = schema.collections[link.related]!;
+  return {
+    collection: related,
+    table: related.schema!.name,
+    relatedField: related.fields[link.relatedField]!,
+    localField: collection.fields[link.kind === 'm2o' ? link.field : link.localField]!,
+    anyCollectionField: null,
+  };
+}
+
+/**
+ * One name at one level: a field, or a function of one. `count(o2m)` counts the related rows (`countFilter`
+ * restricts them, e.g. to the rows the caller may read).
+ */
+export function resolveOperand(
+  schema: SchemaOverview,
+  collection: CollectionOverview,
+  name: string,
+  where: string,
+  countFilter: (join: Join) => PlannedFilter | null = () => null,
+): ResolvedOperand {
+  const { fn, field: base } = parseFieldFunction(name);
+  const field = fieldOf(collection, base, where);
+  if (!fn) {
+    if (!field.schema) throw new InvalidQueryError(`Field "${base}" of collection "${collection.collection}" holds no value of its own; select or filter on its related fields`);
+    return { operand: { kind: 'field', field }, field, key: base };
+  }
+  const key = `${base}_${fn}`;
+  if (DATE_PARTS.has(fn)) {
+    const fits = DATE_TYPES.has(field.type) || (field.type === 'time' && TIME_PARTS.has(fn));
+    if (!fits || !field.schema) throw new InvalidQueryError(`Function "${fn}" can't be applied to field "${base}" of type ${field.type}`);
+    return { operand: { kind: 'date-part', part: fn as DatePart, field }, field: integerNamed(key), key };
+  }
+  if (fn === 'count') {
+    const link = collection.links[base];
+    if (link?.kind === 'o2m') {
+      const join = joinFor(schema, collection, link);
+      return { operand: { kind: 'count-related', join, filter: countFilter(join) }, field: integerNamed(key), key };
+    }
+    if (field.type === 'json' && field.schema) return { operand: { kind: 'json-length', field }, field: integerNamed(key), key };
+    throw new InvalidQueryError(`Function "count" can only be applied to one-to-many and JSON fields, not to "${base}"`);
+  }
+  throw new InvalidQueryError(`Function "${fn}" is not supported here ("${name}")`);
+}
+
+/**
+ * A dot path through m2o relations to an operand at its end (`author.name`, `author.year(joined)`), for sort and
+ * groupBy. Each hop is a related-row lookup; an o2m hop would multiply rows and is refused.
+ */
+export function resolvePath(schema: SchemaOverview, collection: CollectionOverview, path: string, root: string): ResolvedOperand & { keys: string[] } {
+  const segments = splitFieldPath(path);
+  const hops: Join[] = [];
+  let current = collection;
+  let where = root;
+  const keys: string[] = [];
+  for (const segment of segments.slice(0, -1)) {
+    const field = fieldOf(current, segment, where);
+    const link = current.links[field.field];
+    if (!link || link.kind !== 'm2o') throw new InvalidQueryError(`"${path}" can only follow many-to-one fields; "${segment}" is not one`);
+    const join = joinFor(schema, current, link);
+    hops.push(join);
+    keys.push(segment);
+    current = join.collection;
+    where = where === 'root' ? segment : `${where}.${segment}`;
+  }
+  const last = resolveOperand(schema, current, segments[segments.length - 1]!, where);
+  let operand = last.operand;
+  for (const join of hops.reverse()) operand = { kind: 'related', join, operand };
+  return { operand, field: last.field, key: last.key, keys: [...keys, last.key] };
+}
