@@ -39,6 +39,12 @@ export function planSelection(
   planChild: (request: ChildRequest) => ReadLevel,
   alias: Record<string, string> = {},
 ): PlannedOutput[] {
+  for (const key of Object.keys(deep ?? {})) {
+    const name = key.split(':')[0]!;
+    const target = fieldOf(collection, parseFieldFunction(alias[name] ?? name).field, where);
+    if (!collection.links[target.field]) throw new InvalidQueryError(`"deep" can only hold relational fields; "${key}" in collection "${collection.collection}" is not one`);
+  }
+
   const entries = new Map<string, Entry>();
   const entry = (key: string, target: string) => {
     let found = entries.get(key);

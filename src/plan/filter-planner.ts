@@ -19,6 +19,9 @@ export interface FilterContext {
 
 const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
 
+const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
+const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv']);
+
 export function and(filters: (PlannedFilter | null | undefined)[]): PlannedFilter | null {
   const kept = filters.filter((f): f is PlannedFilter => Boolean(f));
   return kept.length === 0 ? null : kept.length === 1 ? kept[0]! : { kind: 'and', children: kept };
@@ -32,6 +35,9 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
       return planRelation(collection, node, ctx, where);
     case 'condition': {
       const resolved = resolveOperand(ctx.schema, collection, node.field, where);
+      if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
+        throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
+      }
       return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator: node.operator, value: planValue(resolved.field, node.operator, node.value, ctx) };
     }
   }
