@@ -71,6 +71,17 @@ export class ServiceUnavailableError extends ServiceError {
   }
 }
 
+/** Over a rate limit (reference §8): `Retry-After` is set by the HTTP layer from `retryAfterSeconds`. */
+export class RequestsExceededError extends ServiceError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    limit: number,
+    reset: Date,
+  ) {
+    super('REQUESTS_EXCEEDED', 429, `Too many requests, retry after ${retryAfterSeconds}s.`, { limit, reset: reset.toISOString() });
+  }
+}
+
 export class InternalServerError extends ServiceError {
   constructor() {
     super('INTERNAL_SERVER_ERROR', 500, 'An unexpected error occurred.');
