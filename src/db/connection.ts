@@ -34,6 +34,24 @@ export class Database {
     }
   }
 
+  /** Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own. */
+  async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const statements = this.dialect.sql.namedLock(name);
+    if (!statements) return work();
+    const client = this.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+    const connection = await client.acquireConnection();
+    try {
+      await this.dialect.execute(connection, statements.lock, []);
+      try {
+        return await work();
+      } finally {
+        await this.dialect.execute(connection, statements.unlock, []).catch(() => {});
+      }
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  }
+
   /** Observes every statement run through `query` (tests count statements with it). */
   onQuery(listener: QueryListener): () => void {
     this.listeners.add(listener);

@@ -71,7 +71,14 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     if (global) await consume(global, 'all');
     if (perIp) await consume(perIp, clientIp(request, ipHeader));
   });
+  // Once closing, responses of requests still in flight end their connection, so the server can finish closing
+  // as soon as they are sent (keep-alive would hold it open).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
     if (request.timer) reply.header('server-timing', request.timer.header());
     return payload;
   });
