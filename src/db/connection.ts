@@ -19,7 +19,9 @@ export class Database {
   constructor(config: DbConfig) {
     this.dialect = dialectFor(config.client);
     if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
-    this.knex = knexFactory(this.dialect.knexConfig(connectionSettings(config)));
+    // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
+    const quiet = () => {};
+    this.knex = knexFactory({ ...this.dialect.knexConfig(connectionSettings(config)), log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet } });
   }
 
   /** Runs one statement with bound parameters on a pooled raw connection. */
