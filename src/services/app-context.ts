@@ -12,6 +12,7 @@ import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
 import { ItemsService } from './items-service.js';
 import { SettingsService } from './settings-service.js';
+import { PermissionStore } from '../permissions/permission-store.js';
 import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
@@ -58,7 +59,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const secret = resolveSecret(config);
     const schema = new SchemaStore(db);
     await schema.load();
-    const items = new ItemsService({ db, schema: () => schema.current, queryLimitDefault: config.queryLimitDefault });
+    const permissions = new PermissionStore(db);
+    const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
     const accountability = new AccountabilityResolver(db, secret);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
@@ -69,7 +71,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
     await bus.subscribe(CHANNELS.schema, () => {
       reloading = reloading.then(() => schema.load().then(() => undefined)).catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
     });
-    await bus.subscribe(CHANNELS.permissions, () => accountability.clear());
+    await bus.subscribe(CHANNELS.permissions, () => {
+      accountability.clear();
+      permissions.clear();
+    });
 
     const openRedis = redis;
     return {
@@ -89,6 +94,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       },
       async permissionsChanged() {
         accountability.clear();
+        permissions.clear();
         await bus.publish(CHANNELS.permissions, {});
       },
       startedAt: Date.now(),
