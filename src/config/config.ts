@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
+import { readAuthConfig, type AuthConfig } from './auth-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -26,6 +27,7 @@ export interface DbConfig {
 
 export interface Config extends ScaleConfig {
   db: DbConfig;
+  auth: AuthConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -127,6 +129,7 @@ export function readConfig(env: Env = process.env): Config {
     logLevel,
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
+    auth: readAuthConfig(env),
     ...readScaleConfig(env),
   };
 }

@@ -2,6 +2,7 @@
  * The Fastify front end: parsing of URLs and bodies, authentication of every request, one plugin per resource,
  * and the error handler. Routes stay thin: they call services and send what the services return.
  */
+import cookie from '@fastify/cookie';
 import underPressure from '@fastify/under-pressure';
 import fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
@@ -60,6 +61,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   }
 
   app.addHttpMethod('SEARCH', { hasBody: true });
+  void app.register(cookie);
   // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (reference §0.9).
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('accountability', null as unknown as Accountability);
@@ -92,7 +94,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
-    request.accountability = await context.accountability.resolve(extractToken(request), clientIp(request, ipHeader));
+    request.accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), clientIp(request, ipHeader));
     request.timer.mark('auth');
   });
 

@@ -13,6 +13,7 @@ import { bootstrap } from './bootstrap.js';
 import { ItemsService } from './items-service.js';
 import { SettingsService } from './settings-service.js';
 import { PermissionStore } from '../permissions/permission-store.js';
+import { LoginAttempts } from '../auth/login-attempts.js';
 import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
@@ -83,7 +84,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       schema,
       items,
       settings: new SettingsService(db),
-      auth: new AuthService(db, secret, config),
+      auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
       accountability,
       bus,
       redis,
