@@ -17,6 +17,7 @@ import { StageTimer } from './server-timing.js';
 import { authRoutes } from './routes/auth.js';
 import { itemRoutes } from './routes/items.js';
 import { serverRoutes } from './routes/server.js';
+import { usersMeRoutes } from './routes/users-me.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -101,6 +102,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(serverRoutes(context), { prefix: '/server' });
   app.register(authRoutes(context), { prefix: '/auth' });
   app.register(itemRoutes(context), { prefix: '/items' });
+  app.register(usersMeRoutes(context), { prefix: '/users' });
 
   return app;
 }

@@ -14,6 +14,7 @@ import { ItemsService } from './items-service.js';
 import { SettingsService } from './settings-service.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
+import { TfaService } from './tfa-service.js';
 import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
@@ -26,6 +27,7 @@ export interface AppContext {
   items: ItemsService;
   settings: SettingsService;
   auth: AuthService;
+  tfa: TfaService;
   accountability: AccountabilityResolver;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
@@ -86,6 +88,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings: new SettingsService(db),
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
       accountability,
+      tfa: new TfaService(db, 'Strata'),
       bus,
       redis,
       rateLimiters: createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata'),
