@@ -1,177 +1,96 @@
 /**
- * Query IR + schema + accountability → ReadPlan (pure). Unknown collections and fields fail here with FORBIDDEN,
- * bad values with INVALID_QUERY. Permissions: admins read everything; everyone else is refused until the
- * permissions issue adds policy rules here (the accountability already flows through).
+ * Query IR + schema + the caller's access → ReadPlan (pure). Unknown collections and fields — and those the caller
+ * may not read, which look the same — fail here with FORBIDDEN, bad values with INVALID_QUERY. Every level carries
+ * the caller's row filter for its collection, and outputs carry field guards where only some rules grant a field.
  */
-import { collectionForbidden, fieldForbidden, ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
+import { collectionForbidden } from '../errors/catalogue.js';
+import type { AccessPolicy } from './access.js';
 import type { Accountability } from '../permissions/accountability.js';
-import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
-import type { FilterNode, FilterValue, Query, ScalarValue } from '../request/query.js';
-import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
-import type { PlannedField, PlannedFilter, PlannedSort, ReadPlan } from './read-plan.js';
-import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
+import type { DeepQuery, Query, SortClause } from '../request/query.js';
+import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
+import { planAggregate } from './aggregate-planner.js';
+import { planSelection, type ChildRequest } from './field-selection.js';
+import { and, planFilter, planKeys, planSearch } from './filter-planner.js';
+import { accessTo, resolvePath } from './operands.js';
+import type { PlannedFilter, PlannedSort, ReadLevel, ReadPlan } from './read-plan.js';
 
 export interface PlanContext {
   schema: SchemaOverview;
+  /** What the caller may read (FULL_ACCESS for admins; see policy-access.ts). */
+  access: AccessPolicy;
   accountability: Accountability;
   queryLimitDefault: number;
   now: Date;
   /** Read one object: by key (`query.keys` holds it) or a singleton. */
   single?: boolean;
+  /** Internal reads of service_* tables (users for $CURRENT_USER paths, system routes): allowed here only. */
+  system?: boolean;
 }
 
-const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
-
 export function planRead(collectionName: string, query: Query, ctx: PlanContext): ReadPlan {
-  const collection = ctx.schema.collections[collectionName];
-  if (!collection || collection.system || !collection.schema) throw collectionForbidden(collectionName);
-  if (!ctx.accountability.admin) throw collectionForbidden(collectionName);
-
-  const fields = planFields(collection, query.fields ?? ['*']);
-  const filters: PlannedFilter[] = [];
-  if (query.filter) filters.push(planFilter(collection, query.filter, ctx));
-  if (query.search) filters.push(planSearch(collection, query.search));
-  if (query.keys) filters.push(planKeys(collection, query.keys));
-
+  const collection = readableCollection(ctx, collectionName);
   const single = ctx.single ?? false;
+
+  const filter = and([
+    query.filter ? planFilter(collection, query.filter, ctx) : null,
+    query.search ? planSearch(ctx, collection, query.search) : null,
+    query.keys ? planKeys(collection, query.keys) : null,
+  ]);
+  const meta = { totalCount: query.meta?.includes('total_count') ?? false, filterCount: query.meta?.includes('filter_count') ?? false };
   const limit = single ? 1 : query.limit === undefined ? ctx.queryLimitDefault : query.limit === -1 ? null : query.limit;
   let offset = query.offset ?? 0;
   if (query.page && limit !== null && !single) offset += limit * (query.page - 1);
+  const base = { collection, table: collection.schema!.name, accessFilter: ctx.access.read(collection)!.filter, filter, limit, offset: single ? 0 : offset, meta, single };
 
-  return {
-    collection,
-    table: collection.schema.name,
-    fields,
-    accessFilter: null,
-    filter: filters.length === 0 ? null : filters.length === 1 ? filters[0]! : { kind: 'and', children: filters },
-    sort: single ? [] : planSort(collection, query),
-    limit,
-    offset: single ? 0 : offset,
-    meta: { totalCount: query.meta?.includes('total_count') ?? false, filterCount: query.meta?.includes('filter_count') ?? false },
-    single,
-  };
-}
-
-function fieldOf(collection: CollectionOverview, name: string): FieldOverview {
-  const path = splitFieldPath(name);
-  const { fn, field: base } = parseFieldFunction(path[0]!);
-  const field = collection.fields[base];
-  if (!field) throw fieldForbidden(base, collection.collection);
-  // Relational paths, function fields and alias fields arrive with nested reads; until then they are unreadable.
-  if (path.length > 1 || fn || field.type === 'alias' || !field.schema) throw unsupported(name, collection.collection);
-  return field;
-}
-
-function unsupported(name: string, collection: string): ForbiddenError {
-  return new ForbiddenError(`Field "${name}" in collection "${collection}" can't be read: relational paths, alias and function fields are not supported yet.`);
-}
-
-function planFields(collection: CollectionOverview, requested: string[]): PlannedField[] {
-  const out: PlannedField[] = [];
-  const seen = new Set<string>();
-  const add = (field: FieldOverview) => {
-    if (seen.has(field.field)) return;
-    seen.add(field.field);
-    out.push({ key: field.field, field });
-  };
-  for (const name of requested.length ? requested : ['*']) {
-    if (name === '*') {
-      for (const key of collection.fieldOrder) {
-        const field = collection.fields[key]!;
-        if (field.schema && field.type !== 'alias') add(field);
-      }
-    } else {
-      add(fieldOf(collection, name));
-    }
+  if (query.aggregate || query.groupBy) {
+    const aggregate = planAggregate(ctx, collection, query);
+    return { ...base, filter: and([base.accessFilter, filter]), outputs: [], sort: [], aggregate };
   }
-  return out;
+
+  const outputs = planSelection(ctx, collection, query.fields?.length ? query.fields : ['*'], query.deep, 'root', (request) => planChild(ctx, request), query.alias);
+  const sort = single ? [] : query.sort?.length ? planSort(ctx, collection, query.sort, 'root') : defaultSort(ctx, collection, null);
+  return { ...base, filter: and([base.accessFilter, filter]), outputs, sort, aggregate: null };
 }
 
-function planSort(collection: CollectionOverview, query: Query): PlannedSort[] {
-  if (query.sort && query.sort.length) {
-    return query.sort.map((clause) => ({ field: fieldOf(collection, clause.field), descending: clause.order === 'desc' }));
-  }
-  const fallback = collection.sortField ?? collection.primary;
-  return fallback && collection.fields[fallback]?.schema ? [{ field: collection.fields[fallback]!, descending: false }] : [];
+function readableCollection(ctx: PlanContext, name: string): CollectionOverview {
+  const collection = ctx.schema.collections[name];
+  if (!collection || !collection.schema || (collection.system && !ctx.system)) throw collectionForbidden(name);
+  if (!ctx.access.read(collection)) throw collectionForbidden(name);
+  return collection;
 }
 
-function planKeys(collection: CollectionOverview, keys: (string | number)[]): PlannedFilter {
-  const primary = collection.primary ? collection.fields[collection.primary] : undefined;
-  if (!primary) throw new ForbiddenError();
-  const coerced = keys.map((key) => coerceKey(primary, key)).filter((key): key is string | number => key !== null);
-  if (coerced.length === 0) return { kind: 'constant', value: false };
-  return { kind: 'compare', field: primary, operator: '_in', value: coerced };
+function planChild(ctx: PlanContext, request: ChildRequest): ReadLevel {
+  const { join, deep } = request;
+  const collection = join.collection;
+  const access = accessTo(ctx, collection).filter;
+  const outputs = planSelection(ctx, collection, request.fields, deep?.deep, request.where, (child) => planChild(ctx, child));
+  const filter = and([access, deep?.filter ? planFilter(collection, deep.filter, ctx, request.where) : null, deep?.search ? planSearch(ctx, collection, deep.search) : null]);
+  if (request.shape === 'object') {
+    return { collection, table: join.table, outputs, accessFilter: access, filter, sort: [], limit: null, offset: 0 };
+  }
+  return { collection, table: join.table, outputs, accessFilter: access, filter, ...listWindow(ctx, collection, deep, request) };
 }
 
-function planSearch(collection: CollectionOverview, term: string): PlannedFilter {
-  const children: PlannedFilter[] = [];
-  const trimmed = term.trim();
-  for (const key of collection.fieldOrder) {
-    const field = collection.fields[key]!;
-    if (!field.searchable) continue;
-    if (field.type === 'string' || field.type === 'text') {
-      children.push({ kind: 'compare', field, operator: '_icontains', value: term.toLowerCase() });
-    } else if (field.type === 'uuid') {
-      if (isUuid(trimmed)) children.push({ kind: 'compare', field, operator: '_eq', value: trimmed.toLowerCase() });
-    } else if (/^[-+]?(\d+\.?\d*|\.\d+)$/.test(trimmed)) {
-      if ((field.type === 'integer' || field.type === 'bigInteger') && !/^[-+]?\d+$/.test(trimmed)) continue;
-      if (field.type === 'integer' && !Number.isSafeInteger(Number(trimmed))) continue;
-      children.push({ kind: 'compare', field, operator: '_eq', value: coerceValue(field, trimmed) });
-    }
-  }
-  return children.length ? { kind: 'or', children } : { kind: 'constant', value: false };
+/** o2m lists: sorted (deep `_sort`, the relation's sort field, the collection's, its key) and limited per parent. */
+function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: DeepQuery | undefined, request: ChildRequest): Pick<ReadLevel, 'sort' | 'limit' | 'offset'> {
+  const limit = deep?.limit === undefined ? ctx.queryLimitDefault : deep.limit === -1 ? null : deep.limit;
+  let offset = deep?.offset ?? 0;
+  if (deep?.page && limit !== null) offset += limit * (deep.page - 1);
+  const sort = deep?.sort?.length ? planSort(ctx, collection, deep.sort, request.where) : defaultSort(ctx, collection, request.sortField);
+  return { sort, limit, offset };
 }
 
-function planFilter(collection: CollectionOverview, node: FilterNode, ctx: PlanContext): PlannedFilter {
-  switch (node.type) {
-    case 'logical':
-      return { kind: node.operator === '_and' ? 'and' : 'or', children: node.children.map((child) => planFilter(collection, child, ctx)) };
-    case 'relation': {
-      const base = parseFieldFunction(node.field).field;
-      if (!collection.fields[base]) throw fieldForbidden(base, collection.collection);
-      throw unsupported(node.field, collection.collection);
-    }
-    case 'condition': {
-      const field = fieldOf(collection, node.field);
-      return { kind: 'compare', field, operator: node.operator, value: planValue(field, node.operator, node.value, ctx) };
-    }
-  }
+function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
+  return clauses.map((clause) => {
+    const resolved = resolvePath(ctx, collection, clause.field, where);
+    return { operand: resolved.operand, field: resolved.field, descending: clause.order === 'desc' };
+  });
 }
 
-function planValue(field: FieldOverview, operator: string, value: FilterValue, ctx: PlanContext): unknown {
-  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty') return value;
-  const one = (v: ScalarValue) => {
-    const resolved = resolveDynamic(v, ctx);
-    if (resolved === null) return null;
-    // Text operators compare the text of any column; case-insensitive ones compare lower-cased text.
-    if (TEXT_OPERATORS.has(operator)) {
-      const text = resolved instanceof Date ? resolved.toISOString() : String(resolved);
-      return operator.includes('_i') || operator.startsWith('_ni') ? text.toLowerCase() : text;
-    }
-    return coerceValue(field, resolved);
-  };
-  if (Array.isArray(value)) {
-    const values = value.map(one);
-    if ((operator === '_between' || operator === '_nbetween') && values.some((v) => v === null)) {
-      throw new InvalidQueryError(`"${operator}" of field "${field.field}" can't have null bounds`);
-    }
-    return operator === '_in' || operator === '_nin' ? values.filter((v) => v !== null) : values;
-  }
-  const single = one(value);
-  if (single === null && !['_eq', '_neq'].includes(operator)) {
-    throw new InvalidQueryError(`"${operator}" of field "${field.field}" can't compare with null`);
-  }
-  return single;
-}
-
-function resolveDynamic(value: ScalarValue, ctx: PlanContext): string | number | boolean | Date | null {
-  if (value === null || typeof value !== 'object') return value;
-  switch (value.dynamic) {
-    case 'NOW':
-      return new Date(ctx.now.getTime() + value.offsetMs);
-    case 'CURRENT_USER':
-      return ctx.accountability.user;
-    case 'CURRENT_ROLE':
-      return ctx.accountability.role;
-  }
+/** The relation's sort field, else the collection's, else its key — among the fields the caller may read. */
+function defaultSort(ctx: PlanContext, collection: CollectionOverview, relationSortField: string | null): PlannedSort[] {
+  const readable = ctx.access.read(collection);
+  const name = [relationSortField, collection.sortField, collection.primary].find((n) => n && collection.fields[n]?.schema && readable?.guard(n) === null);
+  const field = name ? collection.fields[name] : undefined;
+  return field ? [{ operand: { kind: 'field', field }, field, descending: false }] : [];
 }

@@ -97,6 +97,8 @@ function parseField(field: string, value: unknown, path: string[]): FilterNode |
   // A relation: nested field rules, optionally quantified.
   if (operatorKeys.length === 0 || operatorKeys.every((k) => k === '_some' || k === '_none')) {
     const nodes: FilterNode[] = [];
+    // Unquantified keys describe one related row together (`{articles: {status: .., rating: ..}}` is one _some).
+    const together: Record<string, unknown> = {};
     for (const key of keys) {
       if (key === '_some' || key === '_none') {
         const inner = value[key];
@@ -104,10 +106,11 @@ function parseField(field: string, value: unknown, path: string[]): FilterNode |
         const filter = parseObject(inner, path);
         if (filter) nodes.push({ type: 'relation', field, quantifier: key, filter });
       } else {
-        const filter = parseEntry(key, value[key], path);
-        if (filter) nodes.push({ type: 'relation', field, quantifier: null, filter });
+        together[key] = value[key];
       }
     }
+    const filter = parseObject(together, path);
+    if (filter) nodes.unshift({ type: 'relation', field, quantifier: null, filter });
     if (nodes.length === 0) return null;
     return nodes.length === 1 ? nodes[0]! : { type: 'logical', operator: '_and', children: nodes };
   }

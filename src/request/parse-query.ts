@@ -5,7 +5,7 @@
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { splitFieldPath, splitTopLevel } from './field-path.js';
 import { filterDepth, parseFilter } from './parse-filter.js';
-import type { MetaKind, Query, SortClause } from './query.js';
+import type { DeepQuery, MetaKind, Query, SortClause } from './query.js';
 
 export interface QueryParseOptions {
   /** -1 = unbounded. */
@@ -23,7 +23,7 @@ export function parseQuery(raw: Record<string, unknown>, options: QueryParseOpti
   if (raw.page !== undefined) query.page = Math.max(1, parseInteger(raw.page, 'page', 0));
   if (raw.search !== undefined && typeof raw.search === 'string' && raw.search !== '') query.search = raw.search;
   if (raw.meta !== undefined) query.meta = parseMeta(raw.meta);
-  if (raw.deep !== undefined) query.deep = parseObjectParam(raw.deep, 'deep');
+  if (raw.deep !== undefined) query.deep = parseDeep(parseObjectParam(raw.deep, 'deep'), options, 'deep');
   if (raw.alias !== undefined) query.alias = parseAlias(raw.alias);
   if (raw.aggregate !== undefined) query.aggregate = parseAggregate(raw.aggregate);
   if (raw.groupBy !== undefined) query.groupBy = parseList(raw.groupBy, 'groupBy', true);
@@ -54,11 +54,11 @@ function parseInteger(raw: unknown, name: string, min: number): number {
   return value;
 }
 
-function parseLimit(raw: unknown, max: number): number {
-  const limit = parseInteger(raw, 'limit', -1);
+function parseLimit(raw: unknown, max: number, name = 'limit'): number {
+  const limit = parseInteger(raw, name, -1);
   if (max >= 0) {
     if (limit === -1) return max;
-    if (limit > max) throw new InvalidQueryError(`"limit" can't be greater than ${max}`);
+    if (limit > max) throw new InvalidQueryError(`"${name}" can't be greater than ${max}`);
   }
   return limit;
 }
@@ -101,8 +101,57 @@ function parseAggregate(raw: unknown): Record<string, string[]> {
   return result;
 }
 
+/** `deep` object → DeepQuery per relation; `_`-keys are that level's query, other keys are deeper relations. */
+function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at: string): Record<string, DeepQuery> {
+  const result: Record<string, DeepQuery> = {};
+  for (const [relation, value] of Object.entries(raw)) {
+    if (relation.startsWith('_')) throw new InvalidQueryError(`"${at}" can't hold "${relation}" here; sub-query parameters go under a relational field`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidQueryError(`"${at}[${relation}]" has to be an object`);
+    const level: DeepQuery = {};
+    const children: Record<string, unknown> = {};
+    for (const [key, param] of Object.entries(value as Record<string, unknown>)) {
+      switch (key) {
+        case '_filter':
+          level.filter = parseFilter(param);
+          break;
+        case '_sort':
+          level.sort = parseSort(param);
+          break;
+        case '_limit':
+          level.limit = parseLimit(param, options.queryLimitMax, `${at}[${relation}][_limit]`);
+          break;
+        case '_offset':
+          level.offset = parseInteger(param, `${at}[${relation}][_offset]`, 0);
+          break;
+        case '_page':
+          level.page = Math.max(1, parseInteger(param, `${at}[${relation}][_page]`, 0));
+          break;
+        case '_search':
+          if (typeof param === 'string' && param !== '') level.search = param;
+          break;
+        default:
+          if (key.startsWith('_')) throw new InvalidQueryError(`Unknown deep parameter "${key}" in "${at}[${relation}]"`);
+          children[key] = param;
+      }
+    }
+    if (Object.keys(children).length) level.deep = parseDeep(children, options, `${at}[${relation}]`);
+    result[relation] = level;
+  }
+  return result;
+}
+
+function deepDepth(deep: Record<string, DeepQuery> | undefined): number {
+  if (!deep) return 0;
+  return Math.max(
+    0,
+    ...Object.values(deep).map((level) =>
+      1 + Math.max(deepDepth(level.deep), filterDepth(level.filter), ...(level.sort ?? []).map((s) => splitFieldPath(s.field).length)),
+    ),
+  );
+}
+
 function checkDepth(query: Query, max: number): void {
-  const paths = [...(query.fields ?? []), ...(query.sort ?? []).map((s) => s.field)];
-  const deepest = Math.max(0, ...paths.map((p) => splitFieldPath(p).length), filterDepth(query.filter));
+  const paths = [...(query.fields ?? []), ...(query.sort ?? []).map((s) => s.field), ...(query.groupBy ?? [])];
+  const deepest = Math.max(0, ...paths.map((p) => splitFieldPath(p).length), filterDepth(query.filter), deepDepth(query.deep));
   if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
 }

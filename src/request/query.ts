@@ -79,9 +79,21 @@ export interface Query {
   meta?: MetaKind[];
   /** SEARCH body `keys` / internal key lookups: read exactly these primary keys. */
   keys?: (string | number)[];
-  /** Reserved for the nested-reads issue; parsed but not yet planned. */
-  deep?: Record<string, unknown>;
+  /** Per relational field (by response key, `item:<collection>` for m2a scopes): its sub-query and deeper levels. */
+  deep?: Record<string, DeepQuery>;
   alias?: Record<string, string>;
   aggregate?: Record<string, string[]>;
   groupBy?: string[];
+}
+
+/** `deep[<relation>]`: the sub-query of one relational level (reference §1.5). */
+export interface DeepQuery {
+  filter?: FilterNode | null;
+  sort?: SortClause[];
+  /** -1 = no limit. */
+  limit?: number;
+  offset?: number;
+  page?: number;
+  search?: string;
+  deep?: Record<string, DeepQuery>;
 }

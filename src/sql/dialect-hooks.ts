@@ -2,7 +2,27 @@
  * What the SQL compiler asks of a dialect. Implemented in src/db/dialects/<vendor>/sql-hooks.ts; the compiler
  * itself names no vendor.
  */
+import type { DatePart } from '../plan/read-plan.js';
 import type { FieldOverview } from '../schema/types.js';
+
+/** The rows of a related level gathered into a JSON array (one parent's o2m list). */
+export interface NestedList {
+  /** JSON element per row, written over `alias`. */
+  element: string;
+  /** Quoted alias of the related rows. */
+  alias: string;
+  /** `"table" as alias`. */
+  from: string;
+  /** Join to the parent AND the level's filter. */
+  where: string;
+  /** '' = no order. */
+  orderBy: string;
+  limit: number | null;
+  offset: number;
+  /** The alias's columns `element` reads, for dialects that go through a derived table. */
+  columns: string[];
+  param: (value: unknown) => string;
+}
 
 export interface SqlDialect {
   quote(identifier: string): string;
@@ -30,4 +50,23 @@ export interface SqlDialect {
   limitOffset(limit: number | null, offset: number, param: (value: unknown) => string): string;
   /** Quote for string literals inside SQL (keys of JSON objects). */
   stringLiteral(text: string): string;
+  /** A JSON value produced by a subquery or CASE, made embeddable in an enclosing JSON object. */
+  embedJson(expression: string): string;
+  /** A text expression as a JSON string value (null stays null). */
+  jsonString(expression: string): string;
+  /** One parent's related rows as an embeddable JSON array ('[]' when none), sorted and limited in SQL. */
+  nestedList(list: NestedList): string;
+  /** An integer date part of a date/time column (UTC; weekday 0 = Sunday; ISO weeks). */
+  datePart(part: DatePart, column: string, field: FieldOverview): string;
+  /** Number of elements of a JSON array column; null for anything else. */
+  jsonLength(column: string, field: FieldOverview): string;
+  /** A key held as text (m2a junction `item`) as a value comparable with `keyField`; null when it cannot be one. */
+  keyFromText(expression: string, keyField: FieldOverview): string;
+  /** A numeric expression as a double-precision float. */
+  toFloat(expression: string): string;
+  /**
+   * Statements that take and give back a named lock held by one connection across the whole server (so that
+   * instances starting together migrate one at a time); null where the database is a file of one process.
+   */
+  namedLock(name: string): { lock: string; unlock: string } | null;
 }

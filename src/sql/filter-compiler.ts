@@ -1,6 +1,7 @@
-/** PlannedFilter → a WHERE condition with bound values. */
-import type { PlannedFilter } from '../plan/read-plan.js';
+/** PlannedFilter → a WHERE condition with bound values. Relational rules are EXISTS subqueries. */
+import type { Operand, PlannedFilter } from '../plan/read-plan.js';
 import type { FieldOverview } from '../schema/types.js';
+import { compileOperand, joinCondition } from './operand-compiler.js';
 import type { Statement } from './statement.js';
 
 /** Types stored as text on every database (LIKE on the column itself; '' counts as empty). */
@@ -10,6 +11,7 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
+/** `alias` is the quoted alias of the row the filter applies to. */
 export function compileFilter(filter: PlannedFilter, st: Statement, alias: string): string {
   switch (filter.kind) {
     case 'constant':
@@ -20,17 +22,26 @@ export function compileFilter(filter: PlannedFilter, st: Statement, alias: strin
       const joined = filter.children.map((c) => compileFilter(c, st, alias)).join(filter.kind === 'and' ? ' and ' : ' or ');
       return `(${joined})`;
     }
+    case 'not':
+      return `not (${compileFilter(filter.child, st, alias)})`;
+    case 'exists': {
+      const related = st.alias();
+      const inner = filter.filter ? ` and ${compileFilter(filter.filter, st, related)}` : '';
+      const subquery = `select 1 from ${st.dialect.quote(filter.join.table)} as ${related} where ${joinCondition(filter.join, st, related, alias)}${inner}`;
+      return `${filter.negate ? 'not exists' : 'exists'} (${subquery})`;
+    }
     case 'compare':
-      return compileCompare(filter.field, filter.operator, filter.value, st, alias);
+      return compileCompare(filter.operand, filter.field, filter.operator, filter.value, st, alias);
   }
 }
 
-function compileCompare(field: FieldOverview, operator: string, value: unknown, st: Statement, alias: string): string {
+function compileCompare(operand: Operand, field: FieldOverview, operator: string, value: unknown, st: Statement, alias: string): string {
   const d = st.dialect;
-  const raw = `${d.quote(alias)}.${d.quote(field.field)}`;
-  const column = d.comparable(raw, field);
+  const raw = compileOperand(operand, st, alias, false);
+  const plainColumn = operand.kind === 'field';
+  const column = plainColumn ? d.comparable(raw, field) : raw;
   const bind = (v: unknown) => st.param(d.bind(field, v));
-  const text = TEXTUAL.has(field.type) ? raw : d.asText(column);
+  const text = plainColumn && TEXTUAL.has(field.type) ? raw : d.asText(column);
   const like = (pattern: string, negate: boolean, insensitive: boolean) =>
     `${insensitive ? `lower(${text})` : text} ${negate ? 'not like' : 'like'} ${st.param(pattern)}${d.likeEscape}`;
 
@@ -63,7 +74,7 @@ function compileCompare(field: FieldOverview, operator: string, value: unknown, 
       return `${raw} ${value === false ? 'is null' : 'is not null'}`;
     case '_empty':
     case '_nempty': {
-      const empty = TEXTUAL.has(field.type) ? `(${raw} is null or ${raw} = '')` : `${raw} is null`;
+      const empty = plainColumn && TEXTUAL.has(field.type) ? `(${raw} is null or ${raw} = '')` : `${raw} is null`;
       const wantEmpty = (operator === '_empty') === (value !== false);
       return wantEmpty ? empty : `not ${empty}`;
     }

@@ -40,7 +40,7 @@ export function compileInserts(
   return chunks(rows, Math.floor(hooks.write.maxParameters / columns.length)).map((chunk) => {
     const st = new Statement(hooks.sql);
     const values = chunk.map((row) => `(${columns.map((c) => st.param(hooks.write.bind(c, row[c.field] ?? null))).join(', ')})`);
-    return { sql: head + values.join(', ') + tail, params: st.params };
+    return st.finish(head + values.join(', ') + tail);
   });
 }
 
@@ -56,7 +56,7 @@ export function compileUpdates(
   return chunks(keys, hooks.write.maxParameters - values.length).map((chunk) => {
     const st = new Statement(hooks.sql);
     const set = values.map(([field, value]) => `${q(field.field)} = ${st.param(hooks.write.bind(field, value))}`).join(', ');
-    return { sql: `update ${q(table)} set ${set} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`, params: st.params };
+    return st.finish(`update ${q(table)} set ${set} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`);
   });
 }
 
@@ -64,7 +64,7 @@ export function compileDeletes(table: string, keyField: FieldOverview, keys: rea
   const q = hooks.sql.quote;
   return chunks(keys, hooks.write.maxParameters).map((chunk) => {
     const st = new Statement(hooks.sql);
-    return { sql: `delete from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`, params: st.params };
+    return st.finish(`delete from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`);
   });
 }
 
@@ -73,7 +73,7 @@ export function compileKeyLookups(table: string, keyField: FieldOverview, keys: 
   const q = hooks.sql.quote;
   return chunks(keys, hooks.write.maxParameters).map((chunk) => {
     const st = new Statement(hooks.sql);
-    return { sql: `select ${q(keyField.field)} as ${q('key')} from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`, params: st.params };
+    return st.finish(`select ${q(keyField.field)} as ${q('key')} from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`);
   });
 }
 
@@ -88,10 +88,9 @@ export function compileChildLookups(
   const q = hooks.sql.quote;
   return chunks(parents, hooks.write.maxParameters).map((chunk) => {
     const st = new Statement(hooks.sql);
-    return {
-      sql: `select ${q(keyField.field)} as ${q('key')}, ${q(foreignKey.field)} as ${q('parent')} from ${q(table)} where ${q(foreignKey.field)} in (${keyList(chunk, foreignKey, st, hooks)})`,
-      params: st.params,
-    };
+    return st.finish(
+      `select ${q(keyField.field)} as ${q('key')}, ${q(foreignKey.field)} as ${q('parent')} from ${q(table)} where ${q(foreignKey.field)} in (${keyList(chunk, foreignKey, st, hooks)})`,
+    );
   });
 }
 
@@ -99,7 +98,7 @@ export function compileChildLookups(
 export function compileFirstKey(table: string, keyField: FieldOverview, hooks: WriteHooks): CompiledStatement {
   const q = hooks.sql.quote;
   const st = new Statement(hooks.sql);
-  return { sql: `select ${q(keyField.field)} as ${q('key')} from ${q(table)}${hooks.sql.limitOffset(1, 0, (v) => st.param(v))}`, params: st.params };
+  return st.finish(`select ${q(keyField.field)} as ${q('key')} from ${q(table)}${hooks.sql.limitOffset(1, 0, (v) => st.param(v))}`);
 }
 
 function keyList(keys: readonly Key[], field: FieldOverview, st: Statement, hooks: WriteHooks): string {

@@ -119,10 +119,11 @@ for (const client of testClients()) {
 
     describe('many-to-many', () => {
       it('creates junction rows for new and existing related items, and unlinks omitted junction rows', async () => {
-        const article = await ok('POST', '/items/articles?fields=id', { title: 'M2M', tags: [{ tags_id: { name: 'm2m-new' } }, { tags_id: 1 }] });
+        const article = await ok('POST', '/items/articles?fields=id,tags', { title: 'M2M', tags: [{ tags_id: { name: 'm2m-new' } }, { tags_id: 1 }] });
         const junction = await rows('articles_tags', { articles_id: article.id });
         const [created] = await rows('tags', { name: 'm2m-new' });
         assert.deepEqual(junction.map((r) => num(r.tags_id)), [created!.id, 1].map(Number));
+        assert.deepEqual(article.tags.map(Number), junction.map((r) => Number(r.id)));
 
         await ok('PATCH', `/items/articles/${article.id}`, { tags: [junction[1]!.id, { tags_id: { name: 'm2m-third' } }] });
         const after = await rows('articles_tags', { articles_id: article.id });
@@ -174,13 +175,18 @@ for (const client of testClients()) {
 
     describe('depth and atomicity', () => {
       it('writes three levels in one request: author → articles → tags through the junction', async () => {
-        const author = await ok('POST', '/items/authors?fields=id,name', {
+        const author = await ok('POST', '/items/authors?fields=id,name,articles.title,articles.tags.tags_id.name', {
           name: 'Deep Author',
           articles: [
             { title: 'Deep 1', tags: [{ tags_id: { name: 'deep-x' } }, { tags_id: { name: 'deep-y' } }] },
             { title: 'Deep 2', author: 1, tags: [{ tags_id: 1 }] },
           ],
         });
+        // The response is the nested read of what was written.
+        assert.deepEqual(author.articles, [
+          { title: 'Deep 1', tags: [{ tags_id: { name: 'deep-x' } }, { tags_id: { name: 'deep-y' } }] },
+          { title: 'Deep 2', tags: [{ tags_id: { name: 'science' } }] },
+        ]);
         const articles = await rows('articles', { author: author.id });
         assert.deepEqual(articles.map((r) => r.title), ['Deep 1', 'Deep 2']);
         const tagsOf = async (articleId: unknown) => {

@@ -93,6 +93,8 @@ for (const client of testClients()) {
         uid: '0b6a3c3e-3f4a-4d1c-9a4e-1c2b3d4e5f60',
         metadata: { nested: { list: [1, 'two', null] } },
         author: 2,
+        tags: [],
+        comments: [],
       });
     });
 

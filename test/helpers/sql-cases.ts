@@ -1,4 +1,5 @@
 /** Plans compiled by the SQL snapshot tests (test/sql/read-compiler.test.ts). */
+import { FULL_ACCESS } from '../../src/plan/access.js';
 import { planRead } from '../../src/plan/read-planner.js';
 import { compileRead } from '../../src/sql/read-compiler.js';
 import { parseQuery } from '../../src/request/parse-query.js';
@@ -53,6 +54,22 @@ export const CASES: SqlCase[] = [
       },
     },
   },
+  {
+    name: 'nested m2o object and o2m list with deep sort, limit and filter per parent',
+    raw: { fields: 'id,author.name,comments.body,comments.id', deep: { comments: { _sort: '-id', _limit: '2', _filter: { body: { _nnull: true } } } }, limit: '10' },
+  },
+  { name: 'o2m keys, m2a items scoped per collection', raw: { fields: 'id,comments,blocks.item:authors.name,blocks.item:comments.body', limit: '5' } },
+  {
+    name: 'relational filters (m2o, o2m _none, m2a scope), function fields, sort by an m2o path, filter_count',
+    raw: {
+      fields: 'id,year(updated_at),count(comments)',
+      filter: { author: { name: { _eq: 'Ada' } }, comments: { _none: { body: { _contains: 'spam' } } }, blocks: { 'item:authors': { name: { _eq: 'x' } } } },
+      sort: '-author.name',
+      meta: 'filter_count',
+      limit: '5',
+    },
+  },
+  { name: 'aggregate grouped by a field, a date part and an m2o path, sorted by count', raw: { aggregate: { count: '*', sum: 'price', avg: 'rating' }, groupBy: 'author.name,year(updated_at)', sort: '-count' } },
 ];
 
 export function compileCase(c: SqlCase, dialect: string) {
@@ -61,6 +78,7 @@ export function compileCase(c: SqlCase, dialect: string) {
   if (c.keys) q.keys = c.keys;
   const plan = planRead('articles', q, {
     schema: SMALL_SCHEMA,
+    access: FULL_ACCESS,
     accountability: ADMIN_ACCOUNTABILITY,
     queryLimitDefault: 100,
     now: new Date('2026-01-01T00:00:00Z'),

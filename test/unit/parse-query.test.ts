@@ -53,7 +53,16 @@ describe('parseQuery', () => {
   });
 
   it('reads deep, alias and aggregate as objects or JSON', () => {
-    assert.deepEqual(parse({ deep: '{"tags":{"_limit":3}}' }).deep, { tags: { _limit: 3 } });
+    assert.deepEqual(parse({ deep: '{"tags":{"_limit":3}}' }).deep, { tags: { limit: 3 } });
+    assert.deepEqual(fromUrl('deep[articles][_sort]=-id&deep[articles][_filter][status][_eq]=x&deep[articles][tags][_limit]=1&deep[articles][_page]=2&deep[articles][_search]=a').deep, {
+      articles: {
+        sort: [{ field: 'id', order: 'desc' }],
+        filter: { type: 'condition', field: 'status', operator: '_eq', value: 'x' },
+        page: 2,
+        search: 'a',
+        deep: { tags: { limit: 1 } },
+      },
+    });
     assert.deepEqual(fromUrl('alias[yr]=year(date)').alias, { yr: 'year(date)' });
     assert.deepEqual(fromUrl('aggregate[count]=*&aggregate[sum]=a,b').aggregate, { count: ['*'], sum: ['a', 'b'] });
   });
@@ -74,11 +83,16 @@ describe('parseQuery', () => {
       [{ sort: 5 }, '"sort"'],
       [{ filter: '{' }, 'filter'],
       [{ deep: '{' }, 'deep'],
+      [{ deep: { tags: { _limit: 'x' } } }, 'deep'],
+      [{ deep: { tags: { _nope: 1 } } }, '_nope'],
+      [{ deep: { tags: 3 } }, 'deep[tags]'],
       [{ alias: { 'a.b': 'c' } }, '"alias"'],
       [{ alias: { a: 1 } }, '"alias"'],
       [{ fields: 'a.b.c.d' }, 'depth'],
       [{ sort: 'a.b.c.d' }, 'depth'],
       [{ filter: { a: { b: { c: { d: { _eq: 1 } } } } } }, 'depth'],
+      [{ deep: { a: { b: { c: { d: { _limit: 1 } } } } } }, 'depth'],
+      [{ deep: { a: { b: { _sort: 'c.d' } } } }, 'depth'],
     ];
     for (const [raw, word] of cases) {
       const result = reason(() => parse(raw));

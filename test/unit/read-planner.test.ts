@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { thrownCode as code } from '../helpers/thrown.js';
 import { publicAccountability } from '../../src/permissions/accountability.js';
+import { FULL_ACCESS } from '../../src/plan/access.js';
 import { planRead, type PlanContext } from '../../src/plan/read-planner.js';
 import { coerceKey, coerceValue } from '../../src/plan/value-coercion.js';
 import { buildSchemaOverview } from '../../src/schema/overview-builder.js';
@@ -9,18 +10,19 @@ import { emptyColumn } from '../../src/db/introspection-utils.js';
 import type { FieldOverview } from '../../src/schema/types.js';
 import { ADMIN_ACCOUNTABILITY, SMALL_SCHEMA } from '../helpers/small-schema.js';
 
-const ctx: PlanContext = { schema: SMALL_SCHEMA, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z') };
+const ctx: PlanContext = { schema: SMALL_SCHEMA, access: FULL_ACCESS, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z') };
 
 
 describe('planRead', () => {
   it('selects every column for * and defaults sort to the key and limit to the default', () => {
     const plan = planRead('articles', {}, ctx);
-    assert.deepEqual(plan.fields.map((f) => f.key), ['id', 'title', 'rating', 'price', 'published', 'updated_at', 'metadata', 'secret']);
+    assert.deepEqual(plan.outputs.map((f) => f.key), ['id', 'title', 'rating', 'price', 'published', 'updated_at', 'metadata', 'secret', 'author', 'comments', 'blocks']);
     assert.deepEqual(plan.sort.map((s) => [s.field.field, s.descending]), [['id', false]]);
     assert.equal(plan.limit, 100);
     assert.equal(plan.offset, 0);
     assert.equal(plan.filter, null);
-    assert.ok(plan.fields.find((f) => f.key === 'secret')!.field.concealed);
+    const secret = plan.outputs.find((f) => f.key === 'secret')!;
+    assert.ok(secret.kind === 'value' && secret.field.concealed);
   });
 
   it('computes offsets from pages and treats -1 as no limit', () => {
@@ -45,7 +47,7 @@ describe('planRead', () => {
     const words = planRead('articles', { search: 'Ada' }, ctx).filter as { kind: string; children: { field: { field: string }; operator: string }[] };
     assert.deepEqual(words.children.map((c) => [c.field.field, c.operator]), [['title', '_icontains']]);
     const number = planRead('articles', { search: '5' }, ctx).filter as { children: { field: { field: string } }[] };
-    assert.deepEqual(number.children.map((c) => c.field.field), ['id', 'title', 'rating', 'price']);
+    assert.deepEqual(number.children.map((c) => c.field.field), ['id', 'title', 'rating', 'price', 'author']);
   });
 
   it('turns keys of the wrong type into a filter that matches nothing', () => {
@@ -58,7 +60,7 @@ describe('planRead', () => {
     assert.equal(code(() => planRead('articles', { fields: ['nope'] }, ctx)), 'FORBIDDEN');
     assert.equal(code(() => planRead('articles', { sort: [{ field: 'nope', order: 'asc' }] }, ctx)), 'FORBIDDEN');
     assert.equal(code(() => planRead('articles', { filter: { type: 'condition', field: 'nope', operator: '_eq', value: 1 } }, ctx)), 'FORBIDDEN');
-    assert.equal(code(() => planRead('articles', {}, { ...ctx, accountability: publicAccountability() })), 'FORBIDDEN');
+    assert.equal(code(() => planRead('articles', {}, { ...ctx, accountability: publicAccountability(), access: { read: () => null } })), 'FORBIDDEN');
   });
 
   it('refuses values that cannot fit the field with INVALID_QUERY', () => {
@@ -68,23 +70,27 @@ describe('planRead', () => {
     assert.equal(code(() => planRead('articles', { filter: { type: 'condition', field: 'rating', operator: '_gt', value: null } }, ctx)), 'INVALID_QUERY');
   });
 
-  it('refuses relational paths, function fields, alias fields and relational filters with FORBIDDEN until nested reads exist', () => {
+  it('refuses paths through plain fields with FORBIDDEN, and functions on the wrong type with INVALID_QUERY', () => {
     assert.equal(code(() => planRead('articles', { fields: ['title.length'] }, ctx)), 'FORBIDDEN');
-    assert.equal(code(() => planRead('articles', { fields: ['year(updated_at)'] }, ctx)), 'FORBIDDEN');
-    assert.equal(code(() => planRead('articles', { sort: [{ field: 'year(updated_at)', order: 'asc' }] }, ctx)), 'FORBIDDEN');
     assert.equal(code(() => planRead('articles', { filter: { type: 'relation', field: 'title', quantifier: null, filter: { type: 'condition', field: 'x', operator: '_eq', value: 1 } } }, ctx)), 'FORBIDDEN');
     assert.equal(code(() => planRead('articles', { filter: { type: 'relation', field: 'nope', quantifier: null, filter: { type: 'condition', field: 'x', operator: '_eq', value: 1 } } }, ctx)), 'FORBIDDEN');
-    assert.equal(code(() => planRead('related', { fields: ['comments'] }, { ...ctx, schema: SORTED_SCHEMA })), 'FORBIDDEN');
+    assert.equal(code(() => planRead('articles', { fields: ['year(title)'] }, ctx)), 'INVALID_QUERY');
+    assert.equal(code(() => planRead('articles', { fields: ['count(title)'] }, ctx)), 'INVALID_QUERY');
+    assert.equal(code(() => planRead('articles', { sort: [{ field: 'title.x', order: 'asc' }] }, ctx)), 'INVALID_QUERY');
+    const year = planRead('articles', { fields: ['year(updated_at)'], sort: [{ field: 'month(updated_at)', order: 'desc' }] }, ctx);
+    assert.deepEqual(year.outputs.map((o) => o.key), ['updated_at_year']);
+    assert.deepEqual(year.sort.map((s) => s.operand), [{ kind: 'date-part', part: 'month', field: field('updated_at') }]);
   });
 
   it('leaves alias fields out of *, sorts by the collection sort field, and plans single reads without sort or offset', () => {
     const plan = planRead('related', { page: 4, limit: 10 }, { ...ctx, schema: SORTED_SCHEMA });
-    assert.deepEqual(plan.fields.map((f) => f.key), ['key', 'position']);
+    assert.deepEqual(plan.outputs.map((f) => f.key), ['key', 'position']);
     assert.deepEqual(plan.sort.map((s) => s.field.field), ['position']);
     assert.equal(plan.offset, 30);
     const single = planRead('related', { keys: ['8F14E45F-CEEA-467F-A0E6-6F5F5E5D9C1A'], page: 4 }, { ...ctx, schema: SORTED_SCHEMA, single: true });
     assert.deepEqual([single.sort, single.limit, single.offset, single.single], [[], 1, 0, true]);
-    assert.deepEqual(single.filter, { kind: 'compare', field: SORTED_SCHEMA.collections.related!.fields.key, operator: '_in', value: ['8f14e45f-ceea-467f-a0e6-6f5f5e5d9c1a'] });
+    const key = SORTED_SCHEMA.collections.related!.fields.key!;
+    assert.deepEqual(single.filter, { kind: 'compare', operand: { kind: 'field', field: key }, field: key, operator: '_in', value: ['8f14e45f-ceea-467f-a0e6-6f5f5e5d9c1a'] });
     assert.deepEqual(planRead('related', { keys: ['7'] }, { ...ctx, schema: SORTED_SCHEMA, single: true }).filter, { kind: 'constant', value: false });
   });
 

@@ -28,7 +28,8 @@ export const mysqlDialect: Dialect = {
         min: 0,
         max: 10,
         afterCreate(conn: CallbackConnection, done: (err: Error | null, conn: unknown) => void) {
-          conn.query("SET time_zone = '+00:00'", [], (err) => done(err, conn));
+          // JSON_ARRAYAGG is bounded by group_concat_max_len (1 MB by default): a large read would be cut short.
+          conn.query("SET time_zone = '+00:00', group_concat_max_len = 4294967295", [], (err) => done(err, conn));
         },
       },
     };

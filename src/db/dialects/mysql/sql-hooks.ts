@@ -2,6 +2,16 @@ import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 
 const CONCEALED = `'**********'`;
+const DATE_PART: Record<string, (column: string) => string> = {
+  year: (c) => `year(${c})`,
+  month: (c) => `month(${c})`,
+  week: (c) => `week(${c}, 3)`,
+  day: (c) => `dayofmonth(${c})`,
+  weekday: (c) => `(dayofweek(${c}) - 1)`,
+  hour: (c) => `hour(${c})`,
+  minute: (c) => `minute(${c})`,
+  second: (c) => `second(${c})`,
+};
 /** Columns whose truthiness is numeric; text columns read as booleans (cast-boolean) hold '1'/'true'. */
 const NUMERIC_COLUMN = /^(bool|boolean|tinyint|bit|smallint|mediumint|int|integer|bigint)$/i;
 
@@ -65,4 +75,20 @@ export const mysqlSql: SqlDialect = {
     return ` limit ${limitSql}${offset > 0 ? ` offset ${param(offset)}` : ''}`;
   },
   stringLiteral: (text) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`,
+  // MariaDB may treat JSON leaving a subquery or CASE as a string; json_extract(.., '$') makes it JSON again.
+  embedJson: (expression) => `json_extract(${expression}, '$')`,
+  jsonString: (expression) => `json_quote(${expression})`,
+  nestedList(list) {
+    // MariaDB has no LATERAL and no outer references in derived tables, but its JSON_ARRAYAGG sorts and limits by
+    // itself: the related rows are filtered by the index on the join column and only the kept ones are returned.
+    // The bounds are validated integers, written inline because the aggregate's LIMIT takes no placeholders.
+    const order = list.orderBy ? ` order by ${list.orderBy}` : '';
+    const window = list.limit === null && list.offset === 0 ? '' : ` limit ${list.limit === null ? '18446744073709551615' : Math.trunc(list.limit)}${list.offset > 0 ? ` offset ${Math.trunc(list.offset)}` : ''}`;
+    return `json_extract((select coalesce(json_arrayagg(${list.element}${order}${window}), json_array()) from ${list.from} where ${list.where}), '$')`;
+  },
+  datePart: (part, column) => DATE_PART[part]!(column),
+  jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
+  keyFromText: (expression) => expression,
+  toFloat: (expression) => `cast(${expression} as double)`,
+  namedLock: (name) => ({ lock: `select get_lock(${mysqlSql.stringLiteral(name)}, 600)`, unlock: `select release_lock(${mysqlSql.stringLiteral(name)})` }),
 };

@@ -1,7 +1,10 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { derivedTableList } from '../../../sql/nested-list.js';
 
 const CONCEALED = `'**********'`;
+const EXTRACT: Record<string, string> = { year: 'year', month: 'month', week: 'week', day: 'day', weekday: 'dow', hour: 'hour', minute: 'minute', second: 'second' };
+const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const NUMERIC_COLUMN = /^(smallint|integer|bigint|numeric|decimal|real|double precision)$/i;
 
 export const postgresSql: SqlDialect = {
@@ -66,4 +69,22 @@ export const postgresSql: SqlDialect = {
     return sql;
   },
   stringLiteral: (text) => `'${text.replace(/'/g, "''")}'`,
+  embedJson: (expression) => expression,
+  jsonString: (expression) => `to_json(${expression})`,
+  nestedList: (list) => derivedTableList(list, postgresSql, (element, orderBy) => `coalesce(json_agg(${element} order by ${orderBy}), '[]'::json)`),
+  datePart(part, column, field) {
+    const source = field.schema?.data_type === 'timestamp with time zone' ? `(${column} at time zone 'UTC')` : column;
+    return `floor(extract(${EXTRACT[part]} from ${source}))::integer`;
+  },
+  jsonLength(column, field) {
+    const value = field.schema?.data_type === 'json' ? column : `${column}::json`;
+    return `case when json_typeof(${value}) = 'array' then json_array_length(${value}) end`;
+  },
+  keyFromText(expression, keyField) {
+    if (keyField.type === 'integer' || keyField.type === 'bigInteger') return `case when ${expression} ~ '^-?[0-9]{1,18}$' then ${expression}::bigint end`;
+    if (keyField.type === 'uuid' && keyField.schema?.data_type === 'uuid') return `case when ${expression} ~ '${UUID_TEXT}' then ${expression}::uuid end`;
+    return expression;
+  },
+  toFloat: (expression) => `(${expression})::double precision`,
+  namedLock: (name) => ({ lock: `select pg_advisory_lock(hashtext(${postgresSql.stringLiteral(name)}))`, unlock: `select pg_advisory_unlock(hashtext(${postgresSql.stringLiteral(name)}))` }),
 };

@@ -1,5 +1,6 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { derivedTableList } from '../../../sql/nested-list.js';
 
 const CONCEALED = `'**********'`;
 const BOOLEAN_COLUMN = /^(bool|boolean|integer|int|tinyint|smallint)$/i;
@@ -10,6 +11,8 @@ const DATE_FORMATS: Record<string, string> = {
   timestamp: '%Y-%m-%dT%H:%M:%fZ',
   time: '%H:%M:%S',
 };
+
+const PART_FORMAT: Record<string, string> = { year: '%Y', month: '%m', week: '%V', day: '%d', weekday: '%w', hour: '%H', minute: '%M', second: '%S' };
 
 /** SQLite databases hold dates as text or as epoch milliseconds: both normalise to the wire format. */
 function normalisedDate(column: string, format: string): string {
@@ -65,4 +68,15 @@ export const sqliteSql: SqlDialect = {
     return ` limit ${limit === null ? '-1' : param(limit)}${offset > 0 ? ` offset ${param(offset)}` : ''}`;
   },
   stringLiteral: (text) => `'${text.replace(/'/g, "''")}'`,
+  // Values leaving a subquery lose SQLite's JSON subtype; json() restores it so they nest as JSON, not as text.
+  embedJson: (expression) => `json(${expression})`,
+  jsonString: (expression) => `json_quote(${expression})`,
+  nestedList: (list) => `json(${derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element} order by ${orderBy}), '[]')`)})`,
+  datePart(part, column, field) {
+    return `cast(strftime('${PART_FORMAT[part]}', ${sqliteSql.comparable(column, field)}) as integer)`;
+  },
+  jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
+  keyFromText: (expression) => expression,
+  toFloat: (expression) => `cast(${expression} as real)`,
+  namedLock: () => null,
 };

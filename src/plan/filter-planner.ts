@@ -1,0 +1,139 @@
+/**
+ * Filter AST, search terms and key lists → PlannedFilter for one level, under the caller's read access. Relational
+ * rules become EXISTS (m2o, a2o scopes, o2m `_some`) or NOT EXISTS (o2m `_none`) over the related rows the caller
+ * may read, so they compose with `_and`/`_or` at any depth, never multiply rows, and never reveal hidden rows.
+ */
+import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
+import type { Accountability } from '../permissions/accountability.js';
+import type { FilterNode, FilterValue, ScalarValue } from '../request/query.js';
+import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
+import type { AccessPolicy } from './access.js';
+import { accessTo, fieldOf, guarded, joinFor, resolveOperand } from './operands.js';
+import type { PlannedFilter } from './read-plan.js';
+import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
+
+export interface FilterContext {
+  schema: SchemaOverview;
+  access: AccessPolicy;
+  accountability: Accountability;
+  now: Date;
+}
+
+const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
+const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
+const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv']);
+
+export function and(filters: (PlannedFilter | null | undefined)[]): PlannedFilter | null {
+  const kept = filters.filter((f): f is PlannedFilter => Boolean(f));
+  return kept.length === 0 ? null : kept.length === 1 ? kept[0]! : { kind: 'and', children: kept };
+}
+
+export function planFilter(collection: CollectionOverview, node: FilterNode, ctx: FilterContext, where = 'root'): PlannedFilter {
+  switch (node.type) {
+    case 'logical':
+      return { kind: node.operator === '_and' ? 'and' : 'or', children: node.children.map((child) => planFilter(collection, child, ctx, where)) };
+    case 'relation':
+      return planRelation(collection, node, ctx, where);
+    case 'condition': {
+      const resolved = resolveOperand(ctx, collection, node.field, where);
+      if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
+        throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
+      }
+      return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator: node.operator, value: planValue(resolved.field, node.operator, node.value, ctx) };
+    }
+  }
+}
+
+function planRelation(collection: CollectionOverview, node: Extract<FilterNode, { type: 'relation' }>, ctx: FilterContext, where: string): PlannedFilter {
+  const [name, scope] = node.field.split(':') as [string, string | undefined];
+  const field = fieldOf(ctx, collection, name, where);
+  const link = collection.links[field.field];
+  const path = where === 'root' ? node.field : `${where}.${node.field}`;
+  if (!link) throw new ForbiddenError(`Field "${name}" in collection "${collection.collection}" is not relational; "${path}" can't be filtered through it.`);
+  if (link.kind !== 'a2o' && scope !== undefined) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${node.field}")`);
+  if (link.kind !== 'o2m' && node.quantifier) throw new InvalidQueryError(`"${node.quantifier}" can only follow one-to-many fields, not "${name}"`);
+  const join = joinFor(ctx.schema, collection, link, scope);
+  const related = accessTo(ctx, join.collection);
+  const filter = and([related.filter, planFilter(join.collection, node.filter, ctx, path)]);
+  const none = node.quantifier === '_none';
+  // Where the relational field itself is hidden, the row relates to nothing the caller can see.
+  const guard = ctx.access.read(collection)?.guard(field.field);
+  if (!guard) return { kind: 'exists', join, filter, negate: none };
+  const some = and([guard, { kind: 'exists', join, filter, negate: false }])!;
+  return none ? { kind: 'not', child: some } : some;
+}
+
+export function planKeys(collection: CollectionOverview, keys: (string | number)[]): PlannedFilter {
+  const primary = collection.primary ? collection.fields[collection.primary] : undefined;
+  if (!primary) throw new ForbiddenError();
+  const coerced = keys.map((key) => coerceKey(primary, key)).filter((key): key is string | number => key !== null);
+  if (coerced.length === 0) return { kind: 'constant', value: false };
+  return { kind: 'compare', operand: { kind: 'field', field: primary }, field: primary, operator: '_in', value: coerced };
+}
+
+/** Search looks only at fields the caller may read, and only where it may read them. */
+export function planSearch(ctx: FilterContext, collection: CollectionOverview, term: string): PlannedFilter {
+  const children: PlannedFilter[] = [];
+  const trimmed = term.trim();
+  const access = ctx.access.read(collection);
+  const compare = (field: FieldOverview, operator: '_icontains' | '_eq', value: unknown): PlannedFilter => ({
+    kind: 'compare',
+    operand: guarded(ctx, collection, field.field, { kind: 'field', field }),
+    field,
+    operator,
+    value,
+  });
+  for (const key of collection.fieldOrder) {
+    const field = collection.fields[key]!;
+    if (!field.searchable || access?.guard(key) === undefined) continue;
+    if (field.type === 'string' || field.type === 'text') {
+      children.push(compare(field, '_icontains', term.toLowerCase()));
+    } else if (field.type === 'uuid') {
+      if (isUuid(trimmed)) children.push(compare(field, '_eq', trimmed.toLowerCase()));
+    } else if (/^[-+]?(\d+\.?\d*|\.\d+)$/.test(trimmed)) {
+      if ((field.type === 'integer' || field.type === 'bigInteger') && !/^[-+]?\d+$/.test(trimmed)) continue;
+      if (field.type === 'integer' && !Number.isSafeInteger(Number(trimmed))) continue;
+      children.push(compare(field, '_eq', coerceValue(field, trimmed)));
+    }
+  }
+  return children.length ? { kind: 'or', children } : { kind: 'constant', value: false };
+}
+
+function planValue(field: FieldOverview, operator: string, value: FilterValue, ctx: FilterContext): unknown {
+  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty') return value;
+  const label = field.field || 'function';
+  const one = (v: ScalarValue) => {
+    const resolved = resolveDynamic(v, ctx);
+    if (resolved === null) return null;
+    // Text operators compare the text of any column; case-insensitive ones compare lower-cased text.
+    if (TEXT_OPERATORS.has(operator)) {
+      const text = resolved instanceof Date ? resolved.toISOString() : String(resolved);
+      return operator.includes('_i') || operator.startsWith('_ni') ? text.toLowerCase() : text;
+    }
+    return coerceValue(field, resolved);
+  };
+  if (Array.isArray(value)) {
+    const values = value.map(one);
+    if ((operator === '_between' || operator === '_nbetween') && values.some((v) => v === null)) {
+      throw new InvalidQueryError(`"${operator}" of field "${label}" can't have null bounds`);
+    }
+    return operator === '_in' || operator === '_nin' ? values.filter((v) => v !== null) : values;
+  }
+  const single = one(value);
+  if (single === null && !['_eq', '_neq'].includes(operator)) {
+    throw new InvalidQueryError(`"${operator}" of field "${label}" can't compare with null`);
+  }
+  return single;
+}
+
+function resolveDynamic(value: ScalarValue, ctx: FilterContext): string | number | boolean | Date | null {
+  if (value === null || typeof value !== 'object') return value;
+  switch (value.dynamic) {
+    case 'NOW':
+      return new Date(ctx.now.getTime() + value.offsetMs);
+    case 'CURRENT_USER':
+      return ctx.accountability.user;
+    case 'CURRENT_ROLE':
+      return ctx.accountability.role;
+  }
+}
