@@ -51,6 +51,17 @@ for (const client of testClients()) {
       assert.equal(String(last.views), String(ITEMS - 1));
     });
 
+    it('answers more than 10,000 created items, read back in chunks of keys', async () => {
+      const count = ITEMS + 1;
+      statements = [];
+      const res = await post('/items/tags?fields=id,name', Array.from({ length: count }, (_, i) => ({ name: `chunk-${i}` })));
+      assert.equal(res.statusCode, 200, res.body.slice(0, 500));
+      assert.equal(statements.filter((sql) => sql.startsWith('select')).length, 2);
+      const data = json(res).data as { id: number; name: string }[];
+      assert.equal(data.length, count);
+      data.forEach((row, i) => assert.equal(row.name, `chunk-${i}`));
+    });
+
     it('creates nested batches level by level: one INSERT per collection, each child under its own parent', async () => {
       const authors = Array.from({ length: 200 }, (_, i) => ({
         name: `Batch author ${i}`,
