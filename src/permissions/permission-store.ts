@@ -4,7 +4,7 @@
  * request (dynamic values such as $CURRENT_USER differ per caller).
  */
 import type { Database } from '../db/connection.js';
-import { parseFilter } from '../request/parse-filter.js';
+import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
 import type { FilterNode } from '../request/query.js';
 
 export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
@@ -23,8 +23,16 @@ export interface PermissionRule {
 
 export class PermissionSet {
   private readonly byKey = new Map<string, PermissionRule[]>();
+  /** `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` variables the rules use (their values are loaded per caller). */
+  readonly dynamicPaths: string[];
 
   constructor(readonly rules: PermissionRule[]) {
+    const paths = new Set<string>();
+    for (const rule of rules) {
+      for (const node of [rule.permissions, rule.validation]) if (node) for (const path of dynamicPaths(node)) paths.add(path);
+      for (const value of Object.values(rule.presets ?? {})) if (typeof value === 'string' && /^\$CURRENT_(USER|ROLE)\./.test(value)) paths.add(value);
+    }
+    this.dynamicPaths = [...paths];
     for (const rule of rules) {
       const key = `${rule.collection}\u0000${rule.action}`;
       this.byKey.set(key, [...(this.byKey.get(key) ?? []), rule]);
