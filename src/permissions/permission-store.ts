@@ -5,6 +5,7 @@
  */
 import type { Database } from '../db/connection.js';
 import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
+import { APP_ACCESS_RULES } from './app-access-rules.js';
 import type { FilterNode } from '../request/query.js';
 
 export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
@@ -51,12 +52,13 @@ export class PermissionStore {
 
   constructor(private readonly db: Database) {}
 
-  forPolicies(policies: string[]): Promise<PermissionSet> {
-    const key = [...policies].sort().join(',');
+  /** With `app`, the built-in minimal permissions of app users are added (app-access-rules.ts). */
+  forPolicies(policies: string[], options: { app?: boolean } = {}): Promise<PermissionSet> {
+    const key = `${options.app ? 'app:' : ''}${[...policies].sort().join(',')}`;
     let set = this.sets.get(key);
     if (!set) {
       if (this.sets.size >= MAX_SETS) this.sets.clear();
-      set = this.load(policies);
+      set = this.load(policies).then((loaded) => (options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded));
       this.sets.set(key, set);
       set.catch(() => this.sets.delete(key));
     }

@@ -21,6 +21,11 @@ export interface StageMarks {
 
 const NO_MARKS: StageMarks = { mark: () => {} };
 
+export interface ReadOptions {
+  system?: boolean;
+  singleton?: boolean;
+}
+
 export interface ItemsServiceDeps {
   db: Database;
   schema: () => SchemaOverview;
@@ -31,13 +36,16 @@ export interface ItemsServiceDeps {
 export class ItemsService {
   constructor(private readonly deps: ItemsServiceDeps) {}
 
-  /** `{"data":[...],"meta":{...}}`; for a singleton collection `{"data":{...}}`. */
-  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
+  /**
+   * `{"data":[...],"meta":{...}}`; for a singleton collection `{"data":{...}}`. `options.system` opens the service_*
+   * tables (their own routes use it); `options.singleton` reads one object without a key (/settings).
+   */
+  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<string> {
     const schema = this.deps.schema();
-    const singleton = schema.collections[collection]?.singleton === true && !query.keys;
+    const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
     const now = new Date();
     const { access, dynamic } = await this.access(schema, accountability, now, query);
-    const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton });
+    const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system });
     marks.mark('plan');
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
     marks.mark('sql');
@@ -54,7 +62,7 @@ export class ItemsService {
   }
 
   /** `{"data":{...}}`; FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
-  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
+  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<string> {
     const schema = this.deps.schema();
     const now = new Date();
     const { access, dynamic } = await this.access(schema, accountability, now, query);
@@ -66,6 +74,7 @@ export class ItemsService {
       queryLimitDefault: this.deps.queryLimitDefault,
       now,
       single: true,
+      system: options.system,
     });
     marks.mark('plan');
     if (plan.filter?.kind === 'constant' && !plan.filter.value) throw new ForbiddenError();
@@ -85,7 +94,7 @@ export class ItemsService {
    * The values of `$CURRENT_USER.<path>` variables in the rules or the query are loaded first, in one read each.
    */
   async access(schema: SchemaOverview, accountability: Accountability, now: Date, query?: Query): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown> }> {
-    const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies);
+    const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
     const paths = new Set([...(permissions?.dynamicPaths ?? []), ...queryDynamicPaths(query)]);
     const dynamic = paths.size ? await this.dynamicValues(schema, accountability, [...paths], now) : new Map<string, unknown>();
     if (!permissions) return { access: FULL_ACCESS, dynamic };
