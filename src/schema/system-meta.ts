@@ -4,7 +4,23 @@
  * overview as if they were rows of service_fields / service_relations.
  */
 
+/** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
+const UUID_COLUMNS: [string, string][] = [
+  ['service_users', 'id'],
+  ['service_users', 'role'],
+  ['service_users', 'avatar'],
+  ['service_roles', 'id'],
+  ['service_roles', 'parent'],
+  ['service_policies', 'id'],
+  ['service_access', 'id'],
+  ['service_access', 'role'],
+  ['service_access', 'user'],
+  ['service_access', 'policy'],
+  ['service_permissions', 'policy'],
+];
+
 export const SYSTEM_FIELDS: Record<string, unknown>[] = [
+  ...UUID_COLUMNS.map(([collection, field]) => ({ collection, field, special: 'uuid' })),
   { collection: 'service_users', field: 'password', special: 'hash,conceal' },
   { collection: 'service_users', field: 'token', special: 'conceal' },
   { collection: 'service_users', field: 'tfa_secret', special: 'conceal' },
