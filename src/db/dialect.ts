@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { DbClient } from '../config/config.js';
 import type { ColumnInfo, ServiceType, TableInfo } from '../schema/types.js';
+import type { SchemaDdl } from './schema-ddl.js';
 import type { SqlDialect } from '../sql/dialect-hooks.js';
 
 /** A connection of the raw driver, as knex's pool hands it out. */
@@ -24,4 +25,6 @@ export interface Dialect {
   mapType(column: ColumnInfo): ServiceType;
   /** SQL-compiler hooks: quoting, placeholders, JSON building, wire formats. */
   readonly sql: SqlDialect;
+  /** DDL for schema changes (fields, collections, relations). */
+  readonly ddl: SchemaDdl;
 }

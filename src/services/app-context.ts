@@ -10,7 +10,11 @@ import { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import { SchemaStore } from '../schema/schema-store.js';
 import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
+import { CollectionsService } from './collections-service.js';
+import { FieldsService } from './fields-service.js';
 import { ItemsService } from './items-service.js';
+import { RelationsService } from './relations-service.js';
+import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
 
 export interface AppContext {
@@ -18,6 +22,11 @@ export interface AppContext {
   db: Database;
   schema: SchemaStore;
   items: ItemsService;
+  /** Schema management (fields, collections, relations), serialised through `schemaChanges`. */
+  schemaChanges: SchemaChanges;
+  fields: FieldsService;
+  collections: CollectionsService;
+  relations: RelationsService;
   settings: SettingsService;
   auth: AuthService;
   accountability: AccountabilityResolver;
@@ -28,7 +37,7 @@ export interface AppContext {
 export interface ContextOptions {
   /** Run bootstrap (migrations; first admin on a fresh database) before serving. */
   bootstrap?: boolean;
-  log?: { info(msg: string): void; warn(msg: string): void };
+  log?: { info(msg: string): void; warn(msg: string): void; error?(object: unknown, msg: string): void };
 }
 
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -46,11 +55,17 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const schema = new SchemaStore(db);
     await schema.load();
     const items = new ItemsService({ db, schema: () => schema.current, queryLimitDefault: config.queryLimitDefault });
+    const schemaChanges = new SchemaChanges(db, schema, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl };
     return {
       config,
       db,
       schema,
       items,
+      schemaChanges,
+      fields: new FieldsService(schemaDeps),
+      collections: new CollectionsService(schemaDeps),
+      relations: new RelationsService(schemaDeps),
       settings: new SettingsService(db),
       auth: new AuthService(db, secret, config),
       accountability: new AccountabilityResolver(db, secret),

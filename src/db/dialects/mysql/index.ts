@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Dialect } from '../../dialect.js';
+import { mysqlDdl } from './ddl.js';
 import { introspectMysql, mapMysqlType } from './introspect.js';
 import { mysqlSql } from './sql-hooks.js';
 
@@ -43,4 +44,5 @@ export const mysqlDialect: Dialect = {
   introspect: introspectMysql,
   mapType: mapMysqlType,
   sql: mysqlSql,
+  ddl: mysqlDdl,
 };

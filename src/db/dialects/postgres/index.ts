@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Dialect } from '../../dialect.js';
+import { postgresDdl } from './ddl.js';
 import { introspectPostgres, mapPostgresType } from './introspect.js';
 import { postgresSql } from './sql-hooks.js';
 
@@ -17,4 +18,5 @@ export const postgresDialect: Dialect = {
   introspect: introspectPostgres,
   mapType: mapPostgresType,
   sql: postgresSql,
+  ddl: postgresDdl,
 };
