@@ -83,7 +83,8 @@ export class CollectionsService {
       plan.write((k) => k('service_collections').insert({ collection: name, ...collectionMetaRow(meta) }));
     }
     const rows = created.flatMap((c) => (c.metaRow ? [c.metaRow] : []));
-    if (rows.length) plan.write((k) => k('service_fields').insert(rows));
+    // One insert per row: the rows set different columns, and a multi-row insert would null the others.
+    for (const row of rows) plan.write((k) => k('service_fields').insert(row));
   }
 
   async update(accountability: Accountability, collection: string, body: unknown): Promise<CollectionObject> {

@@ -4,11 +4,14 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
+import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
 
 type CollectionParams = { collection: string };
 
 export function collectionRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
+    app.addHook('onRequest', ignoreBodylessDeleteContentType);
+
     app.get('/', async (request) => ({ data: context.collections.readAll(request.accountability) }));
 
     app.get<{ Params: CollectionParams }>('/:collection', async (request) => ({

@@ -4,12 +4,15 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
+import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
 
 type CollectionParams = { collection: string };
 type FieldParams = { collection: string; field: string };
 
 export function relationRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
+    app.addHook('onRequest', ignoreBodylessDeleteContentType);
+
     app.get('/', async (request) => ({ data: context.relations.readAll(request.accountability) }));
 
     app.get<{ Params: CollectionParams }>('/:collection', async (request) => ({
