@@ -191,6 +191,24 @@ for (const client of testClients()) {
       await knex('samples').where('num', '1').delete();
     });
 
+    it('sets clock and literal defaults on date-time columns of the fixture', async () => {
+      const now = await patch('/fields/articles/updated_at', { schema: { default_value: 'CURRENT_TIMESTAMP' } });
+      assert.equal(now.statusCode, 200, now.body);
+      assert.equal(json(now).data.schema.default_value, 'CURRENT_TIMESTAMP');
+      const literal = await patch('/fields/articles/published_at', { schema: { default_value: '2024-01-02T03:04:05' } });
+      assert.equal(literal.statusCode, 200, literal.body);
+      assert.equal(json(literal).data.schema.default_value, '2024-01-02 03:04:05');
+    });
+
+    it('changes the type of a column without data whatever the data would have allowed', async () => {
+      const created = await t.request({ method: 'POST', url: '/fields/samples', payload: { field: 'unused', type: 'string' } });
+      assert.equal(created.statusCode, 200, created.body);
+      const res = await patch('/fields/samples/unused', { type: 'integer' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(json(res).data.type, 'integer');
+      assert.deepEqual(await values('unused'), [null, null, null]);
+    });
+
     it('makes a column unique only without duplicates, and indexes it', async () => {
       await refused('code', { schema: { is_unique: true } }, /duplicate values/);
       await knex('samples').where({ id: 2 }).update({ code: 'b' });

@@ -75,13 +75,18 @@ const SHAPES: Record<ColumnSpec['type'], string> = {
   binary: 'blob',
 };
 
-function defaultClause(spec: ColumnSpec): string {
+function defaultClause(spec: ColumnSpec, columnType = typeOf(spec)): string {
   const value = spec.default;
   if (value.kind === 'none') return '';
   // The clock default carries the column's fractional seconds (timestamp(3)).
-  if (value.kind === 'now') return spec.type === 'timestamp' ? ' default current_timestamp(3)' : ' default current_timestamp';
+  if (value.kind === 'now') {
+    const fraction = /\((\d)\)/.exec(columnType)?.[1];
+    return ` default current_timestamp${fraction ? `(${fraction})` : ''}`;
+  }
   if (typeof value.value === 'boolean') return ` default ${value.value ? 1 : 0}`;
   if (typeof value.value === 'number') return ` default ${value.value}`;
+  // Date-time literals take a space and no zone here (the session runs in UTC).
+  if (spec.type === 'timestamp' || spec.type === 'dateTime') return ` default ${literal(value.value.replace('T', ' ').replace(/Z$/, ''))}`;
   return ` default ${literal(value.value)}`;
 }
 
@@ -101,12 +106,14 @@ interface CatalogColumn {
   /** ` auto_increment`, ` on update …` or ''. */
   extra: string;
   comment: string;
+  /** ` character set … collate …` of a text column, kept through a modify; '' otherwise. */
+  collation: string;
 }
 
 async function catalogColumn(knex: Knex, table: string, column: string): Promise<CatalogColumn> {
   const [row] = await run(
     knex,
-    `select column_type, data_type, is_nullable, column_default, extra, column_comment from information_schema.columns
+    `select column_type, data_type, is_nullable, column_default, extra, column_comment, character_set_name, collation_name from information_schema.columns
      where table_schema = database() and table_name = ? and column_name = ?`,
     [table, column],
   );
@@ -119,6 +126,7 @@ async function catalogColumn(knex: Knex, table: string, column: string): Promise
     defaultClause: catalogDefault(r.column_default),
     extra: extra.includes('auto_increment') ? ' auto_increment' : /on update/.test(extra) ? ` ${extra.replace(/.*(on update .*)$/, '$1')}` : '',
     comment: String(r.column_comment ?? ''),
+    collation: r.collation_name ? ` character set ${r.character_set_name} collate ${r.collation_name}` : '',
   };
 }
 
@@ -131,7 +139,7 @@ function catalogDefault(value: unknown): string {
 }
 
 function catalogDefinition(name: string, c: CatalogColumn): string {
-  return `${q(name)} ${c.type} ${c.nullable ? 'null' : 'not null'}${c.extra === ' auto_increment' ? c.extra : ''}${c.defaultClause}${c.extra.startsWith(' on update') ? c.extra : ''}${c.comment ? ` comment ${literal(c.comment)}` : ''}`;
+  return `${q(name)} ${c.type}${c.collation} ${c.nullable ? 'null' : 'not null'}${c.extra === ' auto_increment' ? c.extra : ''}${c.defaultClause}${c.extra.startsWith(' on update') ? c.extra : ''}${c.comment ? ` comment ${literal(c.comment)}` : ''}`;
 }
 
 async function singleColumnIndexes(knex: Knex, table: string, column: string, unique: boolean): Promise<string[]> {
@@ -285,12 +293,14 @@ export const mysqlDdl: SchemaDdl = {
     try {
       if (changes.type || changes.nullable || changes.default || changes.comment) {
         const before = await catalogColumn(knex, table, current.name);
+        const type = changes.type ? typeOf(target) : before.type;
         const after: CatalogColumn = {
-          type: changes.type ? typeOf(target) : before.type,
+          type,
           nullable: changes.nullable ? target.nullable : before.nullable,
-          defaultClause: changes.type || changes.default ? defaultClause(target) : before.defaultClause,
+          defaultClause: changes.type || changes.default ? defaultClause(target, type) : before.defaultClause,
           extra: before.extra,
           comment: changes.comment ? (target.comment ?? '') : before.comment,
+          collation: /char|text/i.test(type) ? before.collation : '',
         };
         // The keys on either side of the column are in the way of a type change: off, modify, on again.
         const blocking = changes.type ? keys.filter((k) => k.constraint_name) : [];
