@@ -1,23 +1,29 @@
 /**
- * Filter AST, search terms and key lists → PlannedFilter for one level. Relational rules become EXISTS (m2o, a2o
- * scopes, o2m `_some`) or NOT EXISTS (o2m `_none`), so they compose with `_and`/`_or` at any depth and never
- * multiply rows.
+ * Filter AST, search terms and key lists → PlannedFilter for one level, under the caller's read access. Relational
+ * rules become EXISTS (m2o, a2o scopes, o2m `_some`) or NOT EXISTS (o2m `_none`) over the related rows the caller
+ * may read, so they compose with `_and`/`_or` at any depth, never multiply rows, and never reveal hidden rows.
  */
 import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { FilterNode, FilterValue, ScalarValue } from '../request/query.js';
+import type { FilterNode, FilterOperator, FilterValue, ScalarValue } from '../request/query.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
-import { fieldOf, joinFor, resolveOperand } from './operands.js';
+import type { AccessPolicy } from './access.js';
+import { accessTo, fieldOf, guarded, joinFor, resolveOperand } from './operands.js';
 import type { PlannedFilter } from './read-plan.js';
 import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
 
 export interface FilterContext {
   schema: SchemaOverview;
+  access: AccessPolicy;
   accountability: Accountability;
   now: Date;
+  /** Values of `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` by variable, loaded before planning. */
+  dynamic?: ReadonlyMap<string, unknown>;
 }
 
 const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
+const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
+const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv']);
 
 export function and(filters: (PlannedFilter | null | undefined)[]): PlannedFilter | null {
   const kept = filters.filter((f): f is PlannedFilter => Boolean(f));
@@ -31,23 +37,33 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
     case 'relation':
       return planRelation(collection, node, ctx, where);
     case 'condition': {
-      const resolved = resolveOperand(ctx.schema, collection, node.field, where);
-      return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator: node.operator, value: planValue(resolved.field, node.operator, node.value, ctx) };
+      const resolved = resolveOperand(ctx, collection, node.field, where);
+      if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
+        throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
+      }
+      const { operator, value } = planValue(resolved.field, node.operator, node.value, ctx);
+      return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator, value };
     }
   }
 }
 
 function planRelation(collection: CollectionOverview, node: Extract<FilterNode, { type: 'relation' }>, ctx: FilterContext, where: string): PlannedFilter {
   const [name, scope] = node.field.split(':') as [string, string | undefined];
-  const field = fieldOf(collection, name, where);
+  const field = fieldOf(ctx, collection, name, where);
   const link = collection.links[field.field];
   const path = where === 'root' ? node.field : `${where}.${node.field}`;
   if (!link) throw new ForbiddenError(`Field "${name}" in collection "${collection.collection}" is not relational; "${path}" can't be filtered through it.`);
   if (link.kind !== 'a2o' && scope !== undefined) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${node.field}")`);
   if (link.kind !== 'o2m' && node.quantifier) throw new InvalidQueryError(`"${node.quantifier}" can only follow one-to-many fields, not "${name}"`);
   const join = joinFor(ctx.schema, collection, link, scope);
-  const filter = planFilter(join.collection, node.filter, ctx, path);
-  return { kind: 'exists', join, filter, negate: node.quantifier === '_none' };
+  const related = accessTo(ctx, join.collection);
+  const filter = and([related.filter, planFilter(join.collection, node.filter, ctx, path)]);
+  const none = node.quantifier === '_none';
+  // Where the relational field itself is hidden, the row relates to nothing the caller can see.
+  const guard = ctx.access.read(collection)?.guard(field.field);
+  if (!guard) return { kind: 'exists', join, filter, negate: none };
+  const some = and([guard, { kind: 'exists', join, filter, negate: false }])!;
+  return none ? { kind: 'not', child: some } : some;
 }
 
 export function planKeys(collection: CollectionOverview, keys: (string | number)[]): PlannedFilter {
@@ -58,13 +74,21 @@ export function planKeys(collection: CollectionOverview, keys: (string | number)
   return { kind: 'compare', operand: { kind: 'field', field: primary }, field: primary, operator: '_in', value: coerced };
 }
 
-export function planSearch(collection: CollectionOverview, term: string): PlannedFilter {
+/** Search looks only at fields the caller may read, and only where it may read them. */
+export function planSearch(ctx: FilterContext, collection: CollectionOverview, term: string): PlannedFilter {
   const children: PlannedFilter[] = [];
   const trimmed = term.trim();
-  const compare = (field: FieldOverview, operator: '_icontains' | '_eq', value: unknown): PlannedFilter => ({ kind: 'compare', operand: { kind: 'field', field }, field, operator, value });
+  const access = ctx.access.read(collection);
+  const compare = (field: FieldOverview, operator: '_icontains' | '_eq', value: unknown): PlannedFilter => ({
+    kind: 'compare',
+    operand: guarded(ctx, collection, field.field, { kind: 'field', field }),
+    field,
+    operator,
+    value,
+  });
   for (const key of collection.fieldOrder) {
     const field = collection.fields[key]!;
-    if (!field.searchable) continue;
+    if (!field.searchable || access?.guard(key) === undefined) continue;
     if (field.type === 'string' || field.type === 'text') {
       children.push(compare(field, '_icontains', term.toLowerCase()));
     } else if (field.type === 'uuid') {
@@ -78,11 +102,14 @@ export function planSearch(collection: CollectionOverview, term: string): Planne
   return children.length ? { kind: 'or', children } : { kind: 'constant', value: false };
 }
 
-function planValue(field: FieldOverview, operator: string, value: FilterValue, ctx: FilterContext): unknown {
-  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty') return value;
+/**
+ * The operand of a rule, coerced to the field's type. Dynamic values are resolved here; list variables
+ * ($CURRENT_ROLES, or a path reaching several rows) turn `_eq`/`_neq` into `_in`/`_nin`.
+ */
+function planValue(field: FieldOverview, operator: FilterOperator, value: FilterValue, ctx: FilterContext): { operator: FilterOperator; value: unknown } {
+  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty') return { operator, value };
   const label = field.field || 'function';
-  const one = (v: ScalarValue) => {
-    const resolved = resolveDynamic(v, ctx);
+  const one = (resolved: string | number | boolean | Date | null) => {
     if (resolved === null) return null;
     // Text operators compare the text of any column; case-insensitive ones compare lower-cased text.
     if (TEXT_OPERATORS.has(operator)) {
@@ -92,27 +119,49 @@ function planValue(field: FieldOverview, operator: string, value: FilterValue, c
     return coerceValue(field, resolved);
   };
   if (Array.isArray(value)) {
-    const values = value.map(one);
-    if ((operator === '_between' || operator === '_nbetween') && values.some((v) => v === null)) {
-      throw new InvalidQueryError(`"${operator}" of field "${label}" can't have null bounds`);
+    const values = value.flatMap((v) => [resolveDynamic(v, ctx)].flat()).map(one);
+    if ((operator === '_between' || operator === '_nbetween') && (values.length !== 2 || values.some((v) => v === null))) {
+      throw new InvalidQueryError(`"${operator}" of field "${label}" needs two bounds that are not null`);
     }
-    return operator === '_in' || operator === '_nin' ? values.filter((v) => v !== null) : values;
+    return { operator, value: operator === '_in' || operator === '_nin' ? values.filter((v) => v !== null) : values };
   }
-  const single = one(value);
+  const resolved = resolveDynamic(value, ctx);
+  if (Array.isArray(resolved)) {
+    if (operator !== '_eq' && operator !== '_neq') throw new InvalidQueryError(`"${operator}" of field "${label}" can't compare with a list`);
+    return { operator: operator === '_eq' ? '_in' : '_nin', value: resolved.map(one).filter((v) => v !== null) };
+  }
+  const single = one(resolved);
   if (single === null && !['_eq', '_neq'].includes(operator)) {
     throw new InvalidQueryError(`"${operator}" of field "${label}" can't compare with null`);
   }
-  return single;
+  return { operator, value: single };
 }
 
-function resolveDynamic(value: ScalarValue, ctx: FilterContext): string | number | boolean | Date | null {
+type Resolved = string | number | boolean | Date | null;
+
+function resolveDynamic(value: ScalarValue, ctx: FilterContext): Resolved | Resolved[] {
   if (value === null || typeof value !== 'object') return value;
   switch (value.dynamic) {
     case 'NOW':
       return new Date(ctx.now.getTime() + value.offsetMs);
+    case 'CURRENT_ROLES':
+      return ctx.accountability.roles;
+    case 'CURRENT_POLICIES':
+      return ctx.accountability.policies;
     case 'CURRENT_USER':
-      return ctx.accountability.user;
-    case 'CURRENT_ROLE':
-      return ctx.accountability.role;
+    case 'CURRENT_ROLE': {
+      if (!value.path) return value.dynamic === 'CURRENT_USER' ? ctx.accountability.user : ctx.accountability.role;
+      const found = ctx.dynamic?.get(`$${value.dynamic}.${value.path.join('.')}`);
+      if (found === undefined || found === null) return null;
+      if (Array.isArray(found)) return found.map(scalarOf);
+      return scalarOf(found);
+    }
   }
+}
+
+/** A loaded value as a filter operand (objects, which a path ending on a relation gives, compare as their JSON). */
+function scalarOf(value: unknown): Resolved {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
 }

@@ -16,6 +16,14 @@ import { ItemsService } from './items-service.js';
 import { RelationsService } from './relations-service.js';
 import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
+import { PermissionStore } from '../permissions/permission-store.js';
+import { LoginAttempts } from '../auth/login-attempts.js';
+import { TfaService } from './tfa-service.js';
+import { MeService } from './me-service.js';
+import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
+import { RedisBus } from '../bus/redis-bus.js';
+import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
+import { createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
 
 export interface AppContext {
   config: Config;
@@ -29,7 +37,17 @@ export interface AppContext {
   relations: RelationsService;
   settings: SettingsService;
   auth: AuthService;
+  tfa: TfaService;
+  me: MeService;
   accountability: AccountabilityResolver;
+  /** Shared with other instances when Redis is configured; local otherwise. */
+  bus: MessageBus;
+  redis: RedisClient | null;
+  rateLimiters: RateLimiters;
+  /** Reload the schema overview after a change made here, and tell the other instances. */
+  schemaChanged(): Promise<void>;
+  /** Drop cached accountabilities and permissions here, and tell the other instances. */
+  permissionsChanged(): Promise<void>;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -43,6 +61,7 @@ export interface ContextOptions {
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? { info: () => {}, warn: () => {} };
   const db = new Database(config.db);
+  let redis: RedisClient | null = null;
   try {
     await waitForDatabase(db, config, log);
     if (options.bootstrap) {
@@ -54,9 +73,36 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const secret = resolveSecret(config);
     const schema = new SchemaStore(db);
     await schema.load();
-    const items = new ItemsService({ db, schema: () => schema.current, queryLimitDefault: config.queryLimitDefault });
-    const schemaChanges = new SchemaChanges(db, schema, { error: (object, msg) => log.error?.(object, msg) });
+    const permissions = new PermissionStore(db);
+    const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
+    const accountability = new AccountabilityResolver(db, secret);
+
+    redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
+    if (redis) await connectSoon(redis, 2_000);
+    const bus: MessageBus = redis ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log) : new LocalBus();
+    // Another instance changed the schema or permissions: catch up (reloads run one at a time, in order).
+    let reloading = Promise.resolve();
+    await bus.subscribe(CHANNELS.schema, () => {
+      reloading = reloading.then(() => schema.load().then(() => undefined)).catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+    });
+    await bus.subscribe(CHANNELS.permissions, () => {
+      accountability.clear();
+      permissions.clear();
+    });
+
+    const schemaChanged = async () => {
+      const overview = await schema.load();
+      await bus.publish(CHANNELS.schema, { version: overview.version });
+    };
+    const permissionsChanged = async () => {
+      accountability.clear();
+      permissions.clear();
+      await bus.publish(CHANNELS.permissions, {});
+    };
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl };
+
+    const openRedis = redis;
     return {
       config,
       db,
@@ -67,13 +113,25 @@ export async function createAppContext(config: Config, options: ContextOptions =
       collections: new CollectionsService(schemaDeps),
       relations: new RelationsService(schemaDeps),
       settings: new SettingsService(db),
-      auth: new AuthService(db, secret, config),
-      accountability: new AccountabilityResolver(db, secret),
+      auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
+      accountability,
+      tfa: new TfaService(db, 'Strata'),
+      me: new MeService(db, permissions, () => schema.current),
+      bus,
+      redis,
+      rateLimiters: createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata'),
+      schemaChanged,
+      permissionsChanged,
       startedAt: Date.now(),
-      close: () => db.close(),
+      async close() {
+        await bus.close();
+        if (openRedis) await openRedis.close().catch(() => {});
+        await db.close();
+      },
     };
   } catch (error) {
     await db.close().catch(() => {});
+    if (redis) await redis.close().catch(() => {});
     throw error;
   }
 }

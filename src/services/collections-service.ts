@@ -156,6 +156,7 @@ export class CollectionsService {
         }
         // Every key of another table that pointed here went above, with its column or on its own.
         plan.alter((k) => ctx.ddl.dropTable(k, collection, []));
+        plan.permissionsTouched = true;
         plan.write(async (k) => {
           await k('service_fields').where({ collection }).delete();
           await k('service_relations').where({ many_collection: collection }).delete();

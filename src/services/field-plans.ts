@@ -175,6 +175,7 @@ export function planFieldDelete(plan: SchemaChangePlan, ctx: PlanContext, collec
     });
   }
 
+  plan.permissionsTouched = true;
   plan.write(async (k) => {
     await k('service_fields').where({ collection, field: name }).delete();
     await k('service_fields').where({ collection, group: name }).update({ group: null });

@@ -12,7 +12,6 @@ import type { Database } from '../db/connection.js';
 import { isConnectionError } from '../db/connection-errors.js';
 import { ForeignKeyViolationError, SchemaRefusedError, type Undo } from '../db/schema-ddl.js';
 import { InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
-import type { SchemaStore } from '../schema/schema-store.js';
 import type { SchemaOverview } from '../schema/types.js';
 
 type Step = (knex: Knex) => Promise<unknown>;
@@ -21,6 +20,8 @@ export class SchemaChangePlan {
   readonly checks: Step[] = [];
   readonly ddl: Step[] = [];
   readonly writes: Step[] = [];
+  /** The change edits service_permissions rows: cached permission sets must go. */
+  permissionsTouched = false;
 
   constructor(
     /** What the change is, for the error a refused database statement turns into. */
@@ -49,12 +50,21 @@ export interface SchemaChangeLog {
   error(object: unknown, message: string): void;
 }
 
+export interface SchemaChangeHooks {
+  /** The schema overview as it is now. */
+  current(): SchemaOverview;
+  /** Reloads the overview after a change, and tells the other instances. */
+  schemaChanged(): Promise<void>;
+  /** Drops cached permissions here and on the other instances. */
+  permissionsChanged(): Promise<void>;
+}
+
 export class SchemaChanges {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
-    private readonly store: SchemaStore,
+    private readonly hooks: SchemaChangeHooks,
     private readonly log: SchemaChangeLog = { error: () => {} },
   ) {}
 
@@ -64,7 +74,7 @@ export class SchemaChanges {
    */
   run<T>(build: (schema: SchemaOverview) => { plan: SchemaChangePlan; result: T } | Promise<{ plan: SchemaChangePlan; result: T }>): Promise<T> {
     const turn = this.queue.then(async () => {
-      const { plan, result } = await build(this.store.current);
+      const { plan, result } = await build(this.hooks.current());
       if (plan.empty) return result;
       let failed = false;
       try {
@@ -74,7 +84,10 @@ export class SchemaChanges {
         throw this.translate(error, plan);
       } finally {
         // After a failure only a database without transactional DDL can have changed.
-        if (!failed || !this.db.dialect.ddl.transactional) await this.store.load();
+        if (!failed || !this.db.dialect.ddl.transactional) {
+          await this.hooks.schemaChanged();
+          if (plan.permissionsTouched) await this.hooks.permissionsChanged();
+        }
       }
       return result;
     });

@@ -19,7 +19,7 @@ for (const client of testClients()) {
     let t: TestApp;
     let url: string;
     before(async () => {
-      t = await startTestApp(client);
+      t = await startTestApp(client, { relations: true });
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
     });
@@ -50,6 +50,25 @@ for (const client of testClients()) {
         assert.equal(error.errors[0]!.extensions.code, 'FORBIDDEN');
         return true;
       });
+    });
+
+    it('reads nested relations with fields, deep and relational filters', async () => {
+      // The SDK's relational typing needs a generated schema; the wire is what this test is about.
+      const sdk = createDirectus<any>(url).with(staticToken(ADMIN.token)).with(rest());
+      const authors = await sdk.request(
+        readItems('authors', {
+          fields: ['name', { articles: ['title', { tags: [{ tags_id: ['name'] }] }] }],
+          filter: { articles: { _some: { status: { _eq: 'published' } } } },
+          deep: { articles: { _sort: ['-id'], _limit: 1, _filter: { status: { _eq: 'published' } } } },
+          sort: ['name'],
+        }),
+      );
+      assert.deepEqual(authors, [
+        { name: 'Ada Lovelace', articles: [{ title: 'Second Post', tags: [{ tags_id: { name: 'history' } }] }] },
+        { name: 'Alan Turing', articles: [{ title: 'Machines Thinking', tags: [{ tags_id: { name: 'science' } }, { tags_id: { name: 'computing' } }] }] },
+      ]);
+      const page = await sdk.request(readItem('pages', 1, { fields: ['title', { sections: ['collection', { item: { headings: ['text'], paragraphs: ['body'] } }] }] }));
+      assert.deepEqual(page, { title: 'Home', sections: [{ collection: 'headings', item: { text: 'Welcome' } }, { collection: 'paragraphs', item: { body: 'Hello there.' } }] });
     });
   });
 }
