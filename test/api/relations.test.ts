@@ -197,6 +197,15 @@ for (const client of testClients()) {
       assert.equal(json(dropped).data.schema, null);
     });
 
+    it('relates a uuid field to the users of Strata itself', async () => {
+      await collection('tasks', [{ field: 'owner', type: 'uuid', meta: { special: ['user-created'] } }]);
+      const created = await post('/relations', { collection: 'tasks', field: 'owner', related_collection: 'service_users', schema: { on_delete: 'SET NULL' } });
+      assert.equal(created.data.schema.foreign_key_table, 'service_users');
+      const [admin] = await knex('service_users').select('id');
+      await knex('tasks').insert({ owner: admin.id });
+      assert.deepEqual(json(await get('/items/tasks?fields=owner.email')).data, [{ owner: { email: 'admin@example.com' } }]);
+    });
+
     it('refuses bad relations with INVALID_PAYLOAD naming the problem', async () => {
       await collection('things', [{ field: 'label', type: 'string' }, { field: 'book', type: 'integer' }, { field: 'owner', type: 'integer', schema: { is_nullable: false, default_value: 1 } }]);
       const cases: [unknown, RegExp][] = [

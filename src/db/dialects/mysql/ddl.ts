@@ -268,7 +268,9 @@ export const mysqlDdl: SchemaDdl = {
       if (column.unique) definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
       else if (column.indexed) definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
     }
-    await run(knex, `create table ${q(table)} (${definitions.join(', ')}) default charset = utf8mb4`);
+    // The connection's character set, as knex gives Strata's own tables: string keys between tables (to
+    // service_users, say) need equal collations.
+    await run(knex, `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`);
     return async (k) => {
       await run(k, `drop table if exists ${q(table)}`);
     };
