@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { DbClient } from '../config/config.js';
 import type { ColumnInfo, ServiceType, TableInfo } from '../schema/types.js';
 import type { DatabaseFailure } from '../errors/database-failure.js';
+import type { SchemaDdl } from './schema-ddl.js';
 import type { SqlDialect } from '../sql/dialect-hooks.js';
 import type { WriteDialect } from '../sql/write-hooks.js';
 
@@ -30,4 +31,6 @@ export interface Dialect {
   readonly write: WriteDialect;
   /** A driver error of a failed write → what failed (unique, foreign key, ...), or null when it is not such an error. */
   translateError(error: unknown): DatabaseFailure | null;
+  /** DDL for schema changes (fields, collections, relations). */
+  readonly ddl: SchemaDdl;
 }

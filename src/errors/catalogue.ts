@@ -35,6 +35,13 @@ export class InvalidPayloadError extends ServiceError {
   }
 }
 
+/** Making a column NOT NULL while rows hold nulls in it (reference §2.2). */
+export class ContainsNullValuesError extends ServiceError {
+  constructor(collection: string, field: string) {
+    super('CONTAINS_NULL_VALUES', 400, `Field "${field}" in collection "${collection}" contains null values.`, { collection, field });
+  }
+}
+
 export class InvalidQueryError extends ServiceError {
   constructor(reason: string) {
     super('INVALID_QUERY', 400, `Invalid query. ${reason}.`, { reason });

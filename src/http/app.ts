@@ -15,7 +15,10 @@ import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
 import { StageTimer } from './server-timing.js';
 import { authRoutes } from './routes/auth.js';
+import { collectionRoutes } from './routes/collections.js';
+import { fieldRoutes } from './routes/fields.js';
 import { itemRoutes } from './routes/items.js';
+import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
 import { systemCollectionRoutes } from './routes/system-collections.js';
@@ -111,6 +114,9 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(itemRoutes(context), { prefix: '/items' });
   app.register(usersMeRoutes(context), { prefix: '/users' });
   app.register(systemCollectionRoutes(context));
+  app.register(fieldRoutes(context), { prefix: '/fields' });
+  app.register(collectionRoutes(context), { prefix: '/collections' });
+  app.register(relationRoutes(context), { prefix: '/relations' });
 
   return app;
 }

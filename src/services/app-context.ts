@@ -10,8 +10,12 @@ import { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import { SchemaStore } from '../schema/schema-store.js';
 import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
+import { CollectionsService } from './collections-service.js';
+import { FieldsService } from './fields-service.js';
 import { ItemsService } from './items-service.js';
 import { ItemsWriter } from './items-writer.js';
+import { RelationsService } from './relations-service.js';
+import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
@@ -28,6 +32,11 @@ export interface AppContext {
   schema: SchemaStore;
   items: ItemsService;
   writer: ItemsWriter;
+  /** Schema management (fields, collections, relations), serialised through `schemaChanges`. */
+  schemaChanges: SchemaChanges;
+  fields: FieldsService;
+  collections: CollectionsService;
+  relations: RelationsService;
   settings: SettingsService;
   auth: AuthService;
   tfa: TfaService;
@@ -48,7 +57,7 @@ export interface AppContext {
 export interface ContextOptions {
   /** Run bootstrap (migrations; first admin on a fresh database) before serving. */
   bootstrap?: boolean;
-  log?: { info(msg: string): void; warn(msg: string): void };
+  log?: { info(msg: string): void; warn(msg: string): void; error?(object: unknown, msg: string): void };
 }
 
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -84,6 +93,18 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions.clear();
     });
 
+    const schemaChanged = async () => {
+      const overview = await schema.load();
+      await bus.publish(CHANNELS.schema, { version: overview.version });
+    };
+    const permissionsChanged = async () => {
+      accountability.clear();
+      permissions.clear();
+      await bus.publish(CHANNELS.permissions, {});
+    };
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl };
+
     const openRedis = redis;
     return {
       config,
@@ -91,6 +112,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
       schema,
       items,
       writer,
+      schemaChanges,
+      fields: new FieldsService(schemaDeps),
+      collections: new CollectionsService(schemaDeps),
+      relations: new RelationsService(schemaDeps),
       settings: new SettingsService(db),
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
       accountability,
@@ -99,15 +124,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       bus,
       redis,
       rateLimiters: createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata'),
-      async schemaChanged() {
-        const overview = await schema.load();
-        await bus.publish(CHANNELS.schema, { version: overview.version });
-      },
-      async permissionsChanged() {
-        accountability.clear();
-        permissions.clear();
-        await bus.publish(CHANNELS.permissions, {});
-      },
+      schemaChanged,
+      permissionsChanged,
       startedAt: Date.now(),
       async close() {
         await bus.close();

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Dialect } from '../../dialect.js';
+import { mysqlDdl } from './ddl.js';
 import { introspectMysql, mapMysqlType } from './introspect.js';
 import { mysqlSql } from './sql-hooks.js';
 import { translateMysqlError } from './error-translation.js';
@@ -47,4 +48,5 @@ export const mysqlDialect: Dialect = {
   sql: mysqlSql,
   write: mysqlWrite,
   translateError: translateMysqlError,
+  ddl: mysqlDdl,
 };

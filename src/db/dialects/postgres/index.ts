@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Dialect } from '../../dialect.js';
+import { postgresDdl } from './ddl.js';
 import { introspectPostgres, mapPostgresType } from './introspect.js';
 import { postgresSql } from './sql-hooks.js';
 import { translatePostgresError } from './error-translation.js';
@@ -21,4 +22,5 @@ export const postgresDialect: Dialect = {
   sql: postgresSql,
   write: postgresWrite,
   translateError: translatePostgresError,
+  ddl: postgresDdl,
 };

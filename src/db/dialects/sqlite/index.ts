@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Dialect } from '../../dialect.js';
+import { sqliteDdl } from './ddl.js';
 import { introspectSqlite, mapSqliteType } from './introspect.js';
 import { sqliteSql } from './sql-hooks.js';
 import { translateSqliteError } from './error-translation.js';
@@ -55,4 +56,5 @@ export const sqliteDialect: Dialect = {
   sql: sqliteSql,
   write: sqliteWrite,
   translateError: translateSqliteError,
+  ddl: sqliteDdl,
 };

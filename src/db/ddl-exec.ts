@@ -1,0 +1,30 @@
+/**
+ * Runs the statements of a schema change on the connection behind a knex handle (the change's transaction, or a
+ * pooled connection), through the raw driver: knex's raw() would rewrite every `?` in the text, and DDL carries
+ * regular expressions and arbitrary identifiers. Each statement is announced as knex's `query` event, so
+ * `knex.on('query')` sees DDL like any other statement (tests count them).
+ */
+import type { Knex } from 'knex';
+
+export type Row = Record<string, any>;
+export type DriverExecute = (connection: unknown, sql: string, params: unknown[]) => Promise<Row[]>;
+export type Run = (knex: Knex, sql: string, params?: unknown[]) => Promise<Row[]>;
+
+interface ConnectionClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+  emit(event: string, data: unknown): boolean;
+}
+
+export function statementRunner(execute: DriverExecute): Run {
+  return async (knex, sql, params = []) => {
+    const client = knex.client as ConnectionClient;
+    client.emit('query', { sql, bindings: params, method: 'raw' });
+    const connection = await client.acquireConnection();
+    try {
+      return await execute(connection, sql, params);
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  };
+}

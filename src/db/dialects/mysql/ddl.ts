@@ -1,0 +1,378 @@
+/**
+ * MySQL/MariaDB DDL for schema changes. DDL is not transactional here (each statement commits), so the schema
+ * change runner checks everything first, then alters, and each step hands back an Undo that puts it back if a
+ * later step fails. A column that is part of a foreign key (either side) cannot change type while the key
+ * exists: the keys are dropped, the column modified, and the keys added again; if a key does not fit the new type
+ * the column is modified back and the keys restored.
+ */
+import type { Knex } from 'knex';
+import type { ColumnInfo, ForeignKeyInfo } from '../../../schema/types.js';
+import { statementRunner, type Row } from '../../ddl-exec.js';
+import { constraintName } from '../../ddl-names.js';
+import { SchemaRefusedError, type ColumnChanges, type ColumnSpec, type SchemaDdl, type StorageShape, type Undo } from '../../schema-ddl.js';
+import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
+
+interface CallbackConnection {
+  query(sql: string, params: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+}
+
+const run = statementRunner(
+  (connection, sql, params) =>
+    new Promise<Row[]>((resolve, reject) => {
+      (connection as CallbackConnection).query(sql, params, (err, rows) => {
+        if (err) reject(err);
+        else resolve(Array.isArray(rows) ? (rows as Row[]) : []);
+      });
+    }),
+);
+
+const q = (id: string) => `\`${id.replace(/`/g, '``')}\``;
+const literal = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+function typeOf(spec: ColumnSpec): string {
+  switch (spec.type) {
+    case 'string':
+      return `varchar(${spec.maxLength ?? 255})`;
+    case 'decimal':
+      return `decimal(${spec.precision ?? 10}, ${spec.scale ?? 5})`;
+    default:
+      return TYPES[spec.type];
+  }
+}
+
+const TYPES: Record<ColumnSpec['type'], string> = {
+  string: 'varchar(255)',
+  text: 'text',
+  integer: 'int',
+  bigInteger: 'bigint',
+  boolean: 'tinyint(1)',
+  decimal: 'decimal(10, 5)',
+  float: 'double',
+  json: 'json',
+  date: 'date',
+  dateTime: 'datetime',
+  // Milliseconds are part of the timestamp wire format.
+  timestamp: 'timestamp(3)',
+  time: 'time',
+  uuid: 'char(36)',
+  binary: 'blob',
+};
+
+const SHAPES: Record<ColumnSpec['type'], string> = {
+  string: 'varchar',
+  text: 'text',
+  integer: 'int',
+  bigInteger: 'bigint',
+  boolean: 'tinyint',
+  decimal: 'decimal',
+  float: 'double',
+  json: 'json',
+  date: 'date',
+  dateTime: 'datetime',
+  timestamp: 'timestamp',
+  time: 'time',
+  uuid: 'char',
+  binary: 'blob',
+};
+
+function defaultClause(spec: ColumnSpec, columnType = typeOf(spec)): string {
+  const value = spec.default;
+  if (value.kind === 'none') return '';
+  // The clock default carries the column's fractional seconds (timestamp(3)).
+  if (value.kind === 'now') {
+    const fraction = /\((\d)\)/.exec(columnType)?.[1];
+    return ` default current_timestamp${fraction ? `(${fraction})` : ''}`;
+  }
+  if (typeof value.value === 'boolean') return ` default ${value.value ? 1 : 0}`;
+  if (typeof value.value === 'number') return ` default ${value.value}`;
+  // Date-time literals take a space and no zone here (the session runs in UTC).
+  if (spec.type === 'timestamp' || spec.type === 'dateTime') return ` default ${literal(value.value.replace('T', ' ').replace(/Z$/, ''))}`;
+  return ` default ${literal(value.value)}`;
+}
+
+function columnDefinition(spec: ColumnSpec): string {
+  const nullable = spec.nullable && !spec.primaryKey;
+  const increment = spec.autoIncrement ? ' auto_increment' : '';
+  const comment = spec.comment !== null ? ` comment ${literal(spec.comment)}` : '';
+  return `${q(spec.name)} ${typeOf(spec)} ${nullable ? 'null' : 'not null'}${increment}${spec.autoIncrement ? '' : defaultClause(spec)}${comment}`;
+}
+
+/** The column as the catalog holds it, written back as a definition (for the parts a change leaves alone). */
+interface CatalogColumn {
+  type: string;
+  nullable: boolean;
+  /** ` default …` or ''. */
+  defaultClause: string;
+  /** ` auto_increment`, ` on update …` or ''. */
+  extra: string;
+  comment: string;
+  /** ` character set … collate …` of a text column, kept through a modify; '' otherwise. */
+  collation: string;
+}
+
+async function catalogColumn(knex: Knex, table: string, column: string): Promise<CatalogColumn> {
+  const [row] = await run(
+    knex,
+    `select column_type, data_type, is_nullable, column_default, extra, column_comment, character_set_name, collation_name from information_schema.columns
+     where table_schema = database() and table_name = ? and column_name = ?`,
+    [table, column],
+  );
+  if (!row) throw new Error(`Column ${table}.${column} not found`);
+  const r = Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toLowerCase(), v])) as Row;
+  const extra = String(r.extra ?? '').toLowerCase();
+  return {
+    type: String(r.column_type),
+    nullable: r.is_nullable === 'YES',
+    defaultClause: catalogDefault(r.column_default),
+    extra: extra.includes('auto_increment') ? ' auto_increment' : /on update/.test(extra) ? ` ${extra.replace(/.*(on update .*)$/, '$1')}` : '',
+    comment: String(r.column_comment ?? ''),
+    collation: r.collation_name ? ` character set ${r.character_set_name} collate ${r.collation_name}` : '',
+  };
+}
+
+/** MariaDB writes defaults as SQL (literals quoted); MySQL 8 writes literal text bare. */
+function catalogDefault(value: unknown): string {
+  if (value === null || value === undefined || value === 'NULL') return '';
+  const text = String(value);
+  if (/^'.*'$/s.test(text) || /^-?\d+(\.\d+)?$/.test(text) || /^[a-z_]+\(.*\)$/i.test(text) || /^current_timestamp/i.test(text)) return ` default ${text}`;
+  return ` default ${literal(text)}`;
+}
+
+function catalogDefinition(name: string, c: CatalogColumn): string {
+  return `${q(name)} ${c.type}${c.collation} ${c.nullable ? 'null' : 'not null'}${c.extra === ' auto_increment' ? c.extra : ''}${c.defaultClause}${c.extra.startsWith(' on update') ? c.extra : ''}${c.comment ? ` comment ${literal(c.comment)}` : ''}`;
+}
+
+async function singleColumnIndexes(knex: Knex, table: string, column: string, unique: boolean): Promise<string[]> {
+  const rows = (await run(knex, `show index from ${q(table)}`)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])));
+  const byName = new Map<string, Row[]>();
+  for (const r of rows) byName.set(String(r.key_name), [...(byName.get(String(r.key_name)) ?? []), r]);
+  return [...byName.entries()]
+    .filter(([name, parts]) => name !== 'PRIMARY' && parts.length === 1 && parts[0]!.column_name === column && (Number(parts[0]!.non_unique) === 0) === unique)
+    .map(([name]) => name);
+}
+
+const NUMERIC_TEXT = '^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)[[:space:]]*$';
+
+/** SQL that is true for a value the conversion would not keep; regular expressions go in as parameters. */
+function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec, params: unknown[]): string {
+  const range = target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
+  const pattern = (regex: string) => {
+    params.push(regex);
+    return '?';
+  };
+  const number = `cast(trim(${c}) as decimal(65, 30))`;
+  switch (check) {
+    case 'none':
+      return '0';
+    case 'length':
+      return `char_length(${c}) > ${target.maxLength ?? 255}`;
+    case 'integral':
+      return `(${c} <> truncate(${c}, 0) or ${c} < ${range[0]} or ${c} > ${range[1]})`;
+    case 'integer-text':
+      return `case when ${c} regexp ${pattern('^[[:space:]]*[-+]?[0-9]{1,19}[[:space:]]*$')} then cast(trim(${c}) as decimal(65, 0)) not between ${range[0]} and ${range[1]} else 1 end`;
+    case 'decimal-fit':
+      return `(round(${c}, ${target.scale ?? 5}) <> ${c} or abs(${c}) >= ${decimalLimit(target)})`;
+    case 'decimal-text':
+      return `case when ${c} regexp ${pattern(NUMERIC_TEXT)} then (round(${number}, ${target.scale ?? 5}) <> ${number} or abs(${number}) >= ${decimalLimit(target)}) else 1 end`;
+    case 'float-exact':
+      return `abs(${c}) > 9007199254740992`;
+    case 'float-text':
+      return `not (${c} regexp ${pattern('^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]{1,3})?[[:space:]]*$')})`;
+    case 'boolean-int':
+      return `${c} not in (0, 1)`;
+    case 'uuid-text':
+      return `not (${c} regexp ${pattern('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')})`;
+    case 'json-text':
+      return `not json_valid(${c})`;
+    case 'date-text':
+      return `(not (${c} regexp ${pattern('^[[:space:]]*[0-9]{4}-[0-9]{2}-[0-9]{2}[[:space:]]*$')}) or str_to_date(trim(${c}), '%Y-%m-%d') is null)`;
+    case 'datetime-text':
+      return `not (${c} regexp ${pattern('^[[:space:]]*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?[[:space:]]*$')})`;
+    case 'time-text':
+      return `not (${c} regexp ${pattern('^[[:space:]]*[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?[[:space:]]*$')})`;
+    case 'midnight':
+      return `time(${c}) <> '00:00:00'`;
+  }
+}
+
+function addKeySql(key: ForeignKeyInfo): string {
+  const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
+  const actions = `${key.on_delete ? ` on delete ${key.on_delete}` : ''}${key.on_update ? ` on update ${key.on_update}` : ''}`;
+  return `alter table ${q(key.table)} add constraint ${q(name)} foreign key (${q(key.column)}) references ${q(key.foreign_key_table)} (${q(key.foreign_key_column)})${actions}`;
+}
+
+/** errno 150 / 3780: the two columns of a foreign key are not of compatible types. */
+function isIncompatibleKey(error: unknown): boolean {
+  const { errno, code } = error as { errno?: number; code?: string };
+  return errno === 150 || errno === 1005 || errno === 3780 || code === 'ER_FK_INCOMPATIBLE_COLUMNS' || code === 'ER_CANT_CREATE_TABLE';
+}
+
+async function addForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<Undo> {
+  const undo: Undo[] = [];
+  // A key needs both columns of one type; integer keys differing only in sign (or width) are aligned first.
+  const [own, referenced] = await Promise.all([catalogColumn(knex, key.table, key.column), catalogColumn(knex, key.foreign_key_table, key.foreign_key_column)]);
+  if (own.type !== referenced.type && /int/.test(own.type) && /int/.test(referenced.type)) {
+    await run(knex, `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, { ...own, type: referenced.type })}`);
+    undo.push((k) => run(k, `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, own)}`).then(() => {}));
+  }
+  const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
+  try {
+    await run(knex, addKeySql(key));
+  } catch (error) {
+    await undoAll(knex, undo);
+    throw isIncompatibleKey(error)
+      ? new SchemaRefusedError(`"${key.table}.${key.column}" and "${key.foreign_key_table}.${key.foreign_key_column}" are not of the same type`)
+      : error;
+  }
+  undo.push((k) => run(k, `alter table ${q(key.table)} drop foreign key ${q(name)}`).then(() => {}));
+  return (k) => undoAll(k, undo);
+}
+
+async function dropForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<Undo | null> {
+  if (!key.constraint_name) return null;
+  await run(knex, `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name)}`);
+  return async (k) => {
+    await addForeignKey(k, key);
+  };
+}
+
+/** Runs undo steps last-first; an undo that fails does not stop the others. */
+async function undoAll(knex: Knex, steps: Undo[]): Promise<void> {
+  for (const step of [...steps].reverse()) await step(knex).catch(() => {});
+}
+
+export const mysqlDdl: SchemaDdl = {
+  transactional: false,
+  comments: true,
+  nativeUuid: false,
+
+  transaction: (knex, work) => knex.transaction(work),
+
+  shape(spec): StorageShape {
+    const shape: StorageShape = { data_type: SHAPES[spec.type] };
+    if (spec.type === 'string') shape.max_length = spec.maxLength ?? 255;
+    if (spec.type === 'uuid') shape.max_length = 36;
+    if (spec.type === 'decimal') {
+      shape.numeric_precision = spec.precision ?? 10;
+      shape.numeric_scale = spec.scale ?? 5;
+    }
+    return shape;
+  },
+
+  async createTable(knex, table, columns) {
+    const keys = columns.filter((c) => c.primaryKey).map((c) => q(c.name));
+    const definitions = columns.map(columnDefinition);
+    if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
+    for (const column of columns) {
+      if (column.primaryKey) continue;
+      if (column.unique) definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
+      else if (column.indexed) definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
+    }
+    // The connection's character set, as knex gives Strata's own tables: string keys between tables (to
+    // service_users, say) need equal collations.
+    await run(knex, `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`);
+    return async (k) => {
+      await run(k, `drop table if exists ${q(table)}`);
+    };
+  },
+
+  async addColumn(knex, table, column) {
+    const indexes = column.primaryKey
+      ? ''
+      : column.unique
+        ? `, add unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`
+        : column.indexed
+          ? `, add key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`
+          : '';
+    await run(knex, `alter table ${q(table)} add column ${columnDefinition(column)}${indexes}`);
+    return async (k) => {
+      await run(k, `alter table ${q(table)} drop column ${q(column.name)}`);
+    };
+  },
+
+  async alterColumn(knex, table, current: ColumnInfo, target, changes: ColumnChanges, _conversion, keys) {
+    const undo: Undo[] = [];
+    try {
+      if (changes.type || changes.nullable || changes.default || changes.comment) {
+        const before = await catalogColumn(knex, table, current.name);
+        const type = changes.type ? typeOf(target) : before.type;
+        const after: CatalogColumn = {
+          type,
+          nullable: changes.nullable ? target.nullable : before.nullable,
+          defaultClause: changes.type || changes.default ? defaultClause(target, type) : before.defaultClause,
+          extra: before.extra,
+          comment: changes.comment ? (target.comment ?? '') : before.comment,
+          collation: /char|text/i.test(type) ? before.collation : '',
+        };
+        // The keys on either side of the column are in the way of a type change: off, modify, on again.
+        const blocking = changes.type ? keys.filter((k) => k.constraint_name) : [];
+        for (const key of blocking) {
+          const restore = await dropForeignKey(knex, key);
+          if (restore) undo.push(restore);
+        }
+        await run(knex, `alter table ${q(table)} modify column ${catalogDefinition(current.name, after)}`);
+        undo.push((k) => run(k, `alter table ${q(table)} modify column ${catalogDefinition(current.name, before)}`).then(() => {}));
+        for (const key of blocking) {
+          try {
+            await run(knex, addKeySql(key));
+          } catch (error) {
+            throw isIncompatibleKey(error)
+              ? new SchemaRefusedError(`the foreign key from "${key.table}.${key.column}" to "${key.foreign_key_table}.${key.foreign_key_column}" needs both columns of the same type`)
+              : error;
+          }
+          // Back on: undoing the modify must take it off again first.
+          undo.push((k) => run(k, `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name!)}`).then(() => {}));
+        }
+      }
+      if (changes.unique) {
+        if (target.unique) {
+          const name = constraintName(table, current.name, 'unique');
+          await run(knex, `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`);
+          undo.push((k) => run(k, `alter table ${q(table)} drop index ${q(name)}`).then(() => {}));
+        } else {
+          for (const name of await singleColumnIndexes(knex, table, current.name, true)) {
+            await run(knex, `alter table ${q(table)} drop index ${q(name)}`);
+            undo.push((k) => run(k, `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`).then(() => {}));
+          }
+        }
+      }
+      if (changes.indexed) {
+        if (target.indexed) {
+          const name = constraintName(table, current.name, 'index');
+          await run(knex, `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`);
+          undo.push((k) => run(k, `alter table ${q(table)} drop index ${q(name)}`).then(() => {}));
+        } else {
+          for (const name of await singleColumnIndexes(knex, table, current.name, false)) {
+            await run(knex, `alter table ${q(table)} drop index ${q(name)}`);
+            undo.push((k) => run(k, `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`).then(() => {}));
+          }
+        }
+      }
+    } catch (error) {
+      await undoAll(knex, undo);
+      throw error;
+    }
+    return (k) => undoAll(k, undo);
+  },
+
+  async dropColumn(knex, table, column, keys) {
+    for (const key of keys) await dropForeignKey(knex, key);
+    await run(knex, `alter table ${q(table)} drop column ${q(column)}`);
+  },
+
+  async dropTable(knex, table, keys) {
+    for (const key of keys) if (key.table !== table) await dropForeignKey(knex, key);
+    await run(knex, `drop table ${q(table)}`);
+  },
+
+  addForeignKey,
+  dropForeignKey,
+
+  async countLossy(knex, table, column, check, target) {
+    const c = q(column);
+    const params: unknown[] = [];
+    const predicate = lossyPredicate(c, check, target, params);
+    const [row] = await run(knex, `select count(*) as n from ${q(table)} where ${c} is not null and (${predicate})`, params);
+    return Number(row?.n ?? 0);
+  },
+};

@@ -1,0 +1,185 @@
+/**
+ * /collections: list and read collection objects; create a collection (table, fields and metadata at once, or a
+ * folder without a table), change its meta, delete it with everything that names it (reference §5.2).
+ */
+import type { SchemaDdl } from '../db/schema-ddl.js';
+import { InvalidPayloadError } from '../errors/catalogue.js';
+import type { Accountability } from '../permissions/accountability.js';
+import { parseCollectionCreate, parseCollectionMeta, parseCollectionUpdate, type CollectionInput, type CollectionMetaInput } from '../schema/collection-input.js';
+import type { FieldInput } from '../schema/field-input.js';
+import { requireObject } from '../schema/input-checks.js';
+import type { SchemaOverview } from '../schema/types.js';
+import { fieldCreation, newDeleteState, planFieldDelete, type PlanContext } from './field-plans.js';
+import { collectionMetaRow, withoutListItem } from './meta-rows.js';
+import { SchemaChangePlan, type SchemaChanges } from './schema-changes.js';
+import { existingCollection, requireAdmin, writableCollection } from './schema-access.js';
+import { collectionObject, type CollectionObject } from './schema-objects.js';
+
+export interface CollectionsServiceDeps {
+  schema: () => SchemaOverview;
+  changes: SchemaChanges;
+  ddl: SchemaDdl;
+}
+
+/** Directus's key for a collection created without fields (reference §5.2). */
+const DEFAULT_KEY: FieldInput = {
+  field: 'id',
+  type: 'integer',
+  meta: { hidden: true, interface: 'numeric', readonly: true },
+  schema: { is_primary_key: true, has_auto_increment: true },
+};
+
+export class CollectionsService {
+  constructor(private readonly deps: CollectionsServiceDeps) {}
+
+  readAll(accountability: Accountability): CollectionObject[] {
+    requireAdmin(accountability);
+    const schema = this.deps.schema();
+    return Object.keys(schema.collections)
+      .sort()
+      .map((name) => collectionObject(schema.collections[name]!));
+  }
+
+  readOne(accountability: Accountability, collection: string): CollectionObject {
+    requireAdmin(accountability);
+    return collectionObject(existingCollection(this.deps.schema(), collection));
+  }
+
+  async create(accountability: Accountability, body: unknown): Promise<CollectionObject> {
+    requireAdmin(accountability);
+    const input = parseCollectionCreate(body);
+    await this.deps.changes.run((schema) => {
+      const name = input.collection;
+      if (Object.keys(schema.collections).some((existing) => existing.toLowerCase() === name.toLowerCase())) {
+        throw new InvalidPayloadError(`Collection "${name}" already exists`);
+      }
+      const plan = new SchemaChangePlan(`Collection "${name}" could not be created`);
+      // No schema and no fields: a folder, which is its metadata row alone.
+      const folder = input.schema === null || (input.schema === undefined && input.fields === undefined);
+      if (folder) {
+        if (input.fields?.length) throw new InvalidPayloadError(`Collection "${name}" is a folder (schema null) and can't have fields`);
+        plan.write((k) => k('service_collections').insert({ collection: name, ...collectionMetaRow(input.meta ?? {}) }));
+      } else {
+        this.planTable(plan, { schema, ddl: this.deps.ddl }, input);
+      }
+      return { plan, result: undefined };
+    });
+    return this.readOne(accountability, input.collection);
+  }
+
+  private planTable(plan: SchemaChangePlan, ctx: PlanContext, input: CollectionInput): void {
+    const name = input.collection;
+    let fields = input.fields ?? [];
+    // Strata relies on a primary key; a collection sent without one gets Directus's auto-increment `id`.
+    if (!fields.some((f) => f.schema?.is_primary_key === true)) {
+      if (fields.some((f) => f.field === 'id')) throw new InvalidPayloadError(`Collection "${name}" needs a primary key: mark a field with "schema.is_primary_key"`);
+      fields = [DEFAULT_KEY, ...fields];
+    }
+    const created = fields.map((field) => fieldCreation(ctx, name, field, true));
+    const columns = created.flatMap((c) => (c.column ? [c.column] : []));
+    plan.alter((k) => ctx.ddl.createTable(k, name, columns));
+    if (input.meta) {
+      const meta = input.meta;
+      plan.write((k) => k('service_collections').insert({ collection: name, ...collectionMetaRow(meta) }));
+    }
+    const rows = created.flatMap((c) => (c.metaRow ? [c.metaRow] : []));
+    // One insert per row: the rows set different columns, and a multi-row insert would null the others.
+    for (const row of rows) plan.write((k) => k('service_fields').insert(row));
+  }
+
+  async update(accountability: Accountability, collection: string, body: unknown): Promise<CollectionObject> {
+    requireAdmin(accountability);
+    const meta = parseCollectionUpdate(body, collection);
+    await this.applyMeta([[collection, meta]]);
+    return this.readOne(accountability, collection);
+  }
+
+  /** PATCH /collections with an array of `{collection, meta}`: all change, or none. */
+  async updateMany(accountability: Accountability, body: unknown): Promise<CollectionObject[]> {
+    requireAdmin(accountability);
+    if (!Array.isArray(body)) throw new InvalidPayloadError('Submitted body has to be an array');
+    const changes = body.map((item): [string, CollectionMetaInput | null | undefined] => {
+      const object = requireObject(item, 'Each collection');
+      if (typeof object.collection !== 'string') throw new InvalidPayloadError(`"collection" is required`);
+      return [object.collection, object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(requireObject(object.meta, '"meta"'), object.collection)];
+    });
+    await this.applyMeta(changes);
+    return changes.map(([collection]) => this.readOne(accountability, collection));
+  }
+
+  private async applyMeta(changes: [string, CollectionMetaInput | null | undefined][]): Promise<void> {
+    await this.deps.changes.run((schema) => {
+      const plan = new SchemaChangePlan('Collection settings could not be changed');
+      for (const [collection, meta] of changes) {
+        const target = writableCollection(schema, collection);
+        if (!meta) continue;
+        const row = collectionMetaRow(meta);
+        if (target.meta) {
+          if (Object.keys(row).length) plan.write((k) => k('service_collections').where({ collection }).update(row));
+        } else {
+          plan.write((k) => k('service_collections').insert({ collection, ...row }));
+        }
+      }
+      return { plan, result: undefined };
+    });
+  }
+
+  /**
+   * Drops the table and every reference to the collection: its fields' and its own metadata, its relations and
+   * the fields of other collections that point at it (m2o columns, o2m alias fields), its place among a2o allowed
+   * collections, its permissions, revisions and activity, and its children's group.
+   */
+  async delete(accountability: Accountability, collection: string): Promise<void> {
+    requireAdmin(accountability);
+    await this.deps.changes.run((schema) => {
+      const target = writableCollection(schema, collection);
+      const ctx: PlanContext = { schema, ddl: this.deps.ddl };
+      const plan = new SchemaChangePlan(`Collection "${collection}" could not be deleted`);
+      if (target.schema) {
+        const state = newDeleteState();
+        state.droppedTables.add(collection);
+        for (const relation of schema.relations) {
+          if (relation.collection === collection && relation.related_collection && relation.related_collection !== collection && relation.meta?.one_field) {
+            planFieldDelete(plan, ctx, relation.related_collection, relation.meta.one_field, state);
+          }
+          if (relation.related_collection === collection && relation.collection !== collection) {
+            const other = schema.collections[relation.collection]?.fields[relation.field];
+            if (other?.primaryKey) {
+              // A key column of another table stays; only its foreign key to this table goes.
+              const key = relation.schema;
+              if (key) plan.alter((k) => ctx.ddl.dropForeignKey(k, key));
+              plan.write((k) => k('service_relations').where({ many_collection: relation.collection, many_field: relation.field }).delete());
+            } else {
+              planFieldDelete(plan, ctx, relation.collection, relation.field, state);
+            }
+          }
+        }
+        // Every key of another table that pointed here went above, with its column or on its own.
+        plan.alter((k) => ctx.ddl.dropTable(k, collection, []));
+        plan.permissionsTouched = true;
+        plan.write(async (k) => {
+          await k('service_fields').where({ collection }).delete();
+          await k('service_relations').where({ many_collection: collection }).delete();
+          await k('service_relations').where({ one_collection: collection }).delete();
+          await k('service_permissions').where({ collection }).delete();
+          await k('service_revisions').where({ collection }).delete();
+          await k('service_activity').where({ collection }).delete();
+        });
+        for (const relation of schema.relations) {
+          const allowed = relation.meta?.one_allowed_collections;
+          if (!allowed?.includes(collection)) continue;
+          plan.write((k) =>
+            k('service_relations')
+              .where({ many_collection: relation.collection, many_field: relation.field })
+              .update({ one_allowed_collections: withoutListItem(allowed.join(','), collection) }),
+          );
+        }
+      }
+      plan.write(async (k) => {
+        await k('service_collections').where({ collection }).delete();
+        await k('service_collections').where({ group: collection }).update({ group: null });
+      });
+      return { plan, result: undefined };
+    });
+  }
+}

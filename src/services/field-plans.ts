@@ -1,0 +1,197 @@
+/**
+ * The steps of creating, changing and deleting a field, added to a SchemaChangePlan. Shared by the fields service
+ * and the collections service (a collection's fields, the fields of other collections that point at a deleted
+ * collection). Decisions are taken on the schema overview; the plan's checks look at the data.
+ */
+import type { Knex } from 'knex';
+import { countDuplicates, countNulls, countRows } from '../db/column-checks.js';
+import type { ColumnSpec, SchemaDdl } from '../db/schema-ddl.js';
+import { ContainsNullValuesError, InvalidPayloadError } from '../errors/catalogue.js';
+import type { FieldInput } from '../schema/field-input.js';
+import type { FieldOverview, ForeignKeyInfo, SchemaOverview } from '../schema/types.js';
+import { alterColumn, hasChanges, newColumn, specialFor } from './field-columns.js';
+import { fieldMetaRow, withoutListItem } from './meta-rows.js';
+import type { SchemaChangePlan } from './schema-changes.js';
+
+export interface PlanContext {
+  schema: SchemaOverview;
+  ddl: SchemaDdl;
+}
+
+type Row = Record<string, unknown>;
+
+/** The single-column foreign keys that involve a column, on either side. */
+export function keysOf(schema: SchemaOverview, collection: string, column: string): ForeignKeyInfo[] {
+  return schema.relations
+    .map((r) => r.schema)
+    .filter((k): k is ForeignKeyInfo => k !== null && ((k.table === collection && k.column === column) || (k.foreign_key_table === collection && k.foreign_key_column === column)));
+}
+
+/** What creating a field amounts to: its column (null for alias fields) and its service_fields row (null: none). */
+export function fieldCreation(ctx: PlanContext, collection: string, input: FieldInput, primaryKeyAllowed: boolean): { column: ColumnSpec | null; metaRow: Row | null } {
+  const type = input.type!;
+  const meta = input.meta ?? null;
+  const special = specialFor(type, meta?.special ?? null, ctx.ddl.nativeUuid, { aliasSpecial: input.aliasSpecial });
+  if (type === 'alias') {
+    // An alias field exists only as its metadata row.
+    return { column: null, metaRow: { collection, field: input.field, ...fieldMetaRow({ ...(meta ?? {}), special }) } };
+  }
+  if (input.schema === null) throw new InvalidPayloadError(`Field "${input.field}" of type ${type} needs a column: "schema" can't be null`);
+  const column = newColumn(input, type, primaryKeyAllowed);
+  const needsRow = meta !== null || (special !== null && special.length > 0);
+  return { column, metaRow: needsRow ? { collection, field: input.field, ...fieldMetaRow({ ...(meta ?? {}), special }) } : null };
+}
+
+/** Adds a field to an existing collection. */
+export function planFieldCreate(plan: SchemaChangePlan, ctx: PlanContext, collection: string, input: FieldInput): void {
+  const target = ctx.schema.collections[collection]!;
+  if (Object.keys(target.fields).some((name) => name.toLowerCase() === input.field.toLowerCase())) {
+    throw new InvalidPayloadError(`Field "${input.field}" already exists in collection "${collection}"`);
+  }
+  const { column, metaRow } = fieldCreation(ctx, collection, input, false);
+  if (column) {
+    if (!target.schema) throw new InvalidPayloadError(`Collection "${collection}" is a folder: its fields can only be alias fields`);
+    if (!column.nullable && column.default.kind === 'none') {
+      // Rows already there would hold null in the new column.
+      plan.check(async (k) => {
+        if ((await countRows(k, collection)) > 0) throw new ContainsNullValuesError(collection, input.field);
+      });
+    }
+    if (column.unique && column.default.kind !== 'none') {
+      plan.check(async (k) => {
+        if ((await countRows(k, collection)) > 1) {
+          throw new InvalidPayloadError(`Field "${input.field}" can't be unique: every row of collection "${collection}" would hold its default`);
+        }
+      });
+    }
+    plan.alter((k) => ctx.ddl.addColumn(k, collection, column));
+  }
+  if (metaRow) plan.write((k) => k('service_fields').insert(metaRow));
+}
+
+/** Changes a field's type, schema attributes and meta; attributes that stay as they are cause no DDL. */
+export function planFieldUpdate(plan: SchemaChangePlan, ctx: PlanContext, collection: string, field: FieldOverview, input: FieldInput): void {
+  const name = field.field;
+  const newType = input.type ?? field.type;
+  if (field.schema) {
+    const { target, changes, conversion } = alterColumn(collection, field, input, ctx.ddl);
+    if (changes.nullable && !target.nullable) {
+      plan.check(async (k) => {
+        if ((await countNulls(k, collection, name)) > 0) throw new ContainsNullValuesError(collection, name);
+      });
+    }
+    if (changes.type && conversion !== null && conversion !== 'none') {
+      plan.check(async (k) => {
+        const lost = await ctx.ddl.countLossy(k, collection, name, conversion, target);
+        if (lost > 0) {
+          throw new InvalidPayloadError(
+            `Field "${name}" in collection "${collection}" can't be changed from ${describe(field)} to ${describeTarget(newType, target)}: ${lost} value(s) would not survive the change`,
+          );
+        }
+      });
+    }
+    if (changes.unique && target.unique) {
+      plan.check(async (k) => {
+        if ((await countDuplicates(k, collection, name)) > 0) throw new InvalidPayloadError(`Field "${name}" in collection "${collection}" holds duplicate values and can't be made unique`);
+      });
+    }
+    if (hasChanges(changes)) {
+      const keys = keysOf(ctx.schema, collection, name);
+      plan.alter((k) => ctx.ddl.alterColumn(k, collection, field.schema!, target, changes, conversion, keys));
+    }
+  } else {
+    if (newType !== 'alias') throw new InvalidPayloadError(`Field "${name}" is an alias field and can't become ${newType}`);
+    if (input.schema && Object.keys(input.schema).length > 0) throw new InvalidPayloadError(`Field "${name}" is an alias field and has no schema`);
+  }
+
+  const currentSpecial = field.meta?.special ?? null;
+  const given = input.meta?.special !== undefined;
+  const special = specialFor(newType, given ? (input.meta!.special ?? null) : currentSpecial, ctx.ddl.nativeUuid, {
+    inherited: !given && newType !== field.type,
+    aliasSpecial: input.aliasSpecial,
+  });
+  const specialChanged = JSON.stringify(special ?? []) !== JSON.stringify(currentSpecial ?? []);
+  const row = fieldMetaRow({ ...(input.meta ?? {}), ...(specialChanged || input.meta?.special !== undefined ? { special } : {}) });
+  if (Object.keys(row).length === 0) return;
+  if (field.meta) plan.write((k) => k('service_fields').where({ collection, field: name }).update(row));
+  else plan.write((k) => k('service_fields').insert({ collection, field: name, ...row }));
+}
+
+function describe(field: FieldOverview): string {
+  const c = field.schema!;
+  if (field.type === 'string' && c.max_length !== null) return `string(${c.max_length})`;
+  if (field.type === 'decimal' && c.numeric_precision !== null) return `decimal(${c.numeric_precision}, ${c.numeric_scale ?? 0})`;
+  return field.type;
+}
+
+function describeTarget(type: string, spec: ColumnSpec): string {
+  if (spec.type === 'string' && type === 'string') return `string(${spec.maxLength})`;
+  if (spec.type === 'decimal') return `decimal(${spec.precision}, ${spec.scale})`;
+  return type;
+}
+
+/** Everything a delete already took care of, so that cascading deletes do not repeat a step. */
+export interface DeleteState {
+  /** `collection\0field` of fields already planned for deletion. */
+  fields: Set<string>;
+  /** Collections whose table is being dropped as a whole (their columns need no drop of their own). */
+  droppedTables: Set<string>;
+}
+
+export function newDeleteState(): DeleteState {
+  return { fields: new Set(), droppedTables: new Set() };
+}
+
+/**
+ * Deletes a field: its column and data, its meta, the relation it holds (and that relation's o2m alias field on
+ * the other side), its name in o2m relations and permissions, and the collection settings that name it.
+ */
+export function planFieldDelete(plan: SchemaChangePlan, ctx: PlanContext, collection: string, name: string, state: DeleteState): void {
+  const key = `${collection}\u0000${name}`;
+  if (state.fields.has(key)) return;
+  state.fields.add(key);
+  const field = ctx.schema.collections[collection]?.fields[name];
+  if (!field) return;
+  if (field.primaryKey && !state.droppedTables.has(collection)) {
+    throw new InvalidPayloadError(`Field "${name}" is the primary key of collection "${collection}" and can't be deleted`);
+  }
+
+  for (const relation of ctx.schema.relations) {
+    if (relation.collection === collection && relation.field === name) {
+      // The field holds this relation (m2o, a2o or a bare foreign key): the relation goes, and so does its o2m side.
+      plan.write((k) => k('service_relations').where({ many_collection: collection, many_field: name }).delete());
+      plan.write((k) => k('service_relations').where({ many_collection: collection, junction_field: name }).update({ junction_field: null }));
+      if (relation.related_collection && relation.meta?.one_field) planFieldDelete(plan, ctx, relation.related_collection, relation.meta.one_field, state);
+    } else if (relation.related_collection === collection && relation.meta?.one_field === name) {
+      // The field is the o2m side of a relation held elsewhere: that relation stays, without it.
+      plan.write((k) => k('service_relations').where({ many_collection: relation.collection, many_field: relation.field }).update({ one_field: null }));
+    }
+  }
+
+  if (field.schema && !state.droppedTables.has(collection)) {
+    const keys = keysOf(ctx.schema, collection, name);
+    plan.alter(async (k) => {
+      await ctx.ddl.dropColumn(k, collection, name, keys);
+    });
+  }
+
+  plan.permissionsTouched = true;
+  plan.write(async (k) => {
+    await k('service_fields').where({ collection, field: name }).delete();
+    await k('service_fields').where({ collection, group: name }).update({ group: null });
+    await k('service_collections').where({ collection, archive_field: name }).update({ archive_field: null });
+    await k('service_collections').where({ collection, sort_field: name }).update({ sort_field: null });
+    await k('service_relations').where({ many_collection: collection, sort_field: name }).update({ sort_field: null });
+    await removeFromPermissions(k, collection, name);
+  });
+}
+
+/** Permission rows list their fields as CSV; a deleted field leaves every list it was on. */
+async function removeFromPermissions(k: Knex, collection: string, name: string): Promise<void> {
+  const rows = (await k('service_permissions').select('id', 'fields').where({ collection })) as { id: number; fields: string | null }[];
+  for (const row of rows) {
+    const fields = String(row.fields ?? '').split(',').map((s) => s.trim());
+    if (!fields.includes(name)) continue;
+    await k('service_permissions').where({ id: row.id }).update({ fields: withoutListItem(row.fields, name) });
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Runs schema changes one at a time (an in-process queue; cluster-wide locking is the bus's job) and reloads the
+ * schema overview after each, so the next request sees the new structure.
+ *
+ * A change is a plan of three phases: checks (reads that refuse bad changes with a clear reason), DDL, and metadata
+ * writes. Where DDL is transactional (PostgreSQL, SQLite) all three run in one transaction: any failure leaves
+ * nothing behind. On MySQL/MariaDB every DDL statement commits on its own: the checks run first, then the DDL, then
+ * the metadata in a transaction; if a later step fails, the DDL steps already taken are undone in reverse order.
+ */
+import type { Knex } from 'knex';
+import type { Database } from '../db/connection.js';
+import { isConnectionError } from '../db/connection-errors.js';
+import { ForeignKeyViolationError, SchemaRefusedError, type Undo } from '../db/schema-ddl.js';
+import { InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
+import type { SchemaOverview } from '../schema/types.js';
+
+type Step = (knex: Knex) => Promise<unknown>;
+
+export class SchemaChangePlan {
+  readonly checks: Step[] = [];
+  readonly ddl: Step[] = [];
+  readonly writes: Step[] = [];
+  /** The change edits service_permissions rows: cached permission sets must go. */
+  permissionsTouched = false;
+
+  constructor(
+    /** What the change is, for the error a refused database statement turns into. */
+    public failure: string,
+  ) {}
+
+  check(step: Step): void {
+    this.checks.push(step);
+  }
+
+  /** A DDL step; it may return an Undo (non-transactional databases). */
+  alter(step: (knex: Knex) => Promise<Undo | null | void>): void {
+    this.ddl.push(step);
+  }
+
+  write(step: Step): void {
+    this.writes.push(step);
+  }
+
+  get empty(): boolean {
+    return this.ddl.length === 0 && this.writes.length === 0;
+  }
+}
+
+export interface SchemaChangeLog {
+  error(object: unknown, message: string): void;
+}
+
+export interface SchemaChangeHooks {
+  /** The schema overview as it is now. */
+  current(): SchemaOverview;
+  /** Reloads the overview after a change, and tells the other instances. */
+  schemaChanged(): Promise<void>;
+  /** Drops cached permissions here and on the other instances. */
+  permissionsChanged(): Promise<void>;
+}
+
+export class SchemaChanges {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    private readonly hooks: SchemaChangeHooks,
+    private readonly log: SchemaChangeLog = { error: () => {} },
+  ) {}
+
+  /**
+   * Queues a change: `build` gets the schema as it is when the change's turn comes and returns the plan (and the
+   * value to answer with). The overview is reloaded before the promise settles.
+   */
+  run<T>(build: (schema: SchemaOverview) => { plan: SchemaChangePlan; result: T } | Promise<{ plan: SchemaChangePlan; result: T }>): Promise<T> {
+    const turn = this.queue.then(async () => {
+      const { plan, result } = await build(this.hooks.current());
+      if (plan.empty) return result;
+      let failed = false;
+      try {
+        await this.execute(plan);
+      } catch (error) {
+        failed = true;
+        throw this.translate(error, plan);
+      } finally {
+        // After a failure only a database without transactional DDL can have changed.
+        if (!failed || !this.db.dialect.ddl.transactional) {
+          await this.hooks.schemaChanged();
+          if (plan.permissionsTouched) await this.hooks.permissionsChanged();
+        }
+      }
+      return result;
+    });
+    this.queue = turn.catch(() => {});
+    return turn;
+  }
+
+  private async execute(plan: SchemaChangePlan): Promise<void> {
+    const { knex } = this.db;
+    const ddl = this.db.dialect.ddl;
+    if (ddl.transactional) {
+      await ddl.transaction(knex, async (trx) => {
+        for (const step of plan.checks) await step(trx);
+        for (const step of plan.ddl) await step(trx);
+        for (const step of plan.writes) await step(trx);
+      });
+      return;
+    }
+    for (const step of plan.checks) await step(knex);
+    const undo: Undo[] = [];
+    try {
+      for (const step of plan.ddl) {
+        const back = await step(knex);
+        if (typeof back === 'function') undo.push(back as Undo);
+      }
+      if (plan.writes.length) {
+        await knex.transaction(async (trx) => {
+          for (const step of plan.writes) await step(trx);
+        });
+      }
+    } catch (error) {
+      for (const back of undo.reverse()) {
+        await back(knex).catch((undoError: unknown) => this.log.error({ err: undoError }, 'Undoing a failed schema change failed'));
+      }
+      throw error;
+    }
+  }
+
+  /** Catalogue errors pass; a statement the database refused becomes INVALID_PAYLOAD naming the change. */
+  private translate(error: unknown, plan: SchemaChangePlan): unknown {
+    if (error instanceof ServiceError || isConnectionError(error)) return error;
+    if (error instanceof SchemaRefusedError) return new InvalidPayloadError(`${plan.failure}: ${error.reason}`);
+    if (error instanceof ForeignKeyViolationError) {
+      return new InvalidPayloadError(`${plan.failure}: rows of collection "${error.table}" would point at items that don't exist`);
+    }
+    this.log.error({ err: error }, `Schema change refused by the database: ${plan.failure}`);
+    const refused = new InvalidPayloadError(`${plan.failure}: the database refused the change`);
+    (refused as { cause?: unknown }).cause = error;
+    return refused;
+  }
+}
