@@ -42,10 +42,11 @@ export class Child {
   }
 
   /** Forks `entry` (plain JavaScript, so the child's memory is its own and not a loader's) and waits until it answers. */
-  static async start(name: string, entry: string, env: Record<string, string>, timeoutMs = 60_000): Promise<Child> {
+  static async start(name: string, entry: string, env: Record<string, string>, options: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<Child> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
     const proc = fork(entry, [], {
       env: { ...process.env, ...env },
-      execArgv: [],
+      execArgv: options.execArgv ?? [],
       // Structured clone: statement parameters keep their types (bigint, Date, Buffer) on the way to the ceiling.
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

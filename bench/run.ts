@@ -27,6 +27,7 @@ const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH_DIR, '..');
 const BUILD_DIR = path.join(BENCH_DIR, '.build', 'bench');
 const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+const PROFILES_DIR = path.join(RESULTS_DIR, 'profiles');
 
 /** Requests sent one by one before loading: to warm up, and to count statements per request. */
 const WARMUP_REQUESTS = 5;
@@ -39,6 +40,7 @@ interface Settings {
   large: boolean;
   largeRows: number;
   scenarios: Scenario[];
+  profile: boolean;
 }
 
 function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
@@ -51,6 +53,7 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
     large: argv.includes('--large') || env.BENCH_LARGE === '1' || env.BENCH_LARGE === 'true',
     largeRows: positiveInt(env, 'BENCH_LARGE_ROWS', 1_000_000),
     scenarios: selectScenarios(env.BENCH_SCENARIOS),
+    profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
   };
 }
 
@@ -138,7 +141,9 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
 
     const env = strataEnv(testDb);
     await bootstrapWithRelations(env);
-    const strata = await Child.start('strata', path.join(BUILD_DIR, 'server.js'), env);
+    // BENCH_PROFILE=1: a V8 CPU profile of Strata over all its scenarios, written when it stops.
+    const execArgv = settings.profile ? ['--cpu-prof', '--cpu-prof-dir', PROFILES_DIR] : [];
+    const strata = await Child.start('strata', path.join(BUILD_DIR, 'server.js'), env, { execArgv });
     const stopStrata = guard(() => strata.stop());
     const ceiling = await Child.start('ceiling', path.join(BUILD_DIR, 'ceiling.js'), ceilingEnv(testDb));
     const stopCeiling = guard(() => ceiling.stop());
@@ -160,6 +165,7 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
     } finally {
       await stopCeiling();
       await stopStrata();
+      if (settings.profile) console.log(`   CPU profile of Strata in ${path.relative(process.cwd(), PROFILES_DIR)}/ (open in Chrome DevTools)`);
     }
     return report;
   } finally {
