@@ -66,13 +66,13 @@ export function printReport(report: BenchReport): void {
   console.table(
     report.scenarios.map((s) => ({
       scenario: `(${s.id}) ${s.name}`,
-      'req/s': round(s.strata.load?.reqPerSec),
+      'req/s': rate(s.strata.load?.reqPerSec),
       'p50 ms': s.strata.load?.p50Ms ?? '–',
       'p99 ms': s.strata.load?.p99Ms ?? '–',
       'non-2xx': s.strata.load ? s.strata.load.non2xx + s.strata.load.errors : '–',
       'stmts/req': s.strata.readStatementsPerRequest.toFixed(2),
       'peak RSS MB': round(s.strata.peakRssMb),
-      'ceiling req/s': round(s.ceiling?.load?.reqPerSec),
+      'ceiling req/s': rate(s.ceiling?.load?.reqPerSec),
       ratio: s.ratio === null ? '–' : s.ratio.toFixed(2),
     })),
   );
@@ -97,6 +97,12 @@ export function writeReport(report: BenchReport, dir: string): string {
   const file = path.join(dir, `${report.database}-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
+}
+
+/** Whole requests per second, with a decimal below 10 (a slow scenario should not read as 1 or 0). */
+function rate(value: number | null | undefined): number | string {
+  if (value === null || value === undefined) return '–';
+  return value < 10 ? Math.round(value * 10) / 10 : Math.round(value);
 }
 
 function round(value: number | null | undefined): number | string {
