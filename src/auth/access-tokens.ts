@@ -9,6 +9,8 @@ export interface AccessTokenClaims {
   role: string | null;
   app_access: boolean;
   admin_access: boolean;
+  /** Session mode: the session token this JWT stands for (it must still be live). */
+  session?: string;
   iat?: number;
   exp?: number;
   iss?: string;
@@ -17,14 +19,26 @@ export interface AccessTokenClaims {
 export class AccessTokens {
   private readonly sign: (payload: Record<string, unknown>) => string;
   private readonly verifier: (token: string) => AccessTokenClaims;
+  private readonly lenientVerifier: (token: string) => AccessTokenClaims;
 
   constructor(secret: string, private readonly ttlMs: number) {
     this.sign = createSigner({ key: secret, algorithm: 'HS256', iss: TOKEN_ISSUER, expiresIn: ttlMs });
     this.verifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, cache: 1000, cacheTTL: 60_000 });
+    this.lenientVerifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, ignoreExpiration: true });
   }
 
   issue(claims: Omit<AccessTokenClaims, 'iat' | 'exp' | 'iss'>): { token: string; expires: number } {
     return { token: this.sign({ ...claims }), expires: this.ttlMs };
+  }
+
+  /** The session claim of a genuine token, expired or not (refreshing a session needs no live JWT); else null. */
+  sessionOf(token: string): string | null {
+    try {
+      const claims = this.lenientVerifier(token);
+      return typeof claims.session === 'string' ? claims.session : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Expired → 401 TOKEN_EXPIRED; any other defect → 403 INVALID_TOKEN. */

@@ -6,14 +6,17 @@ import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import { publicAccountability, type Accountability } from '../permissions/accountability.js';
 import { AccessTokens, looksLikeJwt } from './access-tokens.js';
-import { loadUserAccountability } from './user-accountability.js';
+import { allowList, ipAllowed } from './ip-allow-list.js';
+import { Sessions } from './sessions.js';
+import { loadUserAccountability, type UserAccountability } from './user-accountability.js';
+import { InvalidIpError } from '../errors/catalogue.js';
 
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
 
 interface Cached {
   at: number;
-  value: Omit<Accountability, 'ip'> | null;
+  value: (UserAccountability & { allow: ReturnType<typeof allowList>[] }) | null;
 }
 
 export class AccountabilityResolver {
@@ -21,6 +24,7 @@ export class AccountabilityResolver {
   private readonly users = new Map<string, Cached>();
   private readonly staticTokens = new Map<string, Cached>();
   private publicPolicies: { at: number; ids: string[] } | null = null;
+  private readonly sessions: Sessions;
 
   constructor(
     private readonly db: Database,
@@ -28,19 +32,24 @@ export class AccountabilityResolver {
     ttlMs = 900_000,
   ) {
     this.tokens = new AccessTokens(secret, ttlMs);
+    this.sessions = new Sessions(db);
   }
 
   async resolve(token: string | null, ip: string | null): Promise<Accountability> {
     if (!token) return { ...publicAccountability(ip), policies: await this.publicPolicyIds() };
+    let user: Cached['value'];
     if (looksLikeJwt(token)) {
       const claims = this.tokens.verify(token);
-      const user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db.knex, 'id', claims.id));
-      if (!user) throw new InvalidCredentialsError();
-      return { ...user, ip };
+      // A session JWT lives only as long as its session: a logout ends it at once, on every instance.
+      if (claims.session !== undefined && !(await this.sessions.find(claims.session))) throw new InvalidCredentialsError();
+      user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db.knex, 'id', claims.id));
+    } else {
+      user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db.knex, 'token', token));
     }
-    const user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db.knex, 'token', token));
     if (!user) throw new InvalidCredentialsError();
-    return { ...user, ip };
+    if (!ipAllowed(user.allow, ip)) throw new InvalidIpError();
+    const { allow: _allow, ipAccess: _ipAccess, ...accountability } = user;
+    return { ...accountability, ip };
   }
 
   /** Drops cached users (after user, role or policy changes). */
@@ -50,11 +59,12 @@ export class AccountabilityResolver {
     this.publicPolicies = null;
   }
 
-  private async cached(map: Map<string, Cached>, key: string, load: () => Promise<Cached['value']>): Promise<Cached['value']> {
+  private async cached(map: Map<string, Cached>, key: string, load: () => Promise<UserAccountability | null>): Promise<Cached['value']> {
     const hit = map.get(key);
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.value;
-    const value = await load();
+    const loaded = await load();
+    const value = loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
     if (map.size >= CACHE_MAX) map.clear();
     map.set(key, { at: now, value });
     return value;

@@ -7,8 +7,13 @@ import type { Accountability } from '../permissions/accountability.js';
 
 const flag = (v: unknown) => v === true || v === 1 || v === '1';
 
+export type UserAccountability = Omit<Accountability, 'ip'> & {
+  /** The non-empty `ip_access` allow-lists of the user's policies (CSV each). */
+  ipAccess: string[];
+};
+
 /** null when no active user has that id or static token. */
-export async function loadUserAccountability(knex: Knex, by: 'id' | 'token', value: string): Promise<Omit<Accountability, 'ip'> | null> {
+export async function loadUserAccountability(knex: Knex, by: 'id' | 'token', value: string): Promise<UserAccountability | null> {
   const user = await knex('service_users').select('id', 'role', 'status').where(by, value).first();
   if (!user || user.status !== 'active') return null;
 
@@ -22,8 +27,8 @@ export async function loadUserAccountability(knex: Knex, by: 'id' | 'token', val
   const access = knex('service_access').select('policy').where('user', user.id);
   if (roles.length) access.orWhereIn('role', roles);
   const policyIds = [...new Set((await access).map((r: { policy: string }) => r.policy))];
-  const policies: { admin_access: unknown; app_access: unknown }[] = policyIds.length
-    ? await knex('service_policies').select('admin_access', 'app_access').whereIn('id', policyIds)
+  const policies: { admin_access: unknown; app_access: unknown; ip_access: unknown }[] = policyIds.length
+    ? await knex('service_policies').select('admin_access', 'app_access', 'ip_access').whereIn('id', policyIds)
     : [];
   return {
     user: String(user.id),
@@ -32,5 +37,6 @@ export async function loadUserAccountability(knex: Knex, by: 'id' | 'token', val
     policies: policyIds,
     admin: policies.some((p) => flag(p.admin_access)),
     app: policies.some((p) => flag(p.app_access) || flag(p.admin_access)),
+    ipAccess: policies.map((p) => (typeof p.ip_access === 'string' ? p.ip_access.trim() : '')).filter(Boolean),
   };
 }

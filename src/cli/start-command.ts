@@ -12,10 +12,18 @@ export async function runStartCommand(config: Config): Promise<void> {
   const context = await createAppContext(config, { bootstrap: true, log: startupLog });
   const app = createApp(context, { logger });
 
+  // Stop accepting, let in-flight requests finish (new ones get 503), then close the pools. A request that outlives
+  // SHUTDOWN_TIMEOUT has its connection closed so the process still ends.
   const shutdown = async () => {
-    await app.close();
-    await context.close();
-    process.exit(0);
+    const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
+    force.unref();
+    try {
+      await app.close();
+      await context.close();
+    } finally {
+      clearTimeout(force);
+      process.exit(0);
+    }
   };
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());

@@ -4,7 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from './duration.js';
+import { ConfigError, duration, int, str, type Env } from './env-values.js';
+import { readScaleConfig, type ScaleConfig } from './scale-config.js';
+import { readAuthConfig, type AuthConfig } from './auth-config.js';
+
+export { ConfigError } from './env-values.js';
 
 export type DbClient = 'pg' | 'mysql' | 'sqlite3';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -21,8 +25,9 @@ export interface DbConfig {
   password: string | null;
 }
 
-export interface Config {
+export interface Config extends ScaleConfig {
   db: DbConfig;
+  auth: AuthConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -44,17 +49,6 @@ export interface Config {
   dbConnectRetryDelayMs: number;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`Invalid setting ${variable}: ${detail}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
 const DB_CLIENT_ALIASES: Record<string, DbClient> = {
   pg: 'pg',
   postgres: 'pg',
@@ -68,27 +62,6 @@ const DB_CLIENT_ALIASES: Record<string, DbClient> = {
 };
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function str(env: Env, name: string): string | null {
-  const v = env[name];
-  return v === undefined || v === '' ? null : v;
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const v = str(env, name);
-  if (v === null) return fallback;
-  if (!/^-?\d+$/.test(v.trim())) throw new ConfigError(name, `expected an integer, got "${v}"`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function duration(env: Env, name: string, fallback: string): number {
-  const v = str(env, name) ?? fallback;
-  const ms = parseDuration(v);
-  if (ms === null || ms <= 0) throw new ConfigError(name, `expected a duration such as 15m, 900s or 900000, got "${v}"`);
-  return ms;
-}
 
 /** Reads `.env` from the working directory (if present) into process.env without overriding set variables. */
 export function loadEnvFile(file = path.resolve(process.cwd(), '.env')): void {
@@ -156,5 +129,7 @@ export function readConfig(env: Env = process.env): Config {
     logLevel,
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
+    auth: readAuthConfig(env),
+    ...readScaleConfig(env),
   };
 }

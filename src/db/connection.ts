@@ -19,7 +19,9 @@ export class Database {
   constructor(config: DbConfig) {
     this.dialect = dialectFor(config.client);
     if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
-    this.knex = knexFactory(this.dialect.knexConfig(connectionSettings(config)));
+    // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
+    const quiet = () => {};
+    this.knex = knexFactory({ ...this.dialect.knexConfig(connectionSettings(config)), log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet } });
   }
 
   /** Runs one statement with bound parameters on a pooled raw connection. */
@@ -29,6 +31,24 @@ export class Database {
     const connection = await client.acquireConnection();
     try {
       return (await this.dialect.execute(connection, sql, params)) as T[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  }
+
+  /** Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own. */
+  async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const statements = this.dialect.sql.namedLock(name);
+    if (!statements) return work();
+    const client = this.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+    const connection = await client.acquireConnection();
+    try {
+      await this.dialect.execute(connection, statements.lock, []);
+      try {
+        return await work();
+      } finally {
+        await this.dialect.execute(connection, statements.unlock, []).catch(() => {});
+      }
     } finally {
       await client.releaseConnection(connection);
     }

@@ -71,6 +71,35 @@ export class ServiceUnavailableError extends ServiceError {
   }
 }
 
+export class InvalidOtpError extends ServiceError {
+  constructor() {
+    super('INVALID_OTP', 401, 'Invalid user OTP.');
+  }
+}
+
+export class InvalidIpError extends ServiceError {
+  constructor() {
+    super('INVALID_IP', 401, 'IP address not allowed.');
+  }
+}
+
+export class UserSuspendedError extends ServiceError {
+  constructor() {
+    super('USER_SUSPENDED', 401, 'User suspended.');
+  }
+}
+
+/** Over a rate limit (reference §8): `Retry-After` is set by the HTTP layer from `retryAfterSeconds`. */
+export class RequestsExceededError extends ServiceError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    limit: number,
+    reset: Date,
+  ) {
+    super('REQUESTS_EXCEEDED', 429, `Too many requests, retry after ${retryAfterSeconds}s.`, { limit, reset: reset.toISOString() });
+  }
+}
+
 export class InternalServerError extends ServiceError {
   constructor() {
     super('INTERNAL_SERVER_ERROR', 500, 'An unexpected error occurred.');

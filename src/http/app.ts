@@ -2,11 +2,15 @@
  * The Fastify front end: parsing of URLs and bodies, authentication of every request, one plugin per resource,
  * and the error handler. Routes stay thin: they call services and send what the services return.
  */
+import cookie from '@fastify/cookie';
+import underPressure from '@fastify/under-pressure';
 import fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
-import { RouteNotFoundError } from '../errors/catalogue.js';
+import { RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
+import { clientIp } from './client-ip.js';
+import { consume } from './rate-limiter.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
 import { StageTimer } from './server-timing.js';
@@ -33,23 +37,51 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     logger: options.logger ?? false,
     bodyLimit: MAX_PAYLOAD_BYTES,
     routerOptions: {
-      querystringParser: (text: string) => qs.parse(text, { depth: 10, arrayLimit: 500 }) as Record<string, unknown>,
+      querystringParser: (text: string) =>
+        qs.parse(text, { depth: context.config.querystring.maxDepth, arrayLimit: context.config.querystring.arrayLimit }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
     },
-    trustProxy: false,
+    trustProxy: context.config.ip.trustProxy,
   });
+  const ipHeader = context.config.ip.customHeader;
+
+  // Under event-loop pressure, answer 503 at once rather than queue requests until everything times out.
+  const pressure = context.config.pressure;
+  if (pressure.enabled) {
+    void app.register(underPressure, {
+      maxEventLoopDelay: pressure.maxEventLoopDelayMs,
+      maxEventLoopUtilization: pressure.maxEventLoopUtilization,
+      sampleInterval: pressure.sampleIntervalMs,
+      // A rejected promise hands the error to the error handler, which writes the catalogue body.
+      pressureHandler: async (_request, reply) => {
+        void reply.header('retry-after', '1');
+        throw new ServiceUnavailableError('api', 'Under pressure');
+      },
+    });
+  }
 
   app.addHttpMethod('SEARCH', { hasBody: true });
+  void app.register(cookie);
   // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (reference §0.9).
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);
 
+  const { perIp, global } = context.rateLimiters;
   app.addHook('onRequest', async (request) => {
     request.timer = new StageTimer();
+    if (global) await consume(global, 'all');
+    if (perIp) await consume(perIp, clientIp(request, ipHeader));
+  });
+  // Once closing, responses of requests still in flight end their connection, so the server can finish closing
+  // as soon as they are sent (keep-alive would hold it open).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
   });
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('server-timing', request.timer.header());
+    if (closing) reply.header('connection', 'close');
+    if (request.timer) reply.header('server-timing', request.timer.header());
     return payload;
   });
 
@@ -62,7 +94,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
-    request.accountability = await context.accountability.resolve(extractToken(request), request.ip);
+    request.accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), clientIp(request, ipHeader));
     request.timer.mark('auth');
   });
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isConnectionError } from '../db/connection-errors.js';
-import { InternalServerError, InvalidPayloadError, RouteNotFoundError, ServiceError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
+import { InternalServerError, InvalidPayloadError, RequestsExceededError, RouteNotFoundError, ServiceError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
 
 export function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   if (error instanceof ServiceError) return error;
@@ -37,5 +37,6 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   if (serviceError instanceof InternalServerError || serviceError instanceof ServiceUnavailableError) {
     request.log.error({ err: error }, serviceError.message);
   }
+  if (serviceError instanceof RequestsExceededError) void reply.header('retry-after', String(serviceError.retryAfterSeconds));
   void reply.code(serviceError.status).type('application/json; charset=utf-8').send(errorBody(serviceError));
 }

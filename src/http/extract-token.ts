@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { InvalidPayloadError } from '../errors/catalogue.js';
 
 /**
- * The token of a request: `?access_token=` or `Authorization: Bearer` (reference §3.1). Sending it both ways is
- * refused rather than silently picking one.
+ * The token of a request: `?access_token=` or `Authorization: Bearer` (reference §3.1), else the session cookie.
+ * Sending it both of the first two ways is refused rather than silently picking one.
  */
-export function extractToken(request: FastifyRequest): string | null {
+export function extractToken(request: FastifyRequest, sessionCookie: string): string | null {
   const query = request.query as Record<string, unknown> | undefined;
   const fromQuery = typeof query?.access_token === 'string' && query.access_token !== '' ? query.access_token : null;
 
@@ -17,5 +17,6 @@ export function extractToken(request: FastifyRequest): string | null {
   }
 
   if (fromQuery && fromHeader) throw new InvalidPayloadError('The request uses more than one method for including an access token');
-  return fromQuery ?? fromHeader;
+  const fromCookie = request.cookies?.[sessionCookie];
+  return fromQuery ?? fromHeader ?? (fromCookie ? fromCookie : null);
 }

@@ -4,8 +4,8 @@
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
 import type { Query } from '../request/query.js';
-import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
-import { fieldOf, resolvePath } from './operands.js';
+import type { CollectionOverview } from '../schema/types.js';
+import { fieldOf, guarded, resolvePath, type Scope } from './operands.js';
 import type { AggregatePlan, PlannedAggregate, PlannedGroup } from './read-plan.js';
 
 const FUNCTIONS = new Set<PlannedAggregate['fn']>(['count', 'countDistinct', 'countAll', 'sum', 'sumDistinct', 'avg', 'avgDistinct', 'min', 'max']);
@@ -14,24 +14,24 @@ const NUMERIC_TYPES = new Set(['integer', 'bigInteger', 'float', 'decimal']);
 /** Types without an order that every database can take min/max of, or group by. */
 const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv', 'unknown', 'alias']);
 
-export function planAggregate(schema: SchemaOverview, collection: CollectionOverview, query: Query): AggregatePlan {
+export function planAggregate(scope: Scope, collection: CollectionOverview, query: Query): AggregatePlan {
   const aggregates: PlannedAggregate[] = [];
   for (const [name, fields] of Object.entries(query.aggregate ?? {})) {
     if (!FUNCTIONS.has(name as PlannedAggregate['fn'])) throw new InvalidQueryError(`Unknown aggregate function "${name}"`);
     const fn = name as PlannedAggregate['fn'];
     if (fn === 'countAll') {
-      aggregates.push({ path: ['countAll'], fn, field: null });
+      aggregates.push({ path: ['countAll'], fn, field: null, operand: null });
       continue;
     }
     const all = fields.includes('*');
     if (all && fields.length > 1) throw new InvalidQueryError(`"aggregate[${fn}]" can't mix "*" with field names`);
     if (all) {
       if (fn !== 'count') throw new InvalidQueryError(`"aggregate[${fn}]" needs field names; only count takes "*"`);
-      aggregates.push({ path: [fn], fn, field: null });
+      aggregates.push({ path: [fn], fn, field: null, operand: null });
       continue;
     }
     for (const fieldName of fields) {
-      const field = fieldOf(collection, fieldName, 'root');
+      const field = fieldOf(scope, collection, fieldName, 'root');
       if (!field.schema) throw new InvalidQueryError(`"aggregate[${fn}]" can't use "${fieldName}": it holds no value of its own`);
       if (NUMERIC_ONLY.has(fn) && !NUMERIC_TYPES.has(field.type)) {
         throw new InvalidQueryError(`"aggregate[${fn}]" needs a numeric field; "${fieldName}" is of type ${field.type}`);
@@ -39,12 +39,12 @@ export function planAggregate(schema: SchemaOverview, collection: CollectionOver
       if ((fn === 'min' || fn === 'max') && UNORDERED_TYPES.has(field.type)) {
         throw new InvalidQueryError(`"aggregate[${fn}]" can't use "${fieldName}" of type ${field.type}`);
       }
-      aggregates.push({ path: [fn, fieldName], fn, field });
+      aggregates.push({ path: [fn, fieldName], fn, field, operand: guarded(scope, collection, fieldName, { kind: 'field', field }) });
     }
   }
 
   const groups = (query.groupBy ?? []).map((path): PlannedGroup => {
-    const resolved = resolvePath(schema, collection, path, 'root');
+    const resolved = resolvePath(scope, collection, path, 'root');
     if (UNORDERED_TYPES.has(resolved.field.type) && resolved.field.type !== 'boolean') throw new InvalidQueryError(`"groupBy" can't use "${path}" of type ${resolved.field.type}`);
     return { path: resolved.keys, operand: resolved.operand, field: resolved.field };
   });

@@ -6,8 +6,8 @@
 import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
 import type { DeepQuery } from '../request/query.js';
-import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
-import { fieldOf, joinFor, resolveOperand } from './operands.js';
+import type { CollectionOverview } from '../schema/types.js';
+import { fieldOf, joinFor, resolveOperand, type Scope } from './operands.js';
 import type { Join, PlannedOutput, ReadLevel } from './read-plan.js';
 
 export interface ChildRequest {
@@ -28,10 +28,12 @@ interface Entry {
   target: string;
   children: string[];
   scopes: Map<string, string[]>;
+  /** Named in `fields` (not only reached through `*`): what the caller may not read is then an error, not omitted. */
+  explicit: boolean;
 }
 
 export function planSelection(
-  schema: SchemaOverview,
+  scope: Scope,
   collection: CollectionOverview,
   paths: string[],
   deep: Record<string, DeepQuery> | undefined,
@@ -41,34 +43,38 @@ export function planSelection(
 ): PlannedOutput[] {
   for (const key of Object.keys(deep ?? {})) {
     const name = key.split(':')[0]!;
-    const target = fieldOf(collection, parseFieldFunction(alias[name] ?? name).field, where);
+    const target = fieldOf(scope, collection, parseFieldFunction(alias[name] ?? name).field, where);
     if (!collection.links[target.field]) throw new InvalidQueryError(`"deep" can only hold relational fields; "${key}" in collection "${collection.collection}" is not one`);
   }
 
   const entries = new Map<string, Entry>();
-  const entry = (key: string, target: string) => {
+  const entry = (key: string, target: string, explicit: boolean) => {
     let found = entries.get(key);
-    if (!found) entries.set(key, (found = { key, target, children: [], scopes: new Map() }));
+    if (!found) entries.set(key, (found = { key, target, children: [], scopes: new Map(), explicit }));
+    found.explicit ||= explicit;
     return found;
   };
+  const readable = scope.access.read(collection);
 
   for (const path of paths) {
     const [head, ...rest] = splitFieldPath(path);
     const sub = rest.length ? rest.join('.') : null;
     if (head === '*') {
+      // `*` is every field the caller may read (plus the aliases), nothing else.
       for (const name of collection.fieldOrder) {
+        if (readable?.guard(name) === undefined) continue;
         const relational = Boolean(collection.links[name]);
-        const e = entry(name, name);
+        const e = entry(name, name, false);
         if (sub !== null && relational) e.children.push(sub);
       }
       for (const [key, target] of Object.entries(alias)) {
-        const e = entry(key, target);
+        const e = entry(key, target, false);
         if (sub !== null && collection.links[target]) e.children.push(sub);
       }
       continue;
     }
     const [name, scope] = head!.split(':') as [string, string | undefined];
-    const e = entry(name, alias[name] ?? name);
+    const e = entry(name, alias[name] ?? name, true);
     if (scope !== undefined) {
       const list = e.scopes.get(scope) ?? [];
       list.push(sub ?? '*');
@@ -84,33 +90,42 @@ export function planSelection(
     const { fn, field: base } = parseFieldFunction(e.target);
     if (fn) {
       if (e.children.length || e.scopes.size) throw new InvalidQueryError(`Function field "${e.target}" has no nested fields`);
-      const resolved = resolveOperand(schema, collection, e.target, where);
-      outputs.push({ kind: 'value', key: e.key === e.target ? resolved.key : e.key, operand: resolved.operand, field: resolved.field });
+      const resolved = resolveOperand(scope, collection, e.target, where);
+      outputs.push({ kind: 'value', key: e.key === e.target ? resolved.key : e.key, operand: resolved.operand, field: resolved.field, guard: null });
       continue;
     }
-    const field = fieldOf(collection, base, where);
+    const field = fieldOf(scope, collection, base, where);
+    const guard = readable!.guard(field.field) ?? null;
+    // A related collection the caller may not read: an error when asked for by name, simply absent from `*`.
+    const relatedReadable = (join: Join) => {
+      if (scope.access.read(join.collection)) return true;
+      if (e.explicit) throw new ForbiddenError(`You don't have permission to access collection "${join.collection.collection}" through "${here(e.key)}". Queried in ${where}.`);
+      return false;
+    };
     const link = collection.links[field.field];
     if (!link) {
       if (e.children.length || e.scopes.size) {
         throw new ForbiddenError(`Field "${field.field}" in collection "${collection.collection}" is not relational; "${here(e.key)}.${[...e.children, ...e.scopes.keys()][0]}" can't be read. Queried in ${where}.`);
       }
       // Presentation-only alias fields hold no data; they are simply absent from reads.
-      if (field.schema) outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field });
+      if (field.schema) outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
       continue;
     }
     const childDeep = deep?.[e.key];
     if (link.kind === 'm2o') {
       if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
       if (!e.children.length) {
-        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field });
+        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
         continue;
       }
-      const join = joinFor(schema, collection, link);
+      const join = joinFor(scope.schema, collection, link);
+      if (!relatedReadable(join)) continue;
       const level = planChild({ join, fields: e.children, deep: childDeep, where: here(e.key), shape: 'object', sortField: null });
-      outputs.push({ kind: 'object', key: e.key, join, level });
+      outputs.push({ kind: 'object', key: e.key, join, level, guard });
     } else if (link.kind === 'o2m') {
       if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
-      const join = joinFor(schema, collection, link);
+      const join = joinFor(scope.schema, collection, link);
+      if (!relatedReadable(join)) continue;
       const expanded = e.children.length > 0;
       const level = planChild({ join, fields: expanded ? e.children : [], deep: childDeep, where: here(e.key), shape: 'list', sortField: link.sortField });
       const primary = join.collection.primary ? join.collection.fields[join.collection.primary]! : null;
@@ -121,10 +136,11 @@ export function planSelection(
         join,
         level,
         scalar: expanded ? null : { operand: { kind: 'field', field: primary! }, field: primary! },
+        guard,
       });
     } else {
       if (!e.children.length && !e.scopes.size) {
-        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field });
+        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
         continue;
       }
       for (const scope of e.scopes.keys()) {
@@ -136,12 +152,13 @@ export function planSelection(
         .map((name) => {
           const fields = [...e.children, ...(e.scopes.get(name) ?? [])];
           if (!fields.length) return null;
-          const join = joinFor(schema, collection, link, name);
+          const join = joinFor(scope.schema, collection, link, name);
+          if (!relatedReadable(join)) return null;
           const level = planChild({ join, fields, deep: deep?.[`${e.key}:${name}`], where: here(`${e.key}:${name}`), shape: 'object', sortField: null });
           return { collection: name, join, level };
         })
         .filter((b): b is NonNullable<typeof b> => b !== null);
-      outputs.push({ kind: 'any', key: e.key, field, collectionField: collection.fields[link.collectionField]!, branches });
+      outputs.push({ kind: 'any', key: e.key, field, collectionField: collection.fields[link.collectionField]!, branches, guard });
     }
   }
   return outputs;

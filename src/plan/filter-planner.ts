@@ -1,24 +1,25 @@
 /**
- * Filter AST, search terms and key lists → PlannedFilter for one level. Relational rules become EXISTS (m2o, a2o
- * scopes, o2m `_some`) or NOT EXISTS (o2m `_none`), so they compose with `_and`/`_or` at any depth and never
- * multiply rows.
+ * Filter AST, search terms and key lists → PlannedFilter for one level, under the caller's read access. Relational
+ * rules become EXISTS (m2o, a2o scopes, o2m `_some`) or NOT EXISTS (o2m `_none`) over the related rows the caller
+ * may read, so they compose with `_and`/`_or` at any depth, never multiply rows, and never reveal hidden rows.
  */
 import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { FilterNode, FilterValue, ScalarValue } from '../request/query.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
-import { fieldOf, joinFor, resolveOperand } from './operands.js';
+import type { AccessPolicy } from './access.js';
+import { accessTo, fieldOf, guarded, joinFor, resolveOperand } from './operands.js';
 import type { PlannedFilter } from './read-plan.js';
 import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
 
 export interface FilterContext {
   schema: SchemaOverview;
+  access: AccessPolicy;
   accountability: Accountability;
   now: Date;
 }
 
 const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
-
 const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
 const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv']);
 
@@ -34,7 +35,7 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
     case 'relation':
       return planRelation(collection, node, ctx, where);
     case 'condition': {
-      const resolved = resolveOperand(ctx.schema, collection, node.field, where);
+      const resolved = resolveOperand(ctx, collection, node.field, where);
       if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
         throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
       }
@@ -45,15 +46,21 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
 
 function planRelation(collection: CollectionOverview, node: Extract<FilterNode, { type: 'relation' }>, ctx: FilterContext, where: string): PlannedFilter {
   const [name, scope] = node.field.split(':') as [string, string | undefined];
-  const field = fieldOf(collection, name, where);
+  const field = fieldOf(ctx, collection, name, where);
   const link = collection.links[field.field];
   const path = where === 'root' ? node.field : `${where}.${node.field}`;
   if (!link) throw new ForbiddenError(`Field "${name}" in collection "${collection.collection}" is not relational; "${path}" can't be filtered through it.`);
   if (link.kind !== 'a2o' && scope !== undefined) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${node.field}")`);
   if (link.kind !== 'o2m' && node.quantifier) throw new InvalidQueryError(`"${node.quantifier}" can only follow one-to-many fields, not "${name}"`);
   const join = joinFor(ctx.schema, collection, link, scope);
-  const filter = planFilter(join.collection, node.filter, ctx, path);
-  return { kind: 'exists', join, filter, negate: node.quantifier === '_none' };
+  const related = accessTo(ctx, join.collection);
+  const filter = and([related.filter, planFilter(join.collection, node.filter, ctx, path)]);
+  const none = node.quantifier === '_none';
+  // Where the relational field itself is hidden, the row relates to nothing the caller can see.
+  const guard = ctx.access.read(collection)?.guard(field.field);
+  if (!guard) return { kind: 'exists', join, filter, negate: none };
+  const some = and([guard, { kind: 'exists', join, filter, negate: false }])!;
+  return none ? { kind: 'not', child: some } : some;
 }
 
 export function planKeys(collection: CollectionOverview, keys: (string | number)[]): PlannedFilter {
@@ -64,13 +71,21 @@ export function planKeys(collection: CollectionOverview, keys: (string | number)
   return { kind: 'compare', operand: { kind: 'field', field: primary }, field: primary, operator: '_in', value: coerced };
 }
 
-export function planSearch(collection: CollectionOverview, term: string): PlannedFilter {
+/** Search looks only at fields the caller may read, and only where it may read them. */
+export function planSearch(ctx: FilterContext, collection: CollectionOverview, term: string): PlannedFilter {
   const children: PlannedFilter[] = [];
   const trimmed = term.trim();
-  const compare = (field: FieldOverview, operator: '_icontains' | '_eq', value: unknown): PlannedFilter => ({ kind: 'compare', operand: { kind: 'field', field }, field, operator, value });
+  const access = ctx.access.read(collection);
+  const compare = (field: FieldOverview, operator: '_icontains' | '_eq', value: unknown): PlannedFilter => ({
+    kind: 'compare',
+    operand: guarded(ctx, collection, field.field, { kind: 'field', field }),
+    field,
+    operator,
+    value,
+  });
   for (const key of collection.fieldOrder) {
     const field = collection.fields[key]!;
-    if (!field.searchable) continue;
+    if (!field.searchable || access?.guard(key) === undefined) continue;
     if (field.type === 'string' || field.type === 'text') {
       children.push(compare(field, '_icontains', term.toLowerCase()));
     } else if (field.type === 'uuid') {

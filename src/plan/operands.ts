@@ -1,16 +1,24 @@
 /**
- * Names as written in `fields`, `filter`, `sort` and `groupBy` → Operands and Joins. Function fields
- * (`year(date)`, `count(tags)`) and m2o paths (`author.name`) resolve here, with the errors the reference gives:
- * an unknown field is FORBIDDEN (naming where it was asked for), a function on the wrong type is INVALID_QUERY.
+ * Names as written in `fields`, `filter`, `sort` and `groupBy` → Operands and Joins, under the caller's read
+ * access. Function fields (`year(date)`, `count(tags)`) and m2o paths (`author.name`) resolve here, with the errors
+ * the reference gives: a field that does not exist — or that the caller may not read, which looks the same — is
+ * FORBIDDEN (naming where it was asked for); a function on the wrong type is INVALID_QUERY.
  */
-import { fieldForbidden, InvalidQueryError } from '../errors/catalogue.js';
+import { collectionForbidden, fieldForbidden, InvalidQueryError } from '../errors/catalogue.js';
 import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
 import type { CollectionOverview, FieldOverview, RelationalLink, SchemaOverview } from '../schema/types.js';
-import type { DatePart, Join, Operand, PlannedFilter } from './read-plan.js';
+import type { AccessPolicy, CollectionAccess } from './access.js';
+import type { DatePart, Join, Operand } from './read-plan.js';
 
 const DATE_PARTS = new Set<string>(['year', 'month', 'week', 'day', 'weekday', 'hour', 'minute', 'second']);
 const TIME_PARTS = new Set<string>(['hour', 'minute', 'second']);
 const DATE_TYPES = new Set<string>(['date', 'dateTime', 'timestamp']);
+
+/** What every planning step needs: the schema and what the caller may read of it. */
+export interface Scope {
+  schema: SchemaOverview;
+  access: AccessPolicy;
+}
 
 /** What function fields and counts bind and compare as. */
 export const INTEGER_FIELD: FieldOverview = Object.freeze({
@@ -31,17 +39,30 @@ function integerNamed(key: string): FieldOverview {
 
 export interface ResolvedOperand {
   operand: Operand;
-  /** The field whose type rules the value (INTEGER_FIELD for functions and counts). */
+  /** The field whose type rules the value (an integer field for functions and counts). */
   field: FieldOverview;
   /** Response key: the field name, or `<field>_<fn>` for function fields. */
   key: string;
 }
 
+/** The caller's access to a collection it reaches through a relation; FORBIDDEN when it has none. */
+export function accessTo(scope: Scope, collection: CollectionOverview): CollectionAccess {
+  const access = scope.access.read(collection);
+  if (!access) throw collectionForbidden(collection.collection);
+  return access;
+}
+
 /** `where` names the level for FORBIDDEN reasons (`root`, `author`, `articles.tags`). */
-export function fieldOf(collection: CollectionOverview, name: string, where: string): FieldOverview {
+export function fieldOf(scope: Scope, collection: CollectionOverview, name: string, where: string): FieldOverview {
   const field = collection.fields[name];
-  if (!field) throw fieldForbidden(name, collection.collection, where);
+  if (!field || scope.access.read(collection)?.guard(name) === undefined) throw fieldForbidden(name, collection.collection, where);
   return field;
+}
+
+/** The operand, shown only where the caller may read `field` (a guard from field-level permissions). */
+export function guarded(scope: Scope, collection: CollectionOverview, field: string, operand: Operand): Operand {
+  const guard = scope.access.read(collection)?.guard(field);
+  return guard ? { kind: 'guarded', guard, operand } : operand;
 }
 
 export function joinFor(schema: SchemaOverview, collection: CollectionOverview, link: RelationalLink, scope?: string): Join {
@@ -69,36 +90,29 @@ export function joinFor(schema: SchemaOverview, collection: CollectionOverview, 
   };
 }
 
-/**
- * One name at one level: a field, or a function of one. `count(o2m)` counts the related rows (`countFilter`
- * restricts them, e.g. to the rows the caller may read).
- */
-export function resolveOperand(
-  schema: SchemaOverview,
-  collection: CollectionOverview,
-  name: string,
-  where: string,
-  countFilter: (join: Join) => PlannedFilter | null = () => null,
-): ResolvedOperand {
+/** One name at one level: a field, or a function of one. `count(o2m)` counts the related rows the caller may read. */
+export function resolveOperand(scope: Scope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
   const { fn, field: base } = parseFieldFunction(name);
-  const field = fieldOf(collection, base, where);
+  const field = fieldOf(scope, collection, base, where);
+  const shown = (operand: Operand) => guarded(scope, collection, base, operand);
   if (!fn) {
     if (!field.schema) throw new InvalidQueryError(`Field "${base}" of collection "${collection.collection}" holds no value of its own; select or filter on its related fields`);
-    return { operand: { kind: 'field', field }, field, key: base };
+    return { operand: shown({ kind: 'field', field }), field, key: base };
   }
   const key = `${base}_${fn}`;
   if (DATE_PARTS.has(fn)) {
     const fits = DATE_TYPES.has(field.type) || (field.type === 'time' && TIME_PARTS.has(fn));
     if (!fits || !field.schema) throw new InvalidQueryError(`Function "${fn}" can't be applied to field "${base}" of type ${field.type}`);
-    return { operand: { kind: 'date-part', part: fn as DatePart, field }, field: integerNamed(key), key };
+    return { operand: shown({ kind: 'date-part', part: fn as DatePart, field }), field: integerNamed(key), key };
   }
   if (fn === 'count') {
     const link = collection.links[base];
     if (link?.kind === 'o2m') {
-      const join = joinFor(schema, collection, link);
-      return { operand: { kind: 'count-related', join, filter: countFilter(join) }, field: integerNamed(key), key };
+      const join = joinFor(scope.schema, collection, link);
+      const related = accessTo(scope, join.collection);
+      return { operand: shown({ kind: 'count-related', join, filter: related.filter }), field: integerNamed(key), key };
     }
-    if (field.type === 'json' && field.schema) return { operand: { kind: 'json-length', field }, field: integerNamed(key), key };
+    if (field.type === 'json' && field.schema) return { operand: shown({ kind: 'json-length', field }), field: integerNamed(key), key };
     throw new InvalidQueryError(`Function "count" can only be applied to one-to-many and JSON fields, not to "${base}"`);
   }
   throw new InvalidQueryError(`Function "${fn}" is not supported here ("${name}")`);
@@ -106,26 +120,31 @@ export function resolveOperand(
 
 /**
  * A dot path through m2o relations to an operand at its end (`author.name`, `author.year(joined)`), for sort and
- * groupBy. Each hop is a related-row lookup; an o2m hop would multiply rows and is refused.
+ * groupBy. Each hop is a related-row lookup limited to the rows the caller may read there; an o2m hop would
+ * multiply rows and is refused.
  */
-export function resolvePath(schema: SchemaOverview, collection: CollectionOverview, path: string, root: string): ResolvedOperand & { keys: string[] } {
+export function resolvePath(scope: Scope, collection: CollectionOverview, path: string, root: string): ResolvedOperand & { keys: string[] } {
   const segments = splitFieldPath(path);
-  const hops: Join[] = [];
+  const hops: { join: Join; from: CollectionOverview; field: string }[] = [];
   let current = collection;
   let where = root;
   const keys: string[] = [];
   for (const segment of segments.slice(0, -1)) {
-    const field = fieldOf(current, segment, where);
+    const field = fieldOf(scope, current, segment, where);
     const link = current.links[field.field];
     if (!link || link.kind !== 'm2o') throw new InvalidQueryError(`"${path}" can only follow many-to-one fields; "${segment}" is not one`);
-    const join = joinFor(schema, current, link);
-    hops.push(join);
+    const join = joinFor(scope.schema, current, link);
+    accessTo(scope, join.collection);
+    hops.push({ join, from: current, field: field.field });
     keys.push(segment);
     current = join.collection;
     where = where === 'root' ? segment : `${where}.${segment}`;
   }
-  const last = resolveOperand(schema, current, segments[segments.length - 1]!, where);
+  const last = resolveOperand(scope, current, segments[segments.length - 1]!, where);
   let operand = last.operand;
-  for (const join of hops.reverse()) operand = { kind: 'related', join, operand };
+  for (const hop of hops.reverse()) {
+    const related: Operand = { kind: 'related', join: hop.join, operand, filter: accessTo(scope, hop.join.collection).filter };
+    operand = guarded(scope, hop.from, hop.field, related);
+  }
   return { operand, field: last.field, key: last.key, keys: [...keys, last.key] };
 }

@@ -28,12 +28,16 @@ export type Operand =
   | { kind: 'date-part'; part: DatePart; field: FieldOverview }
   | { kind: 'count-related'; join: Join; filter: PlannedFilter | null }
   | { kind: 'json-length'; field: FieldOverview }
-  | { kind: 'related'; join: Join; operand: Operand };
+  /** Through an m2o hop; `filter` restricts the related row (the caller's read access there). */
+  | { kind: 'related'; join: Join; operand: Operand; filter: PlannedFilter | null }
+  /** A value the caller may read only where `guard` holds; null elsewhere. */
+  | { kind: 'guarded'; guard: PlannedFilter; operand: Operand };
 
 export type PlannedFilter =
   | { kind: 'and' | 'or'; children: PlannedFilter[] }
   /** `field` decides how values bind (a synthetic integer field for functions and counts). */
   | { kind: 'compare'; operand: Operand; field: FieldOverview; operator: FilterOperator; value: unknown }
+  | { kind: 'not'; child: PlannedFilter }
   /** Some (or, negated, no) related row matches `filter`. Never inflates counts. */
   | { kind: 'exists'; join: Join; filter: PlannedFilter | null; negate: boolean }
   /** A search term or key set that can match nothing (or everything). */
@@ -46,7 +50,8 @@ export interface PlannedSort {
   descending: boolean;
 }
 
-export type PlannedOutput =
+/** Every output may carry a guard: the caller may read it only on rows where the guard holds (null elsewhere). */
+export type PlannedOutput = { guard: PlannedFilter | null } & (
   /** A scalar in the wire format of `field` (functions and counts: integers). */
   | { kind: 'value'; key: string; operand: Operand; field: FieldOverview }
   /** m2o expanded: the related object, or null. */
@@ -54,7 +59,8 @@ export type PlannedOutput =
   /** o2m expanded: an array of objects; or, with `scalar`, an array of that value (unexpanded: the keys). */
   | { kind: 'list'; key: string; join: Join; level: ReadLevel; scalar: { operand: Operand; field: FieldOverview } | null }
   /** a2o expanded: the related object from whichever allowed collection the row names; other rows keep the raw key. */
-  | { kind: 'any'; key: string; field: FieldOverview; collectionField: FieldOverview; branches: { collection: string; join: Join; level: ReadLevel }[] };
+  | { kind: 'any'; key: string; field: FieldOverview; collectionField: FieldOverview; branches: { collection: string; join: Join; level: ReadLevel }[] }
+);
 
 /** One collection's rows at one place in the tree. */
 export interface ReadLevel {
@@ -78,6 +84,8 @@ export interface PlannedAggregate {
   fn: 'count' | 'countDistinct' | 'countAll' | 'sum' | 'sumDistinct' | 'avg' | 'avgDistinct' | 'min' | 'max';
   /** null = all rows (`*`). */
   field: FieldOverview | null;
+  /** The field's value as the caller may read it (guarded where only some rules grant it). */
+  operand: Operand | null;
 }
 
 export interface PlannedGroup {

@@ -1,25 +1,30 @@
 /**
- * Query IR + schema + accountability → ReadPlan (pure). Unknown collections and fields fail here with FORBIDDEN,
- * bad values with INVALID_QUERY. Permissions: admins read everything; everyone else is refused until the
- * permissions issue adds policy rules here (each level carries its own `accessFilter` slot for them).
+ * Query IR + schema + the caller's access → ReadPlan (pure). Unknown collections and fields — and those the caller
+ * may not read, which look the same — fail here with FORBIDDEN, bad values with INVALID_QUERY. Every level carries
+ * the caller's row filter for its collection, and outputs carry field guards where only some rules grant a field.
  */
 import { collectionForbidden } from '../errors/catalogue.js';
+import type { AccessPolicy } from './access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { DeepQuery, Query, SortClause } from '../request/query.js';
 import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
 import { planAggregate } from './aggregate-planner.js';
 import { planSelection, type ChildRequest } from './field-selection.js';
-import { and, planFilter, planKeys, planSearch, type FilterContext } from './filter-planner.js';
-import { resolvePath } from './operands.js';
+import { and, planFilter, planKeys, planSearch } from './filter-planner.js';
+import { accessTo, resolvePath } from './operands.js';
 import type { PlannedFilter, PlannedSort, ReadLevel, ReadPlan } from './read-plan.js';
 
 export interface PlanContext {
   schema: SchemaOverview;
+  /** What the caller may read (FULL_ACCESS for admins; see policy-access.ts). */
+  access: AccessPolicy;
   accountability: Accountability;
   queryLimitDefault: number;
   now: Date;
   /** Read one object: by key (`query.keys` holds it) or a singleton. */
   single?: boolean;
+  /** Internal reads of service_* tables (users for $CURRENT_USER paths, system routes): allowed here only. */
+  system?: boolean;
 }
 
 export function planRead(collectionName: string, query: Query, ctx: PlanContext): ReadPlan {
@@ -28,44 +33,38 @@ export function planRead(collectionName: string, query: Query, ctx: PlanContext)
 
   const filter = and([
     query.filter ? planFilter(collection, query.filter, ctx) : null,
-    query.search ? planSearch(collection, query.search) : null,
+    query.search ? planSearch(ctx, collection, query.search) : null,
     query.keys ? planKeys(collection, query.keys) : null,
   ]);
   const meta = { totalCount: query.meta?.includes('total_count') ?? false, filterCount: query.meta?.includes('filter_count') ?? false };
   const limit = single ? 1 : query.limit === undefined ? ctx.queryLimitDefault : query.limit === -1 ? null : query.limit;
   let offset = query.offset ?? 0;
   if (query.page && limit !== null && !single) offset += limit * (query.page - 1);
-  const base = { collection, table: collection.schema!.name, accessFilter: accessFilter(collection, ctx), filter, limit, offset: single ? 0 : offset, meta, single };
+  const base = { collection, table: collection.schema!.name, accessFilter: ctx.access.read(collection)!.filter, filter, limit, offset: single ? 0 : offset, meta, single };
 
   if (query.aggregate || query.groupBy) {
-    const aggregate = planAggregate(ctx.schema, collection, query);
+    const aggregate = planAggregate(ctx, collection, query);
     return { ...base, filter: and([base.accessFilter, filter]), outputs: [], sort: [], aggregate };
   }
 
-  const outputs = planSelection(ctx.schema, collection, query.fields?.length ? query.fields : ['*'], query.deep, 'root', (request) => planChild(ctx, request), query.alias);
-  const sort = single ? [] : query.sort?.length ? planSort(ctx, collection, query.sort, 'root') : defaultSort(collection, null);
+  const outputs = planSelection(ctx, collection, query.fields?.length ? query.fields : ['*'], query.deep, 'root', (request) => planChild(ctx, request), query.alias);
+  const sort = single ? [] : query.sort?.length ? planSort(ctx, collection, query.sort, 'root') : defaultSort(ctx, collection, null);
   return { ...base, filter: and([base.accessFilter, filter]), outputs, sort, aggregate: null };
 }
 
 function readableCollection(ctx: PlanContext, name: string): CollectionOverview {
   const collection = ctx.schema.collections[name];
-  if (!collection || collection.system || !collection.schema) throw collectionForbidden(name);
-  if (!ctx.accountability.admin) throw collectionForbidden(name);
+  if (!collection || !collection.schema || (collection.system && !ctx.system)) throw collectionForbidden(name);
+  if (!ctx.access.read(collection)) throw collectionForbidden(name);
   return collection;
-}
-
-/** The rows of `collection` the caller may read at all; null = every row (admins). */
-function accessFilter(collection: CollectionOverview, ctx: PlanContext): PlannedFilter | null {
-  if (!ctx.accountability.admin) throw collectionForbidden(collection.collection);
-  return null;
 }
 
 function planChild(ctx: PlanContext, request: ChildRequest): ReadLevel {
   const { join, deep } = request;
   const collection = join.collection;
-  const access = accessFilter(collection, ctx);
-  const outputs = planSelection(ctx.schema, collection, request.fields, deep?.deep, request.where, (child) => planChild(ctx, child));
-  const filter = and([access, deep?.filter ? planFilter(collection, deep.filter, ctx as FilterContext, request.where) : null, deep?.search ? planSearch(collection, deep.search) : null]);
+  const access = accessTo(ctx, collection).filter;
+  const outputs = planSelection(ctx, collection, request.fields, deep?.deep, request.where, (child) => planChild(ctx, child));
+  const filter = and([access, deep?.filter ? planFilter(collection, deep.filter, ctx, request.where) : null, deep?.search ? planSearch(ctx, collection, deep.search) : null]);
   if (request.shape === 'object') {
     return { collection, table: join.table, outputs, accessFilter: access, filter, sort: [], limit: null, offset: 0 };
   }
@@ -77,19 +76,21 @@ function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: Deep
   const limit = deep?.limit === undefined ? ctx.queryLimitDefault : deep.limit === -1 ? null : deep.limit;
   let offset = deep?.offset ?? 0;
   if (deep?.page && limit !== null) offset += limit * (deep.page - 1);
-  const sort = deep?.sort?.length ? planSort(ctx, collection, deep.sort, request.where) : defaultSort(collection, request.sortField);
+  const sort = deep?.sort?.length ? planSort(ctx, collection, deep.sort, request.where) : defaultSort(ctx, collection, request.sortField);
   return { sort, limit, offset };
 }
 
 function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
   return clauses.map((clause) => {
-    const resolved = resolvePath(ctx.schema, collection, clause.field, where);
+    const resolved = resolvePath(ctx, collection, clause.field, where);
     return { operand: resolved.operand, field: resolved.field, descending: clause.order === 'desc' };
   });
 }
 
-function defaultSort(collection: CollectionOverview, relationSortField: string | null): PlannedSort[] {
-  const name = relationSortField ?? collection.sortField ?? collection.primary;
+/** The relation's sort field, else the collection's, else its key — among the fields the caller may read. */
+function defaultSort(ctx: PlanContext, collection: CollectionOverview, relationSortField: string | null): PlannedSort[] {
+  const readable = ctx.access.read(collection);
+  const name = [relationSortField, collection.sortField, collection.primary].find((n) => n && collection.fields[n]?.schema && readable?.guard(n) === null);
   const field = name ? collection.fields[name] : undefined;
-  return field?.schema ? [{ operand: { kind: 'field', field }, field, descending: false }] : [];
+  return field ? [{ operand: { kind: 'field', field }, field, descending: false }] : [];
 }

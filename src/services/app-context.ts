@@ -12,6 +12,12 @@ import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
 import { ItemsService } from './items-service.js';
 import { SettingsService } from './settings-service.js';
+import { PermissionStore } from '../permissions/permission-store.js';
+import { LoginAttempts } from '../auth/login-attempts.js';
+import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
+import { RedisBus } from '../bus/redis-bus.js';
+import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
+import { createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
 
 export interface AppContext {
   config: Config;
@@ -21,6 +27,14 @@ export interface AppContext {
   settings: SettingsService;
   auth: AuthService;
   accountability: AccountabilityResolver;
+  /** Shared with other instances when Redis is configured; local otherwise. */
+  bus: MessageBus;
+  redis: RedisClient | null;
+  rateLimiters: RateLimiters;
+  /** Reload the schema overview after a change made here, and tell the other instances. */
+  schemaChanged(): Promise<void>;
+  /** Drop cached accountabilities and permissions here, and tell the other instances. */
+  permissionsChanged(): Promise<void>;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -34,6 +48,7 @@ export interface ContextOptions {
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? { info: () => {}, warn: () => {} };
   const db = new Database(config.db);
+  let redis: RedisClient | null = null;
   try {
     await waitForDatabase(db, config, log);
     if (options.bootstrap) {
@@ -45,20 +60,54 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const secret = resolveSecret(config);
     const schema = new SchemaStore(db);
     await schema.load();
-    const items = new ItemsService({ db, schema: () => schema.current, queryLimitDefault: config.queryLimitDefault });
+    const permissions = new PermissionStore(db);
+    const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
+    const accountability = new AccountabilityResolver(db, secret);
+
+    redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
+    if (redis) await connectSoon(redis, 2_000);
+    const bus: MessageBus = redis ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log) : new LocalBus();
+    // Another instance changed the schema or permissions: catch up (reloads run one at a time, in order).
+    let reloading = Promise.resolve();
+    await bus.subscribe(CHANNELS.schema, () => {
+      reloading = reloading.then(() => schema.load().then(() => undefined)).catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+    });
+    await bus.subscribe(CHANNELS.permissions, () => {
+      accountability.clear();
+      permissions.clear();
+    });
+
+    const openRedis = redis;
     return {
       config,
       db,
       schema,
       items,
       settings: new SettingsService(db),
-      auth: new AuthService(db, secret, config),
-      accountability: new AccountabilityResolver(db, secret),
+      auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
+      accountability,
+      bus,
+      redis,
+      rateLimiters: createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata'),
+      async schemaChanged() {
+        const overview = await schema.load();
+        await bus.publish(CHANNELS.schema, { version: overview.version });
+      },
+      async permissionsChanged() {
+        accountability.clear();
+        permissions.clear();
+        await bus.publish(CHANNELS.permissions, {});
+      },
       startedAt: Date.now(),
-      close: () => db.close(),
+      async close() {
+        await bus.close();
+        if (openRedis) await openRedis.close().catch(() => {});
+        await db.close();
+      },
     };
   } catch (error) {
     await db.close().catch(() => {});
+    if (redis) await redis.close().catch(() => {});
     throw error;
   }
 }

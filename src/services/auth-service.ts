@@ -1,68 +1,173 @@
-/** Login (json mode) — credentials → access token + refresh token. */
-import { createHash, randomBytes } from 'node:crypto';
-import { AccessTokens } from '../auth/access-tokens.js';
+/**
+ * Login, refresh and logout in the three modes of reference §3.2 — json (tokens in the body), cookie (refresh
+ * token in an httpOnly cookie), session (a session JWT in an httpOnly cookie) — with two-factor codes, IP
+ * allow-lists and suspension after too many failed logins. Cookies are described here and set by the route.
+ */
+import { AccessTokens, looksLikeJwt } from '../auth/access-tokens.js';
+import { allowList, ipAllowed } from '../auth/ip-allow-list.js';
+import type { LoginAttempts } from '../auth/login-attempts.js';
 import { verifyPassword } from '../auth/passwords.js';
+import { Sessions } from '../auth/sessions.js';
+import { otpValid } from '../auth/tfa.js';
 import { loadUserAccountability } from '../auth/user-accountability.js';
+import type { CookieConfig } from '../config/auth-config.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
-import { InvalidCredentialsError, InvalidPayloadError } from '../errors/catalogue.js';
+import { InvalidCredentialsError, InvalidIpError, InvalidOtpError, InvalidPayloadError, UserSuspendedError } from '../errors/catalogue.js';
 
-const REFRESH_TOKEN_TTL_MS = 7 * 86_400_000;
+export type AuthMode = 'json' | 'cookie' | 'session';
 
-export interface LoginInput {
-  email: string;
-  password: string;
-  mode?: string;
-  otp?: string;
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+  origin?: string | null;
 }
 
-export interface LoginResult {
-  access_token: string;
-  expires: number;
-  refresh_token: string;
+/** A cookie to set (value) or clear (null). */
+export interface CookieChange {
+  cookie: CookieConfig;
+  value: string | null;
+  maxAgeMs: number;
+}
+
+export interface AuthResult {
+  data: Record<string, unknown>;
+  cookies: CookieChange[];
+}
+
+const MODES: AuthMode[] = ['json', 'cookie', 'session'];
+
+function modeOf(value: unknown, fallback: AuthMode): AuthMode {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'string' || !MODES.includes(value as AuthMode)) throw new InvalidPayloadError('"mode" must be one of [json, cookie, session]');
+  return value as AuthMode;
 }
 
 export class AuthService {
-  private readonly tokens: AccessTokens;
+  private readonly accessTokens: AccessTokens;
+  private readonly sessionTokens: AccessTokens;
+  private readonly sessions: Sessions;
 
   constructor(
     private readonly db: Database,
     secret: string,
-    private readonly config: Pick<Config, 'accessTokenTtlMs' | 'loginStallTimeMs'>,
+    private readonly config: Pick<Config, 'accessTokenTtlMs' | 'loginStallTimeMs' | 'auth'>,
+    private readonly attempts: LoginAttempts,
   ) {
-    this.tokens = new AccessTokens(secret, config.accessTokenTtlMs);
+    this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs);
+    this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs);
+    this.sessions = new Sessions(db);
   }
 
-  async login(input: LoginInput, context: { ip?: string | null; userAgent?: string | null } = {}): Promise<LoginResult> {
+  async login(body: Record<string, unknown>, client: ClientInfo): Promise<AuthResult> {
     for (const key of ['email', 'password'] as const) {
-      if (typeof input[key] !== 'string' || input[key] === '') throw new InvalidPayloadError(`"${key}" is required`);
+      if (typeof body[key] !== 'string' || body[key] === '') throw new InvalidPayloadError(`"${key}" is required`);
     }
+    const mode = modeOf(body.mode, 'json');
+    const email = (body.email as string).toLowerCase();
     const started = Date.now();
-    const user = await this.db.knex('service_users').select('id', 'role', 'password', 'status').whereRaw('lower(email) = ?', [input.email.toLowerCase()]).first();
-    const ok = user && user.status === 'active' && typeof user.password === 'string' && (await verifyPassword(user.password, input.password));
-    if (!ok) {
+    const stall = async () => {
       // Unknown users, wrong passwords and inactive accounts all answer after the same minimum time.
       const wait = this.config.loginStallTimeMs - (Date.now() - started);
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    };
+
+    const user = await this.db.knex('service_users').select('id', 'password', 'status', 'tfa_secret').whereRaw('lower(email) = ?', [email]).first();
+    const passwordOk = Boolean(user) && typeof user.password === 'string' && (await verifyPassword(user.password, body.password as string));
+    if (!user || user.status !== 'active') {
+      await stall();
       throw new InvalidCredentialsError();
     }
+    const allowed = await this.allowedAttempts();
+    if (!passwordOk) {
+      if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
+        await this.db.knex('service_users').update({ status: 'suspended' }).where('id', user.id);
+      }
+      await stall();
+      throw new InvalidCredentialsError();
+    }
+    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp)) throw new InvalidOtpError();
+    await this.checkIp(String(user.id), client.ip);
+    if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
 
-    const accountability = await loadUserAccountability(this.db.knex, 'id', String(user.id));
-    const { token, expires } = this.tokens.issue({
-      id: String(user.id),
-      role: user.role ?? null,
-      admin_access: accountability?.admin ?? false,
-      app_access: accountability?.app ?? false,
-    });
-    const refreshToken = randomBytes(48).toString('base64url');
-    await this.db.knex('service_sessions').insert({
-      token: createHash('sha256').update(refreshToken).digest('base64url'),
-      user: user.id,
-      expires: new Date(Date.now() + REFRESH_TOKEN_TTL_MS),
-      ip: context.ip ?? null,
-      user_agent: context.userAgent ?? null,
-    });
     await this.db.knex('service_users').update({ last_access: new Date() }).where('id', user.id);
-    return { access_token: token, expires, refresh_token: refreshToken };
+    return this.issue(String(user.id), mode, await this.sessions.create(String(user.id), this.ttl(mode), client));
+  }
+
+  /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
+  async refresh(body: Record<string, unknown>, cookies: Record<string, string | undefined>, client: ClientInfo): Promise<AuthResult> {
+    const mode = modeOf(body.mode, typeof body.refresh_token === 'string' ? 'json' : 'cookie');
+    const raw = this.tokenFrom(body, cookies, mode);
+    const session = await this.sessions.find(raw);
+    if (!session) throw new InvalidCredentialsError();
+    const user = await this.db.knex('service_users').select('status').where('id', session.user).first();
+    if (user?.status === 'suspended') throw new UserSuspendedError();
+    if (user?.status !== 'active') throw new InvalidCredentialsError();
+    await this.checkIp(session.user, client.ip);
+    const grace = mode === 'session' ? this.config.auth.sessionRefreshGracePeriodMs : 0;
+    const rotated = await this.sessions.rotate(raw, this.ttl(mode), grace, client);
+    if (!rotated) throw new InvalidCredentialsError();
+    return this.issue(rotated.user, mode, rotated.token);
+  }
+
+  /** Ends the session; both cookies are cleared whatever the mode. */
+  async logout(body: Record<string, unknown>, cookies: Record<string, string | undefined>): Promise<CookieChange[]> {
+    const mode = modeOf(body.mode, typeof body.refresh_token === 'string' ? 'json' : cookies[this.config.auth.sessionCookie.name] ? 'session' : 'cookie');
+    const raw = this.tokenFrom(body, cookies, mode);
+    await this.sessions.remove(raw);
+    return [this.clear(this.config.auth.refreshCookie), this.clear(this.config.auth.sessionCookie)];
+  }
+
+  /** Whether a session JWT's session is still live (logged-out sessions stop authenticating at once). */
+  async sessionLive(raw: string): Promise<boolean> {
+    return (await this.sessions.find(raw)) !== null;
+  }
+
+  private tokenFrom(body: Record<string, unknown>, cookies: Record<string, string | undefined>, mode: AuthMode): string {
+    let raw: unknown;
+    if (mode === 'session') {
+      const jwt = cookies[this.config.auth.sessionCookie.name];
+      raw = jwt && looksLikeJwt(jwt) ? this.sessionTokens.sessionOf(jwt) : null;
+    } else {
+      raw = typeof body.refresh_token === 'string' ? body.refresh_token : cookies[this.config.auth.refreshCookie.name];
+    }
+    if (typeof raw !== 'string' || raw === '') throw new InvalidPayloadError('The refresh token is required in either the payload or cookie');
+    return raw;
+  }
+
+  private async issue(user: string, mode: AuthMode, sessionToken: string): Promise<AuthResult> {
+    const accountability = await loadUserAccountability(this.db.knex, 'id', user);
+    if (!accountability) throw new InvalidCredentialsError();
+    const claims = { id: user, role: accountability.role, admin_access: accountability.admin, app_access: accountability.app };
+    if (mode === 'session') {
+      const { token, expires } = this.sessionTokens.issue({ ...claims, session: sessionToken });
+      return { data: { expires }, cookies: [{ cookie: this.config.auth.sessionCookie, value: token, maxAgeMs: this.config.auth.sessionCookieTtlMs }] };
+    }
+    const { token, expires } = this.accessTokens.issue(claims);
+    if (mode === 'cookie') {
+      return { data: { access_token: token, expires }, cookies: [{ cookie: this.config.auth.refreshCookie, value: sessionToken, maxAgeMs: this.config.auth.refreshTokenTtlMs }] };
+    }
+    return { data: { access_token: token, expires, refresh_token: sessionToken }, cookies: [] };
+  }
+
+  private ttl(mode: AuthMode): number {
+    return mode === 'session' ? this.config.auth.sessionCookieTtlMs : this.config.auth.refreshTokenTtlMs;
+  }
+
+  private clear(cookie: CookieConfig): CookieChange {
+    return { cookie, value: null, maxAgeMs: 0 };
+  }
+
+  /** 401 INVALID_IP when the user's policies carry allow-lists and the client is on none of them. */
+  private async checkIp(user: string, ip: string | null): Promise<void> {
+    const accountability = await loadUserAccountability(this.db.knex, 'id', user);
+    const lists = (accountability?.ipAccess ?? []).map(allowList);
+    if (!ipAllowed(lists, ip)) throw new InvalidIpError();
+  }
+
+  private async allowedAttempts(): Promise<number | null> {
+    const row = await this.db.knex('service_settings').select('auth_login_attempts').first();
+    const value = row?.auth_login_attempts;
+    return value === null || value === undefined ? (row ? null : 25) : Number(value) > 0 ? Number(value) : null;
   }
 }

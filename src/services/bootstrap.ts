@@ -19,6 +19,11 @@ export interface BootstrapResult {
 }
 
 export async function bootstrap(db: Database, config: Config, log: { info(msg: string): void }): Promise<BootstrapResult> {
+  // Instances started together must not migrate or install twice: one runs, the others then find it done.
+  return db.withLock('strata:bootstrap', () => install(db, config, log));
+}
+
+async function install(db: Database, config: Config, log: { info(msg: string): void }): Promise<BootstrapResult> {
   const migrations = await runMigrations(db);
   if (migrations.length) log.info(`Applied migrations: ${migrations.join(', ')}`);
 

@@ -5,7 +5,10 @@
 import type { Database } from '../db/connection.js';
 import { ForbiddenError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
+import { FULL_ACCESS, type AccessPolicy } from '../plan/access.js';
+import { policyAccess } from '../plan/policy-access.js';
 import { planRead } from '../plan/read-planner.js';
+import type { PermissionStore } from '../permissions/permission-store.js';
 import type { Query } from '../request/query.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
@@ -20,6 +23,7 @@ const NO_MARKS: StageMarks = { mark: () => {} };
 export interface ItemsServiceDeps {
   db: Database;
   schema: () => SchemaOverview;
+  permissions: PermissionStore;
   queryLimitDefault: number;
 }
 
@@ -30,7 +34,9 @@ export class ItemsService {
   async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
     const schema = this.deps.schema();
     const singleton = schema.collections[collection]?.singleton === true && !query.keys;
-    const plan = planRead(collection, query, { schema, accountability, queryLimitDefault: this.deps.queryLimitDefault, now: new Date(), single: singleton });
+    const now = new Date();
+    const access = await this.access(schema, accountability, now);
+    const plan = planRead(collection, query, { schema, access, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton });
     marks.mark('plan');
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
     marks.mark('sql');
@@ -48,11 +54,14 @@ export class ItemsService {
 
   /** `{"data":{...}}`; FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
   async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
+    const schema = this.deps.schema();
+    const now = new Date();
     const plan = planRead(collection, { ...query, keys: [key], meta: undefined }, {
-      schema: this.deps.schema(),
+      schema,
+      access: await this.access(schema, accountability, now),
       accountability,
       queryLimitDefault: this.deps.queryLimitDefault,
-      now: new Date(),
+      now,
       single: true,
     });
     marks.mark('plan');
@@ -66,5 +75,12 @@ export class ItemsService {
     const body = `{"data":${data}}`;
     marks.mark('respond');
     return body;
+  }
+
+  /** Admins read everything; everyone else what the rules of their policies grant (loaded once per policy set). */
+  async access(schema: SchemaOverview, accountability: Accountability, now: Date): Promise<AccessPolicy> {
+    if (accountability.admin) return FULL_ACCESS;
+    const permissions = await this.deps.permissions.forPolicies(accountability.policies);
+    return policyAccess(permissions, { schema, accountability, now });
   }
 }

@@ -16,7 +16,7 @@ export function compileAggregate(plan: ReadPlan, aggregate: AggregatePlan, st: S
 
   const values = [
     ...groups.map((g, i) => `${compileOperand(g.operand, st, row, true)} as ${q(`g${i}`)}`),
-    ...aggregates.flatMap((a, i) => (a.field ? [`${compileOperand({ kind: 'field', field: a.field }, st, row, a.fn === 'min' || a.fn === 'max')} as ${q(`v${i}`)}`] : [])),
+    ...aggregates.flatMap((a, i) => (a.operand ? [`${compileOperand(a.operand, st, row, a.fn === 'min' || a.fn === 'max')} as ${q(`v${i}`)}`] : [])),
   ];
   const rows = `select ${values.length ? values.join(', ') : `1 as ${q('one')}`} from ${q(plan.table)} as ${row}${where}`;
 

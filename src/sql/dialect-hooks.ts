@@ -64,4 +64,9 @@ export interface SqlDialect {
   keyFromText(expression: string, keyField: FieldOverview): string;
   /** A numeric expression as a double-precision float. */
   toFloat(expression: string): string;
+  /**
+   * Statements that take and give back a named lock held by one connection across the whole server (so that
+   * instances starting together migrate one at a time); null where the database is a file of one process.
+   */
+  namedLock(name: string): { lock: string; unlock: string } | null;
 }

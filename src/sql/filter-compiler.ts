@@ -22,6 +22,8 @@ export function compileFilter(filter: PlannedFilter, st: Statement, alias: strin
       const joined = filter.children.map((c) => compileFilter(c, st, alias)).join(filter.kind === 'and' ? ' and ' : ' or ');
       return `(${joined})`;
     }
+    case 'not':
+      return `not (${compileFilter(filter.child, st, alias)})`;
     case 'exists': {
       const related = st.alias();
       const inner = filter.filter ? ` and ${compileFilter(filter.filter, st, related)}` : '';

@@ -5,17 +5,23 @@
  */
 import type { Join, PlannedOutput, PlannedSort, ReadLevel } from '../plan/read-plan.js';
 import { compileFilter } from './filter-compiler.js';
-import { column, compileOperand, joinColumns, joinCondition, operandColumns } from './operand-compiler.js';
+import { column, compileOperand, filterColumns, guard, joinColumns, joinCondition, operandColumns } from './operand-compiler.js';
 import type { Statement } from './statement.js';
 
 /** The JSON object of the row `alias` of `level`. */
 export function levelObject(level: ReadLevel, st: Statement, alias: string): string {
-  return st.dialect.jsonObject(level.outputs.map((output) => [output.key, outputValue(output, st, alias)]));
+  return st.dialect.jsonObject(
+    level.outputs.map((output) => [output.key, output.guard ? guard(output.guard, outputValue(output, st, alias), st, alias) : outputValue(output, st, alias)]),
+  );
 }
 
 /** Columns of `alias` that levelObject reads (what a derived table in between must pass on). */
 export function levelColumns(level: ReadLevel, st: Statement, alias: string): string[] {
-  const columns = level.outputs.flatMap((output) => {
+  const columns = level.outputs.flatMap((output) => [...(output.guard ? filterColumns(output.guard, st, alias) : []), ...outputColumns(output, st, alias)]);
+  return [...new Set(columns)];
+}
+
+function outputColumns(output: PlannedOutput, st: Statement, alias: string): string[] {
     switch (output.kind) {
       case 'value':
         return operandColumns(output.operand, st, alias);
@@ -25,8 +31,6 @@ export function levelColumns(level: ReadLevel, st: Statement, alias: string): st
       case 'any':
         return [column(st, alias, output.field.field), column(st, alias, output.collectionField.field)];
     }
-  });
-  return [...new Set(columns)];
 }
 
 export function orderBy(sort: PlannedSort[], st: Statement, alias: string): string {

@@ -1,5 +1,5 @@
 /** Operands (columns, date parts, related counts, JSON lengths, m2o hops) and joins → SQL expressions. */
-import type { Join, Operand } from '../plan/read-plan.js';
+import type { Join, Operand, PlannedFilter } from '../plan/read-plan.js';
 import { compileFilter } from './filter-compiler.js';
 import type { Statement } from './statement.js';
 
@@ -30,9 +30,17 @@ export function compileOperand(operand: Operand, st: Statement, alias: string, c
     case 'related': {
       const related = st.alias();
       const value = compileOperand(operand.operand, st, related, comparable);
-      return `(select ${value} from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${d.limitOffset(1, 0, String)})`;
+      const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
+      return `(select ${value} from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter}${d.limitOffset(1, 0, String)})`;
     }
+    case 'guarded':
+      return guard(operand.guard, compileOperand(operand.operand, st, alias, comparable), st, alias);
   }
+}
+
+/** `value` where the caller may read it, NULL elsewhere. */
+export function guard(condition: PlannedFilter, value: string, st: Statement, alias: string): string {
+  return `case when ${compileFilter(condition, st, alias)} then ${value} end`;
 }
 
 /** The condition tying a related row (`related`) to the current row (`local`). */
@@ -55,6 +63,25 @@ export function operandColumns(operand: Operand, st: Statement, alias: string): 
     case 'count-related':
     case 'related':
       return joinColumns(operand.join, st, alias);
+    case 'guarded':
+      return [...operandColumns(operand.operand, st, alias), ...filterColumns(operand.guard, st, alias)];
+  }
+}
+
+/** Columns of the row `alias` that a filter reads (guards are evaluated after a derived table in between). */
+export function filterColumns(filter: PlannedFilter, st: Statement, alias: string): string[] {
+  switch (filter.kind) {
+    case 'and':
+    case 'or':
+      return filter.children.flatMap((child) => filterColumns(child, st, alias));
+    case 'not':
+      return filterColumns(filter.child, st, alias);
+    case 'compare':
+      return operandColumns(filter.operand, st, alias);
+    case 'exists':
+      return joinColumns(filter.join, st, alias);
+    case 'constant':
+      return [];
   }
 }
 

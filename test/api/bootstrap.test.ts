@@ -8,6 +8,7 @@ import { readConfig } from '../../src/config/config.js';
 import { Database } from '../../src/db/connection.js';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import { AccountabilityResolver } from '../../src/auth/accountability-resolver.js';
+import { LoginAttempts } from '../../src/auth/login-attempts.js';
 import { AuthService } from '../../src/services/auth-service.js';
 import { bootstrap, PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
 import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
@@ -50,11 +51,11 @@ for (const client of testClients()) {
       assert.ok(access.some((a) => a.policy === PUBLIC_POLICY_ID && a.role === null && a.user === null));
       assert.equal(await db.knex('service_permissions').count({ n: '*' }).first().then((r) => Number(r!.n)), 0);
 
-      const auth = new AuthService(db, SECRET, config);
-      const login = await auth.login({ email: 'first@example.com', password: result.generatedPassword! });
+      const auth = new AuthService(db, SECRET, config, new LoginAttempts(null, 'strata'));
+      const login = (await auth.login({ email: 'first@example.com', password: result.generatedPassword! }, { ip: '127.0.0.1', userAgent: null })).data;
       assert.equal(typeof login.access_token, 'string');
       const resolver = new AccountabilityResolver(db, SECRET);
-      const fromJwt = await resolver.resolve(login.access_token, '127.0.0.1');
+      const fromJwt = await resolver.resolve(login.access_token as string, '127.0.0.1');
       const fromStatic = await resolver.resolve('first-token', null);
       assert.equal(fromJwt.admin, true);
       assert.equal(fromJwt.user, fromStatic.user);

@@ -10,6 +10,7 @@ import { Database } from '../../src/db/connection.js';
 import { runMigrations } from '../../src/db/migrations/run-migrations.js';
 import { parseQuery } from '../../src/request/parse-query.js';
 import { SchemaStore } from '../../src/schema/schema-store.js';
+import { PermissionStore } from '../../src/permissions/permission-store.js';
 import { ItemsService } from '../../src/services/items-service.js';
 import { ADMIN_ACCOUNTABILITY } from '../helpers/small-schema.js';
 import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
@@ -174,7 +175,7 @@ for (const client of testClients()) {
       for (const [field, special] of SPECIALS) await db.knex('service_fields').insert({ collection: 'samples', field, special });
       const store = new SchemaStore(db);
       await store.load();
-      service = new ItemsService({ db, schema: () => store.current, queryLimitDefault: 100 });
+      service = new ItemsService({ db, schema: () => store.current, permissions: new PermissionStore(db), queryLimitDefault: 100 });
     });
 
     after(async () => {

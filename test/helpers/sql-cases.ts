@@ -1,4 +1,5 @@
 /** Plans compiled by the SQL snapshot tests (test/sql/read-compiler.test.ts). */
+import { FULL_ACCESS } from '../../src/plan/access.js';
 import { planRead } from '../../src/plan/read-planner.js';
 import { compileRead } from '../../src/sql/read-compiler.js';
 import { parseQuery } from '../../src/request/parse-query.js';
@@ -77,6 +78,7 @@ export function compileCase(c: SqlCase, dialect: string) {
   if (c.keys) q.keys = c.keys;
   const plan = planRead('articles', q, {
     schema: SMALL_SCHEMA,
+    access: FULL_ACCESS,
     accountability: ADMIN_ACCOUNTABILITY,
     queryLimitDefault: 100,
     now: new Date('2026-01-01T00:00:00Z'),

@@ -34,6 +34,9 @@ export async function startTestApp(
       SECRET: 'strata-test-secret-0123456789abcdef',
       LOGIN_STALL_TIME: '20',
       LOG_LEVEL: 'silent',
+      // Tests fire requests faster than any sane limit and share two cores; the limit tests switch these on.
+      RATE_LIMITER_ENABLED: 'false',
+      PRESSURE_LIMITER_ENABLED: 'false',
       ...options.env,
     });
     const context = await createAppContext(config, { bootstrap: true });

@@ -97,7 +97,9 @@ export async function createTestDatabase(client: DbClient, options: { fixture?: 
 export async function loadFixture(testDb: TestDb): Promise<void> {
   const k = knexFor(testDb);
   try {
-    for (const statement of fixtureStatements(testDb.client)) await k.raw(statement);
+    // For PostgreSQL knex.raw turns every `?` into a `$n` placeholder, even without bindings; the fixture's text
+    // holds literal question marks, escaped here as knex expects.
+    for (const statement of fixtureStatements(testDb.client)) await k.raw(testDb.client === 'pg' ? statement.replace(/\?/g, '\\?') : statement);
   } finally {
     await k.destroy();
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { thrownCode as code } from '../helpers/thrown.js';
 import { publicAccountability } from '../../src/permissions/accountability.js';
+import { FULL_ACCESS } from '../../src/plan/access.js';
 import { planRead, type PlanContext } from '../../src/plan/read-planner.js';
 import { coerceKey, coerceValue } from '../../src/plan/value-coercion.js';
 import { buildSchemaOverview } from '../../src/schema/overview-builder.js';
@@ -9,7 +10,7 @@ import { emptyColumn } from '../../src/db/introspection-utils.js';
 import type { FieldOverview } from '../../src/schema/types.js';
 import { ADMIN_ACCOUNTABILITY, SMALL_SCHEMA } from '../helpers/small-schema.js';
 
-const ctx: PlanContext = { schema: SMALL_SCHEMA, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z') };
+const ctx: PlanContext = { schema: SMALL_SCHEMA, access: FULL_ACCESS, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z') };
 
 
 describe('planRead', () => {
@@ -59,7 +60,7 @@ describe('planRead', () => {
     assert.equal(code(() => planRead('articles', { fields: ['nope'] }, ctx)), 'FORBIDDEN');
     assert.equal(code(() => planRead('articles', { sort: [{ field: 'nope', order: 'asc' }] }, ctx)), 'FORBIDDEN');
     assert.equal(code(() => planRead('articles', { filter: { type: 'condition', field: 'nope', operator: '_eq', value: 1 } }, ctx)), 'FORBIDDEN');
-    assert.equal(code(() => planRead('articles', {}, { ...ctx, accountability: publicAccountability() })), 'FORBIDDEN');
+    assert.equal(code(() => planRead('articles', {}, { ...ctx, accountability: publicAccountability(), access: { read: () => null } })), 'FORBIDDEN');
   });
 
   it('refuses values that cannot fit the field with INVALID_QUERY', () => {

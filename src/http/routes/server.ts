@@ -17,7 +17,7 @@ export function serverRoutes(context: AppContext): FastifyPluginAsync {
     // Health must answer while the database is down, so it resolves the caller itself and treats a caller it
     // cannot look up as public.
     app.get('/health', { config: { public: true } }, async (request, reply) => {
-      const accountability = await context.accountability.resolve(extractToken(request), request.ip).catch((error: unknown) => {
+      const accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), request.ip).catch((error: unknown) => {
         if (error instanceof ServiceError) throw error;
         return publicAccountability(request.ip);
       });

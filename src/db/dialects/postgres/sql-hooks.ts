@@ -79,4 +79,5 @@ export const postgresSql: SqlDialect = {
     return expression;
   },
   toFloat: (expression) => `(${expression})::double precision`,
+  namedLock: (name) => ({ lock: `select pg_advisory_lock(hashtext(${postgresSql.stringLiteral(name)}))`, unlock: `select pg_advisory_unlock(hashtext(${postgresSql.stringLiteral(name)}))` }),
 };

@@ -1,0 +1,69 @@
+/**
+ * Refresh tokens and sessions (service_sessions): random opaque tokens, stored only as their SHA-256, with an
+ * expiry. A refresh spends the old token; in session mode the old one keeps authenticating for a short grace
+ * period so requests already on their way are not failed.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Database } from '../db/connection.js';
+
+export interface SessionRow {
+  user: string;
+  expires: Date;
+}
+
+export function hashToken(raw: string): string {
+  return createHash('sha256').update(raw).digest('base64url');
+}
+
+export class Sessions {
+  constructor(private readonly db: Database) {}
+
+  async create(user: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {}): Promise<string> {
+    const raw = randomBytes(48).toString('base64url');
+    await this.db.knex('service_sessions').insert({
+      token: hashToken(raw),
+      user,
+      expires: new Date(Date.now() + ttlMs),
+      ip: meta.ip ?? null,
+      user_agent: meta.userAgent ?? null,
+      origin: meta.origin ?? null,
+    });
+    return raw;
+  }
+
+  /** The live session of a raw token, or null (unknown, expired or spent). */
+  async find(raw: string): Promise<SessionRow | null> {
+    const row = await this.db.knex('service_sessions').select('user', 'expires', 'next_token').where('token', hashToken(raw)).first();
+    if (!row) return null;
+    const expires = new Date(row.expires);
+    if (expires.getTime() <= Date.now()) return null;
+    return { user: String(row.user), expires };
+  }
+
+  /**
+   * Spends `raw` and returns a new token for the same user, or null when `raw` was not live. Without a grace
+   * period the old row is deleted in the same statement that claims it, so a token can be spent only once.
+   */
+  async rotate(raw: string, ttlMs: number, graceMs: number, meta: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ user: string; token: string } | null> {
+    const session = await this.find(raw);
+    if (!session) return null;
+    const old = hashToken(raw);
+    if (graceMs > 0) {
+      const next = await this.create(session.user, ttlMs, meta);
+      const until = new Date(Math.min(session.expires.getTime(), Date.now() + graceMs));
+      const claimed = await this.db.knex('service_sessions').where('token', old).whereNull('next_token').update({ expires: until, next_token: hashToken(next) });
+      if (claimed !== 1) {
+        await this.remove(next);
+        return null;
+      }
+      return { user: session.user, token: next };
+    }
+    const claimed = await this.db.knex('service_sessions').where('token', old).del();
+    if (claimed !== 1) return null;
+    return { user: session.user, token: await this.create(session.user, ttlMs, meta) };
+  }
+
+  async remove(raw: string): Promise<void> {
+    await this.db.knex('service_sessions').where('token', hashToken(raw)).del();
+  }
+}

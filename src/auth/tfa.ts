@@ -1,0 +1,18 @@
+/** TOTP two-factor secrets and codes (reference §3.4), with otpauth. */
+import { Secret, TOTP } from 'otpauth';
+
+export function newTfaSecret(email: string, issuer: string): { secret: string; otpauth_url: string } {
+  const secret = new Secret({ size: 20 });
+  const totp = new TOTP({ issuer, label: email, secret });
+  return { secret: secret.base32, otpauth_url: totp.toString() };
+}
+
+/** One step of clock drift either way is accepted. */
+export function otpValid(secret: string, otp: unknown): boolean {
+  if (typeof otp !== 'string' || !/^\d{6}$/.test(otp)) return false;
+  try {
+    return new TOTP({ secret: Secret.fromBase32(secret) }).validate({ token: otp, window: 1 }) !== null;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Rate limits (reference §8) with rate-limiter-flexible: per client IP on every route, an optional global bucket,
+ * and a stricter one for logins per account and IP. With Redis the counts are shared by every instance; while Redis
+ * is away each instance falls back to counting in memory (the insurance limiter) and keeps serving.
+ */
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimitConfig, ScaleConfig } from '../config/scale-config.js';
+import type { RedisClient } from '../bus/redis-connection.js';
+import { RequestsExceededError } from '../errors/catalogue.js';
+
+export interface RateLimiters {
+  perIp: RateLimiterAbstract | null;
+  global: RateLimiterAbstract | null;
+  login: RateLimiterAbstract | null;
+}
+
+function limiter(name: string, limit: RateLimitConfig, redis: RedisClient | null, namespace: string): RateLimiterAbstract {
+  const options = { keyPrefix: `${namespace}:rl:${name}`, points: limit.points, duration: Math.round(limit.durationMs / 1000) };
+  const memory = new RateLimiterMemory(options);
+  if (!redis) return memory;
+  return new RateLimiterRedis({ ...options, storeClient: redis, useRedisPackage: true, insuranceLimiter: memory });
+}
+
+export function createRateLimiters(config: ScaleConfig['rateLimiter'], redis: RedisClient | null, namespace: string): RateLimiters {
+  if (!config.enabled) return { perIp: null, global: null, login: null };
+  const store = config.store === 'redis' ? redis : null;
+  return {
+    perIp: limiter('ip', config.perIp, store, namespace),
+    global: config.global ? limiter('global', config.global, store, namespace) : null,
+    login: limiter('login', config.login, store, namespace),
+  };
+}
+
+/** Takes one point for `key`; over the limit → 429 REQUESTS_EXCEEDED with the time until the next point. */
+export async function consume(rateLimiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await rateLimiter.consume(key, 1);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const waitMs = rejection.msBeforeNext;
+    throw new RequestsExceededError(Math.max(1, Math.ceil(waitMs / 1000)), rateLimiter.points, new Date(Date.now() + waitMs));
+  }
+}

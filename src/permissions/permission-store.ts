@@ -1,0 +1,106 @@
+/**
+ * The permission rows of a set of policies (reference §4.1), parsed once and cached per policy set until a change
+ * (`clear()`, also on notice from another instance). Rules stay Filter ASTs here; the planner resolves them per
+ * request (dynamic values such as $CURRENT_USER differ per caller).
+ */
+import type { Database } from '../db/connection.js';
+import { parseFilter } from '../request/parse-filter.js';
+import type { FilterNode } from '../request/query.js';
+
+export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
+
+export interface PermissionRule {
+  policy: string;
+  collection: string;
+  action: PermissionAction;
+  /** Field names, or '*' for all. */
+  fields: string[] | '*';
+  /** Item rule; null = every item. A rule that cannot be parsed matches nothing (`false`). */
+  permissions: FilterNode | null | false;
+  validation: FilterNode | null;
+  presets: Record<string, unknown> | null;
+}
+
+export class PermissionSet {
+  private readonly byKey = new Map<string, PermissionRule[]>();
+
+  constructor(readonly rules: PermissionRule[]) {
+    for (const rule of rules) {
+      const key = `${rule.collection}\u0000${rule.action}`;
+      this.byKey.set(key, [...(this.byKey.get(key) ?? []), rule]);
+    }
+  }
+
+  for(collection: string, action: PermissionAction): PermissionRule[] {
+    return this.byKey.get(`${collection}\u0000${action}`) ?? [];
+  }
+}
+
+const MAX_SETS = 1_000;
+
+export class PermissionStore {
+  private readonly sets = new Map<string, Promise<PermissionSet>>();
+
+  constructor(private readonly db: Database) {}
+
+  forPolicies(policies: string[]): Promise<PermissionSet> {
+    const key = [...policies].sort().join(',');
+    let set = this.sets.get(key);
+    if (!set) {
+      if (this.sets.size >= MAX_SETS) this.sets.clear();
+      set = this.load(policies);
+      this.sets.set(key, set);
+      set.catch(() => this.sets.delete(key));
+    }
+    return set;
+  }
+
+  clear(): void {
+    this.sets.clear();
+  }
+
+  private async load(policies: string[]): Promise<PermissionSet> {
+    if (!policies.length) return new PermissionSet([]);
+    const rows = await this.db.knex('service_permissions').whereIn('policy', policies).select('*');
+    return new PermissionSet(rows.map(decodeRule));
+  }
+}
+
+function json(value: unknown): unknown {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value !== 'string') return value;
+  return JSON.parse(value);
+}
+
+function decodeRule(row: Record<string, unknown>): PermissionRule {
+  const fieldList = typeof row.fields === 'string' ? row.fields.split(',').map((f) => f.trim()).filter(Boolean) : [];
+  let permissions: PermissionRule['permissions'];
+  let validation: FilterNode | null = null;
+  let presets: Record<string, unknown> | null = null;
+  try {
+    const rule = json(row.permissions);
+    permissions = rule === null || (typeof rule === 'object' && Object.keys(rule as object).length === 0) ? null : parseFilter(rule);
+  } catch {
+    permissions = false;
+  }
+  try {
+    const rule = json(row.validation);
+    validation = rule === null ? null : parseFilter(rule);
+  } catch {
+    validation = null;
+  }
+  try {
+    presets = json(row.presets) as Record<string, unknown> | null;
+  } catch {
+    presets = null;
+  }
+  return {
+    policy: String(row.policy),
+    collection: String(row.collection),
+    action: String(row.action) as PermissionAction,
+    fields: fieldList.includes('*') ? '*' : fieldList,
+    permissions,
+    validation,
+    presets,
+  };
+}
