@@ -45,7 +45,8 @@ export async function createBenchDatabase(client: DbClient): Promise<TestDb> {
   const k = knexFor(testDb);
   try {
     for (const statement of fixtureStatements(client)) {
-      if (!/^insert\b/i.test(statement)) await k.raw(statement);
+      // knex turns every `?` into a placeholder on PostgreSQL; a literal one is escaped (as loadFixture does).
+      if (!/^insert\b/i.test(statement)) await k.raw(client === 'pg' ? statement.replace(/\?/g, '\\?') : statement);
     }
     for (const [table, column] of FOREIGN_KEY_INDEXES) await k.raw(`create index ?? on ?? (??)`, [`${table}_${column}_index`, table, column]);
   } catch (error) {

@@ -38,7 +38,7 @@ export interface ScenarioResult {
   strata: StrataResult;
   /** Null when Strata ran no statement to replay (a non-2xx answer). */
   ceiling: CeilingResult | null;
-  /** Strata req/s ÷ ceiling req/s. */
+  /** Strata req/s ÷ ceiling req/s; null when either answered non-2xx under load. */
   ratio: number | null;
   /** The statements Strata ran for one request of this scenario (what the ceiling replays). */
   statements: { sql: string; params: unknown[] }[];
