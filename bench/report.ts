@@ -24,6 +24,8 @@ export interface StrataResult extends SideResult {
   statementsPerRequest: number | null;
   /** The read engine's statements per request over a fixed number of sequential requests (exact; 1 = one per read). */
   readStatementsPerRequest: number;
+  /** Non-2xx answers among the sequential requests before the load (they make the count above meaningless). */
+  probeErrors: number;
 }
 
 export interface CeilingResult extends SideResult {
@@ -81,6 +83,7 @@ export function printReport(report: BenchReport): void {
     else if (s.strata.load && s.strata.load.non2xx + s.strata.load.errors > 0) {
       console.log(`(${s.id}) ${s.strata.load.non2xx} non-2xx answers and ${s.strata.load.errors} connection errors under load.`);
     }
+    if (s.strata.probeErrors > 0) console.log(`(${s.id}) ${s.strata.probeErrors} of the sequential requests before the load answered non-2xx.`);
     if (s.ceiling && !s.ceiling.sameBody) console.log(`(${s.id}) the ceiling's body differs from Strata's (status ${s.ceiling.status}).`);
     if (s.ceiling?.load && s.ceiling.load.non2xx + s.ceiling.load.errors > 0) {
       console.log(`(${s.id}) ceiling: ${s.ceiling.load.non2xx} non-2xx answers and ${s.ceiling.load.errors} connection errors under load.`);
