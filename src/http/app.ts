@@ -17,6 +17,8 @@ import { StageTimer } from './server-timing.js';
 import { authRoutes } from './routes/auth.js';
 import { itemRoutes } from './routes/items.js';
 import { serverRoutes } from './routes/server.js';
+import { usersMeRoutes } from './routes/users-me.js';
+import { systemCollectionRoutes } from './routes/system-collections.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -101,6 +103,8 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(serverRoutes(context), { prefix: '/server' });
   app.register(authRoutes(context), { prefix: '/auth' });
   app.register(itemRoutes(context), { prefix: '/items' });
+  app.register(usersMeRoutes(context), { prefix: '/users' });
+  app.register(systemCollectionRoutes(context));
 
   return app;
 }

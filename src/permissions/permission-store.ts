@@ -4,7 +4,8 @@
  * request (dynamic values such as $CURRENT_USER differ per caller).
  */
 import type { Database } from '../db/connection.js';
-import { parseFilter } from '../request/parse-filter.js';
+import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
+import { APP_ACCESS_RULES } from './app-access-rules.js';
 import type { FilterNode } from '../request/query.js';
 
 export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
@@ -23,8 +24,16 @@ export interface PermissionRule {
 
 export class PermissionSet {
   private readonly byKey = new Map<string, PermissionRule[]>();
+  /** `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` variables the rules use (their values are loaded per caller). */
+  readonly dynamicPaths: string[];
 
   constructor(readonly rules: PermissionRule[]) {
+    const paths = new Set<string>();
+    for (const rule of rules) {
+      for (const node of [rule.permissions, rule.validation]) if (node) for (const path of dynamicPaths(node)) paths.add(path);
+      for (const value of Object.values(rule.presets ?? {})) if (typeof value === 'string' && /^\$CURRENT_(USER|ROLE)\./.test(value)) paths.add(value);
+    }
+    this.dynamicPaths = [...paths];
     for (const rule of rules) {
       const key = `${rule.collection}\u0000${rule.action}`;
       this.byKey.set(key, [...(this.byKey.get(key) ?? []), rule]);
@@ -43,12 +52,13 @@ export class PermissionStore {
 
   constructor(private readonly db: Database) {}
 
-  forPolicies(policies: string[]): Promise<PermissionSet> {
-    const key = [...policies].sort().join(',');
+  /** With `app`, the built-in minimal permissions of app users are added (app-access-rules.ts). */
+  forPolicies(policies: string[], options: { app?: boolean } = {}): Promise<PermissionSet> {
+    const key = `${options.app ? 'app:' : ''}${[...policies].sort().join(',')}`;
     let set = this.sets.get(key);
     if (!set) {
       if (this.sets.size >= MAX_SETS) this.sets.clear();
-      set = this.load(policies);
+      set = this.load(policies).then((loaded) => (options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded));
       this.sets.set(key, set);
       set.catch(() => this.sets.delete(key));
     }

@@ -5,7 +5,7 @@
  */
 import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { FilterNode, FilterValue, ScalarValue } from '../request/query.js';
+import type { FilterNode, FilterOperator, FilterValue, ScalarValue } from '../request/query.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import type { AccessPolicy } from './access.js';
 import { accessTo, fieldOf, guarded, joinFor, resolveOperand } from './operands.js';
@@ -17,6 +17,8 @@ export interface FilterContext {
   access: AccessPolicy;
   accountability: Accountability;
   now: Date;
+  /** Values of `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` by variable, loaded before planning. */
+  dynamic?: ReadonlyMap<string, unknown>;
 }
 
 const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
@@ -39,7 +41,8 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
       if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
         throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
       }
-      return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator: node.operator, value: planValue(resolved.field, node.operator, node.value, ctx) };
+      const { operator, value } = planValue(resolved.field, node.operator, node.value, ctx);
+      return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator, value };
     }
   }
 }
@@ -99,11 +102,14 @@ export function planSearch(ctx: FilterContext, collection: CollectionOverview, t
   return children.length ? { kind: 'or', children } : { kind: 'constant', value: false };
 }
 
-function planValue(field: FieldOverview, operator: string, value: FilterValue, ctx: FilterContext): unknown {
-  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty') return value;
+/**
+ * The operand of a rule, coerced to the field's type. Dynamic values are resolved here; list variables
+ * ($CURRENT_ROLES, or a path reaching several rows) turn `_eq`/`_neq` into `_in`/`_nin`.
+ */
+function planValue(field: FieldOverview, operator: FilterOperator, value: FilterValue, ctx: FilterContext): { operator: FilterOperator; value: unknown } {
+  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty') return { operator, value };
   const label = field.field || 'function';
-  const one = (v: ScalarValue) => {
-    const resolved = resolveDynamic(v, ctx);
+  const one = (resolved: string | number | boolean | Date | null) => {
     if (resolved === null) return null;
     // Text operators compare the text of any column; case-insensitive ones compare lower-cased text.
     if (TEXT_OPERATORS.has(operator)) {
@@ -113,27 +119,49 @@ function planValue(field: FieldOverview, operator: string, value: FilterValue, c
     return coerceValue(field, resolved);
   };
   if (Array.isArray(value)) {
-    const values = value.map(one);
-    if ((operator === '_between' || operator === '_nbetween') && values.some((v) => v === null)) {
-      throw new InvalidQueryError(`"${operator}" of field "${label}" can't have null bounds`);
+    const values = value.flatMap((v) => [resolveDynamic(v, ctx)].flat()).map(one);
+    if ((operator === '_between' || operator === '_nbetween') && (values.length !== 2 || values.some((v) => v === null))) {
+      throw new InvalidQueryError(`"${operator}" of field "${label}" needs two bounds that are not null`);
     }
-    return operator === '_in' || operator === '_nin' ? values.filter((v) => v !== null) : values;
+    return { operator, value: operator === '_in' || operator === '_nin' ? values.filter((v) => v !== null) : values };
   }
-  const single = one(value);
+  const resolved = resolveDynamic(value, ctx);
+  if (Array.isArray(resolved)) {
+    if (operator !== '_eq' && operator !== '_neq') throw new InvalidQueryError(`"${operator}" of field "${label}" can't compare with a list`);
+    return { operator: operator === '_eq' ? '_in' : '_nin', value: resolved.map(one).filter((v) => v !== null) };
+  }
+  const single = one(resolved);
   if (single === null && !['_eq', '_neq'].includes(operator)) {
     throw new InvalidQueryError(`"${operator}" of field "${label}" can't compare with null`);
   }
-  return single;
+  return { operator, value: single };
 }
 
-function resolveDynamic(value: ScalarValue, ctx: FilterContext): string | number | boolean | Date | null {
+type Resolved = string | number | boolean | Date | null;
+
+function resolveDynamic(value: ScalarValue, ctx: FilterContext): Resolved | Resolved[] {
   if (value === null || typeof value !== 'object') return value;
   switch (value.dynamic) {
     case 'NOW':
       return new Date(ctx.now.getTime() + value.offsetMs);
+    case 'CURRENT_ROLES':
+      return ctx.accountability.roles;
+    case 'CURRENT_POLICIES':
+      return ctx.accountability.policies;
     case 'CURRENT_USER':
-      return ctx.accountability.user;
-    case 'CURRENT_ROLE':
-      return ctx.accountability.role;
+    case 'CURRENT_ROLE': {
+      if (!value.path) return value.dynamic === 'CURRENT_USER' ? ctx.accountability.user : ctx.accountability.role;
+      const found = ctx.dynamic?.get(`$${value.dynamic}.${value.path.join('.')}`);
+      if (found === undefined || found === null) return null;
+      if (Array.isArray(found)) return found.map(scalarOf);
+      return scalarOf(found);
+    }
   }
+}
+
+/** A loaded value as a filter operand (objects, which a path ending on a relation gives, compare as their JSON). */
+function scalarOf(value: unknown): Resolved {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
 }

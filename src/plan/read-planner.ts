@@ -23,6 +23,8 @@ export interface PlanContext {
   now: Date;
   /** Read one object: by key (`query.keys` holds it) or a singleton. */
   single?: boolean;
+  /** Values of `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>`, loaded before planning. */
+  dynamic?: ReadonlyMap<string, unknown>;
   /** Internal reads of service_* tables (users for $CURRENT_USER paths, system routes): allowed here only. */
   system?: boolean;
 }

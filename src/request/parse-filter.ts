@@ -172,12 +172,17 @@ function scalar(raw: unknown, operator: string): ScalarValue {
   return raw;
 }
 
-/** `$NOW`, `$NOW(-1 year)`, `$CURRENT_USER`, `$CURRENT_ROLE`; other `$` strings stay plain strings. */
+/** `$NOW`, `$NOW(-1 year)`, `$CURRENT_USER[.path]`, `$CURRENT_ROLE[.path]`, `$CURRENT_ROLES`, `$CURRENT_POLICIES`; other `$` strings stay plain strings. */
 function dynamic(raw: string): DynamicValue | null {
   if (raw === '$CURRENT_USER') return { dynamic: 'CURRENT_USER' };
   if (raw === '$CURRENT_ROLE') return { dynamic: 'CURRENT_ROLE' };
-  if (raw.startsWith('$CURRENT_USER.') || raw.startsWith('$CURRENT_ROLE.') || raw === '$CURRENT_ROLES' || raw === '$CURRENT_POLICIES') {
-    throw new InvalidQueryError(`Dynamic variable "${raw}" is not supported in filters yet`);
+  if (raw === '$CURRENT_ROLES') return { dynamic: 'CURRENT_ROLES' };
+  if (raw === '$CURRENT_POLICIES') return { dynamic: 'CURRENT_POLICIES' };
+  for (const [prefix, dynamic] of [['$CURRENT_USER.', 'CURRENT_USER'], ['$CURRENT_ROLE.', 'CURRENT_ROLE']] as const) {
+    if (!raw.startsWith(prefix)) continue;
+    const path = raw.slice(prefix.length).split('.');
+    if (path.some((segment) => !/^[A-Za-z_][\w-]*$/.test(segment))) throw new InvalidQueryError(`Invalid dynamic variable "${raw}"`);
+    return { dynamic, path };
   }
   if (raw === '$NOW') return { dynamic: 'NOW', offsetMs: 0 };
   const match = /^\$NOW\(\s*([+-]?)\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*\)$/i.exec(raw);
@@ -202,4 +207,22 @@ export function filterDepth(node: FilterNode | null | undefined): number {
     case 'relation':
       return 1 + filterDepth(node.filter);
   }
+}
+
+/** The `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` variables a filter uses, as written (for loading their values). */
+export function dynamicPaths(node: FilterNode | null | undefined): string[] {
+  const found = new Set<string>();
+  const visit = (n: FilterNode) => {
+    if (n.type === 'logical') n.children.forEach(visit);
+    else if (n.type === 'relation') visit(n.filter);
+    else {
+      for (const v of Array.isArray(n.value) ? n.value : [n.value]) {
+        if (v && typeof v === 'object' && (v.dynamic === 'CURRENT_USER' || v.dynamic === 'CURRENT_ROLE') && v.path) {
+          found.add(`$${v.dynamic}.${v.path.join('.')}`);
+        }
+      }
+    }
+  };
+  if (node) visit(node);
+  return [...found];
 }

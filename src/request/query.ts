@@ -39,8 +39,12 @@ export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 /** A value resolved at plan time from the request's context. */
 export type DynamicValue =
   | { dynamic: 'NOW'; /** signed offset in milliseconds, e.g. $NOW(-1 year) */ offsetMs: number }
-  | { dynamic: 'CURRENT_USER' }
-  | { dynamic: 'CURRENT_ROLE' };
+  /** `$CURRENT_USER`, or with a path `$CURRENT_USER.role.name` (a value of the caller's user row or beyond). */
+  | { dynamic: 'CURRENT_USER'; path?: string[] }
+  | { dynamic: 'CURRENT_ROLE'; path?: string[] }
+  /** The caller's role and its ancestors / its policies: lists, for `_in` and `_nin`. */
+  | { dynamic: 'CURRENT_ROLES' }
+  | { dynamic: 'CURRENT_POLICIES' };
 
 export type ScalarValue = string | number | boolean | null | DynamicValue;
 

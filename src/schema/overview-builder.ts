@@ -14,6 +14,7 @@ import type {
   TableInfo,
 } from './types.js';
 import { attachRelationalLinks } from './relation-links.js';
+import { SYSTEM_FIELDS, SYSTEM_RELATIONS } from './system-meta.js';
 
 type Row = Record<string, unknown>;
 
@@ -30,6 +31,15 @@ const SEARCHABLE: ReadonlySet<ServiceType> = new Set(['string', 'text', 'integer
 const TEXTUAL_COLUMN = /char|text|uuid|clob|string/i;
 
 export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
+  const present = new Set(input.tables.map((t) => t.name));
+  const ownFields = new Set(input.fields.map((row) => `${row.collection}\u0000${row.field}`));
+  const ownRelations = new Set(input.relations.map((row) => `${row.many_collection}\u0000${row.many_field}`));
+  // Built-in metadata of the service_* tables, unless the database holds its own rows for the same fields.
+  input = {
+    ...input,
+    fields: [...input.fields, ...SYSTEM_FIELDS.filter((row) => present.has(String(row.collection)) && !ownFields.has(`${row.collection}\u0000${row.field}`))],
+    relations: [...input.relations, ...SYSTEM_RELATIONS.filter((row) => present.has(String(row.many_collection)) && present.has(String(row.one_collection)) && !ownRelations.has(`${row.many_collection}\u0000${row.many_field}`))],
+  };
   const collectionMeta = new Map(input.collections.map((row) => [String(row.collection), decodeCollectionMeta(row)]));
   const fieldMeta = new Map<string, FieldMeta[]>();
   for (const row of input.fields) {

@@ -14,6 +14,8 @@ import { ItemsService } from './items-service.js';
 import { SettingsService } from './settings-service.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
+import { TfaService } from './tfa-service.js';
+import { MeService } from './me-service.js';
 import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
@@ -26,6 +28,8 @@ export interface AppContext {
   items: ItemsService;
   settings: SettingsService;
   auth: AuthService;
+  tfa: TfaService;
+  me: MeService;
   accountability: AccountabilityResolver;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
@@ -86,6 +90,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings: new SettingsService(db),
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
       accountability,
+      tfa: new TfaService(db, 'Strata'),
+      me: new MeService(db, permissions, () => schema.current),
       bus,
       redis,
       rateLimiters: createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata'),

@@ -10,6 +10,7 @@ import { policyAccess } from '../plan/policy-access.js';
 import { planRead } from '../plan/read-planner.js';
 import type { PermissionStore } from '../permissions/permission-store.js';
 import type { Query } from '../request/query.js';
+import { dynamicPaths } from '../request/parse-filter.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
 
@@ -19,6 +20,11 @@ export interface StageMarks {
 }
 
 const NO_MARKS: StageMarks = { mark: () => {} };
+
+export interface ReadOptions {
+  system?: boolean;
+  singleton?: boolean;
+}
 
 export interface ItemsServiceDeps {
   db: Database;
@@ -30,13 +36,16 @@ export interface ItemsServiceDeps {
 export class ItemsService {
   constructor(private readonly deps: ItemsServiceDeps) {}
 
-  /** `{"data":[...],"meta":{...}}`; for a singleton collection `{"data":{...}}`. */
-  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
+  /**
+   * `{"data":[...],"meta":{...}}`; for a singleton collection `{"data":{...}}`. `options.system` opens the service_*
+   * tables (their own routes use it); `options.singleton` reads one object without a key (/settings).
+   */
+  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<string> {
     const schema = this.deps.schema();
-    const singleton = schema.collections[collection]?.singleton === true && !query.keys;
+    const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
     const now = new Date();
-    const access = await this.access(schema, accountability, now);
-    const plan = planRead(collection, query, { schema, access, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton });
+    const { access, dynamic } = await this.access(schema, accountability, now, query);
+    const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system });
     marks.mark('plan');
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
     marks.mark('sql');
@@ -53,16 +62,19 @@ export class ItemsService {
   }
 
   /** `{"data":{...}}`; FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
-  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<string> {
+  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<string> {
     const schema = this.deps.schema();
     const now = new Date();
+    const { access, dynamic } = await this.access(schema, accountability, now, query);
     const plan = planRead(collection, { ...query, keys: [key], meta: undefined }, {
       schema,
-      access: await this.access(schema, accountability, now),
+      access,
+      dynamic,
       accountability,
       queryLimitDefault: this.deps.queryLimitDefault,
       now,
       single: true,
+      system: options.system,
     });
     marks.mark('plan');
     if (plan.filter?.kind === 'constant' && !plan.filter.value) throw new ForbiddenError();
@@ -77,10 +89,53 @@ export class ItemsService {
     return body;
   }
 
-  /** Admins read everything; everyone else what the rules of their policies grant (loaded once per policy set). */
-  async access(schema: SchemaOverview, accountability: Accountability, now: Date): Promise<AccessPolicy> {
-    if (accountability.admin) return FULL_ACCESS;
-    const permissions = await this.deps.permissions.forPolicies(accountability.policies);
-    return policyAccess(permissions, { schema, accountability, now });
+  /**
+   * Admins read everything; everyone else what the rules of their policies grant (loaded once per policy set).
+   * The values of `$CURRENT_USER.<path>` variables in the rules or the query are loaded first, in one read each.
+   */
+  async access(schema: SchemaOverview, accountability: Accountability, now: Date, query?: Query): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown> }> {
+    const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
+    const paths = new Set([...(permissions?.dynamicPaths ?? []), ...queryDynamicPaths(query)]);
+    const dynamic = paths.size ? await this.dynamicValues(schema, accountability, [...paths], now) : new Map<string, unknown>();
+    if (!permissions) return { access: FULL_ACCESS, dynamic };
+    return { access: policyAccess(permissions, { schema, accountability, now, dynamic }), dynamic };
   }
+
+  private async dynamicValues(schema: SchemaOverview, accountability: Accountability, paths: string[], now: Date): Promise<Map<string, unknown>> {
+    const values = new Map<string, unknown>();
+    const sources = [
+      { prefix: '$CURRENT_USER.', collection: 'service_users', key: accountability.user },
+      { prefix: '$CURRENT_ROLE.', collection: 'service_roles', key: accountability.role },
+    ];
+    for (const { prefix, collection, key } of sources) {
+      const wanted = paths.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+      if (!wanted.length || !key) continue;
+      let row: unknown = null;
+      try {
+        const plan = planRead(collection, { fields: wanted, keys: [key] }, { schema, access: FULL_ACCESS, accountability, queryLimitDefault: 1, now, single: true, system: true });
+        const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+        const [result] = await this.deps.db.query(sql, params);
+        row = typeof result?.data === 'string' ? JSON.parse(result.data) : (result?.data ?? null);
+      } catch {
+        // A path that does not exist resolves to null, so a rule using it matches nothing.
+        row = null;
+      }
+      for (const path of wanted) values.set(prefix + path, walk(row, path.split('.')));
+    }
+    return values;
+  }
+}
+
+/** A value at a path of a read row; through lists, the values of every element. */
+function walk(value: unknown, path: string[]): unknown {
+  if (!path.length || value === null || value === undefined) return value ?? null;
+  if (Array.isArray(value)) return value.flatMap((item) => [walk(item, path)].flat());
+  if (typeof value !== 'object') return null;
+  return walk((value as Record<string, unknown>)[path[0]!], path.slice(1));
+}
+
+function queryDynamicPaths(query: Query | undefined): string[] {
+  if (!query) return [];
+  const deep = (levels: Query['deep']): string[] => Object.values(levels ?? {}).flatMap((level) => [...dynamicPaths(level.filter), ...deep(level.deep)]);
+  return [...dynamicPaths(query.filter), ...deep(query.deep)];
 }

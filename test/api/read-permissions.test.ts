@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import qs from 'qs';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
 import { clientLabel, knexFor, testClients } from '../helpers/test-db.js';
-import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 for (const client of testClients()) {
   describe(`read permissions (${clientLabel(client)})`, () => {
@@ -119,6 +119,34 @@ for (const client of testClients()) {
       assert.deepEqual(first.author, { id: 1, name: 'Ada Lovelace', articles: [1, 2] });
       assert.deepEqual(first.tags.map((tag: { tags_id: number }) => tag.tags_id), [1, 3]);
       assert.equal(errorCode(await get(reader, '/items/articles', { fields: 'tags.tags_id.*' })), 'FORBIDDEN');
+    });
+
+    it('resolves $CURRENT_USER.<path>, $CURRENT_ROLE.<path> and $CURRENT_ROLES in rules and in query filters', async () => {
+      const policy = await createPolicy(t, {
+        permissions: [
+          {
+            collection: 'articles',
+            fields: 'id,title',
+            permissions: { _or: [{ title: { _eq: '$CURRENT_USER.title' } }, { slug: { _in: '$CURRENT_ROLES' } }, { title: { _eq: '$CURRENT_ROLE.name' } }] },
+          },
+        ],
+      });
+      const dyn = await createUserWithPolicies(t, [policy]);
+      const knex = t.context.db.knex;
+      await knex('service_users').update({ title: 'Compilers' }).where('id', dyn.id);
+      await knex('service_roles').update({ name: 'Hello World' }).where('id', dyn.role);
+      const k = knexFor(t.testDb);
+      try {
+        await k('articles').where({ id: 3 }).update({ slug: dyn.role });
+        await k('authors').where({ id: 3 }).update({ email: 'admin@example.com' });
+      } finally {
+        await k.destroy();
+      }
+      assert.deepEqual(await ids(dyn.token, '/items/articles'), [1, 3, 5]);
+      assert.deepEqual(await ids(dyn.token, '/items/articles', { filter: { title: { _eq: '$CURRENT_USER.title' } } }), [5]);
+      // An admin's query may use them too.
+      assert.deepEqual(await ids(ADMIN.token, '/items/authors', { filter: { email: { _eq: '$CURRENT_USER.email' } } }), [3]);
+      assert.deepEqual(await ids(ADMIN.token, '/items/authors', { filter: { email: { _eq: '$CURRENT_USER.nope' } } }), []);
     });
 
     it('refuses callers without read access, and serves the public only what the Public policy grants', async () => {

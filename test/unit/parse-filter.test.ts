@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { thrownCode as code } from '../helpers/thrown.js';
 import qs from 'qs';
-import { parseFilter } from '../../src/request/parse-filter.js';
+import { dynamicPaths, parseFilter } from '../../src/request/parse-filter.js';
 import { FILTER_OPERATORS } from '../../src/request/query.js';
 
 
@@ -123,9 +123,18 @@ describe('parseFilter', () => {
       { a: { _eq: 1, b: 2 } },
       { a: { _lt: '$NOW(-1 fortnight)' } },
       { a: { _lt: '$NOW(soon)' } },
-      { a: { _eq: '$CURRENT_USER.email' } },
+      { a: { _eq: '$CURRENT_USER.e mail' } },
       { a: { _some: 'x' } },
     ];
     for (const input of bad) assert.equal(code(() => parseFilter(input)), 'INVALID_QUERY', JSON.stringify(input));
+  });
+
+  it('reads dynamic variables with paths and the list variables', () => {
+    const value = (raw: string, op = '_eq') => (parseFilter({ f: { [op]: raw } }) as { value: unknown }).value;
+    assert.deepEqual(value('$CURRENT_USER.role.name'), { dynamic: 'CURRENT_USER', path: ['role', 'name'] });
+    assert.deepEqual(value('$CURRENT_ROLE.name'), { dynamic: 'CURRENT_ROLE', path: ['name'] });
+    assert.deepEqual(value('$CURRENT_ROLES', '_in'), [{ dynamic: 'CURRENT_ROLES' }]);
+    assert.deepEqual(value('$CURRENT_POLICIES', '_nin'), [{ dynamic: 'CURRENT_POLICIES' }]);
+    assert.deepEqual(dynamicPaths(parseFilter({ _or: [{ a: { _eq: '$CURRENT_USER.email' } }, { b: { c: { _in: ['$CURRENT_ROLE.name', 'x'] } } }] })), ['$CURRENT_USER.email', '$CURRENT_ROLE.name']);
   });
 });

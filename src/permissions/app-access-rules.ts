@@ -1,0 +1,24 @@
+/**
+ * The minimal read permissions every user with app access has on the system collections (reference §4.2 and
+ * §0.7): their own user, their roles and policies and what those hold, and the project settings.
+ */
+import { parseFilter } from '../request/parse-filter.js';
+import type { PermissionRule } from './permission-store.js';
+
+const OWN_USER_FIELDS = [
+  'id', 'first_name', 'last_name', 'email', 'location', 'title', 'description', 'tags', 'avatar', 'language', 'tfa_secret',
+  'status', 'role', 'last_access', 'last_page', 'provider', 'email_notifications', 'appearance', 'theme_dark', 'theme_light', 'policies',
+];
+
+function read(collection: string, fields: string[] | '*', rule: Record<string, unknown> | null): PermissionRule {
+  return { policy: '$app', collection, action: 'read', fields, permissions: rule ? parseFilter(rule) : null, validation: null, presets: null };
+}
+
+export const APP_ACCESS_RULES: PermissionRule[] = [
+  read('service_users', OWN_USER_FIELDS, { id: { _eq: '$CURRENT_USER' } }),
+  read('service_roles', '*', { id: { _in: '$CURRENT_ROLES' } }),
+  read('service_policies', '*', { id: { _in: '$CURRENT_POLICIES' } }),
+  read('service_access', '*', { _or: [{ user: { _eq: '$CURRENT_USER' } }, { role: { _in: '$CURRENT_ROLES' } }] }),
+  read('service_permissions', '*', { policy: { _in: '$CURRENT_POLICIES' } }),
+  read('service_settings', '*', null),
+];

@@ -1,0 +1,49 @@
+/**
+ * What Directus declares for its own tables and Strata for the service_* ones: the special flags that conceal
+ * secrets, and the relations (with their o2m alias fields) between the system collections. Merged into the
+ * overview as if they were rows of service_fields / service_relations.
+ */
+
+/** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
+const UUID_COLUMNS: [string, string][] = [
+  ['service_users', 'id'],
+  ['service_users', 'role'],
+  ['service_users', 'avatar'],
+  ['service_roles', 'id'],
+  ['service_roles', 'parent'],
+  ['service_policies', 'id'],
+  ['service_access', 'id'],
+  ['service_access', 'role'],
+  ['service_access', 'user'],
+  ['service_access', 'policy'],
+  ['service_permissions', 'policy'],
+];
+
+export const SYSTEM_FIELDS: Record<string, unknown>[] = [
+  ...UUID_COLUMNS.map(([collection, field]) => ({ collection, field, special: 'uuid' })),
+  { collection: 'service_users', field: 'password', special: 'hash,conceal' },
+  { collection: 'service_users', field: 'token', special: 'conceal' },
+  { collection: 'service_users', field: 'tfa_secret', special: 'conceal' },
+  { collection: 'service_users', field: 'auth_data', special: 'cast-json,conceal' },
+  { collection: 'service_users', field: 'tags', special: 'cast-json' },
+  { collection: 'service_users', field: 'email_notifications', special: 'cast-boolean' },
+  { collection: 'service_users', field: 'policies', special: 'm2m' },
+  { collection: 'service_roles', field: 'users', special: 'o2m' },
+  { collection: 'service_roles', field: 'children', special: 'o2m' },
+  { collection: 'service_roles', field: 'policies', special: 'm2m' },
+  { collection: 'service_policies', field: 'permissions', special: 'o2m' },
+  { collection: 'service_policies', field: 'roles', special: 'm2m' },
+  { collection: 'service_permissions', field: 'permissions', special: 'cast-json' },
+  { collection: 'service_permissions', field: 'validation', special: 'cast-json' },
+  { collection: 'service_permissions', field: 'presets', special: 'cast-json' },
+  { collection: 'service_permissions', field: 'fields', special: 'cast-csv' },
+].map((row, i) => ({ id: -1 - i, ...row }));
+
+export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
+  { many_collection: 'service_users', many_field: 'role', one_collection: 'service_roles', one_field: 'users' },
+  { many_collection: 'service_roles', many_field: 'parent', one_collection: 'service_roles', one_field: 'children' },
+  { many_collection: 'service_access', many_field: 'role', one_collection: 'service_roles', one_field: 'policies', junction_field: 'policy' },
+  { many_collection: 'service_access', many_field: 'user', one_collection: 'service_users', one_field: 'policies', junction_field: 'policy' },
+  { many_collection: 'service_access', many_field: 'policy', one_collection: 'service_policies', one_field: 'roles', junction_field: 'role' },
+  { many_collection: 'service_permissions', many_field: 'policy', one_collection: 'service_policies', one_field: 'permissions' },
+].map((row, i) => ({ id: null, ...row, sort: i }));

@@ -1,0 +1,49 @@
+/** Two-factor setup for the signed-in user (reference §3.4): generate (password re-checked), enable, disable. */
+import { verifyPassword } from '../auth/passwords.js';
+import { newTfaSecret, otpValid } from '../auth/tfa.js';
+import type { Database } from '../db/connection.js';
+import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors/catalogue.js';
+
+function required(body: Record<string, unknown>, key: string): string {
+  const value = body[key];
+  if (typeof value !== 'string' || value === '') throw new InvalidPayloadError(`"${key}" is required`);
+  return value;
+}
+
+export class TfaService {
+  constructor(
+    private readonly db: Database,
+    private readonly issuer: string,
+  ) {}
+
+  async generate(user: string | null, body: Record<string, unknown>): Promise<{ secret: string; otpauth_url: string }> {
+    const password = required(body, 'password');
+    const row = await this.user(user);
+    if (typeof row.password !== 'string' || !(await verifyPassword(row.password, password))) throw new InvalidCredentialsError();
+    if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
+    return newTfaSecret(String(row.email), this.issuer);
+  }
+
+  async enable(user: string | null, body: Record<string, unknown>): Promise<void> {
+    const secret = required(body, 'secret');
+    const otp = required(body, 'otp');
+    const row = await this.user(user);
+    if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
+    if (!otpValid(secret, otp)) throw new InvalidOtpError();
+    await this.db.knex('service_users').update({ tfa_secret: secret }).where('id', row.id);
+  }
+
+  async disable(user: string | null, body: Record<string, unknown>): Promise<void> {
+    const otp = required(body, 'otp');
+    const row = await this.user(user);
+    if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp)) throw new InvalidPayloadError('"otp" is invalid');
+    await this.db.knex('service_users').update({ tfa_secret: null }).where('id', row.id);
+  }
+
+  private async user(id: string | null): Promise<{ id: string; email: unknown; password: unknown; tfa_secret: unknown }> {
+    if (!id) throw new InvalidCredentialsError();
+    const row = await this.db.knex('service_users').select('id', 'email', 'password', 'tfa_secret').where('id', id).first();
+    if (!row) throw new InvalidCredentialsError();
+    return row;
+  }
+}

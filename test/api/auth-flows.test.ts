@@ -1,0 +1,172 @@
+/**
+ * Every way in, over HTTP: login in json, cookie and session modes, refresh (rotation, spent tokens, grace),
+ * logout, the session cookie as credentials, two-factor with a real TOTP, IP allow-lists, expiry, suspension after
+ * failed logins, and equal timing for unknown users and wrong passwords.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
+import type { LightMyRequestResponse } from 'fastify';
+import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
+import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+import { hashPassword } from '../../src/auth/passwords.js';
+
+const cookieOf = (response: LightMyRequestResponse, name: string) => response.cookies.find((c) => c.name === name);
+
+for (const client of testClients()) {
+  describe(`authentication flows (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    const login = (payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      t.request({ method: 'POST', url: '/auth/login', payload: { email: ADMIN.email, password: ADMIN.password, ...payload }, token: null, headers });
+    const me = (headers: Record<string, string>, cookies?: Record<string, string>) => t.request({ method: 'GET', url: '/items/articles?fields=id&limit=1', token: null, headers, cookies });
+
+    before(async () => {
+      t = await startTestApp(client, { env: { LOGIN_STALL_TIME: '150' } });
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    it('logs in in json mode, refreshes with rotation, and refuses a spent refresh token', async () => {
+      const response = await login({ mode: 'json' });
+      assert.equal(response.statusCode, 200, response.body);
+      const { access_token, refresh_token, expires } = json(response).data;
+      assert.equal(expires, 900_000);
+      assert.equal((await me({ authorization: `Bearer ${access_token}` })).statusCode, 200);
+      const refreshed = await t.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token }, token: null });
+      assert.equal(refreshed.statusCode, 200, refreshed.body);
+      const next = json(refreshed).data;
+      assert.notEqual(next.refresh_token, refresh_token);
+      assert.equal((await me({ authorization: `Bearer ${next.access_token}` })).statusCode, 200);
+      const spent = await t.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token }, token: null });
+      assert.equal(errorCode(spent), 'INVALID_CREDENTIALS');
+      assert.equal(spent.statusCode, 401);
+      const missing = await t.request({ method: 'POST', url: '/auth/refresh', payload: {}, token: null });
+      assert.equal(errorCode(missing), 'INVALID_PAYLOAD');
+    });
+
+    it('keeps the refresh token in an httpOnly cookie in cookie mode, and logout kills it', async () => {
+      const response = await login({ mode: 'cookie' });
+      const data = json(response).data;
+      assert.deepEqual(Object.keys(data).sort(), ['access_token', 'expires']);
+      const cookie = cookieOf(response, 'service_refresh_token')!;
+      assert.ok(cookie.httpOnly);
+      assert.equal(cookie.maxAge, 7 * 86_400);
+      const refreshed = await t.request({ method: 'POST', url: '/auth/refresh', payload: {}, cookies: { service_refresh_token: cookie.value }, token: null });
+      assert.equal(refreshed.statusCode, 200, refreshed.body);
+      const rotated = cookieOf(refreshed, 'service_refresh_token')!.value;
+      assert.notEqual(rotated, cookie.value);
+      const out = await t.request({ method: 'POST', url: '/auth/logout', payload: {}, cookies: { service_refresh_token: rotated }, token: null });
+      assert.equal(out.statusCode, 204);
+      assert.equal(out.body, '');
+      assert.ok(out.cookies.some((c) => c.name === 'service_refresh_token' && c.value === ''));
+      const dead = await t.request({ method: 'POST', url: '/auth/refresh', payload: {}, cookies: { service_refresh_token: rotated }, token: null });
+      assert.equal(errorCode(dead), 'INVALID_CREDENTIALS');
+    });
+
+    it('authenticates every request with the session cookie in session mode, until logout', async () => {
+      const response = await login({ mode: 'session' });
+      assert.deepEqual(Object.keys(json(response).data), ['expires']);
+      const session = cookieOf(response, 'service_session_token')!;
+      assert.ok(session.httpOnly);
+      assert.equal((await me({}, { service_session_token: session.value })).statusCode, 200);
+      assert.equal(errorCode(await me({})), 'FORBIDDEN');
+      const refreshed = await t.request({ method: 'POST', url: '/auth/refresh', payload: { mode: 'session' }, cookies: { service_session_token: session.value }, token: null });
+      assert.equal(refreshed.statusCode, 200, refreshed.body);
+      const next = cookieOf(refreshed, 'service_session_token')!.value;
+      // The previous session keeps working for the grace period; the new one works too.
+      assert.equal((await me({}, { service_session_token: session.value })).statusCode, 200);
+      assert.equal((await me({}, { service_session_token: next })).statusCode, 200);
+      const out = await t.request({ method: 'POST', url: '/auth/logout', payload: { mode: 'session' }, cookies: { service_session_token: next }, token: null });
+      assert.equal(out.statusCode, 204);
+      assert.equal(errorCode(await me({}, { service_session_token: next })), 'INVALID_CREDENTIALS');
+    });
+
+    it('refuses a token sent two ways, tampered tokens and unknown static tokens with their codes', async () => {
+      const { access_token } = json(await login({})).data;
+      const twice = await t.request({ method: 'GET', url: `/items/articles?access_token=${access_token}`, token: access_token });
+      assert.equal(errorCode(twice), 'INVALID_PAYLOAD');
+      const tampered = `${access_token.slice(0, -3)}abc`;
+      assert.equal(errorCode(await me({ authorization: `Bearer ${tampered}` })), 'INVALID_TOKEN');
+      assert.equal(errorCode(await me({ authorization: 'Bearer not-a-known-token' })), 'INVALID_CREDENTIALS');
+    });
+
+    it('expires access tokens after ACCESS_TOKEN_TTL with TOKEN_EXPIRED', async () => {
+      const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '1s' } });
+      try {
+        const { access_token } = json(await short.request({ method: 'POST', url: '/auth/login', payload: { email: ADMIN.email, password: ADMIN.password }, token: null })).data;
+        assert.equal((await short.request({ method: 'GET', url: '/server/info', token: access_token })).statusCode, 200);
+        await new Promise((resolve) => setTimeout(resolve, 1_300));
+        const expired = await short.request({ method: 'GET', url: '/server/info', token: access_token });
+        assert.equal(expired.statusCode, 401);
+        assert.equal(errorCode(expired), 'TOKEN_EXPIRED');
+      } finally {
+        await short.close();
+      }
+    });
+
+    it('requires a valid TOTP once two-factor is enabled, and disables it with one', async () => {
+      const { id } = await createUserWithPolicies(t, [await createPolicy(t, { permissions: [{ collection: 'articles' }] })], { email: 'tfa@example.com' });
+      await t.context.db.knex('service_users').update({ password: await hashPassword('tfa-password') }).where('id', id);
+      const { access_token } = json(await login({ email: 'tfa@example.com', password: 'tfa-password' })).data;
+      const wrongPassword = await t.request({ method: 'POST', url: '/users/me/tfa/generate', payload: { password: 'nope' }, token: access_token });
+      assert.equal(errorCode(wrongPassword), 'INVALID_CREDENTIALS');
+      const generated = json(await t.request({ method: 'POST', url: '/users/me/tfa/generate', payload: { password: 'tfa-password' }, token: access_token })).data;
+      assert.match(generated.otpauth_url, /^otpauth:\/\/totp\//);
+      const totp = new TOTP({ secret: Secret.fromBase32(generated.secret) });
+      assert.equal(errorCode(await t.request({ method: 'POST', url: '/users/me/tfa/enable', payload: { secret: generated.secret, otp: '000000' }, token: access_token })), 'INVALID_OTP');
+      const enabled = await t.request({ method: 'POST', url: '/users/me/tfa/enable', payload: { secret: generated.secret, otp: totp.generate() }, token: access_token });
+      assert.equal(enabled.statusCode, 204, enabled.body);
+      const concealed = await t.context.db.knex('service_users').select('tfa_secret').where('id', id).first();
+      assert.equal(concealed.tfa_secret, generated.secret);
+
+      assert.equal(errorCode(await login({ email: 'tfa@example.com', password: 'tfa-password' })), 'INVALID_OTP');
+      assert.equal(errorCode(await login({ email: 'tfa@example.com', password: 'tfa-password', otp: '123456' })), 'INVALID_OTP');
+      const withOtp = await login({ email: 'tfa@example.com', password: 'tfa-password', otp: totp.generate() });
+      assert.equal(withOtp.statusCode, 200, withOtp.body);
+
+      assert.equal(errorCode(await t.request({ method: 'POST', url: '/users/me/tfa/disable', payload: { otp: '000000' }, token: access_token })), 'INVALID_PAYLOAD');
+      assert.equal((await t.request({ method: 'POST', url: '/users/me/tfa/disable', payload: { otp: totp.generate() }, token: access_token })).statusCode, 204);
+      assert.equal((await login({ email: 'tfa@example.com', password: 'tfa-password' })).statusCode, 200);
+    });
+
+    it('refuses clients outside a policy IP allow-list with INVALID_IP', async () => {
+      const fenced = await createPolicy(t, { permissions: [{ collection: 'articles' }], ip_access: '10.9.0.0/16, 192.0.2.7' });
+      const { token, id } = await createUserWithPolicies(t, [fenced], { email: 'fenced@example.com' });
+      await t.context.db.knex('service_users').update({ password: await hashPassword('fenced-password') }).where('id', id);
+      assert.equal(errorCode(await t.request({ method: 'GET', url: '/items/articles', token })), 'INVALID_IP');
+      assert.equal(errorCode(await login({ email: 'fenced@example.com', password: 'fenced-password' })), 'INVALID_IP');
+      for (const remoteAddress of ['10.9.200.1', '192.0.2.7']) {
+        assert.equal((await t.request({ method: 'GET', url: '/items/articles?fields=id', token, remoteAddress })).statusCode, 200, remoteAddress);
+      }
+      const inside = await t.request({ method: 'POST', url: '/auth/login', payload: { email: 'fenced@example.com', password: 'fenced-password' }, token: null, remoteAddress: '10.9.0.1' });
+      assert.equal(inside.statusCode, 200, inside.body);
+    });
+
+    it('suspends a user after auth_login_attempts failures; refresh then answers USER_SUSPENDED', async () => {
+      await t.context.db.knex('service_settings').update({ auth_login_attempts: 2 });
+      const { id } = await createUserWithPolicies(t, [], { email: 'guess@example.com' });
+      await t.context.db.knex('service_users').update({ password: await hashPassword('right-password') }).where('id', id);
+      const { refresh_token } = json(await login({ email: 'guess@example.com', password: 'right-password' })).data;
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push(errorCode(await login({ email: 'guess@example.com', password: 'wrong' })));
+      assert.deepEqual(codes, ['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'INVALID_CREDENTIALS']);
+      const row = await t.context.db.knex('service_users').select('status').where('id', id).first();
+      assert.equal(row.status, 'suspended');
+      assert.equal(errorCode(await login({ email: 'guess@example.com', password: 'right-password' })), 'INVALID_CREDENTIALS');
+      assert.equal(errorCode(await t.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token }, token: null })), 'USER_SUSPENDED');
+      await t.context.db.knex('service_settings').update({ auth_login_attempts: 25 });
+    });
+
+    it('takes at least the stall time for unknown users and wrong passwords alike', async () => {
+      for (const payload of [{ email: 'nobody@example.com' }, { password: 'wrong-password' }]) {
+        const started = Date.now();
+        const response = await login(payload);
+        const elapsed = Date.now() - started;
+        assert.equal(errorCode(response), 'INVALID_CREDENTIALS');
+        assert.ok(elapsed >= 145, `answered after ${elapsed} ms`);
+      }
+    });
+  });
+}
