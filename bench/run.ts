@@ -1,78 +1,313 @@
 /**
- * `npm run bench`: a Strata on a throwaway database (SQLite by default; BENCH_DB=pg|mysql with TEST_PG_URL /
- * TEST_MYSQL_URL) with generated rows, loaded by autocannon over loopback. Bounded in time; prints a table.
- *   BENCH_DURATION=5 (seconds per scenario), BENCH_CONNECTIONS=10, BENCH_ROWS=5000
+ * `npm run bench`: for each chosen database, a throwaway database with the bench dataset (bench/dataset.ts), Strata in
+ * a child process (bench/server.ts) and the ceiling in another (bench/ceiling.ts); each scenario (bench/scenarios.ts)
+ * is loaded with autocannon on Strata, then on the ceiling replaying the SQL Strata ran for it. Prints a table and
+ * writes bench/results/<db>-<timestamp>.json. Loopback only; every step is bounded in time; the children are stopped
+ * by PID and the database dropped, also on Ctrl-C. Settings: see README "Benchmark".
  */
-import autocannon from 'autocannon';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DbClient } from '../src/config/config.js';
-import { startTestApp, ADMIN } from '../test/helpers/test-app.js';
-import { knexFor } from '../test/helpers/test-db.js';
+import { readConfig } from '../src/config/config.js';
+import { createAppContext } from '../src/services/app-context.js';
+import { insertFixtureMeta } from '../test/helpers/fixture-meta.js';
+import { ADMIN } from '../test/helpers/test-app.js';
+import { clientLabel, type TestDb } from '../test/helpers/test-db.js';
+import { createBenchDatabase, DEFAULT_SIZE, generateDataset, growArticles } from './dataset.js';
+import { Child } from './ipc.js';
+import { load, probe, type LoadSettings } from './load.js';
+import { printReport, writeReport, type BenchReport, type CeilingResult, type ScenarioResult } from './report.js';
+import { largeScenario, selectScenarios, type Scenario } from './scenarios.js';
+import type { ServerCounters } from './server.js';
 
-const client = (process.env.BENCH_DB ?? 'sqlite3') as DbClient;
-const duration = Number(process.env.BENCH_DURATION ?? 5);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const rows = Number(process.env.BENCH_ROWS ?? 5000);
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(BENCH_DIR, '..');
+const BUILD_DIR = path.join(BENCH_DIR, '.build', 'bench');
+const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+const PROFILES_DIR = path.join(RESULTS_DIR, 'profiles');
 
-const scenarios: [string, string][] = [
-  ['ping', '/server/ping'],
-  ['item by key', '/items/articles/42'],
-  ['list 25, 5 fields', '/items/articles?fields=id,title,status,rating,publish_date&limit=25'],
-  ['list 100, all fields', '/items/articles?limit=100'],
-  ['filter + sort + meta', '/items/articles?filter[status][_eq]=published&filter[rating][_gte]=3&sort=-publish_date&limit=25&meta=filter_count'],
-  ['search', '/items/articles?search=lorem&limit=25'],
-];
+/** Requests sent one by one before loading: to warm up, and to count statements per request. */
+const WARMUP_REQUESTS = 5;
+const COUNTED_REQUESTS = 20;
 
-async function seed(t: Awaited<ReturnType<typeof startTestApp>>): Promise<void> {
-  const k = knexFor(t.testDb);
-  try {
-    const statuses = ['published', 'draft', 'archived'];
-    const batch: Record<string, unknown>[] = [];
-    for (let i = 0; i < rows; i++) {
-      batch.push({
-        title: `Article ${i} lorem ${i % 97}`,
-        slug: `article-${i}`,
-        body: `Body of article ${i}`,
-        status: statuses[i % 3],
-        rating: i % 6,
-        views: i * 10,
-        price: (i % 1000) / 10,
-        score: i / 7,
-        published: i % 2 === 0,
-        publish_date: `2024-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
-        author: (i % 3) + 1,
-      });
-    }
-    await k.batchInsert('articles', batch, 500);
-  } finally {
-    await k.destroy();
+interface Settings {
+  databases: DbClient[];
+  duration: number;
+  connections: number;
+  large: boolean;
+  largeRows: number;
+  scenarios: Scenario[];
+  profile: boolean;
+}
+
+function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
+  const unknownArg = argv.find((a) => a !== '--large');
+  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --large)`);
+  return {
+    databases: databasesFrom(env.BENCH_DB ?? 'sqlite', env),
+    duration: positiveInt(env, 'BENCH_DURATION', 10),
+    connections: positiveInt(env, 'BENCH_CONNECTIONS', 10),
+    large: argv.includes('--large') || env.BENCH_LARGE === '1' || env.BENCH_LARGE === 'true',
+    largeRows: positiveInt(env, 'BENCH_LARGE_ROWS', 1_000_000),
+    scenarios: selectScenarios(env.BENCH_SCENARIOS),
+    profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
+  };
+}
+
+function databasesFrom(value: string, env: NodeJS.ProcessEnv): DbClient[] {
+  const names: Record<string, DbClient> = { sqlite: 'sqlite3', sqlite3: 'sqlite3', pg: 'pg', postgres: 'pg', mysql: 'mysql', mariadb: 'mysql' };
+  const available = (client: DbClient) => client === 'sqlite3' || Boolean(client === 'pg' ? env.TEST_PG_URL : env.TEST_MYSQL_URL);
+  if (value === 'all') return (['sqlite3', 'pg', 'mysql'] as DbClient[]).filter(available);
+  const clients = value.split(',').map((name) => {
+    const client = names[name.trim()];
+    if (!client) throw new Error(`BENCH_DB: unknown database ${name} (sqlite, pg, mysql or all)`);
+    if (!available(client)) throw new Error(`BENCH_DB=${name} needs ${client === 'pg' ? 'TEST_PG_URL' : 'TEST_MYSQL_URL'}`);
+    return client;
+  });
+  return [...new Set(clients)];
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
+  return value;
+}
+
+/** The two servers run as plain JavaScript (a TypeScript loader would add its own thread and tens of MB to the RSS). */
+function buildServers(): void {
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', path.join(BENCH_DIR, 'tsconfig.servers.json')], { stdio: 'inherit', timeout: 300_000 });
+  if (built.status !== 0) throw new Error('building bench/server.ts and bench/ceiling.ts failed');
+  // src/version.ts reads the package.json above src/; the copy also makes the built tree an ES-module package.
+  copyFileSync(path.join(ROOT, 'package.json'), path.join(BENCH_DIR, '.build', 'package.json'));
+}
+
+// ---- cleanup, also on Ctrl-C ------------------------------------------------------------------------------------
+
+const cleanups = new Set<() => Promise<void>>();
+
+async function cleanUp(): Promise<void> {
+  for (const cleanup of [...cleanups].reverse()) {
+    cleanups.delete(cleanup);
+    await cleanup().catch((error) => console.error(`cleanup: ${error instanceof Error ? error.message : error}`));
   }
 }
 
-const t = await startTestApp(client);
-try {
-  await seed(t);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const port = (t.app.server.address() as { port: number }).port;
-  const results: Record<string, string | number>[] = [];
-  for (const [name, path] of scenarios) {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${port}${path}`,
-      connections,
-      duration,
-      // The load generator runs in its own thread so it does not share the server's event loop.
-      workers: 1,
-      headers: { authorization: `Bearer ${ADMIN.token}` },
-    });
-    results.push({
-      scenario: name,
-      'req/s': Math.round(result.requests.average),
-      'p50 ms': result.latency.p50,
-      'p99 ms': result.latency.p99,
-      non2xx: result.non2xx,
-    });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping servers and dropping the bench database`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+/** Registers a stop step for Ctrl-C; the returned function runs it (once) on the normal path. */
+function guard(stop: () => Promise<void>): () => Promise<void> {
+  cleanups.add(stop);
+  return async () => {
+    if (cleanups.delete(stop)) await stop();
+  };
+}
+
+// ---- one database ------------------------------------------------------------------------------------------------
+
+async function benchDatabase(client: DbClient, settings: Settings): Promise<BenchReport> {
+  const loadAverageBefore = os.loadavg()[0]!;
+  const label = clientLabel(client);
+  const startedAt = new Date().toISOString();
+  console.log(`\n== ${label}: generating the dataset`);
+  let t0 = performance.now();
+  const testDb = await createBenchDatabase(client);
+  const dropDb = guard(() => testDb.drop());
+  try {
+    const rows = await generateDataset(testDb, DEFAULT_SIZE);
+    const report: BenchReport = {
+      database: label,
+      startedAt,
+      commit: gitCommit(),
+      node: process.version,
+      cpus: os.cpus().length,
+      loadAverageBefore,
+      settings: { durationSeconds: settings.duration, connections: settings.connections, large: settings.large },
+      dataset: { rows, seconds: seconds(t0) },
+      strataMaxRssMb: null,
+      scenarios: [],
+    };
+    console.log(`   ${Object.values(rows).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows in ${report.dataset.seconds} s`);
+
+    const env = strataEnv(testDb);
+    await bootstrapWithRelations(env);
+    // BENCH_PROFILE=1: a V8 CPU profile of Strata over all its scenarios, written when it stops.
+    const execArgv = settings.profile ? ['--cpu-prof', '--cpu-prof-dir', PROFILES_DIR] : [];
+    const strata = await Child.start('strata', path.join(BUILD_DIR, 'server.js'), env, { execArgv });
+    const stopStrata = guard(() => strata.stop());
+    const ceiling = await Child.start('ceiling', path.join(BUILD_DIR, 'ceiling.js'), ceilingEnv(testDb));
+    const stopCeiling = guard(() => ceiling.stop());
+    try {
+      const strataBase = `http://127.0.0.1:${await strata.call<number>('listen')}`;
+      const ceilingBase = `http://127.0.0.1:${await ceiling.call<number>('listen')}`;
+      const servers = { strata, ceiling, strataBase, ceilingBase };
+      for (const scenario of settings.scenarios) report.scenarios.push(await runScenario(scenario, servers, settings));
+      if (settings.large) {
+        console.log(`   growing articles to ${settings.largeRows.toLocaleString('en-US')}`);
+        t0 = performance.now();
+        report.dataset.largeArticles = settings.largeRows;
+        await growArticles(testDb, settings.largeRows);
+        report.dataset.largeSeconds = seconds(t0);
+        console.log(`   done in ${report.dataset.largeSeconds} s`);
+        report.scenarios.push(await runScenario(largeScenario(settings.largeRows), servers, settings));
+      }
+      report.strataMaxRssMb = (await strata.call<ServerCounters>('read')).maxRssMb;
+    } finally {
+      await stopCeiling();
+      await stopStrata();
+      if (settings.profile) console.log(`   CPU profile of Strata in ${path.relative(process.cwd(), PROFILES_DIR)}/ (open in Chrome DevTools)`);
+    }
+    return report;
+  } finally {
+    await dropDb();
   }
-  console.log(`Strata on ${t.testDb.label}, ${rows} articles, ${connections} connections, ${duration}s each`);
-  console.table(results);
-} finally {
-  await t.close();
+}
+
+/**
+ * What Strata reads from the environment: the bench database, a fixed admin token, no request logs, no rate limiter
+ * (all the load comes from one address) and no pressure guard (a closed-loop load keeps the event loop busy by
+ * design, and on SQLite the queries run on it: the guard would answer 503 instead of measuring). Either stays on
+ * when the bench's environment sets RATE_LIMITER_ENABLED / PRESSURE_LIMITER_ENABLED.
+ */
+function strataEnv(testDb: TestDb): Record<string, string> {
+  return {
+    ...testDb.env,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    ADMIN_TOKEN: ADMIN.token,
+    SECRET: 'strata-bench-secret-0123456789abcdef',
+    LOG_LEVEL: 'silent',
+    RATE_LIMITER_ENABLED: process.env.RATE_LIMITER_ENABLED ?? 'false',
+    PRESSURE_LIMITER_ENABLED: process.env.PRESSURE_LIMITER_ENABLED ?? 'false',
+  };
+}
+
+function ceilingEnv(testDb: TestDb): Record<string, string> {
+  const { DB_CLIENT, DB_FILENAME, DB_CONNECTION_STRING } = testDb.env;
+  return Object.fromEntries(Object.entries({ DB_CLIENT, DB_FILENAME, DB_CONNECTION_STRING }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+}
+
+/** Installs Strata's tables and the fixture's relational metadata (o2m, m2m, m2a), here, before the server starts. */
+async function bootstrapWithRelations(env: Record<string, string>): Promise<void> {
+  const context = await createAppContext(readConfig(env), { bootstrap: true });
+  try {
+    await insertFixtureMeta(context);
+  } finally {
+    await context.close();
+  }
+}
+
+interface Servers {
+  strata: Child;
+  ceiling: Child;
+  strataBase: string;
+  ceilingBase: string;
+}
+
+async function runScenario(scenario: Scenario, servers: Servers, settings: Settings): Promise<ScenarioResult> {
+  const { strata, ceiling } = servers;
+  const headers = { authorization: `Bearer ${ADMIN.token}` };
+  const loadSettings: LoadSettings = { duration: settings.duration, connections: settings.connections, headers };
+  const url = servers.strataBase + scenario.path;
+
+  // The statements of exactly one request (for the ceiling), then the count over a fixed number of requests.
+  let probeErrors = 0;
+  const probeStrata = async () => {
+    const answer = await probe(url, headers);
+    if (answer.status < 200 || answer.status > 299) probeErrors++;
+    return answer;
+  };
+  await strata.call('mark');
+  const first = await probeStrata();
+  const once = await strata.call<ServerCounters>('read');
+  for (let i = 1; i < WARMUP_REQUESTS; i++) await probeStrata();
+  await strata.call('mark');
+  for (let i = 0; i < COUNTED_REQUESTS; i++) await probeStrata();
+  const counted = await strata.call<ServerCounters>('read');
+  const ok = first.status >= 200 && first.status < 300;
+
+  await strata.call('mark');
+  const strataLoad = await load(url, loadSettings);
+  const strataAfter = await strata.call<ServerCounters>('read');
+  const result: ScenarioResult = {
+    id: scenario.id,
+    name: scenario.name,
+    path: scenario.path,
+    strata: {
+      status: first.status,
+      error: ok ? null : errorSummary(first.body),
+      load: strataLoad,
+      statementsPerRequest: strataLoad.sent > 0 ? strataAfter.statements / strataLoad.sent : null,
+      readStatementsPerRequest: counted.reads / COUNTED_REQUESTS,
+      probeErrors,
+      peakRssMb: strataAfter.peakMb,
+    },
+    ceiling: null,
+    ratio: null,
+    statements: once.captured,
+  };
+  console.log(`   (${scenario.id}) Strata: ${first.status}, ${Math.round(strataLoad.reqPerSec)} req/s, ${result.strata.readStatementsPerRequest.toFixed(2)} read statements/request`);
+
+  if (ok && once.captured.length > 0) {
+    await ceiling.call('route', { path: scenario.path, statements: once.captured });
+    const ceilingUrl = servers.ceilingBase + scenario.path;
+    const replay = await probe(ceilingUrl);
+    for (let i = 1; i < WARMUP_REQUESTS; i++) await probe(ceilingUrl);
+    await ceiling.call('mark');
+    const ceilingLoad = await load(ceilingUrl, loadSettings);
+    const ceilingAfter = await ceiling.call<{ peakMb: number }>('read');
+    const ceilingResult: CeilingResult = { status: replay.status, sameBody: replay.body === first.body, load: ceilingLoad, peakRssMb: ceilingAfter.peakMb };
+    result.ceiling = ceilingResult;
+    // Throughput of error answers is no measure: a side that answered non-2xx under load gets no ratio.
+    const comparable = ceilingLoad.reqPerSec > 0 && strataLoad.non2xx === 0 && ceilingLoad.non2xx === 0;
+    result.ratio = comparable ? strataLoad.reqPerSec / ceilingLoad.reqPerSec : null;
+    console.log(`   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}`);
+  }
+  return result;
+}
+
+/** `CODE: message` of a Directus-style error body, or the start of whatever came back. */
+function errorSummary(body: string): string {
+  try {
+    const error = (JSON.parse(body) as { errors?: { message?: string; extensions?: { code?: string } }[] }).errors?.[0];
+    if (error) return `${error.extensions?.code ?? 'ERROR'}: ${error.message ?? ''}`;
+  } catch {
+    // not JSON: fall through
+  }
+  return body.slice(0, 200);
+}
+
+function seconds(since: number): number {
+  return Math.round((performance.now() - since) / 100) / 10;
+}
+
+function gitCommit(): string | null {
+  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', timeout: 5_000 });
+  return git.status === 0 ? git.stdout.trim() : null;
+}
+
+// ---- main --------------------------------------------------------------------------------------------------------
+
+try {
+  const settings = readSettings(process.env, process.argv.slice(2));
+  buildServers();
+  for (const client of settings.databases) {
+    const report = await benchDatabase(client, settings);
+    printReport(report);
+    console.log(`written to ${path.relative(process.cwd(), writeReport(report, RESULTS_DIR))}`);
+  }
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  await cleanUp();
+  process.exitCode = 1;
 }

@@ -1,0 +1,67 @@
+/**
+ * Strata as the bench runs it: a child process started by bench/run.ts, built the way `strata start` builds it
+ * (context, then the Fastify app, listening on loopback), configured by the environment the bench passes. The bench
+ * talks to it over IPC only — no extra route in the product — to count the SQL statements it runs, to capture the
+ * text and parameters of those statements (for the ceiling), and to read its peak memory.
+ */
+import { readConfig } from '../src/config/config.js';
+import { createApp } from '../src/http/app.js';
+import { createAppContext } from '../src/services/app-context.js';
+import { answerParent, RssPeak } from './ipc.js';
+
+export interface CapturedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+export interface ServerCounters {
+  /** Every statement since the last mark: the read engine's (Database.query) and knex's (auth, settings). */
+  statements: number;
+  /** The read engine's statements (Database.query) since the last mark. */
+  reads: number;
+  /** The read engine's statements since the last mark, in order (the first 100). */
+  captured: CapturedStatement[];
+  peakMb: number;
+  maxRssMb: number;
+}
+
+const CAPTURE_MAX = 100;
+
+const rss = new RssPeak();
+const config = readConfig({ ...process.env, HOST: '127.0.0.1', PORT: '0' });
+const context = await createAppContext(config, { bootstrap: true });
+const app = createApp(context, { logger: { level: config.logLevel } });
+
+let statements = 0;
+let reads = 0;
+let captured: CapturedStatement[] = [];
+context.db.onQuery((sql, params) => {
+  statements++;
+  reads++;
+  if (captured.length < CAPTURE_MAX) captured.push({ sql, params: [...params] });
+});
+context.db.knex.on('query', () => {
+  statements++;
+});
+
+answerParent(
+  {
+    async listen() {
+      await app.listen({ host: config.host, port: config.port });
+      return (app.server.address() as { port: number }).port;
+    },
+    mark() {
+      statements = 0;
+      reads = 0;
+      captured = [];
+      rss.reset();
+    },
+    read(): ServerCounters {
+      return { statements, reads, captured, ...rss.read() };
+    },
+  },
+  async () => {
+    await app.close();
+    await context.close();
+  },
+);
