@@ -151,6 +151,6 @@ export function readConfig(env: Env = process.env): Config {
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
     auth: readAuthConfig(env),
-    ...readScaleConfig(env),
+    ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

@@ -59,7 +59,8 @@ function limit(env: Env, prefix: string, points: number, seconds: number): RateL
   return { points: int(env, `${prefix}_POINTS`, points, 1), durationMs: int(env, `${prefix}_DURATION`, seconds, 1, 86_400) * 1000 };
 }
 
-export function readScaleConfig(env: Env): ScaleConfig {
+/** `embedded`: SQLite, whose queries run on the event loop, so a busy loop is its normal state under load. */
+export function readScaleConfig(env: Env, embedded = false): ScaleConfig {
   const url = redisUrl(env);
   const store = (str(env, 'RATE_LIMITER_STORE') ?? (url ? 'redis' : 'memory')).toLowerCase();
   if (store !== 'memory' && store !== 'redis') throw new ConfigError('RATE_LIMITER_STORE', `expected memory or redis, got "${store}"`);
@@ -74,7 +75,7 @@ export function readScaleConfig(env: Env): ScaleConfig {
     },
     redis: url ? { url, namespace: str(env, 'REDIS_NAMESPACE') ?? 'strata' } : null,
     pressure: {
-      enabled: bool(env, 'PRESSURE_LIMITER_ENABLED', true),
+      enabled: bool(env, 'PRESSURE_LIMITER_ENABLED', !embedded),
       maxEventLoopDelayMs: int(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY', 500, 1),
       maxEventLoopUtilization: float(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION', 0.99, 0.01, 1),
       sampleIntervalMs: int(env, 'PRESSURE_LIMITER_SAMPLE_INTERVAL', 250, 10),
