@@ -5,6 +5,7 @@
  * can only ever hide data.
  */
 import type { PermissionSet } from '../permissions/permission-store.js';
+import type { FilterNode } from '../request/query.js';
 import type { CollectionOverview } from '../schema/types.js';
 import { FULL_ACCESS, type AccessPolicy, type CollectionAccess } from './access.js';
 import { planFilter, type FilterContext } from './filter-planner.js';
@@ -43,7 +44,7 @@ function collectionAccess(collection: CollectionOverview, permissions: Permissio
   };
 }
 
-function planRule(collection: CollectionOverview, rule: import('../request/query.js').FilterNode | null | false, ctx: Omit<FilterContext, 'access'>): PlannedFilter | null {
+function planRule(collection: CollectionOverview, rule: FilterNode | null | false, ctx: Omit<FilterContext, 'access'>): PlannedFilter | null {
   if (rule === null) return null;
   if (rule === false) return NOTHING;
   try {

@@ -9,7 +9,7 @@ import type { LoginAttempts } from '../auth/login-attempts.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { Sessions } from '../auth/sessions.js';
 import { otpValid } from '../auth/tfa.js';
-import { loadUserAccountability } from '../auth/user-accountability.js';
+import { loadUserAccountability, type UserAccountability } from '../auth/user-accountability.js';
 import type { CookieConfig } from '../config/auth-config.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
@@ -87,11 +87,11 @@ export class AuthService {
       throw new InvalidCredentialsError();
     }
     if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp)) throw new InvalidOtpError();
-    await this.checkIp(String(user.id), client.ip);
+    const accountability = await this.allowedFrom(String(user.id), client.ip);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
 
     await this.db.knex('service_users').update({ last_access: new Date() }).where('id', user.id);
-    return this.issue(String(user.id), mode, await this.sessions.create(String(user.id), this.ttl(mode), client));
+    return this.issue(accountability, mode, await this.sessions.create(String(user.id), this.ttl(mode), client));
   }
 
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
@@ -103,11 +103,11 @@ export class AuthService {
     const user = await this.db.knex('service_users').select('status').where('id', session.user).first();
     if (user?.status === 'suspended') throw new UserSuspendedError();
     if (user?.status !== 'active') throw new InvalidCredentialsError();
-    await this.checkIp(session.user, client.ip);
+    const accountability = await this.allowedFrom(session.user, client.ip);
     const grace = mode === 'session' ? this.config.auth.sessionRefreshGracePeriodMs : 0;
     const rotated = await this.sessions.rotate(raw, this.ttl(mode), grace, client);
     if (!rotated) throw new InvalidCredentialsError();
-    return this.issue(rotated.user, mode, rotated.token);
+    return this.issue(accountability, mode, rotated.token);
   }
 
   /** Ends the session; both cookies are cleared whatever the mode. */
@@ -135,10 +135,8 @@ export class AuthService {
     return raw;
   }
 
-  private async issue(user: string, mode: AuthMode, sessionToken: string): Promise<AuthResult> {
-    const accountability = await loadUserAccountability(this.db.knex, 'id', user);
-    if (!accountability) throw new InvalidCredentialsError();
-    const claims = { id: user, role: accountability.role, admin_access: accountability.admin, app_access: accountability.app };
+  private issue(accountability: UserAccountability, mode: AuthMode, sessionToken: string): AuthResult {
+    const claims = { id: accountability.user!, role: accountability.role, admin_access: accountability.admin, app_access: accountability.app };
     if (mode === 'session') {
       const { token, expires } = this.sessionTokens.issue({ ...claims, session: sessionToken });
       return { data: { expires }, cookies: [{ cookie: this.config.auth.sessionCookie, value: token, maxAgeMs: this.config.auth.sessionCookieTtlMs }] };
@@ -158,11 +156,15 @@ export class AuthService {
     return { cookie, value: null, maxAgeMs: 0 };
   }
 
-  /** 401 INVALID_IP when the user's policies carry allow-lists and the client is on none of them. */
-  private async checkIp(user: string, ip: string | null): Promise<void> {
+  /**
+   * The user's roles, policies and flags (for the token's claims); 401 INVALID_IP when their policies carry
+   * allow-lists and the client is on none of them.
+   */
+  private async allowedFrom(user: string, ip: string | null): Promise<UserAccountability> {
     const accountability = await loadUserAccountability(this.db.knex, 'id', user);
-    const lists = (accountability?.ipAccess ?? []).map(allowList);
-    if (!ipAllowed(lists, ip)) throw new InvalidIpError();
+    if (!accountability) throw new InvalidCredentialsError();
+    if (!ipAllowed(accountability.ipAccess.map(allowList), ip)) throw new InvalidIpError();
+    return accountability;
   }
 
   private async allowedAttempts(): Promise<number | null> {

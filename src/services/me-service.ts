@@ -24,7 +24,7 @@ export class MeService {
     private readonly schema: () => SchemaOverview,
   ) {}
 
-  async permissions_(accountability: Accountability): Promise<Record<string, Record<PermissionAction, ActionAccess>>> {
+  async collectionAccess(accountability: Accountability): Promise<Record<string, Record<PermissionAction, ActionAccess>>> {
     const result: Record<string, Record<PermissionAction, ActionAccess>> = {};
     if (accountability.admin) {
       for (const name of Object.keys(this.schema().collections)) {

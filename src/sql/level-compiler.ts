@@ -22,15 +22,15 @@ export function levelColumns(level: ReadLevel, st: Statement, alias: string): st
 }
 
 function outputColumns(output: PlannedOutput, st: Statement, alias: string): string[] {
-    switch (output.kind) {
-      case 'value':
-        return operandColumns(output.operand, st, alias);
-      case 'object':
-      case 'list':
-        return joinColumns(output.join, st, alias);
-      case 'any':
-        return [column(st, alias, output.field.field), column(st, alias, output.collectionField.field)];
-    }
+  switch (output.kind) {
+    case 'value':
+      return operandColumns(output.operand, st, alias);
+    case 'object':
+    case 'list':
+      return joinColumns(output.join, st, alias);
+    case 'any':
+      return [column(st, alias, output.field.field), column(st, alias, output.collectionField.field)];
+  }
 }
 
 export function orderBy(sort: PlannedSort[], st: Statement, alias: string): string {

@@ -37,7 +37,7 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
     });
 
     app.get('/policies/me/globals', async (request) => ({ data: await context.me.globals(request.accountability) }));
-    app.get('/permissions/me', async (request) => ({ data: await context.me.permissions_(request.accountability) }));
+    app.get('/permissions/me', async (request) => ({ data: await context.me.collectionAccess(request.accountability) }));
 
     app.get('/settings', async (request, reply) =>
       send(reply, await context.items.readMany('service_settings', query(request), request.accountability, request.timer, { system: true, singleton: true })),
