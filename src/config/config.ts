@@ -8,6 +8,7 @@ import { parseByteSize } from './byte-size.js';
 import { ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
+import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -29,6 +30,7 @@ export interface DbConfig {
 export interface Config extends ScaleConfig {
   db: DbConfig;
   auth: AuthConfig;
+  graphql: GraphQLConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -151,6 +153,7 @@ export function readConfig(env: Env = process.env): Config {
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
     auth: readAuthConfig(env),
+    graphql: readGraphQLConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

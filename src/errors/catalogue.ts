@@ -181,3 +181,16 @@ export function fieldForbidden(field: string, collection: string, path = 'root')
     `You don't have permission to access field "${field}" in collection "${collection}" or it does not exist. Queried in ${path}.`,
   );
 }
+
+/** A GraphQL document that does not parse or does not validate against the caller's schema (reference §7.1). */
+export class GraphQLValidationError extends ServiceError {
+  constructor(errors: unknown[]) {
+    super('GRAPHQL_VALIDATION', 400, 'GraphQL validation error.', { errors });
+  }
+}
+
+export class MethodNotAllowedError extends ServiceError {
+  constructor(allowed: string[], message = 'Method not allowed.') {
+    super('METHOD_NOT_ALLOWED', 405, message, { allowed });
+  }
+}

@@ -17,6 +17,7 @@ import { StageTimer } from './server-timing.js';
 import { authRoutes } from './routes/auth.js';
 import { collectionRoutes } from './routes/collections.js';
 import { fieldRoutes } from './routes/fields.js';
+import { graphqlRoutes } from './routes/graphql.js';
 import { itemRoutes } from './routes/items.js';
 import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
@@ -117,6 +118,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(fieldRoutes(context), { prefix: '/fields' });
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
+  app.register(graphqlRoutes(context));
 
   return app;
 }

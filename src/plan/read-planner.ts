@@ -65,7 +65,7 @@ function planChild(ctx: PlanContext, request: ChildRequest): ReadLevel {
   const { join, deep } = request;
   const collection = join.collection;
   const access = accessTo(ctx, collection).filter;
-  const outputs = planSelection(ctx, collection, request.fields, deep?.deep, request.where, (child) => planChild(ctx, child));
+  const outputs = planSelection(ctx, collection, request.fields, deep?.deep, request.where, (child) => planChild(ctx, child), deep?.alias);
   const filter = and([access, deep?.filter ? planFilter(collection, deep.filter, ctx, request.where) : null, deep?.search ? planSearch(ctx, collection, deep.search) : null]);
   if (request.shape === 'object') {
     return { collection, table: join.table, outputs, accessFilter: access, filter, sort: [], limit: null, offset: 0 };

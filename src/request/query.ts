@@ -100,4 +100,6 @@ export interface DeepQuery {
   page?: number;
   search?: string;
   deep?: Record<string, DeepQuery>;
+  /** Response keys of this level → field names (GraphQL aliases at nested levels; REST has root aliases only). */
+  alias?: Record<string, string>;
 }

@@ -11,6 +11,7 @@ const META_TABLES = ['service_collections', 'service_fields', 'service_relations
 export class SchemaStore {
   private overview: SchemaOverview | null = null;
   private version = 0;
+  private readonly listeners = new Set<(overview: SchemaOverview) => void>();
 
   constructor(private readonly db: Database) {}
 
@@ -34,6 +35,13 @@ export class SchemaStore {
       mapType: (column) => this.db.dialect.mapType(column),
       version: this.version,
     });
+    for (const listener of this.listeners) listener(this.overview);
     return this.overview;
+  }
+
+  /** Called after every load (caches that build from the overview, such as GraphQL schemas, warm up here). */
+  onLoad(listener: (overview: SchemaOverview) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }

@@ -42,6 +42,8 @@ export interface AppContext {
   tfa: TfaService;
   me: MeService;
   accountability: AccountabilityResolver;
+  /** Permission rows per policy set (cached; GraphQL builds its schemas from them). */
+  permissions: PermissionStore;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
   redis: RedisClient | null;
@@ -119,6 +121,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings: new SettingsService(db),
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
       accountability,
+      permissions,
       tfa: new TfaService(db, 'Strata'),
       me: new MeService(db, permissions, () => schema.current),
       bus,

@@ -1,0 +1,14 @@
+/** What every resolver receives: the running app, the caller, and the request's stage timer. */
+import type { Accountability } from '../permissions/accountability.js';
+import type { AppContext } from '../services/app-context.js';
+import type { StageMarks } from '../services/items-service.js';
+import type { ClientInfo, CookieChange } from '../services/auth-service.js';
+
+export interface GraphQLContext {
+  app: AppContext;
+  accountability: Accountability;
+  marks: StageMarks;
+  client: ClientInfo;
+  /** Cookies an auth mutation sets or clears; the route applies them to the reply. */
+  cookies: CookieChange[];
+}

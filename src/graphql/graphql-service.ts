@@ -1,0 +1,83 @@
+/**
+ * Runs a GraphQL request: the caller's schemas (cached), the compiled document (cached), then graphql-jit's
+ * execution, whose root resolvers call the read engine and the writer. Parse and validation failures are 400
+ * GRAPHQL_VALIDATION; failures of resolvers are answered 200 beside the data, with their catalogue codes.
+ */
+import { printSchema, type GraphQLError } from 'graphql';
+import { isConnectionError } from '../db/connection-errors.js';
+import { GraphQLValidationError, InternalServerError, InvalidPayloadError, MethodNotAllowedError, ServiceError, ServiceErrorList, ServiceUnavailableError } from '../errors/catalogue.js';
+import type { Accountability } from '../permissions/accountability.js';
+import type { AppContext } from '../services/app-context.js';
+import type { GraphQLContext } from './context.js';
+import { formatGraphQLError } from './document-cache.js';
+import { SchemaCache } from './schema-cache.js';
+
+export type Scope = 'items' | 'system';
+
+export interface GraphQLRequest {
+  query: string;
+  variables: Record<string, unknown> | null;
+  operationName: string | undefined;
+}
+
+export interface Logger {
+  error(object: unknown, message: string): void;
+}
+
+export class GraphQLService {
+  private readonly schemas: SchemaCache;
+
+  constructor(app: AppContext) {
+    this.schemas = new SchemaCache(app);
+  }
+
+  /** The JSON body of the answer (always status 200 once the document is valid). */
+  async execute(scope: Scope, request: GraphQLRequest, method: 'GET' | 'POST', context: GraphQLContext, log: Logger): Promise<string> {
+    const schemas = await this.schemas.forCaller(context.accountability);
+    const { operation, compiled } = schemas.documents.get(schemas[scope], request.query, request.operationName);
+    if (method === 'GET' && operation !== 'query') throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
+    const result = await compiled.query(undefined, context, request.variables ?? {});
+    // Variables that do not fit the operation: nothing ran, as for any other invalid document.
+    if (!('data' in result) || result.data === undefined) throw new GraphQLValidationError((result.errors ?? []).map((e) => formatGraphQLError(e as GraphQLError)));
+    const body: Record<string, unknown> = { data: result.data };
+    if (result.errors?.length) body.errors = result.errors.flatMap((error) => executionErrors(error as GraphQLError, log));
+    return JSON.stringify(body);
+  }
+
+  /** SDL of the caller's schema for `scope`. */
+  async sdl(scope: Scope, accountability: Accountability): Promise<string> {
+    const schemas = await this.schemas.forCaller(accountability);
+    return printSchema(schemas[scope]);
+  }
+}
+
+function executionErrors(error: GraphQLError, log: Logger): Record<string, unknown>[] {
+  const original = error.originalError;
+  let services: ServiceError[];
+  if (original instanceof ServiceErrorList) services = original.errors;
+  else if (original instanceof ServiceError) services = [original];
+  else if (original && isConnectionError(original)) services = [new ServiceUnavailableError('database', 'The database is not reachable')];
+  else if (original && !(original as { locations?: unknown }).locations) {
+    log.error({ err: original }, 'GraphQL resolver failed');
+    services = [new InternalServerError()];
+  } else {
+    return [{ ...formatGraphQLError(error), extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
+  }
+  return services.map((service) => ({ ...formatGraphQLError(error), message: service.message, extensions: { code: service.code, ...service.extensions } }));
+}
+
+/** `variables` of a GET request (a JSON text) or a POST body (an object). */
+export function parseVariables(raw: unknown): Record<string, unknown> | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  let value = raw;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw new InvalidPayloadError('Variables are invalid JSON');
+    }
+  }
+  if (value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new InvalidPayloadError('Variables must be an object');
+  return value as Record<string, unknown>;
+}

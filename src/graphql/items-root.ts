@@ -1,0 +1,206 @@
+/**
+ * Root fields over collections (reference §7.2): `<c>`, `<c>_by_id`, `<c>_aggregated`, the singleton form, and the
+ * mutations. Each resolver turns its whole selection set into one Query IR and makes one call to the read engine
+ * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
+ */
+import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLResolveInfo } from 'graphql';
+import { InvalidQueryError } from '../errors/catalogue.js';
+import { filterDepth } from '../request/parse-filter.js';
+import type { Query } from '../request/query.js';
+import { splitFieldPath } from '../request/field-path.js';
+import type { CollectionView } from './access-view.js';
+import { QUERY_ARGS, type TypeSet } from './collection-types.js';
+import type { GraphQLContext } from './context.js';
+import { queryArgs } from './query-args.js';
+import { levelOf, collectFields } from './selection.js';
+
+type Args = Record<string, unknown>;
+type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
+
+export const DELETE_ONE = new GraphQLObjectType({ name: 'delete_one', fields: { id: { type: new GraphQLNonNull(GraphQLID) } } });
+export const DELETE_MANY = new GraphQLObjectType({ name: 'delete_many', fields: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } } });
+
+const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'avg', 'sum', 'avgDistinct', 'sumDistinct', 'min', 'max'];
+
+export interface ReadLimits {
+  queryLimitMax: number;
+  maxRelationalDepth: number;
+}
+
+/** The Query IR of a field returning items of `view`'s collection, from its selection set and query arguments. */
+export function selectionQuery(info: GraphQLResolveInfo, args: Args, filterType: GraphQLInputType | undefined, limits: ReadLimits): Query {
+  const type = unwrapObject(info.returnType);
+  const ctx = { fragments: info.fragments, variables: info.variableValues, options: limits };
+  const level = levelOf(type, info.fieldNodes, ctx);
+  const query: Query = { ...queryArgs(args, filterType, limits), fields: level.fields.length ? level.fields : ['*'] };
+  if (Object.keys(level.alias).length) query.alias = level.alias;
+  if (Object.keys(level.deep).length) query.deep = level.deep;
+  checkDepth(query, limits.maxRelationalDepth);
+  return query;
+}
+
+function unwrapObject(type: unknown): GraphQLObjectType {
+  let t = type as { ofType?: unknown };
+  while (!(t instanceof GraphQLObjectType) && t.ofType) t = t.ofType as { ofType?: unknown };
+  return t as GraphQLObjectType;
+}
+
+function checkDepth(query: Query, max: number): void {
+  const deepest = Math.max(0, ...(query.fields ?? []).map((p) => splitFieldPath(p).length), filterDepth(query.filter), ...(query.sort ?? []).map((s) => splitFieldPath(s.field).length));
+  if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
+}
+
+function data(body: string | null): unknown {
+  if (body === null) return null;
+  return (JSON.parse(body) as { data: unknown }).data;
+}
+
+export function collectionRootFields(types: TypeSet, views: CollectionView[], limits: ReadLimits): { query: Fields; mutation: Fields } {
+  const query: Fields = {};
+  const mutation: Fields = {};
+  for (const view of views) {
+    const name = view.collection.collection;
+    const root = view.typeName;
+    const type = types.object(name);
+    const filter = types.filter(name);
+    const options = { system: view.collection.system, singleton: view.collection.singleton };
+    const read = (ctx: GraphQLContext, q: Query) => ctx.app.items.readMany(name, q, ctx.accountability, ctx.marks, options);
+
+    if (view.collection.singleton) {
+      query[root] = {
+        type,
+        args: { version: { type: GraphQLString } },
+        resolve: async (_root, _args, ctx, info) => data(await read(ctx, selectionQuery(info, {}, undefined, limits))),
+      };
+    } else {
+      query[root] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+        args: QUERY_ARGS(filter),
+        resolve: async (_root, args, ctx, info) => data(await read(ctx, selectionQuery(info, args, filter, limits))),
+      };
+      if (view.collection.primary) {
+        query[`${root}_by_id`] = {
+          type,
+          args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
+          resolve: async (_root, args, ctx, info) =>
+            data(await ctx.app.items.readOne(name, String(args.id), selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, options)),
+        };
+      }
+      query[`${root}_aggregated`] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(types.aggregated(name)))),
+        args: { groupBy: { type: new GraphQLList(GraphQLString) }, ...QUERY_ARGS(filter) },
+        resolve: async (_root, args, ctx, info) => {
+          const q = aggregateQuery(info, args, filter, limits);
+          const rows = data(await read(ctx, q)) as Record<string, unknown>[];
+          return rows.map((row) => aggregateRow(row, q));
+        },
+      };
+    }
+    addMutations(mutation, types, view, limits);
+  }
+  return { query, mutation };
+}
+
+function aggregateQuery(info: GraphQLResolveInfo, args: Args, filter: GraphQLInputType, limits: ReadLimits): Query {
+  const ctx = { fragments: info.fragments, variables: info.variableValues, options: limits };
+  const type = unwrapObject(info.returnType);
+  const aggregate: Record<string, string[]> = {};
+  for (const nodes of collectFields(type.name, info.fieldNodes.map((n) => n.selectionSet), ctx).values()) {
+    const fn = nodes[0]!.name.value;
+    if (fn === 'countAll') aggregate.countAll = ['*'];
+    if (!AGGREGATE_FUNCTIONS.includes(fn)) continue;
+    const fnType = unwrapObject(type.getFields()[fn]!.type);
+    const fields = [...collectFields(fnType.name, nodes.map((n) => n.selectionSet), ctx).values()].map((f) => f[0]!.name.value).filter((f) => f !== '__typename');
+    aggregate[fn] = [...new Set([...(aggregate[fn] ?? []), ...fields])];
+  }
+  const query: Query = { ...queryArgs(args, filter, limits), aggregate };
+  const groupBy = Array.isArray(args.groupBy) ? (args.groupBy as unknown[]).filter((g): g is string => typeof g === 'string') : [];
+  if (groupBy.length) query.groupBy = groupBy;
+  for (const [fn, fields] of Object.entries(aggregate)) if (!fields.length) delete aggregate[fn];
+  if (!Object.keys(aggregate).length) delete query.aggregate;
+  if (!query.aggregate && !query.groupBy) throw new InvalidQueryError('"aggregate" needs at least one function');
+  return query;
+}
+
+/** REST's aggregate row (`{author: 1, count: {id: 3}, countAll: 5}`) → `{group: {author: 1}, count: {id: 3}, countAll: 5}`. */
+function aggregateRow(row: Record<string, unknown>, query: Query): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const group: Record<string, unknown> = {};
+  const functions = new Set(Object.keys(query.aggregate ?? {}));
+  for (const [key, value] of Object.entries(row)) {
+    if (functions.has(key)) out[key] = value;
+    else group[key] = value;
+  }
+  if (query.groupBy?.length) out.group = group;
+  return out;
+}
+
+function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, limits: ReadLimits): void {
+  const name = view.collection.collection;
+  const root = view.typeName;
+  const type = types.object(name);
+  const filter = types.filter(name);
+  const list = new GraphQLList(new GraphQLNonNull(type));
+  const reread = (info: GraphQLResolveInfo, args: Args) => selectionQuery(info, args, filter, limits);
+  const writer = (ctx: GraphQLContext) => ctx.app.writer;
+
+  if (view.collection.singleton) {
+    if (view.update) {
+      mutation[`update_${root}`] = {
+        type,
+        args: { data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
+        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(name, args.data as Args, reread(info, {}), ctx.accountability, ctx.marks)),
+      };
+    }
+    return;
+  }
+  if (view.create) {
+    mutation[`create_${root}_items`] = {
+      type: list,
+      args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'create'))) } },
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.accountability, ctx.marks)),
+    };
+    mutation[`create_${root}_item`] = {
+      type,
+      args: { data: { type: new GraphQLNonNull(types.input(name, 'create')) } },
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, [args.data as Args], false, reread(info, {}), ctx.accountability, ctx.marks)),
+    };
+  }
+  if (view.update) {
+    mutation[`update_${root}_items`] = {
+      type: list,
+      args: { ...QUERY_ARGS(filter), ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
+      resolve: async (_r, args, ctx, info) =>
+        data(await writer(ctx).updateMany(name, { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.accountability, ctx.marks)),
+    };
+    mutation[`update_${root}_batch`] = {
+      type: list,
+      args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'update'))) } },
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(name, { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.accountability, ctx.marks)),
+    };
+    mutation[`update_${root}_item`] = {
+      type,
+      args: { id: { type: new GraphQLNonNull(GraphQLID) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(name, String(args.id), args.data as Args, reread(info, {}), ctx.accountability, ctx.marks)),
+    };
+  }
+  if (view.delete) {
+    mutation[`delete_${root}_items`] = {
+      type: DELETE_MANY,
+      args: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
+      resolve: async (_r, args, ctx) => {
+        const ids = (args.ids as (string | null)[]).filter((k): k is string => k !== null);
+        await writer(ctx).delete(name, { kind: 'keys', keys: ids }, ctx.accountability, ctx.marks);
+        return { ids };
+      },
+    };
+    mutation[`delete_${root}_item`] = {
+      type: DELETE_ONE,
+      args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+      resolve: async (_r, args, ctx) => {
+        await writer(ctx).delete(name, { kind: 'keys', keys: [String(args.id)] }, ctx.accountability, ctx.marks);
+        return { id: args.id };
+      },
+    };
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Schemas per (schema version, permission set), in a bounded LRU. A permission set is the object the permission
+ * store caches per policy set, so a permissions change (which drops those objects) also yields new schemas. The
+ * admin's and the public's schemas are built as soon as a new schema overview loads, off the request path.
+ */
+import type { Accountability } from '../permissions/accountability.js';
+import type { PermissionSet } from '../permissions/permission-store.js';
+import type { AppContext } from '../services/app-context.js';
+import { buildAccessView } from './access-view.js';
+import { DocumentCache } from './document-cache.js';
+import { Lru } from './lru.js';
+import { buildSchemas, type Schemas } from './schema-builder.js';
+
+const MAX_SCHEMAS = 100;
+
+export interface CachedSchemas extends Schemas {
+  key: string;
+  documents: DocumentCache;
+}
+
+export class SchemaCache {
+  private readonly cache = new Lru<string, CachedSchemas>(MAX_SCHEMAS);
+  private readonly setIds = new WeakMap<PermissionSet, number>();
+  private nextSetId = 1;
+
+  constructor(private readonly app: AppContext) {
+    app.schema.onLoad(() => setImmediate(() => void this.warm()));
+  }
+
+  async forCaller(accountability: Accountability): Promise<CachedSchemas> {
+    const overview = this.app.schema.current;
+    const permissions = accountability.admin ? null : await this.app.permissions.forPolicies(accountability.policies, { app: accountability.app });
+    const key = `${overview.version}|${permissions ? this.setId(permissions) : 'admin'}`;
+    let cached = this.cache.get(key);
+    if (!cached) {
+      const view = buildAccessView(overview, accountability, permissions, (collection) => {
+        try {
+          this.app.writer.assertWritable(collection, accountability);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      const limits = { queryLimitMax: this.app.config.queryLimitMax, maxRelationalDepth: this.app.config.maxRelationalDepth };
+      cached = { ...buildSchemas(overview, view, limits), key, documents: new DocumentCache(this.app.config.graphql) };
+      this.cache.set(key, cached);
+    }
+    return cached;
+  }
+
+  private setId(set: PermissionSet): number {
+    let id = this.setIds.get(set);
+    if (id === undefined) this.setIds.set(set, (id = this.nextSetId++));
+    return id;
+  }
+
+  /** Builds the admin's and the public's schemas for the current overview. */
+  private async warm(): Promise<void> {
+    const admin: Accountability = { user: null, role: null, roles: [], policies: [], admin: true, app: true, ip: null };
+    try {
+      await this.forCaller(admin);
+      const publicPolicies = await this.app.accountability.resolve(null, null);
+      await this.forCaller(publicPolicies);
+    } catch {
+      // Warming is an optimisation: a failure here shows again, and is reported, on the request that needs it.
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * A root field's whole selection set → the Query IR (reference §7.4): selections become `fields` paths, aliases of
+ * relational and function fields become `alias` (at every level), nested arguments become `deep`, fragments and
+ * @skip/@include are resolved with the request's variables. Pure; names are checked by the planner.
+ */
+import {
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  GraphQLIncludeDirective,
+  GraphQLObjectType,
+  GraphQLSkipDirective,
+  GraphQLUnionType,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { DeepQuery } from '../request/query.js';
+import type { FieldRead } from './collection-types.js';
+import { functionKey, itemCollectionKey } from './field-resolvers.js';
+import { queryArgs, type QueryArgOptions } from './query-args.js';
+
+export interface WalkContext {
+  fragments: Record<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+  options: QueryArgOptions;
+}
+
+export interface Level {
+  fields: string[];
+  alias: Record<string, string>;
+  deep: Record<string, DeepQuery>;
+}
+
+/** Response key → the field nodes selecting it on an object of type `typeName`. */
+export function collectFields(typeName: string, sets: readonly (SelectionSetNode | undefined)[], ctx: WalkContext, out = new Map<string, FieldNode[]>(), seen = new Set<string>()): Map<string, FieldNode[]> {
+  for (const set of sets) {
+    for (const selection of set?.selections ?? []) {
+      if (!included(selection, ctx)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        const list = out.get(key) ?? [];
+        list.push(selection);
+        out.set(key, list);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (!selection.typeCondition || selection.typeCondition.name.value === typeName) collectFields(typeName, [selection.selectionSet], ctx, out, seen);
+      } else {
+        const name = selection.name.value;
+        const fragment = ctx.fragments[name];
+        if (!fragment || seen.has(name) || fragment.typeCondition.name.value !== typeName) continue;
+        seen.add(name);
+        collectFields(typeName, [fragment.selectionSet], ctx, out, seen);
+      }
+    }
+  }
+  return out;
+}
+
+function included(node: { directives?: readonly unknown[] }, ctx: WalkContext): boolean {
+  if (!node.directives?.length) return true;
+  const skip = getDirectiveValues(GraphQLSkipDirective, node as FieldNode, ctx.variables);
+  if (skip?.if === true) return false;
+  const include = getDirectiveValues(GraphQLIncludeDirective, node as FieldNode, ctx.variables);
+  return include?.if !== false;
+}
+
+/** The level read for `type` from the selection sets of `nodes`. */
+export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ctx: WalkContext): Level {
+  const level: Level = { fields: [], alias: {}, deep: {} };
+  const defs = type.getFields();
+  for (const [key, fieldNodes] of collectFields(type.name, nodes.map((n) => n.selectionSet), ctx)) {
+    const node = fieldNodes[0]!;
+    const def = defs[node.name.value];
+    const read = def?.extensions?.strata as FieldRead | undefined;
+    if (!def || !read) continue;
+    switch (read.kind) {
+      case 'value':
+        level.fields.push(read.field);
+        break;
+      case 'func': {
+        const fnType = getNamedType(def.type) as GraphQLObjectType;
+        for (const fnNodes of collectFields(fnType.name, fieldNodes.map((n) => n.selectionSet), ctx).values()) {
+          const fn = fnNodes[0]!.name.value;
+          if (fn === '__typename') continue;
+          const alias = functionKey(key, fn);
+          level.alias[alias] = `${fn}(${read.field})`;
+          level.fields.push(alias);
+        }
+        break;
+      }
+      case 'm2o':
+      case 'o2m': {
+        if (key !== read.field) level.alias[key] = read.field;
+        const child = levelOf(getNamedType(def.type) as GraphQLObjectType, fieldNodes, ctx);
+        level.fields.push(...(child.fields.length ? child.fields : ['*']).map((f) => `${key}.${f}`));
+        const args = queryArgs(getArgumentValues(def, node, ctx.variables), def.args.find((a) => a.name === 'filter')?.type, ctx.options);
+        const deep: DeepQuery = { ...args };
+        if (Object.keys(child.alias).length) deep.alias = child.alias;
+        if (Object.keys(child.deep).length) deep.deep = child.deep;
+        if (Object.keys(deep).length) level.deep[key] = deep;
+        break;
+      }
+      case 'any': {
+        if (key !== read.field) level.alias[key] = read.field;
+        const collectionAlias = itemCollectionKey(key);
+        level.alias[collectionAlias] = read.collectionField;
+        level.fields.push(collectionAlias);
+        const union = getNamedType(def.type) as GraphQLUnionType;
+        let scoped = false;
+        for (const member of union.getTypes()) {
+          const child = levelOf(member, fieldNodes, ctx);
+          if (!child.fields.length) continue;
+          const collection = (member.extensions?.strata as { collection?: string } | undefined)?.collection ?? member.name;
+          scoped = true;
+          level.fields.push(...child.fields.map((f) => `${key}:${collection}.${f}`));
+          const deep: DeepQuery = {};
+          if (Object.keys(child.alias).length) deep.alias = child.alias;
+          if (Object.keys(child.deep).length) deep.deep = child.deep;
+          if (Object.keys(deep).length) level.deep[`${key}:${collection}`] = deep;
+        }
+        if (!scoped) level.fields.push(key);
+        break;
+      }
+    }
+  }
+  return level;
+}

@@ -1,0 +1,70 @@
+/**
+ * /graphql and /graphql/system (reference §7.1): GET for queries (`?query=&variables=&operationName=`), POST for
+ * everything; other methods 405. And /server/specs/graphql/{items|system}: the caller's schema as SDL.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidPayloadError, MethodNotAllowedError, RouteNotFoundError } from '../../errors/catalogue.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { GraphQLService, parseVariables, type GraphQLRequest, type Scope } from '../../graphql/graphql-service.js';
+import type { AppContext } from '../../services/app-context.js';
+import type { CookieChange } from '../../services/auth-service.js';
+import { clientIp } from '../client-ip.js';
+
+const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
+
+function graphqlRequest(source: unknown): GraphQLRequest {
+  if (source !== undefined && source !== null && (typeof source !== 'object' || Array.isArray(source))) throw new InvalidPayloadError('Payload has to be an object');
+  const { query, variables, operationName } = (source ?? {}) as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') throw new InvalidPayloadError('Must provide query string');
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw new InvalidPayloadError('"operationName" must be a string');
+  return { query, variables: parseVariables(variables), operationName: typeof operationName === 'string' && operationName !== '' ? operationName : undefined };
+}
+
+function applyCookies(reply: FastifyReply, changes: CookieChange[]): void {
+  for (const { cookie, value, maxAgeMs } of changes) {
+    const options = { path: '/', httpOnly: true, secure: cookie.secure, sameSite: cookie.sameSite, ...(cookie.domain ? { domain: cookie.domain } : {}) };
+    if (value === null) void reply.clearCookie(cookie.name, options);
+    else void reply.setCookie(cookie.name, value, { ...options, maxAge: Math.floor(maxAgeMs / 1000) });
+  }
+}
+
+export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
+  const service = new GraphQLService(context);
+
+  const run = async (scope: Scope, method: 'GET' | 'POST', source: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const parsed = graphqlRequest(source);
+    request.timer.mark('parse');
+    const ctx: GraphQLContext = {
+      app: context,
+      accountability: request.accountability,
+      marks: request.timer,
+      client: { ip: clientIp(request, context.config.ip.customHeader), userAgent: request.headers['user-agent'] ?? null, origin: request.headers.origin ?? null },
+      cookies: [],
+    };
+    const body = await service.execute(scope, parsed, method, ctx, request.log);
+    applyCookies(reply, ctx.cookies);
+    return reply.type('application/json; charset=utf-8').send(body);
+  };
+
+  return async (app) => {
+    for (const [path, scope] of [['/graphql', 'items'], ['/graphql/system', 'system']] as const) {
+      app.get(path, async (request, reply) => run(scope, 'GET', request.query, request, reply));
+      app.post(path, async (request, reply) => run(scope, 'POST', request.body, request, reply));
+      app.route({
+        method: [...OTHER_METHODS],
+        url: path,
+        handler: async (_request, reply) => {
+          void reply.header('allow', 'GET, POST');
+          throw new MethodNotAllowedError(['GET', 'POST']);
+        },
+      });
+    }
+
+    app.get<{ Params: { scope: string } }>('/server/specs/graphql/:scope', async (request, reply) => {
+      const scope = request.params.scope;
+      if (scope !== 'items' && scope !== 'system') throw new RouteNotFoundError(request.url.split('?')[0]!);
+      const sdl = await service.sdl(scope, request.accountability);
+      return reply.header('content-disposition', `attachment; filename="${scope}.graphql"`).type('text/plain; charset=utf-8').send(sdl);
+    });
+  };
+}
