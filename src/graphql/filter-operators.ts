@@ -49,9 +49,9 @@ export const GEOMETRY_FILTER = operators('geometry_filter_operators', [
 ]);
 export const HASH_FILTER = operators('hash_filter_operators', [[[...FLAGS, '_empty', '_nempty'], GraphQLBoolean]]);
 
-/** The operator type filtering a field of `type` (primary keys and uuids filter as IDs). */
+/** The operator type filtering a field of `type`: numbers compare as numbers even in keys; other keys and uuids as IDs. */
 export function filterOperatorsFor(type: ServiceType, isKey: boolean): GraphQLInputObjectType | null {
-  if (isKey || type === 'uuid') return ID_FILTER;
+  if (type === 'uuid' || (isKey && !['integer', 'bigInteger', 'float', 'decimal'].includes(type))) return ID_FILTER;
   switch (type) {
     case 'integer':
     case 'float':
