@@ -122,7 +122,7 @@ export class TypeSet {
         if (!union) continue;
         fields[name] = { type: union, resolve: anyItemResolver, extensions: { strata: { kind: 'any', field: name, collectionField: link.collectionField } satisfies FieldRead } };
       } else if (field.schema) {
-        fields[name] = { type: name === collection.primary ? new GraphQLNonNull(GraphQLID) : scalarFor(field), extensions: { strata: { kind: 'value', field: name } satisfies FieldRead } };
+        fields[name] = { type: name === collection.primary && !collection.singleton ? new GraphQLNonNull(GraphQLID) : scalarFor(field), extensions: { strata: { kind: 'value', field: name } satisfies FieldRead } };
       }
       const fn = field.schema || link?.kind === 'o2m' ? functionKindFor(field.type, link?.kind === 'o2m') : null;
       if (fn && (link?.kind !== 'o2m' || fields[name])) {
