@@ -21,6 +21,9 @@ export interface CollectionView {
 export type AccessView = Map<string, CollectionView>;
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+/** The service_* collections GraphQL serves as items (as their REST routes do); the other service_* tables are internal. */
+export const SYSTEM_ITEM_COLLECTIONS = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
 const SYSTEM_PREFIX = 'service_';
 
 export function typeNameOf(schema: SchemaOverview, collection: CollectionOverview): string {
@@ -39,6 +42,7 @@ export function buildAccessView(
   const view: AccessView = new Map();
   for (const collection of Object.values(schema.collections)) {
     if (!collection.schema || !NAME.test(collection.collection)) continue;
+    if (collection.system && !SYSTEM_ITEM_COLLECTIONS.has(collection.collection)) continue;
     let fields: string[];
     if (accountability.admin || !permissions) {
       fields = collection.fieldOrder;

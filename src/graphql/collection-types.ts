@@ -87,7 +87,11 @@ export class TypeSet {
   private readonly inputs = new Map<string, GraphQLInputObjectType>();
   private readonly unions = new Map<string, GraphQLUnionType>();
 
-  constructor(readonly view: AccessView) {}
+  constructor(
+    readonly view: AccessView,
+    /** The caller is an admin: the schema mutations show. */
+    readonly admin: boolean,
+  ) {}
 
   collectionView(name: string): CollectionView | undefined {
     return this.view.get(name);
@@ -244,7 +248,8 @@ export class TypeSet {
       const link = collection.links[name];
       if (link?.kind === 'm2o' || link?.kind === 'o2m') {
         if (!this.view.has(link.related)) continue;
-        const related = this.input(link.related, kind);
+        // Nested rows may be existing ones named by their key (as in REST), so nothing is required below the top.
+        const related = this.input(link.related, 'update');
         fields[name] = { type: link.kind === 'm2o' ? related : new GraphQLList(related) };
       } else if (link?.kind === 'a2o') {
         fields[name] = { type: GraphQLJSON };

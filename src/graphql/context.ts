@@ -9,6 +9,8 @@ export interface GraphQLContext {
   accountability: Accountability;
   marks: StageMarks;
   client: ClientInfo;
+  /** The request's cookies (refresh and session tokens for auth mutations). */
+  cookies: Record<string, string | undefined>;
   /** Cookies an auth mutation sets or clears; the route applies them to the reply. */
-  cookies: CookieChange[];
+  cookieChanges: CookieChange[];
 }

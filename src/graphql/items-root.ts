@@ -20,6 +20,9 @@ type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 export const DELETE_ONE = new GraphQLObjectType({ name: 'delete_one', fields: { id: { type: new GraphQLNonNull(GraphQLID) } } });
 export const DELETE_MANY = new GraphQLObjectType({ name: 'delete_many', fields: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } } });
 
+/** System collections read as singletons whatever their metadata says (REST's /settings does the same). */
+const SYSTEM_SINGLETONS = new Set(['service_settings']);
+
 const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'avg', 'sum', 'avgDistinct', 'sumDistinct', 'min', 'max'];
 
 export interface ReadLimits {
@@ -63,10 +66,11 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
     const root = view.typeName;
     const type = types.object(name);
     const filter = types.filter(name);
-    const options = { system: view.collection.system, singleton: view.collection.singleton };
+    const singleton = view.collection.singleton || SYSTEM_SINGLETONS.has(name);
+    const options = { system: view.collection.system, singleton };
     const read = (ctx: GraphQLContext, q: Query) => ctx.app.items.readMany(name, q, ctx.accountability, ctx.marks, options);
 
-    if (view.collection.singleton) {
+    if (singleton) {
       query[root] = {
         type,
         args: { version: { type: GraphQLString } },

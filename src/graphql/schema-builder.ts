@@ -18,8 +18,8 @@ export interface Schemas {
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 
-export function buildSchemas(overview: SchemaOverview, view: AccessView, limits: ReadLimits): Schemas {
-  const types = new TypeSet(view);
+export function buildSchemas(overview: SchemaOverview, view: AccessView, admin: boolean, limits: ReadLimits): Schemas {
+  const types = new TypeSet(view, admin);
   const views = [...view.values()];
   const user = collectionRootFields(types, views.filter((v) => !v.collection.system), limits);
   const systemItems = collectionRootFields(types, views.filter((v) => v.collection.system && SYSTEM_ITEM_COLLECTIONS.has(v.collection.collection)), limits);

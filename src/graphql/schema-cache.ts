@@ -42,7 +42,7 @@ export class SchemaCache {
         }
       });
       const limits = { queryLimitMax: this.app.config.queryLimitMax, maxRelationalDepth: this.app.config.maxRelationalDepth };
-      cached = { ...buildSchemas(overview, view, limits), key, documents: new DocumentCache(this.app.config.graphql) };
+      cached = { ...buildSchemas(overview, view, accountability.admin, limits), key, documents: new DocumentCache(this.app.config.graphql) };
       this.cache.set(key, cached);
     }
     return cached;

@@ -39,10 +39,11 @@ export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
       accountability: request.accountability,
       marks: request.timer,
       client: { ip: clientIp(request, context.config.ip.customHeader), userAgent: request.headers['user-agent'] ?? null, origin: request.headers.origin ?? null },
-      cookies: [],
+      cookies: request.cookies,
+      cookieChanges: [],
     };
     const body = await service.execute(scope, parsed, method, ctx, request.log);
-    applyCookies(reply, ctx.cookies);
+    applyCookies(reply, ctx.cookieChanges);
     return reply.type('application/json; charset=utf-8').send(body);
   };
 
