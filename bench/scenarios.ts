@@ -1,6 +1,9 @@
 /**
  * What the bench asks Strata, over the dataset of bench/dataset.ts. Each scenario is one GET, the same URL for Strata
- * and for the ceiling.
+ * and for the ceiling. `b-gql` asks (b) through GraphQL (a GET of /graphql): the same rows and fields in one
+ * statement; the o2m key lists that `*` adds (`author.articles`, `tags_id.articles`) are `{id}` objects in GraphQL,
+ * which has no keys-only form of a relation. `b-fields` / `b-fields-gql` ask the same named fields (no key lists)
+ * through REST and GraphQL: the cost of the front end alone.
  */
 export interface Scenario {
   /** Short key: a, b, c... (BENCH_SCENARIOS=a,c picks some). */
@@ -9,9 +12,16 @@ export interface Scenario {
   path: string;
 }
 
+const ARTICLE = 'id title slug body status rating views price score published publish_date published_at updated_at read_time uid metadata title_length';
+const AUTHOR = 'id name email bio active joined';
+const graphqlPath = (root: string) => `/graphql?query=${encodeURIComponent(`{ ${root} }`)}`;
+
 export const SCENARIOS: Scenario[] = [
   { id: 'a', name: 'list 25', path: '/items/articles?limit=25' },
   { id: 'b', name: 'list 25 + m2o + m2m', path: '/items/articles?limit=25&fields=*,author.*,tags.tags_id.*' },
+  { id: 'b-gql', name: '(b) through GraphQL', path: graphqlPath(`articles(limit: 25) { ${ARTICLE} author { ${AUTHOR} articles { id } } tags { tags_id { id name articles { id } } } }`) },
+  { id: 'b-fields', name: '(b) with named fields', path: `/items/articles?limit=25&fields=${[...ARTICLE.split(' '), ...AUTHOR.split(' ').map((f) => `author.${f}`), 'tags.tags_id.id', 'tags.tags_id.name'].join(',')}` },
+  { id: 'b-fields-gql', name: '(b) with named fields, GraphQL', path: graphqlPath(`articles(limit: 25) { ${ARTICLE} author { ${AUTHOR} } tags { tags_id { id name } } }`) },
   { id: 'c', name: 'filter + sort, 100', path: '/items/articles?filter[status][_eq]=published&sort=-published_at&limit=100' },
   {
     id: 'd',
