@@ -3,7 +3,7 @@
  * mutations. Each resolver turns its whole selection set into one Query IR and makes one call to the read engine
  * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
  */
-import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLResolveInfo } from 'graphql';
+import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type FieldNode, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLResolveInfo } from 'graphql';
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { filterDepth } from '../request/parse-filter.js';
 import type { Query } from '../request/query.js';
@@ -30,8 +30,27 @@ export interface ReadLimits {
   maxRelationalDepth: number;
 }
 
+/**
+ * Query IRs already walked, per field (the compiled document keeps its AST nodes) and variable values: a document
+ * asked again costs no walk. The IR is never mutated downstream, so it can be shared.
+ */
+const walked = new WeakMap<readonly FieldNode[], Map<string, Query>>();
+const MAX_VARIANTS = 20;
+
 /** The Query IR of a field returning items of `view`'s collection, from its selection set and query arguments. */
 export function selectionQuery(info: GraphQLResolveInfo, args: Args, filterType: GraphQLInputType | undefined, limits: ReadLimits): Query {
+  const key = info.operation.variableDefinitions?.length ? JSON.stringify(info.variableValues) : '';
+  let variants = walked.get(info.fieldNodes);
+  const hit = variants?.get(key);
+  if (hit) return hit;
+  const query = walkSelection(info, args, filterType, limits);
+  if (!variants) walked.set(info.fieldNodes, (variants = new Map()));
+  if (variants.size >= MAX_VARIANTS) variants.clear();
+  variants.set(key, query);
+  return query;
+}
+
+function walkSelection(info: GraphQLResolveInfo, args: Args, filterType: GraphQLInputType | undefined, limits: ReadLimits): Query {
   const type = unwrapObject(info.returnType);
   const ctx = { fragments: info.fragments, variables: info.variableValues, options: limits };
   const level = levelOf(type, info.fieldNodes, ctx);
