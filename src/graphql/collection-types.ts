@@ -25,14 +25,14 @@ import {
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
 import type { AccessView, CollectionView } from './access-view.js';
 import { FUNCTION_TYPES, filterOperatorsFor, functionKindFor } from './filter-operators.js';
-import { anyItemResolver, byResponseKey, functionResolver, ITEM_TYPE } from './field-resolvers.js';
+import { anyItemResolver, byResponseKey, functionResolver, ITEM_TYPE, keyListResolver } from './field-resolvers.js';
 import { GraphQLBigInt, GraphQLDate, GraphQLGeoJSON, GraphQLHash, GraphQLJSON } from './scalars.js';
 
 /** What a field of a collection type reads. */
 export type FieldRead =
   | { kind: 'value'; field: string }
   | { kind: 'func'; field: string }
-  | { kind: 'm2o' | 'o2m'; field: string; related: string }
+  | { kind: 'm2o' | 'o2m'; field: string; related: string; relatedPrimary: string | null }
   | { kind: 'any'; field: string; collectionField: string };
 
 /** How a filter input field maps onto the Directus filter grammar. */
@@ -115,11 +115,12 @@ export class TypeSet {
       if (link?.kind === 'm2o' || link?.kind === 'o2m') {
         if (!this.view.has(link.related)) continue;
         const related = this.object(link.related);
+        const relatedPrimary = this.view.get(link.related)!.collection.primary;
         fields[name] = {
           type: link.kind === 'm2o' ? related : new GraphQLList(related),
           args: QUERY_ARGS(this.filter(link.related)),
-          resolve: byResponseKey,
-          extensions: { strata: { kind: link.kind, field: name, related: link.related } satisfies FieldRead },
+          resolve: link.kind === 'o2m' && relatedPrimary ? keyListResolver(relatedPrimary) : byResponseKey,
+          extensions: { strata: { kind: link.kind, field: name, related: link.related, relatedPrimary } satisfies FieldRead },
         };
       } else if (link?.kind === 'a2o') {
         const union = this.union(collection, name, link.allowed);

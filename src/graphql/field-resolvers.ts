@@ -35,3 +35,15 @@ export function anyItemResolver(source: Row, _args: unknown, _context: unknown, 
   item[ITEM_TYPE] = collection;
   return item;
 }
+
+/**
+ * o2m lists whose selection is only the related key are read as REST's key lists (a lighter statement); each key
+ * becomes the object GraphQL expects here.
+ */
+export function keyListResolver(primary: string) {
+  return (source: Row, _args: unknown, _context: unknown, info: GraphQLResolveInfo): unknown => {
+    const value = source[info.path.key as string];
+    if (!Array.isArray(value) || !value.length || (typeof value[0] === 'object' && value[0] !== null)) return value;
+    return value.map((key) => ({ [primary]: key }));
+  };
+}

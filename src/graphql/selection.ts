@@ -93,7 +93,10 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
       case 'o2m': {
         if (key !== read.field) level.alias[key] = read.field;
         const child = levelOf(getNamedType(def.type) as GraphQLObjectType, fieldNodes, ctx);
-        level.fields.push(...(child.fields.length ? child.fields : ['*']).map((f) => `${key}.${f}`));
+        // Only the related key of an o2m: REST's key list, a lighter statement (keyListResolver makes the objects).
+        const keysOnly = read.kind === 'o2m' && child.fields.length === 1 && child.fields[0] === read.relatedPrimary && !Object.keys(child.deep).length;
+        if (keysOnly) level.fields.push(key);
+        else level.fields.push(...(child.fields.length ? child.fields : ['*']).map((f) => `${key}.${f}`));
         const args = queryArgs(getArgumentValues(def, node, ctx.variables), def.args.find((a) => a.name === 'filter')?.type, ctx.options);
         const deep: DeepQuery = { ...args };
         if (Object.keys(child.alias).length) deep.alias = child.alias;

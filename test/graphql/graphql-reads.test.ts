@@ -52,6 +52,12 @@ for (const client of testClients()) {
       });
       assertSame(data.authors, expected);
       assert.ok(data.authors.some((a: { articles: unknown[] }) => a.articles.length === 2));
+
+      // Only the related key of an o2m: read as REST's key list, answered as objects.
+      const keys = await gqlData(t, '{ authors(sort: ["id"]) { id articles(sort: ["-id"], limit: 2) { id } } }');
+      const restKeys = (await rest(t, '/items/authors', { fields: 'id,articles', sort: 'id', deep: { articles: { _sort: '-id', _limit: 2 } } })) as { id: number; articles: number[] }[];
+      assertSame(keys.authors, restKeys.map((a) => ({ id: a.id, articles: a.articles.map((id) => ({ id })) })));
+      assert.ok(keys.authors.some((a: { articles: unknown[] }) => a.articles.length === 2));
     });
 
     it('reads m2a items as a union selected with fragments', async () => {
