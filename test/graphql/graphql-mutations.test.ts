@@ -122,6 +122,7 @@ for (const client of testClients()) {
       assert.equal(get.statusCode, 405);
       assert.equal(JSON.parse(get.body).errors[0].extensions.code, 'METHOD_NOT_ALLOWED');
       assert.deepEqual(JSON.parse(get.body).errors[0].extensions.allowed, ['POST']);
+      assert.equal(get.headers.allow, 'POST');
       assert.deepEqual(await rest(t, '/items/tags/1', { fields: 'id' }), { id: 1 });
     });
   });

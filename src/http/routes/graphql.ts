@@ -42,7 +42,13 @@ export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
       cookies: request.cookies,
       cookieChanges: [],
     };
-    const body = await service.execute(scope, parsed, method, ctx, request.log);
+    let body: string;
+    try {
+      body = await service.execute(scope, parsed, method, ctx, request.log);
+    } catch (error) {
+      if (error instanceof MethodNotAllowedError) void reply.header('allow', 'POST');
+      throw error;
+    }
     applyCookies(reply, ctx.cookieChanges);
     return reply.type('application/json; charset=utf-8').send(body);
   };
