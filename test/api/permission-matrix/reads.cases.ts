@@ -33,6 +33,9 @@ const own: MatrixCase[] = [
   { name: 'search finds her rows only', role: 'own', request: { url: '/items/articles', query: { fields: 'id', search: 'body', sort: 'id' } }, expect: { status: 200, ids: [1, 2] } },
   { name: 'aggregates count her rows only', role: 'own', request: { url: '/items/articles', query: { aggregate: { count: '*', sum: 'rating', max: 'rating' } } }, expect: { status: 200, data: [{ count: 2, sum: { rating: 8 }, max: { rating: 5 } }] } },
   { name: 'meta counts are hers', role: 'own', request: { url: '/items/articles', query: { fields: 'id', meta: '*', filter: { rating: { _gte: 4 } } } }, expect: { status: 200, ids: [1], meta: { total_count: 2, filter_count: 1 } } },
+  { name: 'm2m count counts junction rows', role: 'own', request: { url: '/items/tags/3', query: { fields: 'count(articles)' } }, expect: { status: 200, data: { articles_count: 3 } } },
+  { name: 'deep filter on the o2m keeps her rules', role: 'own', request: { url: '/items/authors', query: { fields: 'articles.id', deep: { articles: { _filter: { rating: { _lt: 5 } } } } } }, expect: { status: 200, data: [{ articles: [{ id: 2 }] }] } },
+  { name: 'aggregate grouped by author sees her rows', role: 'own', request: { url: '/items/articles', query: { aggregate: { count: '*' }, groupBy: 'author' } }, expect: { status: 200, data: [{ author: 1, count: 2 }] } },
   { name: 'o2m count counts her articles', role: 'own', request: { url: '/items/authors', query: { fields: 'id,count(articles)' } }, expect: { status: 200, data: [{ id: 1, articles_count: 2 }] } },
 ];
 
@@ -86,6 +89,22 @@ const published: MatrixCase[] = [
   { name: 'aggregate on an ungranted field', role: 'published', request: { url: '/items/articles', query: { aggregate: { sum: 'price' } } }, expect: FORBIDDEN },
   { name: 'group by an ungranted field', role: 'published', request: { url: '/items/articles', query: { aggregate: { count: '*' }, groupBy: 'publish_date' } }, expect: FORBIDDEN },
   { name: 'meta counts published rows', role: 'published', request: { url: '/items/articles', query: { fields: 'id', meta: '*', filter: { rating: { _lt: 4 } }, sort: 'id' } }, expect: { status: 200, ids: [2, 6], meta: { total_count: 4, filter_count: 2 } } },
+  { name: 'deep filter on an ungranted field', role: 'published', request: { url: '/items/authors', query: { fields: 'articles.id', deep: { articles: { _filter: { body: { _nnull: true } } } } } }, expect: FORBIDDEN },
+  { name: 'deep sort on an ungranted field', role: 'published', request: { url: '/items/authors', query: { fields: 'articles.id', deep: { articles: { _sort: ['price'] } } } }, expect: FORBIDDEN },
+  { name: 'deep search never finds a hidden article', role: 'published', request: { url: '/items/authors', query: { fields: 'id,articles', sort: 'id', deep: { articles: { _search: 'ideas' } } } }, expect: { status: 200, data: [{ id: 1, articles: [] }, { id: 2, articles: [] }, { id: 3, articles: [] }] } },
+  { name: 'an alias of an ungranted field', role: 'published', request: { url: '/items/articles', query: { fields: 'id,text', alias: { text: 'body' } } }, expect: FORBIDDEN },
+  { name: '_or mixing a granted and an ungranted field', role: 'published', request: { url: '/items/articles', query: { filter: { _or: [{ id: { _eq: 1 } }, { price: { _gt: 0 } }] } } }, expect: FORBIDDEN },
+  { name: 'count() in a filter counts published articles only', role: 'published', request: { url: '/items/authors', query: { fields: 'id', filter: { 'count(articles)': { _eq: 1 } } } }, expect: { status: 200, ids: [2] } },
+  {
+    // Heading 2 ("Our story", level 2) is hidden: a filter through the m2a never matches it.
+    name: 'm2a filter never matches a hidden heading',
+    role: 'published',
+    request: { url: '/items/pages', query: { fields: 'id', filter: { sections: { _some: { 'item:headings': { text: { _eq: 'Our story' } } } } } } },
+    expect: { status: 200, ids: [] },
+  },
+  { name: 'm2a filter on a readable heading', role: 'published', request: { url: '/items/pages', query: { fields: 'id', filter: { sections: { _some: { 'item:headings': { text: { _eq: 'Welcome' } } } } } } }, expect: { status: 200, ids: [1] } },
+  { name: 'm2a filter through paragraphs, which it may not read', role: 'published', request: { url: '/items/pages', query: { filter: { sections: { _some: { 'item:paragraphs': { body: { _nnull: true } } } } } } }, expect: FORBIDDEN },
+  { name: 'SEARCH with a body query, same rules', role: 'published', request: { method: 'SEARCH', url: '/items/articles', body: { query: { fields: ['id'], filter: { status: { _neq: 'published' } } } } }, expect: { status: 200, data: [] } },
   { name: 'no access to paragraphs at all', role: 'published', request: { url: '/items/paragraphs' }, expect: FORBIDDEN },
   { name: 'a hidden heading answers like a missing one', role: 'published', request: { url: '/items/headings/2' }, expect: { ...FORBIDDEN, sameBodyAs: { url: '/items/headings/99' } } },
 ];
@@ -141,6 +160,25 @@ const subset: MatrixCase[] = [
     expect: { status: 200, unordered: true, data: [{ status: 'archived', count: 1 }, { status: 'draft', count: 1 }, { status: 'published', count: 4 }] },
   },
   { name: 'aggregate on an ungranted field', role: 'subset', request: { url: '/items/articles', query: { aggregate: { avg: 'score' } } }, expect: FORBIDDEN },
+  { name: 'avg of a guarded field averages visible values', role: 'subset', request: { url: '/items/articles', query: { aggregate: { avg: 'rating', max: 'rating', count: 'rating' } } }, expect: { status: 200, data: [{ avg: { rating: 3.25 }, max: { rating: 5 }, count: { rating: 4 } }] } },
+  {
+    // Ratings as visible: 5, 3, null (draft), 4, null (archived: hidden), 1.
+    name: 'group by a guarded field groups what is visible',
+    role: 'subset',
+    request: { url: '/items/articles', query: { aggregate: { count: '*' }, groupBy: 'rating' } },
+    expect: { status: 200, unordered: true, data: [{ rating: null, count: 2 }, { rating: 1, count: 1 }, { rating: 3, count: 1 }, { rating: 4, count: 1 }, { rating: 5, count: 1 }] },
+  },
+  {
+    // Article 5's author (Grace) is hidden and 6 has none: both fall in the null group.
+    name: 'group by a related field: hidden rows group as null',
+    role: 'subset',
+    request: { url: '/items/articles', query: { aggregate: { count: '*' }, groupBy: 'author.name' } },
+    expect: { status: 200, unordered: true, data: [{ author: { name: null }, count: 2 }, { author: { name: 'Ada Lovelace' }, count: 2 }, { author: { name: 'Alan Turing' }, count: 2 }] },
+  },
+  { name: 'group by an ungranted related field', role: 'subset', request: { url: '/items/articles', query: { aggregate: { count: '*' }, groupBy: 'author.bio' } }, expect: FORBIDDEN },
+  { name: 'filter _eq on a hidden value', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { rating: { _eq: 2 } } } }, expect: { status: 200, ids: [] } },
+  { name: 'filter _null sees hidden values as null', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { rating: { _null: true } }, sort: 'id' } }, expect: { status: 200, ids: [3, 5] } },
+  { name: 'a single archived article with a filter on its hidden rating', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { _and: [{ id: { _eq: 5 } }, { rating: { _gte: 0 } }] } } }, expect: { status: 200, ids: [] } },
   { name: 'meta counts every row', role: 'subset', request: { url: '/items/authors', query: { fields: 'id', meta: 'total_count' } }, expect: { status: 200, ids: [1, 2], meta: { total_count: 2 } } },
 ];
 
