@@ -7,7 +7,7 @@
  * arrays), `ids` (keys of the rows, in order), `meta`, `absent` (fields that must not appear), `nullOn` (a field null
  * exactly on these rows), `sameBodyAs` (another request answering the very same bytes: existence never revealed)
  * and `check(body)` for anything else. `then` is a read made as admin after the request, for writes: what the
- * database holds afterwards.
+ * database holds afterwards. `$USER_ID(<role>)` in a url or a body (as a string) stands for that role's user id.
  *
  * Each file runs against its own fresh database (fixture + relations + roles), its cases in order: a write case
  * sees the effects of the earlier cases of its file, never those of another file.
@@ -30,30 +30,43 @@ const tables = await Promise.all(
   files.map(async (file) => ({ file, cases: ((await import(pathToFileURL(path.join(folder, file)).href)) as { cases: MatrixCase[] }).cases })),
 );
 
-async function setUpRoles(t: TestApp): Promise<Record<RoleName, string | null>> {
-  const tokens = { public: null, admin: ADMIN.token } as Record<RoleName, string | null>;
-  for (const [name, role] of Object.entries(MATRIX_ROLES)) {
-    const policy = await createPolicy(t, { name: `matrix ${name}`, permissions: role.permissions, app_access: 'app_access' in role ? Boolean(role.app_access) : false });
-    tokens[name as RoleName] = (await createUserWithPolicies(t, [policy], { email: role.email })).token;
-  }
-  await grantPublic(t, PUBLIC_PERMISSIONS);
-  return tokens;
+interface Matrix {
+  tokens: Record<RoleName, string | null>;
+  userIds: Record<string, string>;
 }
 
-function send(t: TestApp, token: string | null, request: MatrixRequest) {
+async function setUpRoles(t: TestApp): Promise<Matrix> {
+  const tokens = { public: null, admin: ADMIN.token } as Record<RoleName, string | null>;
+  const admin = await t.context.db.knex('service_users').select('id').where('email', ADMIN.email).first();
+  const userIds: Record<string, string> = { admin: String(admin.id) };
+  for (const [name, role] of Object.entries(MATRIX_ROLES)) {
+    const policy = await createPolicy(t, { name: `matrix ${name}`, permissions: role.permissions, app_access: 'app_access' in role ? Boolean(role.app_access) : false });
+    const user = await createUserWithPolicies(t, [policy], { email: role.email });
+    tokens[name as RoleName] = user.token;
+    userIds[name] = user.id;
+  }
+  await grantPublic(t, PUBLIC_PERMISSIONS);
+  return { tokens, userIds };
+}
+
+function placeholders(matrix: Matrix, text: string): string {
+  return text.replace(/\$USER_ID\((\w+)\)/g, (_, role: string) => matrix.userIds[role] ?? 'no-such-user');
+}
+
+function send(t: TestApp, matrix: Matrix, token: string | null, request: MatrixRequest) {
   const search = request.query ? qs.stringify(request.query, { encodeValuesOnly: true }) : '';
   return t.request({
     method: (request.method ?? 'GET') as 'GET',
-    url: `${request.url}${search ? `?${search}` : ''}`,
+    url: placeholders(matrix, `${request.url}${search ? `?${search}` : ''}`),
     token,
-    ...(request.body !== undefined ? { payload: request.body as object } : {}),
+    ...(request.body !== undefined ? { payload: JSON.parse(placeholders(matrix, JSON.stringify(request.body))) as object } : {}),
   });
 }
 
 const sortKey = (value: unknown) => JSON.stringify(value);
 
-async function verify(t: TestApp, token: string | null, request: MatrixRequest, expect: Expectation): Promise<void> {
-  const response = await send(t, token, request);
+async function verify(t: TestApp, matrix: Matrix, token: string | null, request: MatrixRequest, expect: Expectation): Promise<void> {
+  const response = await send(t, matrix, token, request);
   const context = `${request.method ?? 'GET'} ${request.url} ${JSON.stringify(request.query ?? {})} → ${response.statusCode} ${response.body}`;
   assert.equal(response.statusCode, expect.status, context);
   const body = response.body ? JSON.parse(response.body) : undefined;
@@ -80,7 +93,7 @@ async function verify(t: TestApp, token: string | null, request: MatrixRequest, 
     assert.deepEqual(rows.filter((row) => row[field] === null).map((row) => row[key]), ids, `${context}: rows where "${field}" is null`);
   }
   if (expect.sameBodyAs) {
-    const other = await send(t, token, expect.sameBodyAs);
+    const other = await send(t, matrix, token, expect.sameBodyAs);
     assert.equal(other.statusCode, response.statusCode, `${context} vs ${other.body}`);
     assert.equal(other.body, response.body, context);
   }
@@ -91,10 +104,10 @@ for (const client of testClients()) {
   for (const { file, cases } of tables) {
     describe(`permission matrix ${file.replace(/\.cases\.ts$/, '')} (${clientLabel(client)})`, () => {
       let t: TestApp;
-      let tokens: Record<RoleName, string | null>;
+      let matrix: Matrix;
       before(async () => {
         t = await startTestApp(client, { relations: true });
-        tokens = await setUpRoles(t);
+        matrix = await setUpRoles(t);
       });
       after(async () => {
         await t?.close();
@@ -102,8 +115,8 @@ for (const client of testClients()) {
 
       for (const c of cases) {
         it(`${c.role}: ${c.name}`, async () => {
-          await verify(t, tokens[c.role], c.request, c.expect);
-          if (c.then) await verify(t, ADMIN.token, c.then.request, c.then.expect);
+          await verify(t, matrix, matrix.tokens[c.role], c.request, c.expect);
+          if (c.then) await verify(t, matrix, ADMIN.token, c.then.request, c.then.expect);
         });
       }
     });

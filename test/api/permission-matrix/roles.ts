@@ -68,9 +68,16 @@ export const MATRIX_ROLES = {
       { collection: 'paragraphs', fields: '*' },
     ],
   },
+  /** App access (the built-in reads of one's own user, roles, policies, permissions and the settings) and drafts. */
+  app: {
+    email: 'app@example.com',
+    app_access: true,
+    permissions: [{ collection: 'articles', fields: 'id,title', permissions: { status: { _eq: 'draft' } } }],
+  },
   /** A user whose policy grants nothing. */
   none: { email: 'none@example.com', permissions: [] },
 } satisfies Record<string, MatrixRole>;
+
 
 /** What the Public policy grants (requests without a token). */
 export const PUBLIC_PERMISSIONS: PermissionSpec[] = [
