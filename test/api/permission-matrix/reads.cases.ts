@@ -41,7 +41,12 @@ const own: MatrixCase[] = [
 
 const published: MatrixCase[] = [
   { name: 'lists published articles only', role: 'published', request: { url: '/items/articles', query: { fields: 'id,status', sort: 'id' } }, expect: { status: 200, data: [{ id: 1, status: 'published' }, { id: 2, status: 'published' }, { id: 4, status: 'published' }, { id: 6, status: 'published' }] } },
-  { name: '* expands to the granted fields only', role: 'published', request: { url: '/items/articles/2' }, expect: { status: 200, data: { id: 2, title: 'Second Post', slug: 'second-post', status: 'published', rating: 3, author: 1, tags: [3] } } },
+  { name: '* expands to the granted fields only', role: 'published', request: { url: '/items/articles/2' }, expect: { status: 200, data: { id: 2, title: 'Second Post', slug: 'second-post', status: 'published', rating: 3, author: 1, tags: [] } } },
+  // Article 2's only junction row (3) links tag 2, whose junction rows this role may not read.
+  { name: 'm2m lists and counts leave hidden junction rows out', role: 'published', request: { url: '/items/articles', query: { fields: 'id,tags,count(tags)', sort: 'id' } }, expect: { status: 200, data: [{ id: 1, tags: [1, 2], tags_count: 2 }, { id: 2, tags: [], tags_count: 0 }, { id: 4, tags: [4, 5], tags_count: 2 }, { id: 6, tags: [], tags_count: 0 }] } },
+  { name: 'm2m filter never matches a hidden junction row', role: 'published', request: { url: '/items/articles', query: { fields: 'id', filter: { tags: { _some: { tags_id: { _eq: 2 } } } } } }, expect: { status: 200, ids: [] } },
+  { name: 'm2m _none treats hidden junction rows as absent', role: 'published', request: { url: '/items/articles', query: { fields: 'id', sort: 'id', filter: { tags: { _none: { tags_id: { _in: [1, 2] } } } } } }, expect: { status: 200, ids: [2, 6] } },
+  { name: 'a hidden junction row answers like a missing one', role: 'published', request: { url: '/items/articles_tags/3' }, expect: { ...FORBIDDEN, sameBodyAs: { url: '/items/articles_tags/99' } } },
   { name: 'a draft answers like a missing article', role: 'published', request: { url: '/items/articles/3' }, expect: { ...FORBIDDEN, sameBodyAs: missingArticle } },
   { name: 'an archived article too', role: 'published', request: { url: '/items/articles/5', query: { fields: 'title' } }, expect: { ...FORBIDDEN, sameBodyAs: { url: '/items/articles/999', query: { fields: 'title' } } } },
   { name: 'an ungranted field is refused', role: 'published', request: { url: '/items/articles', query: { fields: 'id,body' } }, expect: FORBIDDEN },

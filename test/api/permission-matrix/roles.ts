@@ -38,15 +38,15 @@ export const MATRIX_ROLES = {
     ],
   },
   /**
-   * Published only: published articles with some fields, every author (no email), the tag junction but not tags,
-   * pages and sections, level-1 headings only, no paragraphs.
+   * Published only: published articles with some fields, every author (no email), the tag junction rows but those
+   * of tag 2 (history) and not tags, pages and sections, level-1 headings only, no paragraphs.
    */
   published: {
     email: 'published@example.com',
     permissions: [
       { collection: 'articles', fields: 'id,title,slug,status,rating,author,tags', permissions: { status: { _eq: 'published' } } },
       { collection: 'authors', fields: 'id,name,articles' },
-      { collection: 'articles_tags', fields: '*' },
+      { collection: 'articles_tags', fields: '*', permissions: { tags_id: { _neq: 2 } } },
       { collection: 'pages', fields: '*' },
       { collection: 'pages_sections', fields: '*' },
       { collection: 'headings', fields: '*', permissions: { level: { _eq: 1 } } },
