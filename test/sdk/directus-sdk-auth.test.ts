@@ -6,7 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authentication, createDirectus, readItems, readMe, rest } from '@directus/sdk';
+import { authentication, createDirectus, disableTwoFactor, enableTwoFactor, generateTwoFactorSecret, readItems, readMe, rest } from '@directus/sdk';
+import { Secret, TOTP } from 'otpauth';
+import { hashPassword } from '../../src/auth/passwords.js';
+import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -141,6 +144,28 @@ for (const client of testClients()) {
       });
       const dead = await raw('/users/me', { headers: { cookie: `service_session_token=${renewed}` } });
       assert.equal(dead.status, 401);
+    });
+
+    it('sets up two-factor through the SDK, then logs in with its otp option', async () => {
+      const policy = await createPolicy(t, { app_access: true, permissions: [{ collection: 'tags', fields: 'name' }] });
+      const { id } = await createUserWithPolicies(t, [policy], { email: 'sdk-tfa@example.com' });
+      await t.context.db.knex('service_users').update({ password: await hashPassword('sdk-tfa-password') }).where('id', id);
+      const sdk = sdkWith('json');
+      await sdk.login('sdk-tfa@example.com', 'sdk-tfa-password');
+      const { secret, otpauth_url } = await sdk.request(generateTwoFactorSecret('sdk-tfa-password'));
+      assert.match(otpauth_url, /^otpauth:\/\/totp\//);
+      const totp = new TOTP({ secret: Secret.fromBase32(secret) });
+      await sdk.request(enableTwoFactor(secret, totp.generate()));
+
+      const again = sdkWith('json');
+      await assert.rejects(again.login('sdk-tfa@example.com', 'sdk-tfa-password'), (error: { errors: { extensions: { code: string } }[] }) => {
+        assert.equal(error.errors[0]!.extensions.code, 'INVALID_OTP');
+        return true;
+      });
+      await again.login('sdk-tfa@example.com', 'sdk-tfa-password', { otp: totp.generate() });
+      assert.deepEqual(await again.request(readMe({ fields: ['email'] })), { email: 'sdk-tfa@example.com' });
+      await again.request(disableTwoFactor(totp.generate()));
+      await sdkWith('json').login('sdk-tfa@example.com', 'sdk-tfa-password');
     });
 
     it('refuses wrong credentials with the coded error the SDK surfaces', async () => {
