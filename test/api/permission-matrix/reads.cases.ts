@@ -115,7 +115,7 @@ const published: MatrixCase[] = [
 ];
 
 const subset: MatrixCase[] = [
-  { name: '* expands to id, title, status, author and rating', role: 'subset', request: { url: '/items/articles/1' }, expect: { status: 200, data: { id: 1, title: 'Hello World', status: 'published', rating: 5, author: 1 } } },
+  { name: '* expands to id, title, status, author, rating and publish_date', role: 'subset', request: { url: '/items/articles/1' }, expect: { status: 200, data: { id: 1, title: 'Hello World', status: 'published', rating: 5, author: 1, publish_date: null } } },
   {
     // rating is granted on published articles only: the draft (3, null anyway) and the archived one (5) read null.
     name: 'every row, rating null where its rule does not hold',
@@ -134,7 +134,7 @@ const subset: MatrixCase[] = [
     request: { url: '/items/articles', query: { fields: 'id,author,writer.name', alias: { writer: 'author' }, sort: 'id', filter: { id: { _in: [4, 5] } } } },
     expect: { status: 200, data: [{ id: 4, author: 2, writer: { name: 'Alan Turing' } }, { id: 5, author: 3, writer: null }] },
   },
-  { name: '*.* expands the author, null when hidden', role: 'subset', request: { url: '/items/articles/5', query: { fields: '*.*' } }, expect: { status: 200, data: { id: 5, title: 'Compilers', status: 'archived', rating: null, author: null } } },
+  { name: '*.* expands the author, null when hidden', role: 'subset', request: { url: '/items/articles/5', query: { fields: '*.*' } }, expect: { status: 200, data: { id: 5, title: 'Compilers', status: 'archived', rating: null, author: null, publish_date: '2023-06-30' } } },
   { name: 'hidden author rows', role: 'subset', request: { url: '/items/authors', query: { sort: 'id' } }, expect: { status: 200, data: [{ id: 1, name: 'Ada Lovelace' }, { id: 2, name: 'Alan Turing' }] } },
   { name: 'the o2m alias is not granted', role: 'subset', request: { url: '/items/authors', query: { fields: 'articles.id' } }, expect: FORBIDDEN },
   { name: 'o2m filter through the ungranted alias', role: 'subset', request: { url: '/items/authors', query: { filter: { articles: { _some: { id: { _eq: 1 } } } } } }, expect: FORBIDDEN },
@@ -184,6 +184,13 @@ const subset: MatrixCase[] = [
   { name: 'filter _eq on a hidden value', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { rating: { _eq: 2 } } } }, expect: { status: 200, ids: [] } },
   { name: 'filter _null sees hidden values as null', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { rating: { _null: true } }, sort: 'id' } }, expect: { status: 200, ids: [3, 5] } },
   { name: 'a single archived article with a filter on its hidden rating', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { _and: [{ id: { _eq: 5 } }, { rating: { _gte: 0 } }] } } }, expect: { status: 200, ids: [] } },
+  // publish_date is visible on the archived article only (2023-06-30); the others' dates, all in 2024, are hidden.
+  { name: 'a function of a guarded field is null where hidden', role: 'subset', request: { url: '/items/articles', query: { fields: 'id,year(publish_date)', sort: 'id' } }, expect: { status: 200, data: [1, 2, 3, 4, 5, 6].map((id) => ({ id, publish_date_year: id === 5 ? 2023 : null })) } },
+  { name: 'a filter on a function of a guarded field', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { 'year(publish_date)': { _eq: 2024 } } } }, expect: { status: 200, ids: [] } },
+  { name: 'a date range over hidden dates', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', filter: { publish_date: { _between: ['2024-01-01', '2024-12-31'] } } } }, expect: { status: 200, ids: [] } },
+  { name: 'group by a function of a guarded field', role: 'subset', request: { url: '/items/articles', query: { aggregate: { count: '*' }, groupBy: 'year(publish_date)' } }, expect: { status: 200, unordered: true, data: [{ publish_date_year: null, count: 5 }, { publish_date_year: 2023, count: 1 }] } },
+  { name: 'max of a guarded date', role: 'subset', request: { url: '/items/articles', query: { aggregate: { max: 'publish_date', countDistinct: 'publish_date' } } }, expect: { status: 200, data: [{ max: { publish_date: '2023-06-30' }, countDistinct: { publish_date: 1 } }] } },
+  { name: 'sort on a guarded date', role: 'subset', request: { url: '/items/articles', query: { fields: 'id', sort: '-publish_date', filter: { publish_date: { _nnull: true } } } }, expect: { status: 200, ids: [5] } },
   { name: 'meta counts every row', role: 'subset', request: { url: '/items/authors', query: { fields: 'id', meta: 'total_count' } }, expect: { status: 200, ids: [1, 2], meta: { total_count: 2 } } },
 ];
 
@@ -220,6 +227,8 @@ const admin: MatrixCase[] = [
   { name: 'sum of every rating', role: 'admin', request: { url: '/items/articles', query: { aggregate: { sum: 'rating' } } }, expect: { status: 200, data: [{ sum: { rating: 15 } }] } },
   { name: 'the heading hidden from published exists', role: 'admin', request: { url: '/items/headings/2', query: { fields: 'level' } }, expect: { status: 200, data: { level: 2 } } },
   { name: 'tag 3 is on three articles', role: 'admin', request: { url: '/items/tags/3', query: { fields: 'articles.articles_id.id' } }, expect: { status: 200, data: { articles: [{ articles_id: { id: 1 } }, { articles_id: { id: 4 } }, { articles_id: { id: 5 } }] } } },
+  { name: 'four articles were published in 2024', role: 'admin', request: { url: '/items/articles', query: { fields: 'id', filter: { 'year(publish_date)': { _eq: 2024 } }, sort: 'id' } }, expect: { status: 200, ids: [1, 2, 4, 6] } },
+  { name: 'the latest publish date', role: 'admin', request: { url: '/items/articles', query: { aggregate: { max: 'publish_date' } } }, expect: { status: 200, data: [{ max: { publish_date: '2024-03-10' } }] } },
   { name: 'a missing article', role: 'admin', request: missingArticle, expect: FORBIDDEN },
 ];
 

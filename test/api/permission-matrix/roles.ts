@@ -53,14 +53,15 @@ export const MATRIX_ROLES = {
     ],
   },
   /**
-   * Field subset: every article, but only id, title, status and author — and rating on published articles only
-   * (null elsewhere); active authors' id and name; all of pages and their sections.
+   * Field subset: every article, but only id, title, status and author — rating on published articles only and
+   * publish_date on archived ones (null elsewhere); active authors' id and name; all of pages and their sections.
    */
   subset: {
     email: 'subset@example.com',
     permissions: [
       { collection: 'articles', fields: 'id,title,status,author' },
       { collection: 'articles', fields: 'rating', permissions: { status: { _eq: 'published' } } },
+      { collection: 'articles', fields: 'publish_date', permissions: { status: { _eq: 'archived' } } },
       { collection: 'authors', fields: 'id,name', permissions: { active: { _eq: true } } },
       { collection: 'pages', fields: '*' },
       { collection: 'pages_sections', fields: '*' },
