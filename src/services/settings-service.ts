@@ -20,6 +20,11 @@ export class SettingsService {
 
   constructor(private readonly db: Database) {}
 
+  /** The settings row changed (PATCH /settings). */
+  clear(): void {
+    this.cached = null;
+  }
+
   async projectInfo(): Promise<ProjectInfo> {
     if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;
     const row = (await this.db.knex('service_settings').select('*').orderBy('id').first()) ?? {};
