@@ -14,7 +14,7 @@ export function isRequired(field: FieldOverview): boolean {
   if (!field.schema || field.schema.is_generated) return false;
   if (field.meta?.required) return true;
   if (field.nullable || field.schema.has_auto_increment || field.schema.default_value !== null) return false;
-  return !field.special.some((s) => GENERATING_SPECIALS.includes(s));
+  return !field.special.some((s) => GENERATING_SPECIALS.includes(s) && (s !== 'uuid' || field.primaryKey));
 }
 
 /** Whether null may not be written into this field. */
