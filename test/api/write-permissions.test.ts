@@ -60,8 +60,9 @@ for (const client of testClients()) {
             presets: { status: 'draft', publish_date: '$NOW' },
             validation: { rating: { _lte: 5 } },
           },
-          { collection: 'articles', action: 'update', fields: 'title,status', permissions: { status: { _in: ['draft', 'review'] } }, validation: { status: { _in: ['draft', 'review'] } } },
+          { collection: 'articles', action: 'update', fields: 'title,status,author', permissions: { status: { _in: ['draft', 'review'] } }, validation: { status: { _in: ['draft', 'review'] } } },
           { collection: 'authors', action: 'read', fields: '*' },
+          { collection: 'authors', action: 'update', fields: 'articles' },
           { collection: 'authors', action: 'create', fields: 'name', presets: { bio: '$CURRENT_USER.email' } },
         ],
       });
@@ -220,6 +221,12 @@ for (const client of testClients()) {
       assert.deepEqual(kept.articles, []);
       assert.equal((await row('articles', 2))!.author, null);
       assert.ok((await count('authors')) > authors);
+      // Unlinking needs the update rule on the dropped row: the editor may touch drafts only.
+      assert.equal((await send(editor.token, 'PATCH', '/items/authors/3', { articles: [] })).statusCode, 403);
+      assert.equal(Number((await row('articles', 5))!.author), 3);
+      await ok(editor.token, 'PATCH', '/items/authors/2', { articles: { delete: [3] } });
+      assert.equal((await row('articles', 3))!.author, null);
+      assert.equal(Number((await row('articles', 4))!.author), 2);
     });
 
     it('keeps admins unrestricted', async () => {
