@@ -47,6 +47,9 @@ const UNCHECKED: WriteAccess = { rules: () => null };
 export type WriteResult = string | null;
 
 export class ItemsWriter {
+  /** Per request (its accountability object): the caller's resolved write rules. */
+  private readonly resolved = new WeakMap<Accountability, { schema: SchemaOverview; loading: Promise<WriteAccess | undefined> }>();
+
   constructor(private readonly deps: ItemsWriterDeps) {}
 
   /**
@@ -153,13 +156,22 @@ export class ItemsWriter {
     return { schema: this.deps.schema(), accountability, now: new Date(), uuid: randomUUID, maxBatchMutation: this.deps.maxBatchMutation, system: options.system };
   }
 
-  /** The write context; a non-admin's rules resolved for this request (variables such as $CURRENT_USER included). */
+  /**
+   * The write context; a non-admin's rules resolved for this request (variables such as $CURRENT_USER included),
+   * once per request: the route's early check and the write share them.
+   */
   private async context(accountability: Accountability, options: WriteOptions): Promise<WriteContext> {
     const ctx = this.baseContext(accountability, options);
     if (accountability.admin) return ctx;
-    const { permissions, dynamic } = await this.deps.items.access(ctx.schema, accountability, ctx.now);
-    if (!permissions) return ctx;
-    return { ...ctx, access: policyWriteAccess(permissions, { schema: ctx.schema, accountability, now: ctx.now, dynamic }) };
+    let access = this.resolved.get(accountability);
+    if (!access || access.schema !== ctx.schema) {
+      const loading = this.deps.items.access(ctx.schema, accountability, ctx.now).then(({ permissions, dynamic }) =>
+        permissions ? policyWriteAccess(permissions, { schema: ctx.schema, accountability, now: ctx.now, dynamic }) : undefined,
+      );
+      access = { schema: ctx.schema, loading };
+      this.resolved.set(accountability, access);
+    }
+    return { ...ctx, access: await access.loading };
   }
 
   private checkSystemPayloads(collection: string, payloads: Payload[], many: boolean, ctx: WriteContext): void {
