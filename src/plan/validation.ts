@@ -104,7 +104,8 @@ function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
-function regexOf(pattern: string): RegExp | null {
+/** A rule's pattern, `/.../flags` or bare; null when it does not compile. */
+export function regexOf(pattern: string): RegExp | null {
   const wrapped = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
   try {
     return wrapped ? new RegExp(wrapped[1]!, wrapped[2]) : new RegExp(pattern);

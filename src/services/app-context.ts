@@ -86,6 +86,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       sql: db.dialect.sql,
       permissionsChanged: () => notifyPermissions(),
       settingsChanged: () => settings.clear(),
+      passwordPolicy: () => settings.passwordPolicy(),
     });
     const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
     const accountability = new AccountabilityResolver(db, secret);

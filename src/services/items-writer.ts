@@ -74,7 +74,7 @@ export class ItemsWriter {
     const ctx = await this.context(accountability, options);
     writableCollection(collection, ctx, 'create');
     if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}`);
-    this.checkSystemPayloads(collection, items, many, ctx);
+    await this.checkSystemPayloads(collection, items, many, ctx);
     const plan = planCreate(collection, items, many, ctx);
     marks.mark('plan');
     await this.execute(plan, ctx);
@@ -90,7 +90,7 @@ export class ItemsWriter {
     const ctx = await this.context(accountability, options);
     writableCollection(collection, ctx, 'update');
     if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}/${key}`);
-    this.checkSystemPayloads(collection, [payload], false, ctx);
+    await this.checkSystemPayloads(collection, [payload], false, ctx);
     const plan = planUpdate(collection, [{ key, payload }], false, ctx);
     marks.mark('plan');
     await this.execute(plan, ctx);
@@ -106,10 +106,10 @@ export class ItemsWriter {
     const target = writableCollection(collection, ctx, 'update');
     let plan: MutationPlan;
     if (body.kind === 'batch') {
-      this.checkSystemPayloads(collection, body.items, true, ctx);
+      await this.checkSystemPayloads(collection, body.items, true, ctx);
       plan = planUpdate(collection, body.items.map((payload) => ({ key: payload[target.primary!], payload })), true, ctx);
     } else {
-      this.checkSystemPayloads(collection, [body.data], false, ctx);
+      await this.checkSystemPayloads(collection, [body.data], false, ctx);
       const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
       if (keys.length === 0) return '{"data":[]}';
       plan = planUpdate(collection, keys.map((key) => ({ key, payload: body.data })), false, ctx);
@@ -174,8 +174,8 @@ export class ItemsWriter {
     return { ...ctx, access: await access.loading };
   }
 
-  private checkSystemPayloads(collection: string, payloads: Payload[], many: boolean, ctx: WriteContext): void {
-    if (ctx.system) this.deps.systemWrites?.checkPayloads(collection, payloads, many);
+  private async checkSystemPayloads(collection: string, payloads: Payload[], many: boolean, ctx: WriteContext): Promise<void> {
+    if (ctx.system) await this.deps.systemWrites?.checkPayloads(collection, payloads, many);
   }
 
   private async execute(plan: MutationPlan, ctx: WriteContext): Promise<void> {

@@ -10,6 +10,7 @@ import { FailedValidationError, throwAll, UnprocessableContentError, type Servic
 import type { Accountability } from '../permissions/accountability.js';
 import { FULL_ACCESS } from '../plan/access.js';
 import { planRead } from '../plan/read-planner.js';
+import { regexOf } from '../plan/validation.js';
 import { parseFilter } from '../request/parse-filter.js';
 import type { Query } from '../request/query.js';
 import type { SchemaOverview } from '../schema/types.js';
@@ -30,13 +31,22 @@ export interface SystemWritesDeps {
   permissionsChanged: () => Promise<void>;
   /** The settings row changed. */
   settingsChanged: () => void;
+  /** The settings' `auth_password_policy`. */
+  passwordPolicy: () => Promise<string | null>;
 }
+
+/** What reads answer for a concealed field: sent back, it keeps the stored value. */
+const CONCEALED = '**********';
 
 export class SystemWrites {
   constructor(private readonly deps: SystemWritesDeps) {}
 
-  /** FAILED_VALIDATION for values the service_* tables accept but that mean nothing (all failures together). */
-  checkPayloads(collection: string, payloads: Payload[], many: boolean): void {
+  /**
+   * FAILED_VALIDATION for values the service_* tables accept but that mean nothing, and for new passwords that do
+   * not match the settings' password policy (all failures together).
+   */
+  async checkPayloads(collection: string, payloads: Payload[], many: boolean): Promise<void> {
+    if (collection === 'service_users') return this.checkPasswords(payloads, many);
     if (collection !== 'service_permissions') return;
     const schema = this.deps.schema();
     const errors: ServiceError[] = [];
@@ -58,6 +68,20 @@ export class SystemWrites {
           errors.push(new FailedValidationError(name, path, 'filter', `Value has to be a valid filter. ${(error as Error).message}`));
         }
       }
+    });
+    throwAll(errors);
+  }
+
+  private async checkPasswords(payloads: Payload[], many: boolean): Promise<void> {
+    const given = payloads.some((p) => typeof p.password === 'string' && p.password !== CONCEALED);
+    const policy = given ? await this.deps.passwordPolicy() : null;
+    const pattern = policy ? regexOf(policy) : null;
+    if (!pattern) return;
+    const errors: ServiceError[] = [];
+    payloads.forEach((payload, i) => {
+      const { password } = payload;
+      if (typeof password !== 'string' || password === CONCEALED || pattern.test(password)) return;
+      errors.push(new FailedValidationError('password', many ? [i] : [], 'regex', "Provided password doesn't match password policy."));
     });
     throwAll(errors);
   }

@@ -112,8 +112,9 @@ for (const client of testClients()) {
     });
 
     it('updates and deletes by keys and by query', async () => {
-      const created = await ok('POST', '/roles?fields=id', [{ name: 'tmp one' }, { name: 'tmp two' }, { name: 'kept' }]);
-      const keys = created.map((r: Row) => r.id);
+      const created = await ok('POST', '/roles?fields=id,name', [{ name: 'tmp one' }, { name: 'tmp two' }, { name: 'kept' }]);
+      // Read back in key order (random uuids): put them in the order they were sent.
+      const keys = ['tmp one', 'tmp two', 'kept'].map((name) => created.find((r: Row) => r.name === name).id);
       const changed = await ok('PATCH', '/roles?fields=icon', { keys: keys.slice(0, 2), data: { icon: 'star' } });
       assert.deepEqual(changed, [{ icon: 'star' }, { icon: 'star' }]);
       const batch = await ok('PATCH', '/roles?fields=name&sort=name', [{ id: keys[0], name: 'tmp 1' }, { id: keys[1], name: 'tmp 2' }]);
@@ -162,6 +163,15 @@ for (const client of testClients()) {
       assert.deepEqual(settings, { project_name: 'Renamed', auth_login_attempts: 5 });
       assert.equal((await ok('GET', '/server/info')).project.project_name, 'Renamed');
       assert.equal(errorCode(await send('PATCH', '/settings', { project_name: 'x'.repeat(101) })), 'VALUE_TOO_LONG');
+      // The password policy applies to the next password set, from the next request on.
+      await ok('PATCH', '/settings', { auth_password_policy: '/^.{12,}$/' });
+      const short = await send('POST', '/users', { email: 'short@example.com', password: 'short' });
+      assert.equal(short.statusCode, 400);
+      assert.deepEqual(json(short).errors[0].extensions, { code: 'FAILED_VALIDATION', field: 'password', path: [], type: 'regex' });
+      assert.equal((await send('PATCH', '/users/me', { password: 'tiny' }, appUser.token)).statusCode, 400);
+      await ok('POST', '/users', { email: 'long@example.com', password: 'long enough password' });
+      await ok('PATCH', '/settings', { auth_password_policy: null });
+      await ok('POST', '/users', { email: 'short@example.com', password: 'short' });
     });
 
     it('keeps the last active admin', async () => {
