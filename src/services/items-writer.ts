@@ -180,7 +180,7 @@ export class ItemsWriter {
 
   private async execute(plan: MutationPlan, ctx: WriteContext): Promise<void> {
     await hashValues(plan.rows);
-    await this.transaction(ctx, touchedCollections(plan.rows), (tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.rowCount).writeRows(plan.rows));
+    await this.transaction(ctx, this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(plan.rows) : new Set<string>(), (tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.rowCount).writeRows(plan.rows));
   }
 
   /** One transaction; system writes keep an active admin and drop the caches they make stale once committed. */
@@ -237,21 +237,6 @@ export class ItemsWriter {
       throw error;
     }
   }
-}
-
-/** The collections a plan writes rows of (nested ones included). */
-function touchedCollections(rows: RowWrite[]): Set<string> {
-  const found = new Set<string>();
-  const visit = (row: RowWrite) => {
-    found.add(row.collection.collection);
-    row.parents.forEach((parent) => visit(parent.row));
-    row.children.forEach((set) => {
-      found.add(set.related.collection);
-      [...set.rows, ...set.updates].forEach(visit);
-    });
-  };
-  rows.forEach(visit);
-  return found;
 }
 
 /** Values of `hash` fields → argon2 hashes (on the libuv pool); a hash longer than its column fails like any value. */

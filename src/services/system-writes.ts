@@ -8,6 +8,7 @@ import type { Executor } from '../db/connection.js';
 import type { SqlDialect } from '../sql/dialect-hooks.js';
 import { FailedValidationError, throwAll, UnprocessableContentError, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
+import type { RowWrite } from '../plan/mutation-plan.js';
 import { FULL_ACCESS } from '../plan/access.js';
 import { planRead } from '../plan/read-planner.js';
 import { regexOf } from '../plan/validation.js';
@@ -23,6 +24,8 @@ const ACTIONS = ['create', 'read', 'update', 'delete', 'share'];
 const ADMIN_TABLES = new Set(['service_users', 'service_roles', 'service_policies', 'service_access']);
 /** Writes here change accountabilities or permission sets. */
 const ACCESS_TABLES = new Set([...ADMIN_TABLES, 'service_permissions']);
+/** A user's columns that decide who they are to the permission code (the rest is profile). */
+const USER_ACCESS_FIELDS = ['role', 'status', 'token'];
 
 export interface SystemWritesDeps {
   schema: () => SchemaOverview;
@@ -95,6 +98,30 @@ export class SystemWrites {
     const before = await this.activeAdmins(tx, accountability);
     await work();
     if (before && !(await this.activeAdmins(tx, accountability))) throw new UnprocessableContentError("The last active admin user can't be removed, suspended or deprived of admin access");
+  }
+
+  /**
+   * The collections a plan's writes matter to, nested rows included. An update of a user's profile fields only
+   * (name, password, last page, ...) touches no access: it neither runs the admin check nor drops the caches.
+   */
+  touched(rows: RowWrite[]): Set<string> {
+    const found = new Set<string>();
+    const visit = (row: RowWrite) => {
+      const profileOnly =
+        row.collection.collection === 'service_users' &&
+        row.action === 'update' &&
+        !row.parents.length &&
+        !row.children.length &&
+        !USER_ACCESS_FIELDS.some((name) => name in row.values);
+      if (!profileOnly) found.add(row.collection.collection);
+      row.parents.forEach((parent) => visit(parent.row));
+      row.children.forEach((set) => {
+        found.add(set.related.collection);
+        [...set.rows, ...set.updates].forEach(visit);
+      });
+    };
+    rows.forEach(visit);
+    return found;
   }
 
   /** After commit. */

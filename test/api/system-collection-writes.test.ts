@@ -151,6 +151,10 @@ for (const client of testClients()) {
       assert.equal((await send('PATCH', `/users/${appUser.id}`, { first_name: 'Direct' }, appUser.token)).statusCode, 200);
       await ok('PATCH', '/users/me', { password: 'app-password' }, appUser.token);
       assert.equal((await login('app@example.com', 'app-password')).statusCode, 200);
+      // The page the app shows is recorded for anyone signed in (Directus's bookkeeping, not a permission).
+      assert.equal((await send('PATCH', '/users/me/track/page', { last_page: '/content/articles' }, plainUser.token)).statusCode, 204);
+      assert.equal((await userRow(plainUser.id)).last_page, '/content/articles');
+      assert.equal(errorCode(await send('PATCH', '/users/me/track/page', {}, plainUser.token)), 'INVALID_PAYLOAD');
       // Without app access there is no built-in rule.
       assert.equal((await send('PATCH', '/users/me', { first_name: 'x' }, plainUser.token)).statusCode, 403);
       assert.equal(errorCode(await send('PATCH', '/users/me', { first_name: 'x' }, null)), 'INVALID_CREDENTIALS');

@@ -1,9 +1,10 @@
 /**
  * POST / PATCH / DELETE on the system collections (reference §5.1): the /items write semantics over the service_*
- * tables, plus `PATCH /users/me` (the caller's own row, under the same rules) and `PATCH /settings` (singleton).
+ * tables, plus `PATCH /users/me` (the caller's own row, under the same rules), `PATCH /users/me/track/page` and
+ * `PATCH /settings` (singleton).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidCredentialsError } from '../../errors/catalogue.js';
+import { InvalidCredentialsError, InvalidPayloadError } from '../../errors/catalogue.js';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
 import type { AppContext } from '../../services/app-context.js';
@@ -26,6 +27,16 @@ export function registerSystemWrites(app: FastifyInstance, context: AppContext, 
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
     return send(reply, await writer.updateOne('service_users', user, payload, query(request), request.accountability, request.timer, system));
+  });
+
+  // Directus records the page whatever the caller's permissions on users (the app's own bookkeeping).
+  app.patch('/users/me/track/page', async (request, reply) => {
+    const user = request.accountability.user;
+    if (!user) throw new InvalidCredentialsError();
+    const { last_page: lastPage } = parseItemBody(request.body);
+    if (typeof lastPage !== 'string' || lastPage === '') throw new InvalidPayloadError('"last_page" key is required');
+    await writer.updateOne('service_users', user, { last_page: lastPage }, { fields: ['id'] }, { ...request.accountability, admin: true }, request.timer, system);
+    return reply.code(204).send();
   });
 
   app.patch('/settings', async (request, reply) => {
