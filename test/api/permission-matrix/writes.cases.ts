@@ -34,7 +34,13 @@ export const cases = [
     { collection: 'articles', action: 'update', fields: 'title,rating', permissions: { status: { _eq: 'published' } }, validation: { rating: { _between: [1, 5] } } },
     { collection: 'articles_tags', action: 'create', fields: '*' },
   ]),
-  grant('subset', [{ collection: 'articles', action: 'create', fields: 'title,status', validation: { status: { _in: ['draft'] } } }]),
+  grant('subset', [
+    { collection: 'articles', action: 'create', fields: 'title,status', validation: { status: { _in: ['draft'] } } },
+    { collection: 'pages', action: 'update', fields: 'sections' },
+    { collection: 'pages_sections', action: 'create', fields: '*' },
+    { collection: 'pages_sections', action: 'update', fields: 'pages_id', permissions: { collection: { _eq: 'headings' } } },
+    { collection: 'headings', action: 'create', fields: 'text,level' },
+  ]),
 
   // own: Ada's articles (1, 2) only, title and body only.
   { name: 'updates her own article', role: 'own', request: { method: 'PATCH', url: '/items/articles/1', query: { fields: 'title' }, body: { title: 'Hello, edited' } }, expect: { status: 200, data: { title: 'Hello, edited' } }, then: read('/items/articles/1?fields=title', { title: 'Hello, edited' }) },
@@ -71,6 +77,27 @@ export const cases = [
   { name: 'a field outside the create fields', role: 'subset', request: { method: 'POST', url: '/items/articles', body: { title: 'S', rating: 3 } }, expect: FORBIDDEN },
   { name: 'creates a draft (read back under the read rules)', role: 'subset', request: { method: 'POST', url: '/items/articles', query: { fields: 'title,status' }, body: { title: 'S', status: 'draft' } }, expect: { status: 200, data: { title: 'S', status: 'draft' } } },
   { name: 'no update rule', role: 'subset', request: { method: 'PATCH', url: '/items/articles/1', body: { title: 'x' } }, expect: FORBIDDEN },
+  {
+    name: 'm2a: adds a heading section (junction row and heading created)',
+    role: 'subset',
+    request: { method: 'PATCH', url: '/items/pages/3', query: { fields: 'sections.collection,sections.item:headings.text' }, body: { sections: { create: [{ collection: 'headings', item: { text: 'Hi', level: 1 } }] } } },
+    expect: { status: 200, data: { sections: [{ collection: 'headings', item: { text: 'Hi' } }] } },
+  },
+  {
+    name: 'm2a: no paragraph may be created',
+    role: 'subset',
+    request: { method: 'PATCH', url: '/items/pages/3', body: { sections: { create: [{ collection: 'paragraphs', item: { body: 'x' } }] } } },
+    expect: FORBIDDEN,
+    then: { request: { url: '/items/pages/3', query: { fields: 'sections' } }, expect: { status: 200, check: (body: any) => { if (body.data.sections.length !== 1) throw new Error(JSON.stringify(body)); } } },
+  },
+  {
+    name: 'o2m: unlinking a paragraph section needs an update rule that holds on it',
+    role: 'subset',
+    request: { method: 'PATCH', url: '/items/pages/2', body: { sections: { delete: [4] } } },
+    expect: FORBIDDEN,
+    then: read('/items/pages/2?fields=sections', { sections: [3, 4, 5] }),
+  },
+  { name: 'o2m: unlinks a heading section', role: 'subset', request: { method: 'PATCH', url: '/items/pages/2', query: { fields: 'sections' }, body: { sections: { delete: [3] } } }, expect: { status: 200, data: { sections: [4, 5] } } },
 
   { name: 'no write at all', role: 'none', request: { method: 'POST', url: '/items/articles', body: { title: 'x' } }, expect: FORBIDDEN },
   { name: 'no delete at all', role: 'none', request: { method: 'DELETE', url: '/items/articles', body: [1, 2] }, expect: FORBIDDEN },
