@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
+import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
@@ -227,6 +227,17 @@ for (const client of testClients()) {
       await ok(editor.token, 'PATCH', '/items/authors/2', { articles: { delete: [3] } });
       assert.equal((await row('articles', 3))!.author, null);
       assert.equal(Number((await row('articles', 4))!.author), 2);
+    });
+
+    it('lets the Public policy create what it grants, answering 204 when it may not read the item back', async () => {
+      await grantPublic(t, [{ collection: 'tags', action: 'create', fields: 'name', presets: { name: 'anonymous' } }]);
+      const created = await t.request({ method: 'POST', url: '/items/tags', token: null, payload: { name: 'from the public' } });
+      assert.equal(created.statusCode, 204, created.body);
+      assert.equal(created.body, '');
+      assert.equal(await count('tags', { name: 'from the public' }), 1);
+      assert.equal((await t.request({ method: 'POST', url: '/items/tags', token: null, payload: {} })).statusCode, 204);
+      assert.equal(await count('tags', { name: 'anonymous' }), 1);
+      assert.equal((await t.request({ method: 'DELETE', url: '/items/tags/1', token: null })).statusCode, 403);
     });
 
     it('keeps admins unrestricted', async () => {
