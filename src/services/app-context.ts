@@ -113,11 +113,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions.clear();
       await bus.publish(CHANNELS.permissions, {});
     };
-    notifyPermissions = permissionsChanged;
     const schemaChanges = new SchemaChanges(db, { current: () => schema.current, shared: redis !== null, reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl };
 
     const openRedis = redis;
+    notifyPermissions = permissionsChanged;
     return {
       config,
       db,
