@@ -180,8 +180,7 @@ export function planRow(
   if (action !== 'upsert') {
     applyRules(planning, row, action, payload);
     completeRow(planning, row, action);
-  }
-  else {
+  } else {
     // Create or update is decided during execution; what fails either way fails now.
     for (const [name, value] of Object.entries(row.values)) if (value === null && refusesNull(collection.fields[name]!)) planning.errors.push(nullError(name, path));
   }
