@@ -17,6 +17,7 @@ import { ItemsWriter } from './items-writer.js';
 import { RelationsService } from './relations-service.js';
 import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
+import { SystemWrites } from './system-writes.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { TfaService } from './tfa-service.js';
@@ -77,7 +78,17 @@ export async function createAppContext(config: Config, options: ContextOptions =
     await schema.load();
     const permissions = new PermissionStore(db);
     const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
-    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation });
+    const settings = new SettingsService(db);
+    // Bound below, once the bus exists: system writes call it after they commit.
+    let notifyPermissions = async (): Promise<void> => {};
+    const systemWrites = new SystemWrites({
+      schema: () => schema.current,
+      sql: db.dialect.sql,
+      permissionsChanged: () => notifyPermissions(),
+      settingsChanged: () => settings.clear(),
+      passwordPolicy: () => settings.passwordPolicy(),
+    });
+    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
     const accountability = new AccountabilityResolver(db, secret);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
@@ -106,6 +117,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;
+    notifyPermissions = permissionsChanged;
     return {
       config,
       db,
@@ -116,7 +128,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       fields: new FieldsService(schemaDeps),
       collections: new CollectionsService(schemaDeps),
       relations: new RelationsService(schemaDeps),
-      settings: new SettingsService(db),
+      settings,
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
       accountability,
       tfa: new TfaService(db, 'Strata'),

@@ -108,7 +108,7 @@ describe('two instances sharing PostgreSQL and Redis', { skip: enabled ? false :
     assert.equal(refused.body.errors?.[0]?.message, 'Invalid payload. Field "cluster_twice" already exists in collection "articles".');
   });
 
-  it('enforces a permission revoked through one instance on the other within a second', { todo: 'needs DELETE /permissions (issue 6)' }, async (t) => {
+  it('enforces a permission revoked through one instance on the other within a second', async (t) => {
     const k = knexFor(db);
     const policy = randomUUID();
     const role = randomUUID();
