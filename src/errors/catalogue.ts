@@ -36,6 +36,12 @@ export class InvalidPayloadError extends ServiceError {
 }
 
 /** Making a column NOT NULL while rows hold nulls in it (reference §2.2). */
+export class UnprocessableContentError extends ServiceError {
+  constructor(reason: string) {
+    super('UNPROCESSABLE_CONTENT', 422, `Can't process content. ${reason}.`, { reason });
+  }
+}
+
 export class ContainsNullValuesError extends ServiceError {
   constructor(collection: string, field: string) {
     super('CONTAINS_NULL_VALUES', 400, `Field "${field}" in collection "${collection}" contains null values.`, { collection, field });

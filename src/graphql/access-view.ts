@@ -1,8 +1,8 @@
 /**
  * What one caller's schema shows: per collection, the fields it may read and the writes it may make. Admins see
  * every collection with a table; others what their read rules grant (field lists joined across rules). A write
- * shows only where the writer accepts it (so the mutations follow the writer as it learns more) and, for
- * non-admins, where a rule for that action exists.
+ * shows where the writer says the caller may make it (a writable collection and, for non-admins, a rule for the
+ * action); the writer still checks every write.
  */
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
@@ -32,12 +32,17 @@ export function typeNameOf(schema: SchemaOverview, collection: CollectionOvervie
   return schema.collections[stripped] ? collection.collection : stripped;
 }
 
-/** `writable(collection)` asks the writer whether it would accept writes to the collection from this caller. */
+/** System collections that are singletons whatever their metadata says (REST's /settings reads and writes one row). */
+export const SYSTEM_SINGLETONS = new Set(['service_settings']);
+
+export type WriteAction = 'create' | 'update' | 'delete';
+
+/** `writable(collection, action)` asks the writer whether this caller may write so (ItemsWriter.canWrite). */
 export function buildAccessView(
   schema: SchemaOverview,
   accountability: Pick<Accountability, 'admin'>,
   permissions: PermissionSet | null,
-  writable: (collection: string) => boolean,
+  writable: (collection: CollectionOverview, action: WriteAction) => boolean,
 ): AccessView {
   const view: AccessView = new Map();
   for (const collection of Object.values(schema.collections)) {
@@ -55,15 +60,15 @@ export function buildAccessView(
     }
     fields = fields.filter((name) => NAME.test(name) && collection.fields[name]);
     if (!fields.length) continue;
-    const canWrite = collection.primary !== null && writable(collection.collection);
-    const may = (action: 'create' | 'update' | 'delete') => canWrite && (accountability.admin || (permissions?.for(collection.collection, action).length ?? 0) > 0);
+    const singleton = collection.singleton || SYSTEM_SINGLETONS.has(collection.collection);
+    const may = (action: WriteAction) => collection.primary !== null && writable(collection, action);
     view.set(collection.collection, {
       collection,
       typeName: typeNameOf(schema, collection),
       fields,
-      create: may('create') && !collection.singleton,
+      create: may('create') && !singleton,
       update: may('update'),
-      delete: may('delete') && !collection.singleton,
+      delete: may('delete') && !singleton,
     });
   }
   return view;

@@ -8,7 +8,7 @@ import { InvalidQueryError } from '../errors/catalogue.js';
 import { filterDepth } from '../request/parse-filter.js';
 import type { Query } from '../request/query.js';
 import { splitFieldPath } from '../request/field-path.js';
-import type { CollectionView } from './access-view.js';
+import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import { QUERY_ARGS, type TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import { queryArgs } from './query-args.js';
@@ -19,9 +19,6 @@ type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 
 export const DELETE_ONE = new GraphQLObjectType({ name: 'delete_one', fields: { id: { type: new GraphQLNonNull(GraphQLID) } } });
 export const DELETE_MANY = new GraphQLObjectType({ name: 'delete_many', fields: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } } });
-
-/** System collections read as singletons whatever their metadata says (REST's /settings does the same). */
-const SYSTEM_SINGLETONS = new Set(['service_settings']);
 
 const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'avg', 'sum', 'avgDistinct', 'sumDistinct', 'min', 'max'];
 
@@ -166,13 +163,14 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
   const list = new GraphQLList(new GraphQLNonNull(type));
   const reread = (info: GraphQLResolveInfo, args: Args) => selectionQuery(info, args, filter, limits);
   const writer = (ctx: GraphQLContext) => ctx.app.writer;
+  const options = { system: view.collection.system };
 
-  if (view.collection.singleton) {
+  if (view.collection.singleton || SYSTEM_SINGLETONS.has(name)) {
     if (view.update) {
       mutation[`update_${root}`] = {
         type,
         args: { data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(name, args.data as Args, reread(info, {}), ctx.accountability, ctx.marks)),
+        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(name, args.data as Args, reread(info, {}), ctx.accountability, ctx.marks, options)),
       };
     }
     return;
@@ -181,12 +179,12 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
     mutation[`create_${root}_items`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'create'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.accountability, ctx.marks)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.accountability, ctx.marks, options)),
     };
     mutation[`create_${root}_item`] = {
       type,
       args: { data: { type: new GraphQLNonNull(types.input(name, 'create')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, [args.data as Args], false, reread(info, {}), ctx.accountability, ctx.marks)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, [args.data as Args], false, reread(info, {}), ctx.accountability, ctx.marks, options)),
     };
   }
   if (view.update) {
@@ -194,17 +192,17 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       type: list,
       args: { ...QUERY_ARGS(filter), ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
       resolve: async (_r, args, ctx, info) =>
-        data(await writer(ctx).updateMany(name, { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.accountability, ctx.marks)),
+        data(await writer(ctx).updateMany(name, { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.accountability, ctx.marks, options)),
     };
     mutation[`update_${root}_batch`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'update'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(name, { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.accountability, ctx.marks)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(name, { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.accountability, ctx.marks, options)),
     };
     mutation[`update_${root}_item`] = {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(name, String(args.id), args.data as Args, reread(info, {}), ctx.accountability, ctx.marks)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(name, String(args.id), args.data as Args, reread(info, {}), ctx.accountability, ctx.marks, options)),
     };
   }
   if (view.delete) {
@@ -213,7 +211,7 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       args: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
       resolve: async (_r, args, ctx) => {
         const ids = (args.ids as (string | null)[]).filter((k): k is string => k !== null);
-        await writer(ctx).delete(name, { kind: 'keys', keys: ids }, ctx.accountability, ctx.marks);
+        await writer(ctx).delete(name, { kind: 'keys', keys: ids }, ctx.accountability, ctx.marks, options);
         return { ids };
       },
     };
@@ -221,7 +219,7 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       type: DELETE_ONE,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: async (_r, args, ctx) => {
-        await writer(ctx).delete(name, { kind: 'keys', keys: [String(args.id)] }, ctx.accountability, ctx.marks);
+        await writer(ctx).delete(name, { kind: 'keys', keys: [String(args.id)] }, ctx.accountability, ctx.marks, options);
         return { id: args.id };
       },
     };

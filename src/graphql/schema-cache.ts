@@ -33,14 +33,9 @@ export class SchemaCache {
     const key = `${overview.version}|${permissions ? this.setId(permissions) : 'admin'}`;
     let cached = this.cache.get(key);
     if (!cached) {
-      const view = buildAccessView(overview, accountability, permissions, (collection) => {
-        try {
-          this.app.writer.assertWritable(collection, accountability);
-          return true;
-        } catch {
-          return false;
-        }
-      });
+      const view = buildAccessView(overview, accountability, permissions, (collection, action) =>
+        this.app.writer.canWrite(collection.collection, action, accountability, permissions, { system: collection.system }),
+      );
       const limits = { queryLimitMax: this.app.config.queryLimitMax, maxRelationalDepth: this.app.config.maxRelationalDepth };
       cached = { ...buildSchemas(overview, view, accountability.admin, limits), key, documents: new DocumentCache(this.app.config.graphql) };
       this.cache.set(key, cached);

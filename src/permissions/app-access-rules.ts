@@ -1,6 +1,8 @@
 /**
- * The minimal read permissions every user with app access has on the system collections (reference §4.2 and
- * §0.7): their own user, their roles and policies and what those hold, and the project settings.
+ * The minimal permissions every user with app access has on the system collections (reference §4.2 and §0.7):
+ * reading their own user, their roles and policies and what those hold, and the project settings; updating their
+ * own profile (Directus's app-access minimal permissions — never their role, status, policies, token or TFA secret,
+ * which only an admin or an explicit permission may change).
  */
 import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-store.js';
@@ -10,11 +12,26 @@ const OWN_USER_FIELDS = [
   'status', 'role', 'last_access', 'last_page', 'provider', 'email_notifications', 'appearance', 'theme_dark', 'theme_light', 'policies',
 ];
 
+/** Directus's list, less `tfa_secret`: TFA is switched through /users/me/tfa/*, which checks the OTP. */
+const OWN_PROFILE_FIELDS = [
+  'first_name', 'last_name', 'email', 'password', 'location', 'title', 'description', 'avatar', 'language', 'appearance',
+  'theme_dark', 'theme_light', 'theme_light_overrides', 'theme_dark_overrides',
+];
+
 function read(collection: string, fields: string[] | '*', rule: Record<string, unknown> | null): PermissionRule {
   return { policy: '$app', collection, action: 'read', fields, permissions: rule ? parseFilter(rule) : null, validation: null, presets: null };
 }
 
 export const APP_ACCESS_RULES: PermissionRule[] = [
+  {
+    policy: '$app',
+    collection: 'service_users',
+    action: 'update',
+    fields: OWN_PROFILE_FIELDS,
+    permissions: parseFilter({ id: { _eq: '$CURRENT_USER' } }),
+    validation: null,
+    presets: null,
+  },
   read('service_users', OWN_USER_FIELDS, { id: { _eq: '$CURRENT_USER' } }),
   read('service_roles', '*', { id: { _in: '$CURRENT_ROLES' } }),
   read('service_policies', '*', { id: { _in: '$CURRENT_POLICIES' } }),

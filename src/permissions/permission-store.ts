@@ -19,6 +19,8 @@ export interface PermissionRule {
   /** Item rule; null = every item. A rule that cannot be parsed matches nothing (`false`). */
   permissions: FilterNode | null | false;
   validation: FilterNode | null;
+  /** The validation rule as stored (evaluated against payloads, with its variables resolved per request). */
+  rawValidation?: Record<string, unknown> | null;
   presets: Record<string, unknown> | null;
 }
 
@@ -31,7 +33,7 @@ export class PermissionSet {
     const paths = new Set<string>();
     for (const rule of rules) {
       for (const node of [rule.permissions, rule.validation]) if (node) for (const path of dynamicPaths(node)) paths.add(path);
-      for (const value of Object.values(rule.presets ?? {})) if (typeof value === 'string' && /^\$CURRENT_(USER|ROLE)\./.test(value)) paths.add(value);
+      for (const value of variables([rule.presets, rule.rawValidation])) if (/^\$CURRENT_(USER|ROLE)\./.test(value)) paths.add(value);
     }
     this.dynamicPaths = [...paths];
     for (const rule of rules) {
@@ -86,6 +88,7 @@ function decodeRule(row: Record<string, unknown>): PermissionRule {
   const fieldList = typeof row.fields === 'string' ? row.fields.split(',').map((f) => f.trim()).filter(Boolean) : [];
   let permissions: PermissionRule['permissions'];
   let validation: FilterNode | null = null;
+  let rawValidation: Record<string, unknown> | null = null;
   let presets: Record<string, unknown> | null = null;
   try {
     const rule = json(row.permissions);
@@ -96,6 +99,7 @@ function decodeRule(row: Record<string, unknown>): PermissionRule {
   try {
     const rule = json(row.validation);
     validation = rule === null ? null : parseFilter(rule);
+    rawValidation = validation && typeof rule === 'object' ? (rule as Record<string, unknown>) : null;
   } catch {
     validation = null;
   }
@@ -111,6 +115,19 @@ function decodeRule(row: Record<string, unknown>): PermissionRule {
     fields: fieldList.includes('*') ? '*' : fieldList,
     permissions,
     validation,
+    rawValidation,
     presets,
   };
+}
+
+/** Every string inside presets and validation rules (where `$CURRENT_USER.<path>` variables may hide). */
+function variables(values: unknown[]): string[] {
+  const found: string[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') found.push(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') Object.values(value).forEach(visit);
+  };
+  values.forEach(visit);
+  return found;
 }

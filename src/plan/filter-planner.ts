@@ -137,9 +137,9 @@ function planValue(field: FieldOverview, operator: FilterOperator, value: Filter
   return { operator, value: single };
 }
 
-type Resolved = string | number | boolean | Date | null;
+export type Resolved = string | number | boolean | Date | null;
 
-function resolveDynamic(value: ScalarValue, ctx: FilterContext): Resolved | Resolved[] {
+export function resolveDynamic(value: ScalarValue, ctx: Pick<FilterContext, 'accountability' | 'now' | 'dynamic'>): Resolved | Resolved[] {
   if (value === null || typeof value !== 'object') return value;
   switch (value.dynamic) {
     case 'NOW':

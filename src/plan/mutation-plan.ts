@@ -28,6 +28,8 @@ export interface RowWrite {
   children: ChildWrites[];
   /** The o2m foreign key the parent row fills (not required in the payload). */
   filledByParent: string | null;
+  /** A non-admin's upsert: its payload, checked against the rules of the action its key lookup decides. */
+  payload?: Record<string, unknown>;
   /** Where the item sits in the request body (`[]` for a single top-level item), for error messages. */
   path: (string | number)[];
 }

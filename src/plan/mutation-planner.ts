@@ -2,8 +2,8 @@
  * Payloads + schema + accountability → MutationPlan / DeletePlan (pure, synchronous). Everything that can be
  * checked without the database is checked here, before any SQL runs: unknown fields (403 FORBIDDEN), value types,
  * lengths, required and non-nullable fields, field validation rules — all failures of the whole request answered
- * together — and MAX_BATCH_MUTATION. Permissions: admins write everything; everyone else is refused until the
- * permissions issue adds policy rules here (the accountability already flows through every row).
+ * together — and MAX_BATCH_MUTATION. Permissions: admins write everything; everyone else writes what the rules of
+ * `ctx.access` grant (write-rules.ts), and nothing at all without it.
  */
 import { collectionForbidden, fieldForbidden, ForbiddenError, InvalidPayloadError, throwAll, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
@@ -12,6 +12,8 @@ import type { DeletePlan, Key, MutationPlan, RowWrite } from './mutation-plan.js
 import { planChildren, planParent } from './nested-write-plan.js';
 import { isRequired, nullError, refusesNull, requiredError, ruleErrors } from './validation.js';
 import { coerceKey } from './value-coercion.js';
+import type { WriteAccess, WriteAction } from './write-access.js';
+import { applyRules, rulesFor } from './write-rules.js';
 import { specialValue } from './write-specials.js';
 import { lengthProblem, writeValue, WriteValueProblem } from './write-values.js';
 
@@ -23,6 +25,22 @@ export interface WriteContext {
   uuid: () => string;
   /** Infinity = no limit. */
   maxBatchMutation: number;
+  /** The caller's write rules; without them a non-admin writes nothing (admins need none). */
+  access?: WriteAccess;
+  /** Opens the service_* collections that have routes of their own (the system routes set it). */
+  system?: boolean;
+}
+
+/** System collections writable through their own routes (with `system`), and as nested items of each other. */
+export const WRITABLE_SYSTEM_COLLECTIONS = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
+
+/** A collection nested writes may reach: a table with a key; a service_* one only from the system routes. */
+export function writeTarget(name: string, ctx: WriteContext): CollectionOverview {
+  const collection = ctx.schema.collections[name];
+  if (!collection || !collection.schema) throw collectionForbidden(name);
+  if (collection.system && !(ctx.system && WRITABLE_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
+  if (!ctx.accountability.admin && !ctx.access) throw collectionForbidden(name);
+  return collection;
 }
 
 /** State of one planning pass: the failures found so far and the rows counted. */
@@ -43,11 +61,13 @@ export function isPayload(value: unknown): value is Payload {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A collection items may be written to: a table with a key, not a service_* table, writable by the caller. */
-export function writableCollection(name: string, ctx: WriteContext): CollectionOverview {
-  const collection = ctx.schema.collections[name];
-  if (!collection || collection.system || !collection.schema) throw collectionForbidden(name);
-  if (!ctx.accountability.admin) throw collectionForbidden(name);
+/**
+ * A collection items may be written to: a table with a key, not a service_* table (unless `ctx.system`), on which
+ * the caller has a rule for `action` when one is named.
+ */
+export function writableCollection(name: string, ctx: WriteContext, action?: WriteAction): CollectionOverview {
+  const collection = writeTarget(name, ctx);
+  if (action) rulesFor(ctx, collection, action);
   if (!collection.primary || !collection.fields[collection.primary]) throw new ForbiddenError(`Items of collection "${name}" can't be written: it has no primary key.`);
   return collection;
 }
@@ -68,7 +88,7 @@ function finish(planning: Planning, rowCount = planning.rowCount): void {
 
 /** POST: each payload becomes a created row (with its nested writes). */
 export function planCreate(collectionName: string, items: Payload[], many: boolean, ctx: WriteContext): MutationPlan {
-  const collection = writableCollection(collectionName, ctx);
+  const collection = writableCollection(collectionName, ctx, 'create');
   const planning = start(ctx);
   const rows = items.map((item, i) => planRow(planning, collection, item, 'create', null, many ? [i] : [], null));
   finish(planning);
@@ -77,7 +97,7 @@ export function planCreate(collectionName: string, items: Payload[], many: boole
 
 /** PATCH: each payload updates the row of its key; a key that cannot be one is FORBIDDEN (as a missing row is). */
 export function planUpdate(collectionName: string, entries: { key: unknown; payload: Payload }[], many: boolean, ctx: WriteContext): MutationPlan {
-  const collection = writableCollection(collectionName, ctx);
+  const collection = writableCollection(collectionName, ctx, 'update');
   const primary = collection.fields[collection.primary!]!;
   const planning = start(ctx);
   const rows = entries.map(({ key, payload }, i) => {
@@ -91,7 +111,7 @@ export function planUpdate(collectionName: string, entries: { key: unknown; payl
 }
 
 export function planDelete(collectionName: string, keys: unknown[], ctx: WriteContext): DeletePlan {
-  const collection = writableCollection(collectionName, ctx);
+  const collection = writableCollection(collectionName, ctx, 'delete');
   const primary = collection.fields[collection.primary!]!;
   const coerced = keys.map((key) => coerceKey(primary, key));
   if (coerced.some((key) => key === null)) throw new ForbiddenError();
@@ -115,6 +135,8 @@ export function planRow(
   filledByParent: string | null,
 ): RowWrite {
   const row: RowWrite = { collection, action, key, values: {}, hashFields: [], parents: [], children: [], filledByParent, path };
+  // An upsert's rules are known once its lookup tells create from update (resolveUpsert).
+  if (action === 'upsert' && !planning.ctx.accountability.admin) row.payload = payload;
   planning.rowCount += 1;
   if (path.length > MAX_PATH) throw new InvalidPayloadError(`Nested payloads can't be deeper than ${MAX_PATH / 2} relations`);
   const primary = collection.primary!;
@@ -155,8 +177,10 @@ export function planRow(
   }
   checkAnyCollections(collection, payload);
   planning.errors.push(...ruleErrors(collection, payload, path));
-  if (action !== 'upsert') completeRow(planning, row, action);
-  else {
+  if (action !== 'upsert') {
+    applyRules(planning, row, action, payload);
+    completeRow(planning, row, action);
+  } else {
     // Create or update is decided during execution; what fails either way fails now.
     for (const [name, value] of Object.entries(row.values)) if (value === null && refusesNull(collection.fields[name]!)) planning.errors.push(nullError(name, path));
   }
@@ -251,6 +275,7 @@ function fieldsToComplete(collection: CollectionOverview): { special: FieldOverv
  */
 export function resolveUpsert(row: RowWrite, exists: boolean, ctx: WriteContext): ServiceError[] {
   const planning = start(ctx);
+  if (row.payload) applyRules(planning, row, exists ? 'update' : 'create', row.payload);
   if (exists) {
     if (Object.keys(row.values).length === 0 && row.parents.length === 0 && row.children.length === 0) row.action = 'update';
     else completeRow(planning, row, 'update');

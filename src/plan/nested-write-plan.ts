@@ -8,15 +8,15 @@
 import { collectionForbidden, ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
 import type { CollectionOverview, RelationalLink } from '../schema/types.js';
 import type { ChildWrites, Key, O2mLink, ParentWrite, RowWrite } from './mutation-plan.js';
-import { isPayload, planRow, type Planning } from './mutation-planner.js';
+import { isPayload, planRow, writeTarget, type Planning } from './mutation-planner.js';
 import { coerceKey } from './value-coercion.js';
+import { checkField, rulesFor } from './write-rules.js';
 
 type Payload = Record<string, unknown>;
 
 function target(planning: Planning, name: string): CollectionOverview {
-  const collection = planning.ctx.schema.collections[name];
-  if (!collection || collection.system || !collection.schema || !collection.primary) throw collectionForbidden(name);
-  if (!planning.ctx.accountability.admin) throw collectionForbidden(name);
+  const collection = writeTarget(name, planning.ctx);
+  if (!collection.primary) throw collectionForbidden(name);
   return collection;
 }
 
@@ -99,6 +99,8 @@ export function planChildren(planning: Planning, link: O2mLink, value: unknown, 
   } else {
     throw new InvalidPayloadError(`"${path.join('.')}" must be an array or an object with create, update and delete`);
   }
+  // Linking an existing row sets its foreign key: an update of that row (its item rule is checked on execution).
+  if (writes.assign.length) checkField(planning.ctx, rulesFor(planning.ctx, related, 'update'), related, link.relatedField, path);
   planning.rowCount += writes.assign.length + writes.remove.length;
   return writes;
 }

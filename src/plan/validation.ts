@@ -14,7 +14,7 @@ export function isRequired(field: FieldOverview): boolean {
   if (!field.schema || field.schema.is_generated) return false;
   if (field.meta?.required) return true;
   if (field.nullable || field.schema.has_auto_increment || field.schema.default_value !== null) return false;
-  return !field.special.some((s) => GENERATING_SPECIALS.includes(s));
+  return !field.special.some((s) => GENERATING_SPECIALS.includes(s) && (s !== 'uuid' || field.primaryKey));
 }
 
 /** Whether null may not be written into this field. */
@@ -104,7 +104,8 @@ function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
-function regexOf(pattern: string): RegExp | null {
+/** A rule's pattern, `/.../flags` or bare; null when it does not compile. */
+export function regexOf(pattern: string): RegExp | null {
   const wrapped = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
   try {
     return wrapped ? new RegExp(wrapped[1]!, wrapped[2]) : new RegExp(pattern);

@@ -16,7 +16,8 @@ export interface SpecialSources {
 export function specialValue(field: FieldOverview, action: 'create' | 'update', current: unknown, sources: SpecialSources): unknown {
   for (const special of field.special) {
     if (action === 'create') {
-      if (special === 'uuid' && (current === undefined || current === null || current === '')) return sources.uuid();
+      // Only keys: `uuid` also types uuid columns on databases without a native type (foreign keys included).
+      if (special === 'uuid' && field.primaryKey && (current === undefined || current === null || current === '')) return sources.uuid();
       if (special === 'date-created') return sources.now;
       if (special === 'user-created') return sources.accountability.user;
       if (special === 'role-created') return sources.accountability.role;

@@ -168,12 +168,12 @@ function scalar(raw: unknown, operator: string): ScalarValue {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null' || raw === 'NULL') return null;
-  if (raw.startsWith('$')) return dynamic(raw) ?? raw;
+  if (raw.startsWith('$')) return parseDynamic(raw) ?? raw;
   return raw;
 }
 
 /** `$NOW`, `$NOW(-1 year)`, `$CURRENT_USER[.path]`, `$CURRENT_ROLE[.path]`, `$CURRENT_ROLES`, `$CURRENT_POLICIES`; other `$` strings stay plain strings. */
-function dynamic(raw: string): DynamicValue | null {
+export function parseDynamic(raw: string): DynamicValue | null {
   if (raw === '$CURRENT_USER') return { dynamic: 'CURRENT_USER' };
   if (raw === '$CURRENT_ROLE') return { dynamic: 'CURRENT_ROLE' };
   if (raw === '$CURRENT_ROLES') return { dynamic: 'CURRENT_ROLES' };

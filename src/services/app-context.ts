@@ -17,6 +17,7 @@ import { ItemsWriter } from './items-writer.js';
 import { RelationsService } from './relations-service.js';
 import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
+import { SystemWrites } from './system-writes.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { TfaService } from './tfa-service.js';
@@ -79,7 +80,17 @@ export async function createAppContext(config: Config, options: ContextOptions =
     await schema.load();
     const permissions = new PermissionStore(db);
     const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
-    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation });
+    const settings = new SettingsService(db);
+    // Bound below, once the bus exists: system writes call it after they commit.
+    let notifyPermissions = async (): Promise<void> => {};
+    const systemWrites = new SystemWrites({
+      schema: () => schema.current,
+      sql: db.dialect.sql,
+      permissionsChanged: () => notifyPermissions(),
+      settingsChanged: () => settings.clear(),
+      passwordPolicy: () => settings.passwordPolicy(),
+    });
+    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
     const accountability = new AccountabilityResolver(db, secret);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
@@ -104,10 +115,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions.clear();
       await bus.publish(CHANNELS.permissions, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
-    const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl };
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, shared: redis !== null, reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;
+    notifyPermissions = permissionsChanged;
     return {
       config,
       db,
@@ -118,7 +130,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       fields: new FieldsService(schemaDeps),
       collections: new CollectionsService(schemaDeps),
       relations: new RelationsService(schemaDeps),
-      settings: new SettingsService(db),
+      settings,
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
       accountability,
       permissions,

@@ -3,7 +3,7 @@
  * folder without a table), change its meta, delete it with everything that names it (reference §5.2).
  */
 import type { SchemaDdl } from '../db/schema-ddl.js';
-import { InvalidPayloadError } from '../errors/catalogue.js';
+import { collectionForbidden, InvalidPayloadError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { parseCollectionCreate, parseCollectionMeta, parseCollectionUpdate, type CollectionInput, type CollectionMetaInput } from '../schema/collection-input.js';
 import type { FieldInput } from '../schema/field-input.js';
@@ -12,11 +12,13 @@ import type { SchemaOverview } from '../schema/types.js';
 import { fieldCreation, newDeleteState, planFieldDelete, type PlanContext } from './field-plans.js';
 import { collectionMetaRow, withoutListItem } from './meta-rows.js';
 import { SchemaChangePlan, type SchemaChanges } from './schema-changes.js';
-import { existingCollection, requireAdmin, writableCollection } from './schema-access.js';
+import type { PermissionStore } from '../permissions/permission-store.js';
+import { existingCollection, requireAdmin, schemaVisibility, writableCollection } from './schema-access.js';
 import { collectionObject, type CollectionObject } from './schema-objects.js';
 
 export interface CollectionsServiceDeps {
   schema: () => SchemaOverview;
+  permissions: PermissionStore;
   changes: SchemaChanges;
   ddl: SchemaDdl;
 }
@@ -32,16 +34,24 @@ const DEFAULT_KEY: FieldInput = {
 export class CollectionsService {
   constructor(private readonly deps: CollectionsServiceDeps) {}
 
-  readAll(accountability: Accountability): CollectionObject[] {
-    requireAdmin(accountability);
+  /** Every collection for admins; for others those they may read (schema-access.ts). */
+  async readAll(accountability: Accountability): Promise<CollectionObject[]> {
     const schema = this.deps.schema();
+    const visible = await schemaVisibility(accountability, this.deps.permissions, schema, 'service_collections');
     return Object.keys(schema.collections)
+      .filter((name) => visible.collection(name))
       .sort()
       .map((name) => collectionObject(schema.collections[name]!));
   }
 
-  readOne(accountability: Accountability, collection: string): CollectionObject {
-    requireAdmin(accountability);
+  async readOne(accountability: Accountability, collection: string): Promise<CollectionObject> {
+    const schema = this.deps.schema();
+    const visible = await schemaVisibility(accountability, this.deps.permissions, schema, 'service_collections');
+    if (!visible.collection(collection)) throw collectionForbidden(collection);
+    return this.describe(collection);
+  }
+
+  private describe(collection: string): CollectionObject {
     return collectionObject(existingCollection(this.deps.schema(), collection));
   }
 
@@ -64,7 +74,7 @@ export class CollectionsService {
       }
       return { plan, result: undefined };
     });
-    return this.readOne(accountability, input.collection);
+    return this.describe(input.collection);
   }
 
   private planTable(plan: SchemaChangePlan, ctx: PlanContext, input: CollectionInput): void {
@@ -91,7 +101,7 @@ export class CollectionsService {
     requireAdmin(accountability);
     const meta = parseCollectionUpdate(body, collection);
     await this.applyMeta([[collection, meta]]);
-    return this.readOne(accountability, collection);
+    return this.describe(collection);
   }
 
   /** PATCH /collections with an array of `{collection, meta}`: all change, or none. */
@@ -104,7 +114,7 @@ export class CollectionsService {
       return [object.collection, object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(requireObject(object.meta, '"meta"'), object.collection)];
     });
     await this.applyMeta(changes);
-    return changes.map(([collection]) => this.readOne(accountability, collection));
+    return changes.map(([collection]) => this.describe(collection));
   }
 
   private async applyMeta(changes: [string, CollectionMetaInput | null | undefined][]): Promise<void> {

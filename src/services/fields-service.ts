@@ -2,7 +2,7 @@
  * /fields: list and read field objects; create, change and delete fields (reference §5.3). Every change goes
  * through SchemaChanges (one at a time, atomic where the database allows, schema reloaded after).
  */
-import { fieldForbidden, InvalidPayloadError } from '../errors/catalogue.js';
+import { collectionForbidden, fieldForbidden, InvalidPayloadError } from '../errors/catalogue.js';
 import type { SchemaDdl } from '../db/schema-ddl.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { parseFieldBatchItem, parseFieldCreate, parseFieldUpdate } from '../schema/field-input.js';
@@ -10,10 +10,12 @@ import type { SchemaOverview } from '../schema/types.js';
 import { newDeleteState, planFieldCreate, planFieldDelete, planFieldUpdate, type PlanContext } from './field-plans.js';
 import { SchemaChangePlan, type SchemaChanges } from './schema-changes.js';
 import { collectionFields, fieldObject, type FieldObject } from './schema-objects.js';
-import { existingCollection, requireAdmin, writableCollection } from './schema-access.js';
+import type { PermissionStore } from '../permissions/permission-store.js';
+import { existingCollection, requireAdmin, schemaVisibility, writableCollection, type SchemaVisibility } from './schema-access.js';
 
 export interface FieldsServiceDeps {
   schema: () => SchemaOverview;
+  permissions: PermissionStore;
   changes: SchemaChanges;
   ddl: SchemaDdl;
 }
@@ -21,21 +23,39 @@ export interface FieldsServiceDeps {
 export class FieldsService {
   constructor(private readonly deps: FieldsServiceDeps) {}
 
-  readAll(accountability: Accountability): FieldObject[] {
-    requireAdmin(accountability);
+  /** Every field for admins; for others the fields of their read field sets (schema-access.ts). */
+  async readAll(accountability: Accountability): Promise<FieldObject[]> {
     const schema = this.deps.schema();
+    const visible = await this.visibility(accountability, schema);
     return Object.keys(schema.collections)
+      .filter((name) => visible.collection(name))
       .sort()
-      .flatMap((name) => collectionFields(schema.collections[name]!));
+      .flatMap((name) => this.visibleFields(visible, schema.collections[name]!.collection));
   }
 
-  readCollection(accountability: Accountability, collection: string): FieldObject[] {
-    requireAdmin(accountability);
-    return collectionFields(existingCollection(this.deps.schema(), collection));
+  async readCollection(accountability: Accountability, collection: string): Promise<FieldObject[]> {
+    const schema = this.deps.schema();
+    const visible = await this.visibility(accountability, schema);
+    if (!visible.collection(collection)) throw collectionForbidden(collection);
+    return this.visibleFields(visible, collection);
   }
 
-  readOne(accountability: Accountability, collection: string, field: string): FieldObject {
-    requireAdmin(accountability);
+  async readOne(accountability: Accountability, collection: string, field: string): Promise<FieldObject> {
+    const schema = this.deps.schema();
+    const visible = await this.visibility(accountability, schema);
+    if (!visible.collection(collection) || !visible.field(collection, field)) throw fieldForbidden(field, collection);
+    return this.describe(collection, field);
+  }
+
+  private visibility(accountability: Accountability, schema: SchemaOverview): Promise<SchemaVisibility> {
+    return schemaVisibility(accountability, this.deps.permissions, schema, 'service_fields');
+  }
+
+  private visibleFields(visible: SchemaVisibility, collection: string): FieldObject[] {
+    return collectionFields(existingCollection(this.deps.schema(), collection)).filter((f) => visible.field(collection, f.field));
+  }
+
+  private describe(collection: string, field: string): FieldObject {
     const found = existingCollection(this.deps.schema(), collection).fields[field];
     if (!found) throw fieldForbidden(field, collection);
     return fieldObject(collection, found);
@@ -50,7 +70,7 @@ export class FieldsService {
       planFieldCreate(plan, this.context(schema), collection, input);
       return { plan, result: undefined };
     });
-    return this.readOne(accountability, collection, input.field);
+    return this.describe(collection, input.field);
   }
 
   async update(accountability: Accountability, collection: string, field: string, body: unknown): Promise<FieldObject> {
@@ -63,7 +83,7 @@ export class FieldsService {
       planFieldUpdate(plan, this.context(schema), collection, found, input);
       return { plan, result: undefined };
     });
-    return this.readOne(accountability, collection, field);
+    return this.describe(collection, field);
   }
 
   /** PATCH /fields/{c} with an array: every field changes, or none. */
@@ -81,7 +101,7 @@ export class FieldsService {
       }
       return { plan, result: undefined };
     });
-    return inputs.map((input) => this.readOne(accountability, collection, input.field));
+    return inputs.map((input) => this.describe(collection, input.field));
   }
 
   async delete(accountability: Accountability, collection: string, field: string): Promise<void> {

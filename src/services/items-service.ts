@@ -8,7 +8,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import { FULL_ACCESS, type AccessPolicy } from '../plan/access.js';
 import { policyAccess } from '../plan/policy-access.js';
 import { planRead } from '../plan/read-planner.js';
-import type { PermissionStore } from '../permissions/permission-store.js';
+import type { PermissionSet, PermissionStore } from '../permissions/permission-store.js';
 import type { Query } from '../request/query.js';
 import { dynamicPaths } from '../request/parse-filter.js';
 import type { SchemaOverview } from '../schema/types.js';
@@ -93,12 +93,17 @@ export class ItemsService {
    * Admins read everything; everyone else what the rules of their policies grant (loaded once per policy set).
    * The values of `$CURRENT_USER.<path>` variables in the rules or the query are loaded first, in one read each.
    */
-  async access(schema: SchemaOverview, accountability: Accountability, now: Date, query?: Query): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown> }> {
+  async access(
+    schema: SchemaOverview,
+    accountability: Accountability,
+    now: Date,
+    query?: Query,
+  ): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown>; permissions: PermissionSet | null }> {
     const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
     const paths = new Set([...(permissions?.dynamicPaths ?? []), ...queryDynamicPaths(query)]);
     const dynamic = paths.size ? await this.dynamicValues(schema, accountability, [...paths], now) : new Map<string, unknown>();
-    if (!permissions) return { access: FULL_ACCESS, dynamic };
-    return { access: policyAccess(permissions, { schema, accountability, now, dynamic }), dynamic };
+    if (!permissions) return { access: FULL_ACCESS, dynamic, permissions };
+    return { access: policyAccess(permissions, { schema, accountability, now, dynamic }), dynamic, permissions };
   }
 
   private async dynamicValues(schema: SchemaOverview, accountability: Accountability, paths: string[], now: Date): Promise<Map<string, unknown>> {

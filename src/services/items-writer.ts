@@ -2,14 +2,18 @@
  * Item writes: parse (done by the route) → plan (pure; every check that needs no database) → hash values of `hash`
  * fields (argon2, off the event loop, before any lock is taken) → one transaction running the plan → re-read of the
  * written rows through the read engine with the request's query. A re-read the caller may not make answers 204.
+ * Non-admins write under the rules of their policies (plan/write-access.ts, resolved here once per request). With
+ * `options.system`, the service_* collections that have routes of their own are written the same way.
  */
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.js';
-import type { Database } from '../db/connection.js';
+import type { Database, Executor } from '../db/connection.js';
 import { ForbiddenError, RouteNotFoundError, throwAll, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
+import type { PermissionSet } from '../permissions/permission-store.js';
 import type { DeletePlan, Key, MutationPlan, RowWrite } from '../plan/mutation-plan.js';
 import { planCreate, planDelete, planUpdate, writableCollection, type WriteContext } from '../plan/mutation-planner.js';
+import { policyWriteAccess, type WriteAccess, type WriteAction } from '../plan/write-access.js';
 import { lengthProblem } from '../plan/write-values.js';
 import type { Query } from '../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
@@ -17,6 +21,7 @@ import type { SchemaOverview } from '../schema/types.js';
 import { compileFirstKey } from '../sql/write-compiler.js';
 import type { ItemsService, StageMarks } from './items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
+import type { SystemWrites } from './system-writes.js';
 
 const NO_MARKS: StageMarks = { mark: () => {} };
 /** Keys per re-read statement: well inside every database's parameter limit. */
@@ -27,17 +32,51 @@ export interface ItemsWriterDeps {
   schema: () => SchemaOverview;
   items: ItemsService;
   maxBatchMutation: number;
+  /** Checks and cache invalidation of system-collection writes (needed for `options.system`). */
+  systemWrites?: SystemWrites;
 }
+
+export interface WriteOptions {
+  /** Opens the service_* collections that have routes of their own (users, roles, policies, ...). */
+  system?: boolean;
+}
+
+/** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
+const UNCHECKED: WriteAccess = { rules: () => null };
 
 /** A write's answer: the response body, or null for 204 No Content. */
 export type WriteResult = string | null;
 
 export class ItemsWriter {
+  /** Per request (its accountability object): the caller's resolved write rules. */
+  private readonly resolved = new WeakMap<Accountability, { schema: SchemaOverview; loading: Promise<WriteAccess | undefined> }>();
+
   constructor(private readonly deps: ItemsWriterDeps) {}
 
-  /** FORBIDDEN unless the caller may write items of `collection` (checked before the body is looked at). */
-  assertWritable(collection: string, accountability: Accountability): void {
-    writableCollection(collection, this.context(accountability));
+  /**
+   * FORBIDDEN unless `collection` can be written at all (exists, has a key, is not a service_* table). The
+   * caller's rules are checked by `checkWritable` and by every write.
+   */
+  assertWritable(collection: string, accountability: Accountability, options: WriteOptions = {}): void {
+    writableCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
+  }
+
+  /**
+   * Whether the caller has a rule for `action` on a writable `collection`, from an already loaded permission set
+   * (null for admins): for front ends that list what may be written (GraphQL mutations), without a database trip.
+   */
+  canWrite(collection: string, action: WriteAction, accountability: Accountability, permissions: PermissionSet | null, options: WriteOptions = {}): boolean {
+    try {
+      writableCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
+    } catch {
+      return false;
+    }
+    return accountability.admin || Boolean(permissions?.for(collection, action).length);
+  }
+
+  /** FORBIDDEN unless the caller may do `action` on `collection` (checked before the body is looked at). */
+  async checkWritable(collection: string, action: WriteAction, accountability: Accountability, options: WriteOptions = {}): Promise<void> {
+    writableCollection(collection, await this.context(accountability, options), action);
   }
 
   isSingleton(collection: string): boolean {
@@ -45,57 +84,61 @@ export class ItemsWriter {
   }
 
   /** POST: one item (object) or many (array); answered with the created items as `query` reads them. */
-  async create(collection: string, items: Payload[], many: boolean, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
-    const ctx = this.context(accountability);
-    writableCollection(collection, ctx);
+  async create(collection: string, items: Payload[], many: boolean, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+    const ctx = await this.context(accountability, options);
+    writableCollection(collection, ctx, 'create');
     if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}`);
+    await this.checkSystemPayloads(collection, items, many, ctx);
     const plan = planCreate(collection, items, many, ctx);
     marks.mark('plan');
     await this.execute(plan, ctx);
     marks.mark('write');
     const keys = plan.rows.map((row) => row.key!);
-    const body = many ? await this.readKeys(collection, keys, query, accountability) : await this.readKey(collection, keys[0]!, query, accountability);
+    const body = many ? await this.readKeys(collection, keys, query, accountability, options) : await this.readKey(collection, keys[0]!, query, accountability, options);
     marks.mark('read');
     return body;
   }
 
   /** PATCH /items/{c}/{pk}. */
-  async updateOne(collection: string, key: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
-    const ctx = this.context(accountability);
-    writableCollection(collection, ctx);
+  async updateOne(collection: string, key: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+    const ctx = await this.context(accountability, options);
+    writableCollection(collection, ctx, 'update');
     if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}/${key}`);
+    await this.checkSystemPayloads(collection, [payload], false, ctx);
     const plan = planUpdate(collection, [{ key, payload }], false, ctx);
     marks.mark('plan');
     await this.execute(plan, ctx);
     marks.mark('write');
-    const body = await this.readKey(collection, plan.rows[0]!.key!, query, accountability);
+    const body = await this.readKey(collection, plan.rows[0]!.key!, query, accountability, options);
     marks.mark('read');
     return body;
   }
 
   /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
-  async updateMany(collection: string, body: UpdateBody, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
-    const ctx = this.context(accountability);
-    const target = writableCollection(collection, ctx);
+  async updateMany(collection: string, body: UpdateBody, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+    const ctx = await this.context(accountability, options);
+    const target = writableCollection(collection, ctx, 'update');
     let plan: MutationPlan;
     if (body.kind === 'batch') {
+      await this.checkSystemPayloads(collection, body.items, true, ctx);
       plan = planUpdate(collection, body.items.map((payload) => ({ key: payload[target.primary!], payload })), true, ctx);
     } else {
-      const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability);
+      await this.checkSystemPayloads(collection, [body.data], false, ctx);
+      const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
       if (keys.length === 0) return '{"data":[]}';
       plan = planUpdate(collection, keys.map((key) => ({ key, payload: body.data })), false, ctx);
     }
     marks.mark('plan');
     await this.execute(plan, ctx);
     marks.mark('write');
-    const result = await this.readKeys(collection, plan.rows.map((row) => row.key!), query, accountability);
+    const result = await this.readKeys(collection, plan.rows.map((row) => row.key!), query, accountability, options);
     marks.mark('read');
     return result;
   }
 
-  /** PATCH /items/{singleton}: updates its one row, or creates it. */
-  async upsertSingleton(collection: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
-    const ctx = this.context(accountability);
+  /** PATCH /items/{singleton} (and /settings): updates its one row, or creates it. */
+  async upsertSingleton(collection: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+    const ctx = await this.context(accountability, options);
     const target = writableCollection(collection, ctx);
     const { sql, params } = compileFirstKey(target.schema!.name, target.fields[target.primary!]!, { sql: this.deps.db.dialect.sql, write: this.deps.db.dialect.write });
     const [existing] = await this.deps.db.query(sql, params);
@@ -106,51 +149,86 @@ export class ItemsWriter {
     marks.mark('plan');
     await this.execute(plan, ctx);
     marks.mark('write');
-    const body = await this.reread(() => this.deps.items.readMany(collection, { ...query, meta: undefined }, accountability));
+    const body = await this.reread(() => this.deps.items.readMany(collection, { ...query, meta: undefined }, accountability, NO_MARKS, { system: options.system, singleton: true }));
     marks.mark('read');
     return body;
   }
 
   /** DELETE /items/{c}/{pk} and DELETE /items/{c} (array of keys, `{keys}` or `{query}`); always 204. */
-  async delete(collection: string, body: DeleteBody, accountability: Accountability, marks: StageMarks = NO_MARKS): Promise<void> {
-    const ctx = this.context(accountability);
-    writableCollection(collection, ctx);
-    const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability);
+  async delete(collection: string, body: DeleteBody, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<void> {
+    const ctx = await this.context(accountability, options);
+    writableCollection(collection, ctx, 'delete');
+    const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
     const plan: DeletePlan = planDelete(collection, keys, ctx);
     marks.mark('plan');
-    await this.deps.db.transaction((tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.keys.length).deleteRows(plan));
+    const touched = new Set([plan.collection.collection]);
+    await this.transaction(ctx, touched, (tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.keys.length).deleteRows(plan));
     marks.mark('write');
   }
 
-  private context(accountability: Accountability): WriteContext {
-    return { schema: this.deps.schema(), accountability, now: new Date(), uuid: randomUUID, maxBatchMutation: this.deps.maxBatchMutation };
+  private baseContext(accountability: Accountability, options: WriteOptions): WriteContext {
+    return { schema: this.deps.schema(), accountability, now: new Date(), uuid: randomUUID, maxBatchMutation: this.deps.maxBatchMutation, system: options.system };
+  }
+
+  /**
+   * The write context; a non-admin's rules resolved for this request (variables such as $CURRENT_USER included),
+   * once per request: the route's early check and the write share them.
+   */
+  private async context(accountability: Accountability, options: WriteOptions): Promise<WriteContext> {
+    const ctx = this.baseContext(accountability, options);
+    if (accountability.admin) return ctx;
+    let access = this.resolved.get(accountability);
+    if (!access || access.schema !== ctx.schema) {
+      const loading = this.deps.items.access(ctx.schema, accountability, ctx.now).then(({ permissions, dynamic }) =>
+        permissions ? policyWriteAccess(permissions, { schema: ctx.schema, accountability, now: ctx.now, dynamic }) : undefined,
+      );
+      access = { schema: ctx.schema, loading };
+      this.resolved.set(accountability, access);
+    }
+    return { ...ctx, access: await access.loading };
+  }
+
+  private async checkSystemPayloads(collection: string, payloads: Payload[], many: boolean, ctx: WriteContext): Promise<void> {
+    if (ctx.system) await this.deps.systemWrites?.checkPayloads(collection, payloads, many);
   }
 
   private async execute(plan: MutationPlan, ctx: WriteContext): Promise<void> {
     await hashValues(plan.rows);
-    await this.deps.db.transaction((tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.rowCount).writeRows(plan.rows));
+    await this.transaction(ctx, this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(plan.rows) : new Set<string>(), (tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.rowCount).writeRows(plan.rows));
+  }
+
+  /** One transaction; system writes keep an active admin and drop the caches they make stale once committed. */
+  private async transaction(ctx: WriteContext, touched: Set<string>, work: (tx: Executor) => Promise<void>): Promise<void> {
+    const system = ctx.system ? this.deps.systemWrites : undefined;
+    if (!system) {
+      await this.deps.db.transaction(work);
+      return;
+    }
+    await this.deps.db.transaction((tx) => system.keepAdmin(tx, touched, ctx.accountability, () => work(tx)));
+    await system.committed(touched);
   }
 
   /**
    * The keys of the items a query selects, read through the read engine (so the caller's read rules apply, and
    * the default limit: update and delete by query touch at most QUERY_LIMIT_DEFAULT items unless `limit` says more).
    */
-  private async keysByQuery(collection: string, query: Query, accountability: Accountability): Promise<Key[]> {
+  private async keysByQuery(collection: string, query: Query, accountability: Accountability, options: WriteOptions): Promise<Key[]> {
     const primary = this.deps.schema().collections[collection]!.primary!;
-    const body = await this.deps.items.readMany(collection, { ...query, fields: [primary], meta: undefined }, accountability);
+    const body = await this.deps.items.readMany(collection, { ...query, fields: [primary], meta: undefined }, accountability, NO_MARKS, { system: options.system });
     const data = (JSON.parse(body) as { data: Record<string, Key>[] | Record<string, Key> | null }).data;
     const rows = Array.isArray(data) ? data : data ? [data] : [];
     return rows.map((row) => row[primary]!).filter((key) => key !== null && key !== undefined);
   }
 
-  private readKey(collection: string, key: Key, query: Query, accountability: Accountability): Promise<WriteResult> {
-    return this.reread(() => this.deps.items.readOne(collection, String(key), { ...query, meta: undefined }, accountability));
+  private readKey(collection: string, key: Key, query: Query, accountability: Accountability, options: WriteOptions): Promise<WriteResult> {
+    return this.reread(() => this.deps.items.readOne(collection, String(key), { ...query, meta: undefined }, accountability, NO_MARKS, { system: options.system }));
   }
 
   /** The written rows, in the read engine's order (the collection's sort field, else the key), in bounded chunks. */
-  private async readKeys(collection: string, keys: Key[], query: Query, accountability: Accountability): Promise<WriteResult> {
+  private async readKeys(collection: string, keys: Key[], query: Query, accountability: Accountability, options: WriteOptions): Promise<WriteResult> {
     if (keys.length === 0) return '{"data":[]}';
-    const read = (chunk: Key[]) => this.deps.items.readMany(collection, { ...query, meta: undefined, keys: chunk, limit: query.limit ?? chunk.length }, accountability);
+    const read = (chunk: Key[]) =>
+      this.deps.items.readMany(collection, { ...query, meta: undefined, keys: chunk, limit: query.limit ?? chunk.length }, accountability, NO_MARKS, { system: options.system });
     if (keys.length <= REREAD_CHUNK || query.limit !== undefined) return this.reread(() => read(keys));
     const sorted = keys.every((key) => typeof key === 'number') ? [...keys].sort((a, b) => (a as number) - (b as number)) : keys;
     return this.reread(async () => {

@@ -12,12 +12,15 @@ import { ForbiddenError, InvalidPayloadError, throwAll, type ServiceError } from
 import { translateFailure, type DatabaseFailure, type WriteTarget } from '../errors/database-failure.js';
 import type { ChildWrites, DeletePlan, Key, RowWrite } from '../plan/mutation-plan.js';
 import { resolveUpsert, type WriteContext } from '../plan/mutation-planner.js';
+import type { PlannedFilter } from '../plan/read-plan.js';
 import { coerceKey } from '../plan/value-coercion.js';
+import { checkField, rulesFor } from '../plan/write-rules.js';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
 import type { CompiledStatement } from '../sql/statement.js';
 import {
   compileChildLookups,
   compileDeletes,
+  compileGuardedKeyLookups,
   compileInserts,
   compileKeyLookups,
   compileUpdates,
@@ -74,40 +77,53 @@ export class MutationExecutor {
     await this.writeChildren(rows);
   }
 
-  /** Deletes the plan's rows; FORBIDDEN (and nothing deleted) when any of them does not exist. */
+  /** Deletes the plan's rows; FORBIDDEN (and nothing deleted) when any of them does not exist or may not be deleted. */
   async deleteRows(plan: DeletePlan): Promise<void> {
     const { collection, keys } = plan;
     if (keys.length === 0) return;
-    const existing = await this.existingKeys(collection, keys);
-    if (existing.size < keys.length) throw new ForbiddenError();
+    const existing = await this.existingKeys(collection, keys, rulesFor(this.ctx, collection, 'delete')?.filter);
+    if (existing.size < keys.length || [...existing.values()].some((allowed) => !allowed)) throw new ForbiddenError();
     const primary = primaryOf(collection);
     for (const statement of compileDeletes(collection.schema!.name, primary, keys, this.hooks)) {
       await this.run(statement, { collection, rows: [] }, true);
     }
   }
 
-  /** Which of `keys` exist in `collection` (as strings of their logical form). */
-  async existingKeys(collection: CollectionOverview, keys: readonly Key[]): Promise<Set<string>> {
+  /**
+   * Which of `keys` exist in `collection` (as strings of their logical form), each with whether it satisfies `guard`
+   * (a caller's item rule; none = every row).
+   */
+  async existingKeys(collection: CollectionOverview, keys: readonly Key[], guard?: PlannedFilter | null): Promise<Map<string, boolean>> {
     const primary = primaryOf(collection);
-    const found = new Set<string>();
-    for (const statement of compileKeyLookups(collection.schema!.name, primary, keys, this.hooks)) {
-      for (const row of await this.run(statement, null)) found.add(String(coerceKey(primary, row.key)));
+    const found = new Map<string, boolean>();
+    const table = collection.schema!.name;
+    const statements = guard ? compileGuardedKeyLookups(table, primary, keys, guard, this.hooks) : compileKeyLookups(table, primary, keys, this.hooks);
+    for (const statement of statements) {
+      for (const row of await this.run(statement, null)) found.set(String(coerceKey(primary, row.key)), !guard || Number(row.allowed) === 1);
     }
     return found;
   }
 
-  /** Updates must find their row (FORBIDDEN otherwise: existence is never revealed); upserts become creates or updates. */
+  /**
+   * Updates must find their row and the caller's update rule must hold on it (FORBIDDEN otherwise, the same either
+   * way: existence is never revealed); upserts become creates or updates (an update under the same rule).
+   */
   private async resolveExisting(rows: RowWrite[]): Promise<void> {
     const keyed = rows.filter((row) => row.action === 'update' || row.action === 'upsert');
     const errors: ServiceError[] = [];
     for (const group of groupBy(keyed, (row) => row.collection.collection).values()) {
       const collection = group[0]!.collection;
       const keys = [...new Map(group.map((row) => [String(row.key), row.key!])).values()];
-      const existing = await this.existingKeys(collection, keys);
+      const guard = this.ctx.accountability.admin ? null : (this.ctx.access?.rules(collection, 'update')?.filter ?? null);
+      const existing = await this.existingKeys(collection, keys, guard);
       for (const row of group) {
         const exists = existing.has(String(row.key));
-        if (row.action === 'update' && !exists) throw new ForbiddenError();
-        if (row.action === 'upsert') errors.push(...resolveUpsert(row, exists, this.ctx));
+        const allowed = existing.get(String(row.key)) === true;
+        if (row.action === 'update' && !allowed) throw new ForbiddenError();
+        if (row.action === 'upsert') {
+          if (exists && !allowed) throw new ForbiddenError();
+          errors.push(...resolveUpsert(row, exists, this.ctx));
+        }
       }
     }
     throwAll(errors);
@@ -200,8 +216,8 @@ export class MutationExecutor {
     for (const { parentKey, set } of sets) {
       if (set.assign.length === 0) continue;
       const keys = [...new Map(set.assign.map((key) => [String(key), key])).values()];
-      const existing = await this.existingKeys(set.related, keys);
-      if (existing.size < keys.length) throw new ForbiddenError();
+      const existing = await this.existingKeys(set.related, keys, rulesFor(this.ctx, set.related, 'update')?.filter);
+      if (existing.size < keys.length || [...existing.values()].some((allowed) => !allowed)) throw new ForbiddenError();
       const fk = set.related.fields[set.link.relatedField]!;
       for (const statement of compileUpdates(set.related.schema!.name, [[fk, parentKey]], primaryOf(set.related), keys, this.hooks)) {
         await this.run(statement, { collection: set.related, rows: [{ [fk.field]: parentKey }] });
@@ -236,6 +252,7 @@ export class MutationExecutor {
         }
       }
       if (dropped.size === 0) continue;
+      await this.checkDeselect(related, link, [...dropped.values()]);
       this.deselected += dropped.size;
       if (this.plannedRows + this.deselected > this.ctx.maxBatchMutation) {
         throw new InvalidPayloadError(`Exceeded max batch mutation limit of ${this.ctx.maxBatchMutation}`);
@@ -247,6 +264,17 @@ export class MutationExecutor {
           : compileUpdates(related.schema!.name, [[fk, null]], primary, keys, this.hooks);
       for (const statement of statements) await this.run(statement, { collection: related, rows: [{ [fk.field]: null }] }, link.deselectAction === 'delete');
     }
+  }
+
+  /** A deselect action is an update (nullify) or a delete of the related rows: the caller's rules for it apply. */
+  private async checkDeselect(related: CollectionOverview, link: ChildWrites['link'], keys: Key[]): Promise<void> {
+    if (this.ctx.accountability.admin) return;
+    const action = link.deselectAction === 'delete' ? 'delete' : 'update';
+    const rules = rulesFor(this.ctx, related, action);
+    if (action === 'update') checkField(this.ctx, rules, related, link.relatedField, []);
+    if (!rules?.filter) return;
+    const existing = await this.existingKeys(related, keys, rules.filter);
+    if ([...existing.values()].some((allowed) => !allowed)) throw new ForbiddenError();
   }
 
   /** Runs a statement; a database error becomes the catalogue error naming the collection and field. */

@@ -7,17 +7,19 @@ import { countOrphans } from '../db/column-checks.js';
 import { constraintName } from '../db/ddl-names.js';
 import type { SchemaDdl } from '../db/schema-ddl.js';
 import { storageOfField } from '../db/type-conversions.js';
-import { ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
+import { collectionForbidden, ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { parseRelationCreate, parseRelationUpdate, type RelationInput, type RelationMetaInput } from '../schema/relation-input.js';
 import type { FieldOverview, ForeignKeyInfo, RelationOverview, SchemaOverview } from '../schema/types.js';
 import { relationMetaRow } from './meta-rows.js';
 import { SchemaChangePlan, type SchemaChanges } from './schema-changes.js';
-import { existingCollection, requireAdmin } from './schema-access.js';
+import type { PermissionStore } from '../permissions/permission-store.js';
+import { existingCollection, relationVisible, requireAdmin, schemaVisibility } from './schema-access.js';
 import { relationObject } from './schema-objects.js';
 
 export interface RelationsServiceDeps {
   schema: () => SchemaOverview;
+  permissions: PermissionStore;
   changes: SchemaChanges;
   ddl: SchemaDdl;
 }
@@ -29,21 +31,31 @@ function relationForbidden(collection: string, field: string): ForbiddenError {
 export class RelationsService {
   constructor(private readonly deps: RelationsServiceDeps) {}
 
-  readAll(accountability: Accountability): RelationOverview[] {
-    requireAdmin(accountability);
-    return this.deps.schema().relations.map(relationObject);
+  /** Every relation for admins; for others those whose ends they may all read (schema-access.ts). */
+  async readAll(accountability: Accountability): Promise<RelationOverview[]> {
+    const schema = this.deps.schema();
+    const visible = await schemaVisibility(accountability, this.deps.permissions, schema, 'service_relations');
+    return schema.relations.filter((r) => relationVisible(visible, r)).map(relationObject);
   }
 
   /** The relations held by the collection (it is their "many" side). */
-  readCollection(accountability: Accountability, collection: string): RelationOverview[] {
-    requireAdmin(accountability);
+  async readCollection(accountability: Accountability, collection: string): Promise<RelationOverview[]> {
     const schema = this.deps.schema();
+    const visible = await schemaVisibility(accountability, this.deps.permissions, schema, 'service_relations');
     existingCollection(schema, collection);
-    return schema.relations.filter((r) => r.collection === collection).map(relationObject);
+    if (!visible.collection(collection)) throw collectionForbidden(collection);
+    return schema.relations.filter((r) => r.collection === collection && relationVisible(visible, r)).map(relationObject);
   }
 
-  readOne(accountability: Accountability, collection: string, field: string): RelationOverview {
-    requireAdmin(accountability);
+  async readOne(accountability: Accountability, collection: string, field: string): Promise<RelationOverview> {
+    const schema = this.deps.schema();
+    const visible = await schemaVisibility(accountability, this.deps.permissions, schema, 'service_relations');
+    const relation = schema.relations.find((r) => r.collection === collection && r.field === field);
+    if (!relation || !relationVisible(visible, relation)) throw relationForbidden(collection, field);
+    return relationObject(relation);
+  }
+
+  private describe(collection: string, field: string): RelationOverview {
     const relation = this.deps.schema().relations.find((r) => r.collection === collection && r.field === field);
     if (!relation) throw relationForbidden(collection, field);
     return relationObject(relation);
@@ -77,7 +89,7 @@ export class RelationsService {
       plan.write((k) => k('service_relations').insert(row));
       return { plan, result: undefined };
     });
-    return this.readOne(accountability, input.collection, input.field);
+    return this.describe(input.collection, input.field);
   }
 
   async update(accountability: Accountability, collection: string, field: string, body: unknown): Promise<RelationOverview> {
@@ -124,7 +136,7 @@ export class RelationsService {
       }
       return { plan, result: undefined };
     });
-    return this.readOne(accountability, collection, field);
+    return this.describe(collection, field);
   }
 
   async delete(accountability: Accountability, collection: string, field: string): Promise<void> {

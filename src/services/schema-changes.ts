@@ -1,6 +1,8 @@
 /**
- * Runs schema changes one at a time (an in-process queue; cluster-wide locking is the bus's job) and reloads the
- * schema overview after each, so the next request sees the new structure.
+ * Runs schema changes one at a time and reloads the schema overview after each, so the next request sees the new
+ * structure. One at a time per instance (an in-process queue) and across instances (a named database lock held
+ * while the change is built and run); when other instances may exist, the overview is reloaded under that lock
+ * first, so a change is never planned against a structure another instance has just altered.
  *
  * A change is a plan of three phases: checks (reads that refuse bad changes with a clear reason), DDL, and metadata
  * writes. Where DDL is transactional (PostgreSQL, SQLite) all three run in one transaction: any failure leaves
@@ -53,11 +55,17 @@ export interface SchemaChangeLog {
 export interface SchemaChangeHooks {
   /** The schema overview as it is now. */
   current(): SchemaOverview;
+  /** Other instances may change the schema too (they share a bus): reload the overview before each change. */
+  shared: boolean;
+  /** Reloads the overview from the database (without announcing anything). */
+  reload(): Promise<SchemaOverview>;
   /** Reloads the overview after a change, and tells the other instances. */
   schemaChanged(): Promise<void>;
   /** Drops cached permissions here and on the other instances. */
   permissionsChanged(): Promise<void>;
 }
+
+type ChangeBuilder<T> = (schema: SchemaOverview) => { plan: SchemaChangePlan; result: T } | Promise<{ plan: SchemaChangePlan; result: T }>;
 
 export class SchemaChanges {
   private queue: Promise<unknown> = Promise.resolve();
@@ -72,27 +80,30 @@ export class SchemaChanges {
    * Queues a change: `build` gets the schema as it is when the change's turn comes and returns the plan (and the
    * value to answer with). The overview is reloaded before the promise settles.
    */
-  run<T>(build: (schema: SchemaOverview) => { plan: SchemaChangePlan; result: T } | Promise<{ plan: SchemaChangePlan; result: T }>): Promise<T> {
-    const turn = this.queue.then(async () => {
-      const { plan, result } = await build(this.hooks.current());
-      if (plan.empty) return result;
-      let failed = false;
-      try {
-        await this.execute(plan);
-      } catch (error) {
-        failed = true;
-        throw this.translate(error, plan);
-      } finally {
-        // After a failure only a database without transactional DDL can have changed.
-        if (!failed || !this.db.dialect.ddl.transactional) {
-          await this.hooks.schemaChanged();
-          if (plan.permissionsTouched) await this.hooks.permissionsChanged();
-        }
-      }
-      return result;
-    });
+  run<T>(build: ChangeBuilder<T>): Promise<T> {
+    const turn = this.queue.then(() => this.db.withLock('strata:schema-change', () => this.apply(build)));
     this.queue = turn.catch(() => {});
     return turn;
+  }
+
+  private async apply<T>(build: ChangeBuilder<T>): Promise<T> {
+    const schema = this.hooks.shared ? await this.hooks.reload() : this.hooks.current();
+    const { plan, result } = await build(schema);
+    if (plan.empty) return result;
+    let failed = false;
+    try {
+      await this.execute(plan);
+    } catch (error) {
+      failed = true;
+      throw this.translate(error, plan);
+    } finally {
+      // After a failure only a database without transactional DDL can have changed.
+      if (!failed || !this.db.dialect.ddl.transactional) {
+        await this.hooks.schemaChanged();
+        if (plan.permissionsTouched) await this.hooks.permissionsChanged();
+      }
+    }
+    return result;
   }
 
   private async execute(plan: SchemaChangePlan): Promise<void> {

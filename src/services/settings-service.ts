@@ -17,8 +17,24 @@ export interface ProjectInfo {
 
 export class SettingsService {
   private cached: { at: number; value: ProjectInfo } | null = null;
+  private policy: { at: number; value: string | null } | null = null;
 
   constructor(private readonly db: Database) {}
+
+  /** The settings row changed (PATCH /settings). */
+  clear(): void {
+    this.cached = null;
+    this.policy = null;
+  }
+
+  /** `auth_password_policy`: a regular expression new passwords must match (`/.../flags` or bare), or null. */
+  async passwordPolicy(): Promise<string | null> {
+    if (this.policy && Date.now() - this.policy.at < CACHE_MS) return this.policy.value;
+    const row = await this.db.knex('service_settings').select('auth_password_policy').orderBy('id').first();
+    const value = typeof row?.auth_password_policy === 'string' && row.auth_password_policy !== '' ? row.auth_password_policy : null;
+    this.policy = { at: Date.now(), value };
+    return value;
+  }
 
   async projectInfo(): Promise<ProjectInfo> {
     if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;

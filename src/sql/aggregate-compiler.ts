@@ -30,7 +30,9 @@ export function compileAggregate(plan: ReadPlan, aggregate: AggregatePlan, st: S
   const selected = [
     ...groupColumns.map((c, i) => `${c} as ${q(`g${i}`)}`),
     ...aggregateExpressions.map((e, i) => `${e} as ${q(`a${i}`)}`),
-    `row_number() over (${order ? `order by ${order}` : ''}) as ${rowNumber}`,
+    // Without groups there is one row. MariaDB 10.11 reads min/max as null when a window function sits beside
+    // them and another aggregate over a merged derived table, so the window is only used where it is needed.
+    `${groups.length ? `row_number() over (${order ? `order by ${order}` : ''})` : '1'} as ${rowNumber}`,
   ];
   const window = groups.length ? d.limitOffset(plan.limit, plan.offset, (v) => st.param(v)) : '';
   const reduced = `select ${selected.join(', ')} from (${rows}) as ${grouped}${groups.length ? ` group by ${groupColumns.join(', ')}` : ''}${order ? ` order by ${order}` : ''}${window}`;

@@ -3,8 +3,10 @@
  * are cut so that none carries more parameters than the dialect allows; everything else about a vendor comes from
  * its hooks. Values arrive in logical form (plan/write-values.ts) and are bound by the dialect's write hooks.
  */
+import type { PlannedFilter } from '../plan/read-plan.js';
 import type { FieldOverview } from '../schema/types.js';
 import type { SqlDialect } from './dialect-hooks.js';
+import { compileFilter } from './filter-compiler.js';
 import { Statement, type CompiledStatement } from './statement.js';
 import type { WriteDialect } from './write-hooks.js';
 
@@ -74,6 +76,22 @@ export function compileKeyLookups(table: string, keyField: FieldOverview, keys: 
   return chunks(keys, hooks.write.maxParameters).map((chunk) => {
     const st = new Statement(hooks.sql);
     return st.finish(`select ${q(keyField.field)} as ${q('key')} from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`);
+  });
+}
+
+/**
+ * `select key, case when <rule> then 1 else 0 end as allowed from t where key in (...)`: which of `keys` exist, and
+ * whether each satisfies a caller's item rule — one lookup tells a missing row from a forbidden one (both refused).
+ */
+export function compileGuardedKeyLookups(table: string, keyField: FieldOverview, keys: readonly Key[], guard: PlannedFilter, hooks: WriteHooks): CompiledStatement[] {
+  const q = hooks.sql.quote;
+  return chunks(keys, Math.floor(hooks.write.maxParameters / 2)).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    const row = st.alias();
+    const allowed = `case when ${compileFilter(guard, st, row)} then 1 else 0 end`;
+    return st.finish(
+      `select ${row}.${q(keyField.field)} as ${q('key')}, ${allowed} as ${q('allowed')} from ${q(table)} as ${row} where ${row}.${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`,
+    );
   });
 }
 

@@ -122,6 +122,8 @@ for (const client of testClients()) {
       assert.equal(concealed.tfa_secret, generated.secret);
 
       assert.equal(errorCode(await login({ email: 'tfa@example.com', password: 'tfa-password' })), 'INVALID_OTP');
+      // A wrong password says nothing about two-factor, even with a valid code.
+      assert.equal(errorCode(await login({ email: 'tfa@example.com', password: 'wrong', otp: totp.generate() })), 'INVALID_CREDENTIALS');
       assert.equal(errorCode(await login({ email: 'tfa@example.com', password: 'tfa-password', otp: '123456' })), 'INVALID_OTP');
       const withOtp = await login({ email: 'tfa@example.com', password: 'tfa-password', otp: totp.generate() });
       assert.equal(withOtp.statusCode, 200, withOtp.body);
@@ -159,14 +161,21 @@ for (const client of testClients()) {
       await t.context.db.knex('service_settings').update({ auth_login_attempts: 25 });
     });
 
-    it('takes at least the stall time for unknown users and wrong passwords alike', async () => {
-      for (const payload of [{ email: 'nobody@example.com' }, { password: 'wrong-password' }]) {
+    it('answers unknown users, wrong passwords and inactive accounts alike, after the same stall', async () => {
+      const { id } = await createUserWithPolicies(t, [], { email: 'archived@example.com' });
+      await t.context.db.knex('service_users').update({ password: await hashPassword('archived-password'), status: 'archived' }).where('id', id);
+      const bodies = new Set<string>();
+      for (const payload of [{ email: 'nobody@example.com' }, { password: 'wrong-password' }, { email: 'archived@example.com', password: 'archived-password' }]) {
         const started = Date.now();
         const response = await login(payload);
         const elapsed = Date.now() - started;
+        assert.equal(response.statusCode, 401);
         assert.equal(errorCode(response), 'INVALID_CREDENTIALS');
+        // LOGIN_STALL_TIME is 150 ms here: no answer comes sooner, whatever failed.
         assert.ok(elapsed >= 145, `answered after ${elapsed} ms`);
+        bodies.add(response.body);
       }
+      assert.equal(bodies.size, 1);
     });
   });
 }

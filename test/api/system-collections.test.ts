@@ -53,7 +53,11 @@ for (const client of testClients()) {
       assert.deepEqual(json(await get('/policies/me/globals', appUser.token)).data, { app_access: true, admin_access: false, enforce_tfa: false });
       const permissions = json(await get('/permissions/me', appUser.token)).data;
       assert.deepEqual(permissions.service_users.read, { access: 'partial', fields: ['id', 'email', 'first_name', 'last_name', 'location', 'title', 'description', 'tags', 'avatar', 'language', 'tfa_secret', 'status', 'role', 'last_access', 'last_page', 'provider', 'email_notifications', 'appearance', 'theme_dark', 'theme_light', 'policies'], presets: {} });
-      assert.deepEqual(permissions.service_users.update, { access: 'none' });
+      // The built-in update rule: the caller's own profile fields, nothing that grants access.
+      assert.equal(permissions.service_users.update.access, 'partial');
+      assert.ok(permissions.service_users.update.fields.includes('first_name'));
+      assert.ok(!['role', 'status', 'policies', 'token', 'tfa_secret'].some((f) => permissions.service_users.update.fields.includes(f)));
+      assert.deepEqual(permissions.service_users.delete, { access: 'none' });
       assert.equal(errorCode(await get('/access?fields=id&filter[role][_eq]=00000000-0000-0000-0000-000000000000', appUser.token)), undefined);
       assert.equal(errorCode(await get('/settings', appUser.token)), undefined);
     });

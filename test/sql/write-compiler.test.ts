@@ -9,7 +9,7 @@ import { postgresSql } from '../../src/db/dialects/postgres/sql-hooks.js';
 import { postgresWrite } from '../../src/db/dialects/postgres/write-hooks.js';
 import { sqliteSql } from '../../src/db/dialects/sqlite/sql-hooks.js';
 import { sqliteWrite } from '../../src/db/dialects/sqlite/write-hooks.js';
-import { compileChildLookups, compileDeletes, compileFirstKey, compileInserts, compileKeyLookups, compileUpdates, type WriteHooks } from '../../src/sql/write-compiler.js';
+import { compileChildLookups, compileDeletes, compileFirstKey, compileGuardedKeyLookups, compileInserts, compileKeyLookups, compileUpdates, type WriteHooks } from '../../src/sql/write-compiler.js';
 import { SMALL_SCHEMA } from '../helpers/small-schema.js';
 
 const HOOKS: Record<string, WriteHooks> = {
@@ -74,6 +74,16 @@ describe('write compiler SQL', () => {
     assert.deepEqual(compileInserts('articles', [], [{}, {}], HOOKS.mysql!, id), [
       { sql: 'insert into `articles` () values () returning `id`', params: [] },
       { sql: 'insert into `articles` () values () returning `id`', params: [] },
+    ]);
+  });
+
+  it('key lookups guarded by an item rule say per key whether the rule holds', () => {
+    const rule = { kind: 'compare' as const, operand: { kind: 'field' as const, field: fields.rating! }, field: fields.rating!, operator: '_gte' as const, value: 3 };
+    assert.deepEqual(compileGuardedKeyLookups('articles', id, [1, 2], rule, HOOKS.postgres!), [
+      { sql: 'select "t0"."id" as "key", case when "t0"."rating" >= $1 then 1 else 0 end as "allowed" from "articles" as "t0" where "t0"."id" in ($2, $3)', params: [3, 1, 2] },
+    ]);
+    assert.deepEqual(compileGuardedKeyLookups('articles', id, [5], { kind: 'constant', value: false }, HOOKS.mysql!), [
+      { sql: 'select `t0`.`id` as `key`, case when 1 = 0 then 1 else 0 end as `allowed` from `articles` as `t0` where `t0`.`id` in (?)', params: [5] },
     ]);
   });
 

@@ -12,10 +12,10 @@ export function collectionRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);
 
-    app.get('/', async (request) => ({ data: context.collections.readAll(request.accountability) }));
+    app.get('/', async (request) => ({ data: await context.collections.readAll(request.accountability) }));
 
     app.get<{ Params: CollectionParams }>('/:collection', async (request) => ({
-      data: context.collections.readOne(request.accountability, request.params.collection),
+      data: await context.collections.readOne(request.accountability, request.params.collection),
     }));
 
     app.post('/', async (request) => ({ data: await context.collections.create(request.accountability, request.body) }));

@@ -13,14 +13,14 @@ export function fieldRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);
 
-    app.get('/', async (request) => ({ data: context.fields.readAll(request.accountability) }));
+    app.get('/', async (request) => ({ data: await context.fields.readAll(request.accountability) }));
 
     app.get<{ Params: CollectionParams }>('/:collection', async (request) => ({
-      data: context.fields.readCollection(request.accountability, request.params.collection),
+      data: await context.fields.readCollection(request.accountability, request.params.collection),
     }));
 
     app.get<{ Params: FieldParams }>('/:collection/:field', async (request) => ({
-      data: context.fields.readOne(request.accountability, request.params.collection, request.params.field),
+      data: await context.fields.readOne(request.accountability, request.params.collection, request.params.field),
     }));
 
     app.post<{ Params: CollectionParams }>('/:collection', async (request) => ({

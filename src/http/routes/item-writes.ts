@@ -22,7 +22,7 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
 
   app.post<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    writer.assertWritable(collection, request.accountability);
+    await writer.checkWritable(collection, 'create', request.accountability);
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const { many, items } = parseCreateBody(request.body);
     request.timer.mark('parse');
@@ -31,7 +31,7 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
 
   app.patch<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    writer.assertWritable(collection, request.accountability);
+    await writer.checkWritable(collection, 'update', request.accountability);
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     if (writer.isSingleton(collection)) {
       const payload = parseItemBody(request.body);
@@ -45,7 +45,7 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
 
   app.patch<{ Params: ItemParams; Body: unknown }>('/:collection/:pk', async (request, reply) => {
     const { collection, pk } = request.params;
-    writer.assertWritable(collection, request.accountability);
+    await writer.checkWritable(collection, 'update', request.accountability);
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
@@ -54,7 +54,7 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
 
   app.delete<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    writer.assertWritable(collection, request.accountability);
+    await writer.checkWritable(collection, 'delete', request.accountability);
     const body = parseDeleteBody(request.body, parseOptions);
     request.timer.mark('parse');
     await writer.delete(collection, body, request.accountability, request.timer);
@@ -63,7 +63,7 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
 
   app.delete<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
     const { collection, pk } = request.params;
-    writer.assertWritable(collection, request.accountability);
+    await writer.checkWritable(collection, 'delete', request.accountability);
     request.timer.mark('parse');
     await writer.delete(collection, { kind: 'keys', keys: [pk] }, request.accountability, request.timer);
     return reply.code(204).send();

@@ -13,14 +13,14 @@ export function relationRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);
 
-    app.get('/', async (request) => ({ data: context.relations.readAll(request.accountability) }));
+    app.get('/', async (request) => ({ data: await context.relations.readAll(request.accountability) }));
 
     app.get<{ Params: CollectionParams }>('/:collection', async (request) => ({
-      data: context.relations.readCollection(request.accountability, request.params.collection),
+      data: await context.relations.readCollection(request.accountability, request.params.collection),
     }));
 
     app.get<{ Params: FieldParams }>('/:collection/:field', async (request) => ({
-      data: context.relations.readOne(request.accountability, request.params.collection, request.params.field),
+      data: await context.relations.readOne(request.accountability, request.params.collection, request.params.field),
     }));
 
     app.post('/', async (request) => ({ data: await context.relations.create(request.accountability, request.body) }));

@@ -1,13 +1,14 @@
 /**
  * The system collections with items semantics (reference §5.1): `/users`, `/roles`, `/policies`, `/access`,
  * `/permissions` read like `/items/<collection>` over the service_* tables (same query language, same permission
- * rules), plus the `me` endpoints and the `/settings` singleton.
+ * rules), plus the `me` endpoints and the `/settings` singleton. Writes: system-writes.ts.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
 import type { AppContext } from '../../services/app-context.js';
+import { registerSystemWrites } from './system-writes.js';
 
 export const SYSTEM_ROUTES: Record<string, string> = {
   users: 'service_users',
@@ -49,5 +50,7 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
         send(reply, await context.items.readOne(table, request.params.pk, query(request), request.accountability, request.timer, system)),
       );
     }
+
+    registerSystemWrites(app, context, SYSTEM_ROUTES, parseOptions);
   };
 }

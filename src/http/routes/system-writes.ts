@@ -1,0 +1,86 @@
+/**
+ * POST / PATCH / DELETE on the system collections (reference §5.1): the /items write semantics over the service_*
+ * tables, plus `PATCH /users/me` (the caller's own row, under the same rules), `PATCH /users/me/track/page` and
+ * `PATCH /settings` (singleton).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidCredentialsError, InvalidPayloadError } from '../../errors/catalogue.js';
+import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
+import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
+import type { AppContext } from '../../services/app-context.js';
+import type { WriteResult } from '../../services/items-writer.js';
+
+function send(reply: FastifyReply, body: WriteResult): FastifyReply {
+  if (body === null) return reply.code(204).send();
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+export function registerSystemWrites(app: FastifyInstance, context: AppContext, routes: Record<string, string>, parseOptions: QueryParseOptions): void {
+  const { writer } = context;
+  const system = { system: true };
+  const query = (request: FastifyRequest) => parseQuery(request.query as Record<string, unknown>, parseOptions);
+
+  app.patch('/users/me', async (request, reply) => {
+    const user = request.accountability.user;
+    if (!user) throw new InvalidCredentialsError();
+    await writer.checkWritable('service_users', 'update', request.accountability, system);
+    const payload = parseItemBody(request.body);
+    request.timer.mark('parse');
+    return send(reply, await writer.updateOne('service_users', user, payload, query(request), request.accountability, request.timer, system));
+  });
+
+  // Directus records the page whatever the caller's permissions on users (the app's own bookkeeping).
+  app.patch('/users/me/track/page', async (request, reply) => {
+    const user = request.accountability.user;
+    if (!user) throw new InvalidCredentialsError();
+    const { last_page: lastPage } = parseItemBody(request.body);
+    if (typeof lastPage !== 'string' || lastPage === '') throw new InvalidPayloadError('"last_page" key is required');
+    await writer.updateOne('service_users', user, { last_page: lastPage }, { fields: ['id'] }, { ...request.accountability, admin: true }, request.timer, system);
+    return reply.code(204).send();
+  });
+
+  app.patch('/settings', async (request, reply) => {
+    writer.assertWritable('service_settings', request.accountability, system);
+    const payload = parseItemBody(request.body);
+    request.timer.mark('parse');
+    return send(reply, await writer.upsertSingleton('service_settings', payload, query(request), request.accountability, request.timer, system));
+  });
+
+  for (const [route, table] of Object.entries(routes)) {
+    app.post(`/${route}`, async (request, reply) => {
+      await writer.checkWritable(table, 'create', request.accountability, system);
+      const { many, items } = parseCreateBody(request.body);
+      request.timer.mark('parse');
+      return send(reply, await writer.create(table, items, many, query(request), request.accountability, request.timer, system));
+    });
+
+    app.patch(`/${route}`, async (request, reply) => {
+      await writer.checkWritable(table, 'update', request.accountability, system);
+      const body = parseUpdateBody(request.body, parseOptions);
+      request.timer.mark('parse');
+      return send(reply, await writer.updateMany(table, body, query(request), request.accountability, request.timer, system));
+    });
+
+    app.patch<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
+      await writer.checkWritable(table, 'update', request.accountability, system);
+      const payload = parseItemBody(request.body);
+      request.timer.mark('parse');
+      return send(reply, await writer.updateOne(table, request.params.pk, payload, query(request), request.accountability, request.timer, system));
+    });
+
+    app.delete(`/${route}`, async (request, reply) => {
+      await writer.checkWritable(table, 'delete', request.accountability, system);
+      const body = parseDeleteBody(request.body, parseOptions);
+      request.timer.mark('parse');
+      await writer.delete(table, body, request.accountability, request.timer, system);
+      return reply.code(204).send();
+    });
+
+    app.delete<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
+      await writer.checkWritable(table, 'delete', request.accountability, system);
+      request.timer.mark('parse');
+      await writer.delete(table, { kind: 'keys', keys: [request.params.pk] }, request.accountability, request.timer, system);
+      return reply.code(204).send();
+    });
+  }
+}
