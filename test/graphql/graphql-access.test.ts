@@ -58,6 +58,30 @@ for (const client of testClients()) {
       assert.equal(hidden.status, 400);
     });
 
+    it('lists the mutations a role’s write rules allow, and the writer applies the rules', async () => {
+      const policy = await createPolicy(t, {
+        permissions: [
+          { collection: 'tags', fields: 'id,name' },
+          { collection: 'tags', action: 'create', fields: 'name' },
+          { collection: 'tags', action: 'update', fields: 'name', permissions: { name: { _starts_with: 'mine-' } } },
+        ],
+      });
+      const writer = (await createUserWithPolicies(t, [policy])).token;
+      const mutations = (await typeFields(t, 'Mutation', writer)).sort();
+      assert.deepEqual(mutations, ['create_tags_item', 'create_tags_items', 'update_tags_batch', 'update_tags_item', 'update_tags_items']);
+      const created = await gqlData(t, 'mutation { create_tags_item(data: {name: "mine-1"}) { id name } }', { token: writer });
+      assert.equal(created.create_tags_item.name, 'mine-1');
+      assertSame(created.create_tags_item, await rest(t, `/items/tags/${created.create_tags_item.id}`, { fields: 'id,name' }, writer));
+      const renamed = await gqlData(t, `mutation { update_tags_item(id: ${created.create_tags_item.id}, data: {name: "mine-2"}) { name } }`, { token: writer });
+      assert.deepEqual(renamed.update_tags_item, { name: 'mine-2' });
+      const notMine = await gql(t, 'mutation { update_tags_item(id: 1, data: {name: "taken"}) { name } }', { token: writer });
+      assert.equal(notMine.status, 200);
+      assert.equal(notMine.body.errors[0].extensions.code, 'FORBIDDEN');
+      assert.notEqual((await rest(t, '/items/tags/1', { fields: 'name' })).name, 'taken');
+      const deleting = await gql(t, 'mutation { delete_tags_item(id: 1) { id } }', { token: writer });
+      assert.equal(deleting.status, 400, 'no delete rule: no delete mutation');
+    });
+
     it('gives a caller who may read nothing the _empty schema, and follows permission changes', async () => {
       assert.deepEqual(await typeFields(t, 'Query', null), ['_empty']);
       assert.deepEqual(await gqlData(t, '{ _empty }', { token: null }), { _empty: null });

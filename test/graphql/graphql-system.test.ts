@@ -93,6 +93,26 @@ for (const client of testClients()) {
       assert.equal(forbidden.status, 400, 'non-admins have no schema mutations');
     });
 
+    it('writes system collections: users, the caller’s own user, settings', async () => {
+      const created = await gqlData(t, `mutation { create_users_item(data: {email: "gql-user@example.com", password: "a-long-password", role: {id: "${reader.role}"}}) { id email password role { id } } }`, SYSTEM);
+      assert.equal(created.create_users_item.email, 'gql-user@example.com');
+      assert.equal(created.create_users_item.password, '**********');
+      assertSame(created.create_users_item, await rest(t, `/users/${created.create_users_item.id}`, { fields: 'id,email,password,role.id' }));
+      const login = await gqlData(t, 'mutation { auth_login(email: "gql-user@example.com", password: "a-long-password") { access_token } }', { ...SYSTEM, token: null });
+      assert.equal(typeof login.auth_login.access_token, 'string', 'the password was hashed and works');
+      const me = await gqlData(t, 'mutation { update_users_me(data: {first_name: "Ada"}) { id first_name } }', { ...SYSTEM, token: reader.token });
+      assert.deepEqual(me.update_users_me, { id: reader.id, first_name: 'Ada' });
+      assert.equal((await rest(t, '/users/me', { fields: 'first_name' }, reader.token)).first_name, 'Ada');
+      const settings = await gqlData(t, 'mutation { update_settings(data: {project_name: "Via GraphQL"}) { project_name } }', SYSTEM);
+      assert.deepEqual(settings.update_settings, { project_name: 'Via GraphQL' });
+      assert.equal((await rest(t, '/settings', { fields: 'project_name' })).project_name, 'Via GraphQL');
+      const deleted = await gqlData(t, `mutation { delete_users_item(id: "${created.create_users_item.id}") { id } }`, SYSTEM);
+      assert.deepEqual(deleted.delete_users_item, { id: created.create_users_item.id });
+      const mutations = (await gqlData(t, '{ __type(name: "Mutation") { fields { name } } }', SYSTEM)).__type.fields.map((f: { name: string }) => f.name);
+      for (const name of ['create_roles_item', 'update_policies_items', 'delete_permissions_item', 'create_access_items', 'update_settings']) assert.ok(mutations.includes(name), name);
+      assert.ok(!mutations.includes('create_settings_item'));
+    });
+
     it('logs in, refreshes and logs out; sets up and removes two-factor', async () => {
       const login = await gqlData(t, `mutation { auth_login(email: "${ADMIN.email}", password: "${ADMIN.password}") { access_token expires refresh_token } }`, { ...SYSTEM, token: null });
       assert.equal(typeof login.auth_login.access_token, 'string');
