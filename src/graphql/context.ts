@@ -11,6 +11,8 @@ export interface GraphQLContext {
   client: ClientInfo;
   /** The request's cookies (refresh and session tokens for auth mutations). */
   cookies: Record<string, string | undefined>;
+  /** SDL of the caller's schema for a scope (`server_specs_graphql`). */
+  sdl(scope: 'items' | 'system'): Promise<string>;
   /** Cookies an auth mutation sets or clears; the route applies them to the reply. */
   cookieChanges: CookieChange[];
 }

@@ -48,6 +48,7 @@ const AUTH_TOKENS = new GraphQLObjectType({
   name: 'auth_tokens',
   fields: { access_token: { type: GraphQLString }, expires: { type: GraphQLBigInt }, refresh_token: { type: GraphQLString } },
 });
+const SDL_SCOPE = new GraphQLEnumType({ name: 'graphql_sdl_scope', values: { items: {}, system: {} } });
 const AUTH_MODE = new GraphQLEnumType({ name: 'auth_mode', values: { json: {}, cookie: {}, session: {} } });
 const TFA_SECRET = new GraphQLObjectType({ name: 'users_me_tfa_generate_data', fields: { secret: { type: GraphQLString }, otpauth_url: { type: GraphQLString } } });
 
@@ -63,6 +64,7 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
     server_ping: { type: GraphQLString, resolve: () => 'pong' },
     server_info: { type: GraphQLJSON, resolve: (_r, _a, ctx) => serverInfo(ctx.app, ctx.accountability) },
     server_health: { type: GraphQLJSON, resolve: (_r, _a, ctx) => healthReport(ctx.app, ctx.accountability) },
+    server_specs_graphql: { type: GraphQLString, args: { scope: { type: SDL_SCOPE } }, resolve: (_r, a: Args, ctx) => ctx.sdl(a.scope === 'system' ? 'system' : 'items') },
     policies_me_globals: { type: GLOBALS, resolve: (_r, _a, ctx) => ctx.app.me.globals(ctx.accountability) },
     permissions_me: { type: GraphQLJSON, resolve: (_r, _a, ctx) => ctx.app.me.collectionAccess(ctx.accountability) },
     collections: { type: listOf(COLLECTION), resolve: (_r, _a, ctx) => ctx.app.collections.readAll(ctx.accountability) },

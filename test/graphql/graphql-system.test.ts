@@ -152,6 +152,9 @@ for (const client of testClients()) {
       assert.match(restricted.body, /type articles \{\n {2}id: ID!\n {2}title: String\n\}/);
       assert.doesNotMatch(restricted.body, /type tags/);
       assert.equal((await t.request({ method: 'GET', url: '/server/specs/graphql/other' })).statusCode, 404);
+      const field = await gqlData(t, '{ items: server_specs_graphql(scope: items) system: server_specs_graphql(scope: system) }', { ...SYSTEM, token: reader.token });
+      assert.equal(field.items, restricted.body);
+      assert.match(field.system, /users_me/);
     });
   });
 }

@@ -19,6 +19,7 @@ async function irOf(query: string, variables: Record<string, unknown> = {}): Pro
   const context = {
     accountability: ADMIN_ACCOUNTABILITY,
     marks: { mark: () => {} },
+    sdl: async () => '',
     app: {
       items: {
         readMany: async (_collection: string, q: Query) => {

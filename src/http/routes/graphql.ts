@@ -41,6 +41,7 @@ export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
       client: { ip: clientIp(request, context.config.ip.customHeader), userAgent: request.headers['user-agent'] ?? null, origin: request.headers.origin ?? null },
       cookies: request.cookies,
       cookieChanges: [],
+      sdl: (scope) => service.sdl(scope, request.accountability),
     };
     let body: string;
     try {
