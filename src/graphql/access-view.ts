@@ -22,6 +22,21 @@ export type AccessView = Map<string, CollectionView>;
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
+/**
+ * Collection names that would clash with the types every schema holds or generates (a clash would make the whole
+ * schema unbuildable): such collections are left out of GraphQL, as are names GraphQL reserves (`__*`).
+ */
+const RESERVED_TYPES = new Set([
+  'Query', 'Mutation', 'Subscription', 'String', 'Int', 'Float', 'Boolean', 'ID', 'JSON', 'Date', 'Hash', 'Void', 'GraphQLBigInt', 'GraphQLGeoJSON',
+  'GraphQLStringOrFloat', 'delete_one', 'delete_many', 'auth_tokens', 'auth_mode', 'policies_me_globals', 'users_me_tfa_generate_data',
+  'graphql_sdl_scope', 'delete_collection', 'delete_field',
+]);
+const RESERVED_SUFFIXES = ['_filter', '_input', '_aggregated', '_aggregated_count', '_aggregated_fields', '_union', '_functions', '_filter_operators'];
+
+export function usableTypeName(name: string): boolean {
+  return NAME.test(name) && !name.startsWith('__') && !RESERVED_TYPES.has(name) && !RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix));
+}
+
 /** The service_* collections GraphQL serves as items (as their REST routes do); the other service_* tables are internal. */
 export const SYSTEM_ITEM_COLLECTIONS = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
 const SYSTEM_PREFIX = 'service_';
@@ -46,7 +61,7 @@ export function buildAccessView(
 ): AccessView {
   const view: AccessView = new Map();
   for (const collection of Object.values(schema.collections)) {
-    if (!collection.schema || !NAME.test(collection.collection)) continue;
+    if (!collection.schema || !usableTypeName(typeNameOf(schema, collection))) continue;
     if (collection.system && !SYSTEM_ITEM_COLLECTIONS.has(collection.collection)) continue;
     let fields: string[];
     if (accountability.admin || !permissions) {
@@ -58,7 +73,7 @@ export function buildAccessView(
       const granted = new Set(rules.flatMap((rule) => (rule.fields === '*' ? [] : rule.fields)));
       fields = collection.fieldOrder.filter((name) => all || granted.has(name));
     }
-    fields = fields.filter((name) => NAME.test(name) && collection.fields[name]);
+    fields = fields.filter((name) => NAME.test(name) && !name.startsWith('__') && collection.fields[name]);
     if (!fields.length) continue;
     const singleton = collection.singleton || SYSTEM_SINGLETONS.has(collection.collection);
     const may = (action: WriteAction) => collection.primary !== null && writable(collection, action);

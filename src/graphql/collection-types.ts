@@ -244,7 +244,7 @@ export class TypeSet {
     const { collection } = view;
     const fields: GraphQLInputFieldConfigMap = {};
     for (const name of collection.fieldOrder) {
-      if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name)) continue;
+      if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name) || name.startsWith('__')) continue;
       const field = collection.fields[name]!;
       const link = collection.links[name];
       if (link?.kind === 'm2o' || link?.kind === 'o2m') {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildAccessView } from '../../src/graphql/access-view.js';
+import { buildAccessView, usableTypeName } from '../../src/graphql/access-view.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { DocumentCache } from '../../src/graphql/document-cache.js';
 import { buildSchemas } from '../../src/graphql/schema-builder.js';
@@ -36,6 +36,11 @@ async function irOf(query: string, variables: Record<string, unknown> = {}): Pro
 }
 
 describe('GraphQL schema generation', () => {
+  it('leaves out collections whose names would clash with generated or built-in types', () => {
+    for (const name of ['articles', 'users', 'my_pages']) assert.ok(usableTypeName(name), name);
+    for (const name of ['JSON', 'Query', 'delete_one', 'articles_filter', 'create_x_input', 'x_aggregated', '__secret', 'a-b', '1st']) assert.ok(!usableTypeName(name), name);
+  });
+
   it('names types, roots, filters and inputs as the reference does', () => {
     const types = schemas.items.getTypeMap();
     for (const name of ['articles', 'articles_filter', 'comments_quantifier_filter', 'articles_aggregated', 'articles_aggregated_count', 'articles_aggregated_fields', 'create_articles_input', 'update_articles_input', 'articles_blocks_item_union', 'string_filter_operators', 'number_filter_operators', 'date_filter_operators', 'datetime_functions', 'count_functions', 'GraphQLStringOrFloat', 'JSON', 'Date']) {
