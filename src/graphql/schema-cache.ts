@@ -25,6 +25,8 @@ export class SchemaCache {
 
   constructor(private readonly app: AppContext) {
     app.schema.onLoad(() => setImmediate(() => void this.warm()));
+    // The overview loaded at start is already there: warm for it too.
+    setImmediate(() => void this.warm());
   }
 
   async forCaller(accountability: Accountability): Promise<CachedSchemas> {
