@@ -21,6 +21,7 @@ import type { TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import { selectionQuery, type ReadLimits } from './items-root.js';
 import { GraphQLBigInt, GraphQLJSON } from './scalars.js';
+import { COLLECTION, FIELD, RELATION } from './schema-object-types.js';
 
 export { SYSTEM_ITEM_COLLECTIONS } from './access-view.js';
 
@@ -29,15 +30,6 @@ type Args = Record<string, unknown>;
 
 const NO_ROLE = '00000000-0000-0000-0000-000000000000';
 
-const COLLECTION = new GraphQLObjectType({ name: 'service_collections', fields: { collection: { type: GraphQLString }, meta: { type: GraphQLJSON }, schema: { type: GraphQLJSON } } });
-const FIELD = new GraphQLObjectType({
-  name: 'service_fields',
-  fields: { collection: { type: GraphQLString }, field: { type: GraphQLString }, type: { type: GraphQLString }, meta: { type: GraphQLJSON }, schema: { type: GraphQLJSON } },
-});
-const RELATION = new GraphQLObjectType({
-  name: 'service_relations',
-  fields: { collection: { type: GraphQLString }, field: { type: GraphQLString }, related_collection: { type: GraphQLString }, meta: { type: GraphQLJSON }, schema: { type: GraphQLJSON } },
-});
 const DELETE_COLLECTION = new GraphQLObjectType({ name: 'delete_collection', fields: { collection: { type: GraphQLString } } });
 const DELETE_FIELD = new GraphQLObjectType({ name: 'delete_field', fields: { collection: { type: GraphQLString }, field: { type: GraphQLString } } });
 const GLOBALS = new GraphQLObjectType({

@@ -55,18 +55,34 @@ for (const client of testClients()) {
     });
 
     it('answers server and schema fields as the REST routes do', async () => {
-      const data = await gqlData(t, '{ server_ping server_info server_health collections { collection } collections_by_name(name: "tags") { collection meta schema } fields_in_collection(collection: "tags") { collection field type } fields_by_name(collection: "tags", field: "name") { field type schema } relations { collection field related_collection } relations_in_collection(collection: "articles") { field } relations_by_name(collection: "articles", field: "author") { related_collection } }', SYSTEM);
+      const data = await gqlData(t, '{ server_ping server_info server_health collections { collection } collections_by_name(name: "tags") { collection meta { icon hidden singleton } schema { name comment } } fields_in_collection(collection: "tags") { collection field type } fields_by_name(collection: "tags", field: "name") { field type meta { interface special } schema { data_type max_length is_nullable is_unique default_value } } relations { collection field related_collection } relations_in_collection(collection: "articles") { field } relations_by_name(collection: "articles", field: "author") { related_collection schema { foreign_key_table on_delete } } }', SYSTEM);
       assert.equal(data.server_ping, 'pong');
       assert.deepEqual(data.server_info, await rest(t, '/server/info'));
       assert.equal(data.server_health.status, 'ok');
       assertSame(data.collections, (await rest(t, '/collections')).map((c: { collection: string }) => ({ collection: c.collection })));
       const tags = await rest(t, '/collections/tags');
-      assert.deepEqual(data.collections_by_name, { collection: tags.collection, meta: tags.meta, schema: tags.schema });
+      const pick = (value: Record<string, unknown> | null, keys: string[]) => (value ? Object.fromEntries(keys.map((k) => [k, value[k] ?? null])) : null);
+      assert.deepEqual(data.collections_by_name, { collection: tags.collection, meta: pick(tags.meta, ['icon', 'hidden', 'singleton']), schema: pick(tags.schema, ['name', 'comment']) });
       assert.deepEqual(data.fields_in_collection, (await rest(t, '/fields/tags')).map((f: Record<string, unknown>) => ({ collection: f.collection, field: f.field, type: f.type })));
       const name = await rest(t, '/fields/tags/name');
-      assert.deepEqual(data.fields_by_name, { field: name.field, type: name.type, schema: name.schema });
+      assert.deepEqual(data.fields_by_name, { field: name.field, type: name.type, meta: pick(name.meta, ['interface', 'special']), schema: pick(name.schema, ['data_type', 'max_length', 'is_nullable', 'is_unique', 'default_value']) });
+      assert.equal(data.fields_by_name.schema.max_length, 50);
       assert.deepEqual(data.relations, (await rest(t, '/relations')).map((r: Record<string, unknown>) => ({ collection: r.collection, field: r.field, related_collection: r.related_collection })));
-      assert.deepEqual(data.relations_by_name, { related_collection: 'authors' });
+      const author = await rest(t, '/relations/articles/author');
+      assert.deepEqual(data.relations_by_name, { related_collection: 'authors', schema: pick(author.schema, ['foreign_key_table', 'on_delete']) });
+      // Every attribute of every schema object reads as REST reads it.
+      const FIELD_META = 'id collection field special interface options display display_options readonly hidden sort width translations note conditions required group validation validation_message searchable';
+      const FIELD_SCHEMA = 'name table data_type default_value max_length numeric_precision numeric_scale is_generated generation_expression is_nullable is_unique is_indexed is_primary_key has_auto_increment foreign_key_column foreign_key_table comment';
+      const COLLECTION_META = 'collection icon note display_template hidden singleton translations archive_field archive_app_filter archive_value unarchive_value sort_field accountability color item_duplication_fields sort group collapse preview_url versioning';
+      const RELATION_META = 'id many_collection many_field one_collection one_field one_collection_field one_allowed_collections junction_field sort_field one_deselect_action';
+      const RELATION_SCHEMA = 'table column foreign_key_table foreign_key_column constraint_name on_update on_delete';
+      const all = await gqlData(t, `{ fields { collection field type meta { ${FIELD_META} } schema { ${FIELD_SCHEMA} } } collections { collection meta { ${COLLECTION_META} } schema { name comment } } relations { collection field related_collection meta { ${RELATION_META} } schema { ${RELATION_SCHEMA} } } }`, SYSTEM);
+      const shape = (rows: Record<string, unknown>[], parts: Record<string, string>) =>
+        rows.map((row) => ({ ...Object.fromEntries(Object.keys(row).filter((k) => !(k in parts)).map((k) => [k, row[k]])), ...Object.fromEntries(Object.entries(parts).map(([k, keys]) => [k, pick(row[k] as Record<string, unknown> | null, keys.split(' '))])) }));
+      assert.deepEqual(all.fields, shape(await rest(t, '/fields'), { meta: FIELD_META, schema: FIELD_SCHEMA }));
+      assert.deepEqual(all.collections, shape(await rest(t, '/collections'), { meta: COLLECTION_META, schema: 'name comment' }));
+      assert.deepEqual(all.relations, shape(await rest(t, '/relations'), { meta: RELATION_META, schema: RELATION_SCHEMA }));
+
       const missing = await gql(t, '{ collections_by_name(name: "nope") { collection } }', SYSTEM);
       assert.equal(missing.status, 200);
       assert.equal(missing.body.errors[0].extensions.code, 'FORBIDDEN');
@@ -79,7 +95,7 @@ for (const client of testClients()) {
       assert.deepEqual(created.create_collections_item, { collection: 'gq_notes' });
       const field = await gqlData(t, 'mutation { create_fields_item(collection: "gq_notes", data: {field: "body", type: "string"}) { collection field type } }', SYSTEM);
       assert.deepEqual(field.create_fields_item, { collection: 'gq_notes', field: 'body', type: 'string' });
-      const updated = await gqlData(t, 'mutation { update_fields_item(collection: "gq_notes", field: "body", data: {meta: {note: "a note"}}) { field meta } }', SYSTEM);
+      const updated = await gqlData(t, 'mutation { update_fields_item(collection: "gq_notes", field: "body", data: {meta: {note: "a note"}}) { field meta { note } } }', SYSTEM);
       assert.equal(updated.update_fields_item.meta.note, 'a note');
       const relation = await gqlData(t, 'mutation { create_fields_item(collection: "gq_notes", data: {field: "article", type: "integer"}) { field } create_relations_item(data: {collection: "gq_notes", field: "article", related_collection: "articles"}) { collection field related_collection } }', SYSTEM);
       assert.deepEqual(relation.create_relations_item, { collection: 'gq_notes', field: 'article', related_collection: 'articles' });
