@@ -157,6 +157,12 @@ for (const client of testClients()) {
       const badVariable = await gql(t, 'query($n: Int) { articles(limit: $n) { id } }', { variables: { n: 'many' } });
       assert.equal(badVariable.status, 400);
       assert.equal(badVariable.body.errors[0].extensions.code, 'GRAPHQL_VALIDATION');
+      // MAX_RELATIONAL_DEPTH (10) bounds GraphQL nesting as it bounds REST paths.
+      const nest = (depth: number): string => (depth === 0 ? 'id' : depth % 2 ? `author { id ${nest(depth - 1)} }` : `articles { id ${nest(depth - 1)} }`);
+      assert.equal((await gql(t, `{ articles(limit: 1) { id ${nest(9)} } }`)).body.errors, undefined);
+      const tooDeep = await gql(t, `{ articles(limit: 1) { id ${nest(11)} } }`);
+      assert.equal(tooDeep.status, 200);
+      assert.equal(tooDeep.body.errors[0].extensions.code, 'INVALID_QUERY');
       const badLimit = await gql(t, '{ articles(limit: -5) { id } }');
       assert.equal(badLimit.status, 200);
       assert.equal(badLimit.body.data, null);
