@@ -146,6 +146,11 @@ for (const client of testClients()) {
       const get = await t.request({ method: 'GET', url: `/graphql?query=${encodeURIComponent('query($n: Int) { articles(limit: $n) { id } }')}&variables=${encodeURIComponent('{"n":2}')}` });
       assert.equal(get.statusCode, 200, get.body);
       assert.equal(JSON.parse(get.body).data.articles.length, 2);
+      const twoOperations = 'query A { articles(limit: 1) { id } } query B { tags(limit: 1) { id } }';
+      assert.deepEqual(Object.keys(await gqlData(t, twoOperations, { operationName: 'B' })), ['tags']);
+      const unnamed = await gql(t, twoOperations);
+      assert.equal(unnamed.status, 400);
+      assert.equal(unnamed.body.errors[0].extensions.code, 'GRAPHQL_VALIDATION');
       const unknown = await gql(t, '{ articles { nope } }');
       assert.equal(unknown.status, 400);
       assert.equal(unknown.body.errors[0].message, 'GraphQL validation error.');
