@@ -41,8 +41,11 @@ export function anyItemResolver(source: Row, _args: unknown, _context: unknown, 
  * becomes the object GraphQL expects here.
  */
 export function keyListResolver(primary: string) {
-  // One object shape for every key (a computed property name would make each object a dictionary).
-  const wrap = new Function('key', `return { ${JSON.stringify(primary)}: key };`) as (key: unknown) => Row;
+  const wrap = (key: unknown): Row => {
+    const row: Row = {};
+    row[primary] = key;
+    return row;
+  };
   return (source: Row, _args: unknown, _context: unknown, info: GraphQLResolveInfo): unknown => {
     const value = source[info.path.key as string];
     if (!Array.isArray(value) || !value.length || (typeof value[0] === 'object' && value[0] !== null)) return value;
