@@ -13,6 +13,8 @@ export interface CollectionView {
   /** GraphQL type name: the collection's name, service_* tables without their prefix. */
   typeName: string;
   fields: string[];
+  /** Fields the caller's rules let it write, per action; null = every field. */
+  writeFields: { create: Set<string> | null; update: Set<string> | null };
   create: boolean;
   update: boolean;
   delete: boolean;
@@ -76,15 +78,24 @@ export function buildAccessView(
     fields = fields.filter((name) => NAME.test(name) && !name.startsWith('__') && collection.fields[name]);
     if (!fields.length) continue;
     const singleton = collection.singleton || SYSTEM_SINGLETONS.has(collection.collection);
-    const may = (action: WriteAction) => collection.primary !== null && writable(collection, action);
+    const writeFields = { create: writeFieldsOf(permissions, accountability.admin, collection.collection, 'create'), update: writeFieldsOf(permissions, accountability.admin, collection.collection, 'update') };
+    const may = (action: WriteAction) => collection.primary !== null && writable(collection, action) && (action === 'delete' || writeFields[action]?.size !== 0);
     view.set(collection.collection, {
       collection,
       typeName: typeNameOf(schema, collection),
       fields,
+      writeFields,
       create: may('create') && !singleton,
       update: may('update'),
       delete: may('delete') && !singleton,
     });
   }
   return view;
+}
+
+function writeFieldsOf(permissions: PermissionSet | null, admin: boolean, collection: string, action: 'create' | 'update'): Set<string> | null {
+  if (admin || !permissions) return null;
+  const rules = permissions.for(collection, action);
+  if (rules.some((rule) => rule.fields === '*')) return null;
+  return new Set(rules.flatMap((rule) => (rule.fields === '*' ? [] : rule.fields)));
 }

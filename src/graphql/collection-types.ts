@@ -240,11 +240,29 @@ export class TypeSet {
     return type;
   }
 
+  /**
+   * The fields the caller's rules let it write: `create_<c>_input` the create rule's, `update_<c>_input` (also the
+   * type of nested rows, which may be created or updated) the create and update rules' together, plus the key that
+   * names a row. The writer still checks every row against the rule of what it does to it.
+   */
+  private writable(view: CollectionView, kind: 'create' | 'update'): (name: string) => boolean {
+    const { create, update } = view.writeFields;
+    if (kind === 'create') return (name) => create === null || create.has(name);
+    if (create === null || update === null) return () => true;
+    return (name) => name === view.collection.primary || create.has(name) || update.has(name);
+  }
+
   private inputFields(view: CollectionView, kind: 'create' | 'update'): GraphQLInputFieldConfigMap {
+    const all = this.inputFieldsWhere(view, kind, this.writable(view, kind));
+    // An input type needs a field; one the rules leave empty still names every field (the writer refuses them).
+    return Object.keys(all).length ? all : this.inputFieldsWhere(view, kind, () => true);
+  }
+
+  private inputFieldsWhere(view: CollectionView, kind: 'create' | 'update', writable: (name: string) => boolean): GraphQLInputFieldConfigMap {
     const { collection } = view;
     const fields: GraphQLInputFieldConfigMap = {};
     for (const name of collection.fieldOrder) {
-      if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name) || name.startsWith('__')) continue;
+      if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name) || name.startsWith('__') || !writable(name)) continue;
       const field = collection.fields[name]!;
       const link = collection.links[name];
       if (link?.kind === 'm2o' || link?.kind === 'o2m') {

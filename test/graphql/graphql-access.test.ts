@@ -69,6 +69,11 @@ for (const client of testClients()) {
       const writer = (await createUserWithPolicies(t, [policy])).token;
       const mutations = (await typeFields(t, 'Mutation', writer)).sort();
       assert.deepEqual(mutations, ['create_tags_item', 'create_tags_items', 'update_tags_batch', 'update_tags_item', 'update_tags_items']);
+      const inputFields = async (type: string) => (await gqlData(t, `{ __type(name: "${type}") { inputFields { name } } }`, { token: writer })).__type.inputFields.map((f: { name: string }) => f.name);
+      assert.deepEqual(await inputFields('create_tags_input'), ['name'], 'inputs hold the fields the rules let the role write');
+      assert.deepEqual(await inputFields('update_tags_input'), ['id', 'name'], 'and the key that names a row');
+      const unwritable = await gql(t, 'mutation { create_tags_item(data: {id: 999, name: "x"}) { id } }', { token: writer });
+      assert.equal(unwritable.status, 400);
       const created = await gqlData(t, 'mutation { create_tags_item(data: {name: "mine-1"}) { id name } }', { token: writer });
       assert.equal(created.create_tags_item.name, 'mine-1');
       assertSame(created.create_tags_item, await rest(t, `/items/tags/${created.create_tags_item.id}`, { fields: 'id,name' }, writer));
