@@ -2,7 +2,7 @@
  * GraphQL documents of one schema: parsed (with the token limit), validated (introspection refused when it is
  * switched off) and compiled by graphql-jit once per (operation name, query text), in a bounded LRU.
  */
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type OperationTypeNode } from 'graphql';
+import { GraphQLError, Kind, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLConfig } from '../config/graphql-config.js';
 import { GraphQLValidationError } from '../errors/catalogue.js';
@@ -13,6 +13,9 @@ const MAX_DOCUMENTS = 500;
 export interface CompiledDocument {
   operation: OperationTypeNode;
   compiled: CompiledQuery;
+  /** The operation to run and the document's fragments (for the pass-through of plain queries). */
+  node: OperationDefinitionNode;
+  fragments: Record<string, FragmentDefinitionNode>;
 }
 
 export class DocumentCache {
@@ -42,7 +45,7 @@ export class DocumentCache {
     const rules = this.config.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
     const errors = validate(schema, document, rules);
     if (errors.length) return new GraphQLValidationError(errors.map(formatGraphQLError));
-    const operations = document.definitions.filter((d) => d.kind === 'OperationDefinition');
+    const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     const operation = operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === operationName);
     if (!operation) {
       const message = operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${operationName}".`;
@@ -50,7 +53,9 @@ export class DocumentCache {
     }
     const compiled = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
     if (!isCompiledQuery(compiled)) return new GraphQLValidationError((compiled.errors ?? []).map(formatGraphQLError));
-    return { operation: operation.operation, compiled };
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    return { operation: operation.operation, compiled, node: operation, fragments };
   }
 }
 

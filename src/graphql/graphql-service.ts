@@ -10,6 +10,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import type { GraphQLContext } from './context.js';
 import { formatGraphQLError } from './document-cache.js';
+import { passThrough } from './pass-through.js';
 import { SchemaCache } from './schema-cache.js';
 
 export type Scope = 'items' | 'system';
@@ -34,8 +35,12 @@ export class GraphQLService {
   /** The JSON body of the answer (always status 200 once the document is valid). */
   async execute(scope: Scope, request: GraphQLRequest, method: 'GET' | 'POST', context: GraphQLContext, log: Logger): Promise<string> {
     const schemas = await this.schemas.forCaller(context.accountability);
-    const { operation, compiled } = schemas.documents.get(schemas[scope], request.query, request.operationName);
+    const { operation, compiled, node, fragments } = schemas.documents.get(schemas[scope], request.query, request.operationName);
     if (method === 'GET' && operation !== 'query') throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
+    if (operation === 'query') {
+      const passed = await passThrough(schemas[scope], node, fragments, request.variables ?? {}, context);
+      if (passed !== null) return passed;
+    }
     const result = await compiled.query(undefined, context, request.variables ?? {});
     // Variables that do not fit the operation: nothing ran, as for any other invalid document.
     if (!('data' in result) || result.data === undefined) throw new GraphQLValidationError((result.errors ?? []).map((e) => formatGraphQLError(e as GraphQLError)));

@@ -22,6 +22,14 @@ export const DELETE_MANY = new GraphQLObjectType({ name: 'delete_many', fields: 
 
 const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'avg', 'sum', 'avgDistinct', 'sumDistinct', 'min', 'max'];
 
+/** What a root query field over a collection reads (for the pass-through of plain selections). */
+export interface RootRead {
+  collection: string;
+  kind: 'list' | 'by_id' | 'singleton';
+  options: { system: boolean; singleton: boolean };
+  limits: ReadLimits;
+}
+
 export interface ReadLimits {
   queryLimitMax: number;
   maxRelationalDepth: number;
@@ -64,7 +72,7 @@ function unwrapObject(type: unknown): GraphQLObjectType {
   return t as GraphQLObjectType;
 }
 
-function checkDepth(query: Query, max: number): void {
+export function checkDepth(query: Query, max: number): void {
   const deepest = Math.max(0, ...(query.fields ?? []).map((p) => splitFieldPath(p).length), filterDepth(query.filter), ...(query.sort ?? []).map((s) => splitFieldPath(s.field).length));
   if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
 }
@@ -90,18 +98,21 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
       query[root] = {
         type,
         args: { version: { type: GraphQLString } },
+        extensions: { strata: { root: { collection: name, kind: 'singleton', options, limits } satisfies RootRead } },
         resolve: async (_root, _args, ctx, info) => data(await read(ctx, selectionQuery(info, {}, undefined, limits))),
       };
     } else {
       query[root] = {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
         args: QUERY_ARGS(filter),
+        extensions: { strata: { root: { collection: name, kind: 'list', options, limits } satisfies RootRead } },
         resolve: async (_root, args, ctx, info) => data(await read(ctx, selectionQuery(info, args, filter, limits))),
       };
       if (view.collection.primary) {
         query[`${root}_by_id`] = {
           type,
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
+          extensions: { strata: { root: { collection: name, kind: 'by_id', options, limits } satisfies RootRead } },
           resolve: async (_root, args, ctx, info) =>
             data(await ctx.app.items.readOne(name, String(args.id), selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, options)),
         };

@@ -25,6 +25,8 @@ export interface WalkContext {
   fragments: Record<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
   options: QueryArgOptions;
+  /** false: an o2m selection of only the related key stays a list of objects (the pass-through's form). */
+  keyLists?: boolean;
 }
 
 export interface Level {
@@ -94,7 +96,7 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
         if (key !== read.field) level.alias[key] = read.field;
         const child = levelOf(getNamedType(def.type) as GraphQLObjectType, fieldNodes, ctx);
         // Only the related key of an o2m: REST's key list, a lighter statement (keyListResolver makes the objects).
-        const keysOnly = read.kind === 'o2m' && child.fields.length === 1 && child.fields[0] === read.relatedPrimary && !Object.keys(child.deep).length;
+        const keysOnly = ctx.keyLists !== false && read.kind === 'o2m' && child.fields.length === 1 && child.fields[0] === read.relatedPrimary && !Object.keys(child.deep).length;
         if (keysOnly) level.fields.push(key);
         else level.fields.push(...(child.fields.length ? child.fields : ['*']).map((f) => `${key}.${f}`));
         const args = queryArgs(getArgumentValues(def, node, ctx.variables), def.args.find((a) => a.name === 'filter')?.type, ctx.options);

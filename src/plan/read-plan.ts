@@ -52,8 +52,11 @@ export interface PlannedSort {
 
 /** Every output may carry a guard: the caller may read it only on rows where the guard holds (null elsewhere). */
 export type PlannedOutput = { guard: PlannedFilter | null } & (
-  /** A scalar in the wire format of `field` (functions and counts: integers). */
-  | { kind: 'value'; key: string; operand: Operand; field: FieldOverview }
+  /**
+   * A scalar in the wire format of `field` (functions and counts: integers); `as` asks for another JSON form
+   * (GraphQL's: `ID` as text, `Float` as a number).
+   */
+  | { kind: 'value'; key: string; operand: Operand; field: FieldOverview; as?: 'text' | 'number' }
   /** m2o expanded: the related object, or null. */
   | { kind: 'object'; key: string; join: Join; level: ReadLevel }
   /** o2m expanded: an array of objects; or, with `scalar`, an array of that value (unexpanded: the keys). */

@@ -24,6 +24,8 @@ const NO_MARKS: StageMarks = { mark: () => {} };
 export interface ReadOptions {
   system?: boolean;
   singleton?: boolean;
+  /** The JSON form of the values (GraphQL's, for responses passed through as text). */
+  wire?: 'rest' | 'graphql';
 }
 
 export interface ItemsServiceDeps {
@@ -45,7 +47,7 @@ export class ItemsService {
     const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
     const now = new Date();
     const { access, dynamic } = await this.access(schema, accountability, now, query);
-    const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system });
+    const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system, wire: options.wire });
     marks.mark('plan');
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
     marks.mark('sql');
@@ -75,6 +77,7 @@ export class ItemsService {
       now,
       single: true,
       system: options.system,
+      wire: options.wire,
     });
     marks.mark('plan');
     if (plan.filter?.kind === 'constant' && !plan.filter.value) throw new ForbiddenError();

@@ -63,6 +63,8 @@ export interface SqlDialect {
   /** A key held as text (m2a junction `item`) as a value comparable with `keyField`; null when it cannot be one. */
   keyFromText(expression: string, keyField: FieldOverview): string;
   /** A numeric expression as a double-precision float. */
+  /** The value as text (a JSON string once embedded). */
+  toText(expression: string): string;
   toFloat(expression: string): string;
   /**
    * Statements that take and give back a named lock held by one connection across the whole server (so that

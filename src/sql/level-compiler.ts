@@ -46,8 +46,12 @@ export function orderBy(sort: PlannedSort[], st: Statement, alias: string): stri
 function outputValue(output: PlannedOutput, st: Statement, alias: string): string {
   const d = st.dialect;
   switch (output.kind) {
-    case 'value':
-      return output.operand.kind === 'field' ? d.wireValue(compileOperand(output.operand, st, alias, false), output.field) : compileOperand(output.operand, st, alias, false);
+    case 'value': {
+      const value = compileOperand(output.operand, st, alias, false);
+      if (output.as === 'text') return d.toText(value);
+      if (output.as === 'number') return d.toFloat(value);
+      return output.operand.kind === 'field' ? d.wireValue(value, output.field) : value;
+    }
     case 'object':
       return d.embedJson(relatedObject(output.level, output.join, st, alias));
     case 'list': {

@@ -78,5 +78,6 @@ export const sqliteSql: SqlDialect = {
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as real)`,
+  toText: (expression) => `cast(${expression} as text)`,
   namedLock: () => null,
 };

@@ -1,0 +1,28 @@
+/**
+ * The JSON form of values as GraphQL serialises them, for reads whose JSON text becomes a GraphQL response as it
+ * is: keys (`ID`) are strings and decimals (`Float`) numbers; every other type has the same form as over REST.
+ */
+import type { FieldOverview } from '../schema/types.js';
+import type { PlannedOutput } from './read-plan.js';
+
+function formOf(field: FieldOverview): 'text' | 'number' | undefined {
+  if (field.primaryKey && (field.type === 'integer' || field.type === 'bigInteger')) return 'text';
+  if (field.type === 'decimal') return 'number';
+  return undefined;
+}
+
+export function graphqlValues(outputs: PlannedOutput[]): PlannedOutput[] {
+  return outputs.map((output) => {
+    switch (output.kind) {
+      case 'value': {
+        const as = output.operand.kind === 'field' ? formOf(output.field) : undefined;
+        return as ? { ...output, as } : output;
+      }
+      case 'object':
+      case 'list':
+        return { ...output, level: { ...output.level, outputs: graphqlValues(output.level.outputs) } };
+      case 'any':
+        return { ...output, branches: output.branches.map((b) => ({ ...b, level: { ...b.level, outputs: graphqlValues(b.level.outputs) } })) };
+    }
+  });
+}
