@@ -162,18 +162,7 @@ export function planRow(
       row.parents.push(planParent(planning, collection, link, payload, value, [...path, name]));
       continue;
     }
-    try {
-      const logical = writeValue(collection, field, value, path);
-      row.values[name] = logical;
-      if (field.type === 'hash' && typeof logical === 'string' && logical !== '') row.hashFields.push(name);
-      else {
-        const tooLong = lengthProblem(collection, field, logical);
-        if (tooLong) planning.errors.push(tooLong);
-      }
-    } catch (error) {
-      if (!(error instanceof WriteValueProblem)) throw error;
-      planning.errors.push(error.error);
-    }
+    setValue(planning, row, field, value);
   }
   checkAnyCollections(collection, payload);
   planning.errors.push(...ruleErrors(collection, payload, path));
@@ -185,6 +174,25 @@ export function planRow(
     for (const [name, value] of Object.entries(row.values)) if (value === null && refusesNull(collection.fields[name]!)) planning.errors.push(nullError(name, path));
   }
   return row;
+}
+
+/**
+ * A payload's (or preset's) value of a plain column → its logical value on the row; hash fields are marked for
+ * hashing, other values checked against the column's length. Failures are collected, not thrown.
+ */
+export function setValue(planning: Planning, row: RowWrite, field: FieldOverview, value: unknown): void {
+  try {
+    const logical = writeValue(row.collection, field, value, row.path);
+    row.values[field.field] = logical;
+    if (field.type === 'hash' && typeof logical === 'string' && logical !== '') row.hashFields.push(field.field);
+    else {
+      const tooLong = lengthProblem(row.collection, field, logical);
+      if (tooLong) planning.errors.push(tooLong);
+    }
+  } catch (error) {
+    if (!(error instanceof WriteValueProblem)) throw error;
+    planning.errors.push(error.error);
+  }
 }
 
 /** The payload's primary key: the key of a create; on an update it may only repeat the row's key. */

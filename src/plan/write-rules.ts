@@ -8,10 +8,9 @@
 import { collectionForbidden, FailedValidationError, fieldForbidden } from '../errors/catalogue.js';
 import type { CollectionOverview } from '../schema/types.js';
 import type { RowWrite } from './mutation-plan.js';
-import type { Planning, WriteContext } from './mutation-planner.js';
+import { setValue, type Planning, type WriteContext } from './mutation-planner.js';
 import { evaluate } from './validation.js';
 import type { WriteAction, WriteRules } from './write-access.js';
-import { lengthProblem, writeValue, WriteValueProblem } from './write-values.js';
 
 type Payload = Record<string, unknown>;
 
@@ -72,16 +71,5 @@ function presetValue(planning: Planning, row: RowWrite, name: string, value: unk
   const field = collection.fields[name];
   if (!field?.schema || field.schema.is_generated || name === collection.primary || collection.links[name]?.kind === 'o2m') return;
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && field.type !== 'json') return;
-  try {
-    const logical = writeValue(collection, field, value, row.path);
-    row.values[name] = logical;
-    if (field.type === 'hash' && typeof logical === 'string' && logical !== '') row.hashFields.push(name);
-    else {
-      const tooLong = lengthProblem(collection, field, logical);
-      if (tooLong) planning.errors.push(tooLong);
-    }
-  } catch (error) {
-    if (!(error instanceof WriteValueProblem)) throw error;
-    planning.errors.push(error.error);
-  }
+  setValue(planning, row, field, value);
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDirectus, graphql, staticToken } from '@directus/sdk';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { ADMIN, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, startTestApp, type TestApp, listenOnLoopback } from '../helpers/test-app.js';
 import { assertSame, rest } from './helpers.js';
 
 for (const client of testClients()) {
@@ -15,8 +15,7 @@ for (const client of testClients()) {
     let url: string;
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await t.app.listen({ host: '127.0.0.1', port: 0 });
-      url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+      url = await listenOnLoopback(t);
     });
     after(async () => {
       await t?.close();

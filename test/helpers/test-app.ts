@@ -74,3 +74,9 @@ export function json<T = any>(response: LightMyRequestResponse): T {
 export function errorCode(response: LightMyRequestResponse): string | undefined {
   return json<{ errors?: { extensions: { code: string } }[] }>(response).errors?.[0]?.extensions.code;
 }
+
+/** Serves the app on a free loopback port, for clients that need a real socket (the SDK); returns its base URL. */
+export async function listenOnLoopback(t: TestApp): Promise<string> {
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+}

@@ -11,7 +11,7 @@ import { Secret, TOTP } from 'otpauth';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { ADMIN, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, startTestApp, type TestApp, listenOnLoopback } from '../helpers/test-app.js';
 
 interface StoredCookie {
   value: string;
@@ -60,8 +60,7 @@ for (const client of testClients()) {
 
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await t.app.listen({ host: '127.0.0.1', port: 0 });
-      url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+      url = await listenOnLoopback(t);
     });
     after(async () => {
       await t?.close();
@@ -180,8 +179,7 @@ for (const client of testClients()) {
     it('refreshes on its own before a short ACCESS_TOKEN_TTL runs out (autoRefresh)', async () => {
       const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '2s' } });
       try {
-        await short.app.listen({ host: '127.0.0.1', port: 0 });
-        const shortUrl = `http://127.0.0.1:${(short.app.server.address() as { port: number }).port}`;
+        const shortUrl = await listenOnLoopback(short);
         const sdk = createDirectus<any>(shortUrl).with(authentication('json', { autoRefresh: true, msRefreshBeforeExpires: 1_500 })).with(rest());
         const login = await sdk.login(ADMIN.email, ADMIN.password);
         assert.equal(login.expires, 2_000);

@@ -20,7 +20,7 @@ import {
   updateSingleton,
 } from '@directus/sdk';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { ADMIN, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, startTestApp, type TestApp, listenOnLoopback } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
 
 interface Tag {
@@ -63,8 +63,7 @@ for (const client of testClients()) {
     before(async () => {
       t = await startTestApp(client, { relations: true });
       await addWriteFixture(t.context);
-      await t.app.listen({ host: '127.0.0.1', port: 0 });
-      sdk = connect(`http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`);
+      sdk = connect(await listenOnLoopback(t));
     });
     after(async () => {
       await t?.close();

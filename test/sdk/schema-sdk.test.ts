@@ -26,7 +26,7 @@ import {
   updateRelation,
 } from '@directus/sdk';
 import { clientLabel, knexFor, testClients } from '../helpers/test-db.js';
-import { ADMIN, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, startTestApp, type TestApp, listenOnLoopback } from '../helpers/test-app.js';
 
 for (const client of testClients()) {
   describe(`@directus/sdk schema management against Strata (${clientLabel(client)})`, () => {
@@ -34,8 +34,7 @@ for (const client of testClients()) {
     let url: string;
     before(async () => {
       t = await startTestApp(client, { fixture: false });
-      await t.app.listen({ host: '127.0.0.1', port: 0 });
-      url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+      url = await listenOnLoopback(t);
     });
     after(async () => {
       await t?.close();
