@@ -68,10 +68,11 @@ export const sqliteSql: SqlDialect = {
     return ` limit ${limit === null ? '-1' : param(limit)}${offset > 0 ? ` offset ${param(offset)}` : ''}`;
   },
   stringLiteral: (text) => `'${text.replace(/'/g, "''")}'`,
-  // Values leaving a subquery lose SQLite's JSON subtype; json() restores it so they nest as JSON, not as text.
-  embedJson: (expression) => `json(${expression})`,
+  // A JSON function's result keeps SQLite's JSON subtype through a scalar subquery (what the engine nests), so it
+  // nests as JSON without json() parsing the text again. Values read from a derived table's columns would not.
+  embedJson: (expression) => expression,
   jsonString: (expression) => `json_quote(${expression})`,
-  nestedList: (list) => `json(${derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element} order by ${orderBy}), '[]')`)})`,
+  nestedList: (list) => derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element} order by ${orderBy}), '[]')`),
   datePart(part, column, field) {
     return `cast(strftime('${PART_FORMAT[part]}', ${sqliteSql.comparable(column, field)}) as integer)`;
   },
