@@ -6,6 +6,7 @@
  * and the deselect action on rows a basic-form array no longer names. Database errors become catalogue errors
  * naming the collection and field. SQL text comes from sql/write-compiler.ts; this file only orchestrates.
  */
+import { hashPassword } from '../auth/passwords.js';
 import type { Executor } from '../db/connection.js';
 import type { Dialect } from '../db/dialect.js';
 import { ForbiddenError, InvalidPayloadError, throwAll, type ServiceError } from '../errors/catalogue.js';
@@ -122,7 +123,10 @@ export class MutationExecutor {
         if (row.action === 'update' && !allowed) throw new ForbiddenError();
         if (row.action === 'upsert') {
           if (exists && !allowed) throw new ForbiddenError();
+          const hashed = row.hashFields.length;
           errors.push(...resolveUpsert(row, exists, this.ctx));
+          // Presets of the rules now known (create or update) may fill hash fields: hashed here, not stored plain.
+          for (const name of row.hashFields.slice(hashed)) row.values[name] = await hashPassword(String(row.values[name]));
         }
       }
     }
