@@ -9,6 +9,7 @@ import { ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
+import { readCorsConfig, type CorsConfig } from './cors-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -31,6 +32,7 @@ export interface Config extends ScaleConfig {
   db: DbConfig;
   auth: AuthConfig;
   graphql: GraphQLConfig;
+  cors: CorsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -154,6 +156,7 @@ export function readConfig(env: Env = process.env): Config {
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
+    cors: readCorsConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

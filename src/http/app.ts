@@ -3,6 +3,7 @@
  * and the error handler. Routes stay thin: they call services and send what the services return.
  */
 import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
 import underPressure from '@fastify/under-pressure';
 import fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
@@ -66,6 +67,18 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
 
   app.addHttpMethod('SEARCH', { hasBody: true });
   void app.register(cookie);
+  const { cors: corsConfig } = context.config;
+  if (corsConfig.enabled) {
+    // Preflights are answered before authentication (browsers send no credentials with them).
+    void app.register(cors, {
+      origin: corsConfig.origin,
+      methods: corsConfig.methods,
+      allowedHeaders: corsConfig.allowedHeaders,
+      exposedHeaders: corsConfig.exposedHeaders,
+      credentials: corsConfig.credentials,
+      maxAge: corsConfig.maxAge,
+    });
+  }
   // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (reference §0.9).
   app.removeContentTypeParser('text/plain');
   // An empty JSON body is no body (clients such as @directus/sdk send the JSON content type on every request,
