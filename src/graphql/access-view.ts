@@ -6,6 +6,8 @@
  */
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
+import type { WriteAction } from '../plan/write-access.js';
+import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
 
 export interface CollectionView {
@@ -39,8 +41,6 @@ export function usableTypeName(name: string): boolean {
   return NAME.test(name) && !name.startsWith('__') && !RESERVED_TYPES.has(name) && !RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix));
 }
 
-/** The service_* collections GraphQL serves as items (as their REST routes do); the other service_* tables are internal. */
-export const SYSTEM_ITEM_COLLECTIONS = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
 const SYSTEM_PREFIX = 'service_';
 
 export function typeNameOf(schema: SchemaOverview, collection: CollectionOverview): string {
@@ -52,7 +52,6 @@ export function typeNameOf(schema: SchemaOverview, collection: CollectionOvervie
 /** System collections that are singletons whatever their metadata says (REST's /settings reads and writes one row). */
 export const SYSTEM_SINGLETONS = new Set(['service_settings']);
 
-export type WriteAction = 'create' | 'update' | 'delete';
 
 /** `writable(collection, action)` asks the writer whether this caller may write so (ItemsWriter.canWrite). */
 export function buildAccessView(
@@ -64,16 +63,14 @@ export function buildAccessView(
   const view: AccessView = new Map();
   for (const collection of Object.values(schema.collections)) {
     if (!collection.schema || !usableTypeName(typeNameOf(schema, collection))) continue;
-    if (collection.system && !SYSTEM_ITEM_COLLECTIONS.has(collection.collection)) continue;
+    if (collection.system && !ITEM_SYSTEM_COLLECTIONS.has(collection.collection)) continue;
     let fields: string[];
     if (accountability.admin || !permissions) {
       fields = collection.fieldOrder;
     } else {
-      const rules = permissions.for(collection.collection, 'read');
-      if (!rules.length) continue;
-      const all = rules.some((rule) => rule.fields === '*');
-      const granted = new Set(rules.flatMap((rule) => (rule.fields === '*' ? [] : rule.fields)));
-      fields = collection.fieldOrder.filter((name) => all || granted.has(name));
+      if (!permissions.for(collection.collection, 'read').length) continue;
+      const granted = permissions.fields(collection.collection, 'read');
+      fields = collection.fieldOrder.filter((name) => granted === '*' || granted.has(name));
     }
     fields = fields.filter((name) => NAME.test(name) && !name.startsWith('__') && collection.fields[name]);
     if (!fields.length) continue;
@@ -95,7 +92,6 @@ export function buildAccessView(
 
 function writeFieldsOf(permissions: PermissionSet | null, admin: boolean, collection: string, action: 'create' | 'update'): Set<string> | null {
   if (admin || !permissions) return null;
-  const rules = permissions.for(collection, action);
-  if (rules.some((rule) => rule.fields === '*')) return null;
-  return new Set(rules.flatMap((rule) => (rule.fields === '*' ? [] : rule.fields)));
+  const fields = permissions.fields(collection, action);
+  return fields === '*' ? null : fields;
 }

@@ -12,7 +12,7 @@ import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import { QUERY_ARGS, type TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import { queryArgs } from './query-args.js';
-import { levelOf, collectFields } from './selection.js';
+import { levelOf, collectFields, type WalkContext } from './selection.js';
 
 type Args = Record<string, unknown>;
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
@@ -56,9 +56,13 @@ export function selectionQuery(info: GraphQLResolveInfo, args: Args, filterType:
 }
 
 function walkSelection(info: GraphQLResolveInfo, args: Args, filterType: GraphQLInputType | undefined, limits: ReadLimits): Query {
-  const type = unwrapObject(info.returnType);
   const ctx = { fragments: info.fragments, variables: info.variableValues, options: limits };
-  const level = levelOf(type, info.fieldNodes, ctx);
+  return levelQuery(unwrapObject(info.returnType), info.fieldNodes, args, filterType, ctx, limits);
+}
+
+/** The Query IR of the selections `nodes` make on `type`, with the field's query arguments. */
+export function levelQuery(type: GraphQLObjectType, nodes: readonly FieldNode[], args: Args, filterType: GraphQLInputType | undefined, ctx: WalkContext, limits: ReadLimits): Query {
+  const level = levelOf(type, nodes, ctx);
   const query: Query = { ...queryArgs(args, filterType, limits), fields: level.fields.length ? level.fields : ['*'] };
   if (Object.keys(level.alias).length) query.alias = level.alias;
   if (Object.keys(level.deep).length) query.deep = level.deep;
@@ -72,7 +76,7 @@ function unwrapObject(type: unknown): GraphQLObjectType {
   return t as GraphQLObjectType;
 }
 
-export function checkDepth(query: Query, max: number): void {
+function checkDepth(query: Query, max: number): void {
   const deepest = Math.max(0, ...(query.fields ?? []).map((p) => splitFieldPath(p).length), filterDepth(query.filter), ...(query.sort ?? []).map((s) => splitFieldPath(s.field).length));
   if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
 }

@@ -18,9 +18,8 @@ import {
 import type { Query } from '../request/query.js';
 import type { FieldRead } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
-import { checkDepth, type RootRead } from './items-root.js';
-import { queryArgs } from './query-args.js';
-import { collectFields, levelOf, type WalkContext } from './selection.js';
+import { levelQuery, type RootRead } from './items-root.js';
+import { collectFields, type WalkContext } from './selection.js';
 
 interface RootPlan {
   key: string;
@@ -97,11 +96,8 @@ function planRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, fr
     const type = getNamedType(def.type) as GraphQLObjectType;
     if (!plain(type, nodes, ctx)) return null;
     const args = getArgumentValues(def, nodes[0]!, variables);
-    const level = levelOf(type, nodes, ctx);
-    const query: Query = { ...(root.kind === 'list' ? queryArgs(args, def.args.find((a) => a.name === 'filter')?.type, root.limits) : {}), fields: level.fields.length ? level.fields : ['*'] };
-    if (Object.keys(level.alias).length) query.alias = level.alias;
-    if (Object.keys(level.deep).length) query.deep = level.deep;
-    checkDepth(query, root.limits.maxRelationalDepth);
+    // As the resolvers do: only lists take query arguments (`_by_id`'s id names the row).
+    const query = levelQuery(type, nodes, root.kind === 'list' ? args : {}, def.args.find((a) => a.name === 'filter')?.type, ctx, root.limits);
     roots.push({ key, root, query, id: root.kind === 'by_id' ? String(args.id) : null });
   }
   return roots.length ? roots : null;

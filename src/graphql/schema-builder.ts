@@ -9,7 +9,8 @@ import { TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import { collectionRootFields, type ReadLimits } from './items-root.js';
 import { GraphQLVoid } from './scalars.js';
-import { systemRootFields, SYSTEM_ITEM_COLLECTIONS } from './system-root.js';
+import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
+import { systemRootFields } from './system-root.js';
 
 export interface Schemas {
   items: GraphQLSchema;
@@ -22,7 +23,7 @@ export function buildSchemas(overview: SchemaOverview, view: AccessView, admin: 
   const types = new TypeSet(view, admin);
   const views = [...view.values()];
   const user = collectionRootFields(types, views.filter((v) => !v.collection.system), limits);
-  const systemItems = collectionRootFields(types, views.filter((v) => v.collection.system && SYSTEM_ITEM_COLLECTIONS.has(v.collection.collection)), limits);
+  const systemItems = collectionRootFields(types, views.filter((v) => v.collection.system && ITEM_SYSTEM_COLLECTIONS.has(v.collection.collection)), limits);
   const custom = systemRootFields(types, overview, limits);
   return {
     items: schemaOf(user.query, user.mutation),

@@ -13,7 +13,6 @@ import {
   type GraphQLFieldConfigMap,
 } from 'graphql';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
-import { consume } from '../http/rate-limiter.js';
 import type { Query } from '../request/query.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { healthReport, serverInfo } from '../services/server-info.js';
@@ -23,7 +22,6 @@ import { selectionQuery, type ReadLimits } from './items-root.js';
 import { GraphQLBigInt, GraphQLJSON } from './scalars.js';
 import { COLLECTION, FIELD, RELATION } from './schema-object-types.js';
 
-export { SYSTEM_ITEM_COLLECTIONS } from './access-view.js';
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 type Args = Record<string, unknown>;
@@ -102,8 +100,6 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       type: AUTH_TOKENS,
       args: { email: { type: required(GraphQLString) }, password: { type: required(GraphQLString) }, mode: { type: AUTH_MODE }, otp: { type: GraphQLString } },
       resolve: async (_r, a: Args, ctx) => {
-        const login = ctx.app.rateLimiters.login;
-        if (login) await consume(login, `${String(a.email).toLowerCase()}|${ctx.client.ip}`);
         const result = await ctx.app.auth.login(definedOnly(a), ctx.client);
         ctx.cookieChanges.push(...result.cookies);
         return result.data;

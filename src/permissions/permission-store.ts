@@ -45,6 +45,13 @@ export class PermissionSet {
   for(collection: string, action: PermissionAction): PermissionRule[] {
     return this.byKey.get(`${collection}\u0000${action}`) ?? [];
   }
+
+  /** The fields the rules for (collection, action) grant together: `*`, or their union (empty without rules). */
+  fields(collection: string, action: PermissionAction): '*' | Set<string> {
+    const rules = this.for(collection, action);
+    if (rules.some((rule) => rule.fields === '*')) return '*';
+    return new Set(rules.flatMap((rule) => rule.fields as string[]));
+  }
 }
 
 const MAX_SETS = 1_000;

@@ -7,6 +7,7 @@
  */
 import { collectionForbidden, fieldForbidden, ForbiddenError, InvalidPayloadError, throwAll, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
+import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import type { DeletePlan, Key, MutationPlan, RowWrite } from './mutation-plan.js';
 import { planChildren, planParent } from './nested-write-plan.js';
@@ -31,14 +32,11 @@ export interface WriteContext {
   system?: boolean;
 }
 
-/** System collections writable through their own routes (with `system`), and as nested items of each other. */
-export const WRITABLE_SYSTEM_COLLECTIONS = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
-
 /** A collection nested writes may reach: a table with a key; a service_* one only from the system routes. */
 export function writeTarget(name: string, ctx: WriteContext): CollectionOverview {
   const collection = ctx.schema.collections[name];
   if (!collection || !collection.schema) throw collectionForbidden(name);
-  if (collection.system && !(ctx.system && WRITABLE_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
+  if (collection.system && !(ctx.system && ITEM_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
   if (!ctx.accountability.admin && !ctx.access) throw collectionForbidden(name);
   return collection;
 }
@@ -52,8 +50,8 @@ export interface Planning {
 
 type Payload = Record<string, unknown>;
 
-/** What reads answer for a concealed field. */
-const CONCEALED = '**********';
+/** What reads answer for a concealed field: sent back, it keeps the stored value. */
+export const CONCEALED = '**********';
 /** Path segments (a field, then an index) allowed under one item: deeper payloads are refused, not overflowed. */
 const MAX_PATH = 200;
 

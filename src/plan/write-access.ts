@@ -45,7 +45,7 @@ export function policyWriteAccess(permissions: PermissionSet, ctx: Omit<FilterCo
 function collectionRules(collection: CollectionOverview, action: WriteAction, permissions: PermissionSet, ctx: Omit<FilterContext, 'access'>): WriteRules | null {
   const rules = permissions.for(collection.collection, action);
   if (!rules.length) return null;
-  const fields = rules.some((rule) => rule.fields === '*') ? '*' : new Set(rules.flatMap((rule) => rule.fields as string[]));
+  const fields = permissions.fields(collection.collection, action);
   const presets = Object.assign({}, ...rules.map((rule) => resolveVariables(rule.presets ?? {}, ctx))) as Record<string, unknown>;
   const validation = rules.flatMap((rule) => (rule.rawValidation ? [resolveVariables(rule.rawValidation, ctx) as Record<string, unknown>] : []));
   let filter: PlannedFilter | null = null;

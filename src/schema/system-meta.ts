@@ -4,6 +4,9 @@
  * overview as if they were rows of service_fields / service_relations.
  */
 
+/** The service_* collections served with items semantics (REST's system routes, GraphQL); the others are internal. */
+export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
+
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
 const UUID_COLUMNS: [string, string][] = [
   ['service_users', 'id'],

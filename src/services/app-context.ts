@@ -25,7 +25,7 @@ import { MeService } from './me-service.js';
 import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
-import { createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
+import { consume, createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
 
 export interface AppContext {
   config: Config;
@@ -119,6 +119,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;
+    const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
     notifyPermissions = permissionsChanged;
     return {
       config,
@@ -131,14 +132,16 @@ export async function createAppContext(config: Config, options: ContextOptions =
       collections: new CollectionsService(schemaDeps),
       relations: new RelationsService(schemaDeps),
       settings,
-      auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata')),
+      auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'), async (key) => {
+        if (rateLimiters.login) await consume(rateLimiters.login, key);
+      }),
       accountability,
       permissions,
       tfa: new TfaService(db, 'Strata'),
       me: new MeService(db, permissions, () => schema.current),
       bus,
       redis,
-      rateLimiters: createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata'),
+      rateLimiters,
       schemaChanged,
       permissionsChanged,
       startedAt: Date.now(),

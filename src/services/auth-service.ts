@@ -53,6 +53,8 @@ export class AuthService {
     secret: string,
     private readonly config: Pick<Config, 'accessTokenTtlMs' | 'loginStallTimeMs' | 'auth'>,
     private readonly attempts: LoginAttempts,
+    /** Takes a point of the login limiter for `<email>|<ip>` (429 over it); REST and GraphQL logins alike. */
+    private readonly throttle: (key: string) => Promise<void> = async () => {},
   ) {
     this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs);
     this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs);
@@ -60,6 +62,8 @@ export class AuthService {
   }
 
   async login(body: Record<string, unknown>, client: ClientInfo): Promise<AuthResult> {
+    // Guessing passwords is slowed per account and client IP, on top of the per-IP limit every route has.
+    await this.throttle(`${String(body.email).toLowerCase()}|${client.ip}`);
     for (const key of ['email', 'password'] as const) {
       if (typeof body[key] !== 'string' || body[key] === '') throw new InvalidPayloadError(`"${key}" is required`);
     }

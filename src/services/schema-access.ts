@@ -50,9 +50,7 @@ export async function schemaVisibility(
 
   const readable = new Map<string, '*' | Set<string>>();
   for (const rule of set.rules) {
-    if (rule.action !== 'read' || !schema.collections[rule.collection]) continue;
-    const current = readable.get(rule.collection);
-    readable.set(rule.collection, rule.fields === '*' || current === '*' ? '*' : new Set([...(current ?? []), ...rule.fields]));
+    if (rule.action === 'read' && schema.collections[rule.collection] && !readable.has(rule.collection)) readable.set(rule.collection, set.fields(rule.collection, 'read'));
   }
   // Folders (no table) holding a readable collection, at any depth, are shown so that the tree stays whole.
   const folders = new Set<string>();

@@ -9,6 +9,7 @@ import type { SqlDialect } from '../sql/dialect-hooks.js';
 import { FailedValidationError, throwAll, UnprocessableContentError, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { RowWrite } from '../plan/mutation-plan.js';
+import { CONCEALED } from '../plan/mutation-planner.js';
 import { FULL_ACCESS } from '../plan/access.js';
 import { planRead } from '../plan/read-planner.js';
 import { regexOf } from '../plan/validation.js';
@@ -37,9 +38,6 @@ export interface SystemWritesDeps {
   /** The settings' `auth_password_policy`. */
   passwordPolicy: () => Promise<string | null>;
 }
-
-/** What reads answer for a concealed field: sent back, it keeps the stored value. */
-const CONCEALED = '**********';
 
 export class SystemWrites {
   constructor(private readonly deps: SystemWritesDeps) {}

@@ -7,8 +7,7 @@ import { InvalidPayloadError, MethodNotAllowedError, RouteNotFoundError } from '
 import type { GraphQLContext } from '../../graphql/context.js';
 import { GraphQLService, parseVariables, type GraphQLRequest, type Scope } from '../../graphql/graphql-service.js';
 import type { AppContext } from '../../services/app-context.js';
-import type { CookieChange } from '../../services/auth-service.js';
-import { clientIp } from '../client-ip.js';
+import { applyCookies, clientInfo } from '../auth-cookies.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 
@@ -18,14 +17,6 @@ function graphqlRequest(source: unknown): GraphQLRequest {
   if (typeof query !== 'string' || query.trim() === '') throw new InvalidPayloadError('Must provide query string');
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw new InvalidPayloadError('"operationName" must be a string');
   return { query, variables: parseVariables(variables), operationName: typeof operationName === 'string' && operationName !== '' ? operationName : undefined };
-}
-
-function applyCookies(reply: FastifyReply, changes: CookieChange[]): void {
-  for (const { cookie, value, maxAgeMs } of changes) {
-    const options = { path: '/', httpOnly: true, secure: cookie.secure, sameSite: cookie.sameSite, ...(cookie.domain ? { domain: cookie.domain } : {}) };
-    if (value === null) void reply.clearCookie(cookie.name, options);
-    else void reply.setCookie(cookie.name, value, { ...options, maxAge: Math.floor(maxAgeMs / 1000) });
-  }
 }
 
 export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
@@ -38,7 +29,7 @@ export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
       app: context,
       accountability: request.accountability,
       marks: request.timer,
-      client: { ip: clientIp(request, context.config.ip.customHeader), userAgent: request.headers['user-agent'] ?? null, origin: request.headers.origin ?? null },
+      client: clientInfo(request, context.config.ip.customHeader),
       cookies: request.cookies,
       cookieChanges: [],
       sdl: (scope) => service.sdl(scope, request.accountability),
