@@ -76,7 +76,7 @@ export function buildAccessView(
     if (!fields.length) continue;
     const singleton = collection.singleton || SYSTEM_SINGLETONS.has(collection.collection);
     const writeFields = { create: writeFieldsOf(permissions, accountability.admin, collection.collection, 'create'), update: writeFieldsOf(permissions, accountability.admin, collection.collection, 'update') };
-    const may = (action: WriteAction) => collection.primary !== null && writable(collection, action) && (action === 'delete' || writeFields[action]?.size !== 0);
+    const may = (action: WriteAction) => collection.keyFields.length > 0 && writable(collection, action) && (action === 'delete' || writeFields[action]?.size !== 0);
     view.set(collection.collection, {
       collection,
       typeName: typeNameOf(schema, collection),
