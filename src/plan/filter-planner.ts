@@ -8,7 +8,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { FilterNode, FilterOperator, FilterValue, ScalarValue } from '../request/query.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import type { AccessPolicy } from './access.js';
-import { accessTo, fieldOf, guarded, joinFor, resolveOperand } from './operands.js';
+import { accessTo, fieldOf, guarded, joinFor, refuseJsonFunction, resolveOperand } from './operands.js';
 import type { PlannedFilter } from './read-plan.js';
 import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
 
@@ -37,6 +37,7 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
     case 'relation':
       return planRelation(collection, node, ctx, where);
     case 'condition': {
+      refuseJsonFunction(node.field);
       const resolved = resolveOperand(ctx, collection, node.field, where);
       if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
         throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
