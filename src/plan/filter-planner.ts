@@ -19,7 +19,12 @@ export interface FilterContext {
   now: Date;
   /** Values of `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` by variable, loaded before planning. */
   dynamic?: ReadonlyMap<string, unknown>;
+  /** A permission rule (written by an admin) rather than the caller's own filter: concealed fields may be compared. */
+  rule?: boolean;
 }
+
+/** The only comparisons a caller may make on a concealed or hashed value (Directus refuses the others with 400). */
+const CONCEALED_OPERATORS = new Set(['_null', '_nnull']);
 
 const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
 const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
@@ -39,6 +44,9 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
     case 'condition': {
       refuseJsonFunction(node.field);
       const resolved = resolveOperand(ctx, collection, node.field, where);
+      if (resolved.field.concealed && !ctx.rule && !CONCEALED_OPERATORS.has(node.operator)) {
+        throw new InvalidQueryError(`Field "${node.field}" is concealed: it can only be filtered with _null and _nnull`);
+      }
       if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
         throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
       }
