@@ -48,6 +48,8 @@ export interface Config extends ScaleConfig {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Deepest path `json(field, path)` may read in `fields` (MAX_JSON_QUERY_DEPTH). */
+  maxJsonQueryDepth: number;
   /** Largest request body in bytes (MAX_PAYLOAD_SIZE, default 1mb). */
   maxPayloadSize: number;
   /** Most rows one write may create, update or delete, nested ones included (MAX_BATCH_MUTATION; Infinity = no limit). */
@@ -149,6 +151,7 @@ export function readConfig(env: Env = process.env): Config {
     queryLimitDefault,
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
+    maxJsonQueryDepth: int(env, 'MAX_JSON_QUERY_DEPTH', 10, 1),
     maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
     maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),
     logLevel,

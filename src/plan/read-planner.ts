@@ -3,7 +3,7 @@
  * may not read, which look the same — fail here with FORBIDDEN, bad values with INVALID_QUERY. Every level carries
  * the caller's row filter for its collection, and outputs carry field guards where only some rules grant a field.
  */
-import { collectionForbidden } from '../errors/catalogue.js';
+import { collectionForbidden, InvalidQueryError } from '../errors/catalogue.js';
 import type { AccessPolicy } from './access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { DeepQuery, Query, SortClause } from '../request/query.js';
@@ -89,6 +89,7 @@ function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: Deep
 function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
   return clauses.map((clause) => {
     const resolved = resolvePath(ctx, collection, clause.field, where);
+    if (resolved.field.concealed) throw new InvalidQueryError(`Field "${clause.field}" is concealed and can't be sorted on`);
     return { operand: resolved.operand, field: resolved.field, descending: clause.order === 'desc' };
   });
 }

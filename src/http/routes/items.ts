@@ -13,7 +13,7 @@ type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
 
 export function itemRoutes(context: AppContext): FastifyPluginAsync {
-  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth };
+  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth, maxJsonQueryDepth: context.config.maxJsonQueryDepth };
 
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
