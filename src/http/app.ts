@@ -25,6 +25,7 @@ import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
 import { SYSTEM_ROUTES, systemCollectionRoutes } from './routes/system-collections.js';
 import { specsRoutes } from './routes/specs.js';
+import { docsRoutes } from './routes/docs.js';
 import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
 
@@ -136,6 +137,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
 
   app.register(serverRoutes(context), { prefix: '/server' });
   app.register(specsRoutes(specs));
+  if (context.config.docs.enabled) app.register(docsRoutes(context.config.docs.publicUrl));
   app.register(authRoutes(context), { prefix: '/auth' });
   app.register(itemRoutes(context), { prefix: '/items' });
   app.register(usersMeRoutes(context), { prefix: '/users' });
