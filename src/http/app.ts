@@ -136,7 +136,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   const specs = new SpecsService(context, routes, systemPaths);
 
   app.register(serverRoutes(context), { prefix: '/server' });
-  app.register(specsRoutes(specs));
+  app.register(specsRoutes(specs, () => context.schema.current));
   if (context.config.docs.enabled) app.register(docsRoutes(context.config.docs.publicUrl));
   app.register(authRoutes(context), { prefix: '/auth' });
   app.register(itemRoutes(context), { prefix: '/items' });

@@ -59,7 +59,7 @@ const DESCRIBED: Record<string, Described> = {
   'GET /server/info': { summary: 'Project information (query limits for signed-in users)', tag: 'Server', audience: 'anyone', answer: anyData },
   'GET /server/specs/oas': { summary: 'This OpenAPI document, for the caller', tag: 'Server', audience: 'anyone', answer: { description: 'An OpenAPI document', content: json({ type: 'object' }) } },
   'GET /server/specs/graphql/{scope}': { summary: 'The caller’s GraphQL schema (SDL)', tag: 'Server', audience: 'anyone', answer: text('GraphQL SDL') },
-  'GET /server/specs/typescript': { summary: 'TypeScript types of the schema for @directus/sdk', tag: 'Server', audience: 'admin', answer: text('TypeScript source', 'text/typescript') },
+  'GET /server/specs/typescript': { summary: 'TypeScript types of the schema for @directus/sdk', tag: 'Server', audience: 'admin', answer: text('TypeScript source') },
   'GET /graphql': { summary: 'GraphQL query over the user collections (`query`, `variables`, `operationName` in the query string)', tag: 'GraphQL', audience: 'anyone', answer: graphqlAnswer },
   'POST /graphql': { summary: 'GraphQL query or mutation over the user collections', tag: 'GraphQL', audience: 'anyone', body: graphqlBody, answer: graphqlAnswer },
   'GET /graphql/system': { summary: 'GraphQL query over the system collections and server fields', tag: 'GraphQL', audience: 'anyone', answer: graphqlAnswer },
