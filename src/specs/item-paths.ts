@@ -119,6 +119,8 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
     };
   }
 
+  // A table without a key has no reads by key (and no writes: the access view allows none).
+  if (!view.collection.primary) return { [c.base]: collectionOps };
   const id = { name: 'id', in: 'path', required: true, description: 'The item’s key.', schema: key };
   itemOps.get = {
     operationId: `readSingle${name}`,
