@@ -10,6 +10,7 @@ import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
+import { readDocsConfig, type DocsConfig } from './docs-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -33,6 +34,7 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   cors: CorsConfig;
+  docs: DocsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -160,6 +162,7 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
+    docs: readDocsConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }
