@@ -48,6 +48,8 @@ export interface Config extends ScaleConfig {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Deepest nesting of objects and arrays in a JSON request body (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   /** Largest request body in bytes (MAX_PAYLOAD_SIZE, default 1mb). */
   maxPayloadSize: number;
   /** Most rows one write may create, update or delete, nested ones included (MAX_BATCH_MUTATION; Infinity = no limit). */
@@ -149,6 +151,7 @@ export function readConfig(env: Env = process.env): Config {
     queryLimitDefault,
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
+    maxJsonDepth: int(env, 'MAX_JSON_DEPTH', 100, 2, 1000),
     maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
     maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),
     logLevel,

@@ -11,6 +11,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import { RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
+import { checkJsonText } from './json-body.js';
 import { consume } from './rate-limiter.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
@@ -86,8 +87,13 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    if (body === '') return done(null, undefined);
+    try {
+      checkJsonText(body as string, context.config.maxJsonDepth);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    parseJson(request, body as string, done);
   });
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);

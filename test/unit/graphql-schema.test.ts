@@ -29,7 +29,7 @@ async function irOf(query: string, variables: Record<string, unknown> = {}): Pro
       },
     },
   } as unknown as GraphQLContext;
-  const { compiled } = new DocumentCache({ introspection: true, queryTokenLimit: 5000 }).get(schemas.items, query, undefined);
+  const { compiled } = new DocumentCache({ introspection: true, queryTokenLimit: 5000, queryMaxDepth: 20, queryMaxFields: 1000, queryMaxAliases: 100 }).get(schemas.items, query, undefined);
   const result = await compiled.query(undefined, context, variables);
   assert.equal(result.errors, undefined, JSON.stringify(result.errors));
   return asked;
