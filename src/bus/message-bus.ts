@@ -18,6 +18,8 @@ export interface MessageBus {
 export const CHANNELS = {
   schema: 'schema',
   permissions: 'permissions',
+  /** A logout ended a login: `{family}`. */
+  logins: 'logins',
 } as const;
 
 export class LocalBus implements MessageBus {

@@ -26,6 +26,8 @@ export interface DbConfig {
   database: string | null;
   user: string | null;
   password: string | null;
+  /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit; not on SQLite). */
+  statementTimeoutMs?: number;
 }
 
 export interface Config extends ScaleConfig {
@@ -138,6 +140,7 @@ export function readConfig(env: Env = process.env): Config {
       database: str(env, 'DB_DATABASE'),
       user: str(env, 'DB_USER'),
       password: str(env, 'DB_PASSWORD'),
+      statementTimeoutMs: str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
     },
     host,
     port: int(env, 'PORT', 8055, 0, 65535),

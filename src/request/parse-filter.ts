@@ -1,5 +1,5 @@
 /**
- * The Directus filter grammar → FilterNode (reference §1.7). Pure: field names are checked later by the planner.
+ * The Directus filter grammar → FilterNode (Directus docs: Filter rules). Pure: field names are checked later by the planner.
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { MAX_FILTER_DEPTH, queryText } from './input-bounds.js';

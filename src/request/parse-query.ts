@@ -1,5 +1,5 @@
 /**
- * URL query (as parsed by qs) or SEARCH body `query` → Query IR (reference §1.3–1.6). Pure; names are checked by the
+ * URL query (as parsed by qs) or SEARCH body `query` → Query IR (Directus docs: Query parameters). Pure; names are checked by the
  * planner. Unknown parameters are ignored, as Directus does.
  */
 import { InvalidQueryError } from '../errors/catalogue.js';

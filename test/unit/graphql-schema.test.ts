@@ -1,5 +1,5 @@
 /**
- * GraphQL without a database: the names of a generated schema (reference §7.2) and the Query IR a root field's
+ * GraphQL without a database: the names of a generated schema (Directus docs: GraphQL) and the Query IR a root field's
  * selection becomes (aliases, fragments, variables, nested arguments, function fields, m2a scopes).
  */
 import assert from 'node:assert/strict';

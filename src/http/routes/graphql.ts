@@ -1,5 +1,5 @@
 /**
- * /graphql and /graphql/system (reference §7.1): GET for queries (`?query=&variables=&operationName=`), POST for
+ * /graphql and /graphql/system (Directus docs: GraphQL): GET for queries (`?query=&variables=&operationName=`), POST for
  * everything; other methods 405. And /server/specs/graphql/{items|system}: the caller's schema as SDL.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
