@@ -45,6 +45,11 @@ export class LoginLiveness {
     this.remember(this.ended, family, now);
   }
 
+  /** Some login ended on another instance (which one is not known): live logins are checked again. */
+  recheck(): void {
+    this.live.clear();
+  }
+
   private remember(map: Map<string, number>, family: string, now: number): void {
     if (map.size >= MAX_ENTRIES) {
       // Ended logins older than an access token's lifetime matter no more; live ones are only a cache.

@@ -10,6 +10,7 @@ import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
+import { readDocsConfig, type DocsConfig } from './docs-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -35,6 +36,7 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   cors: CorsConfig;
+  docs: DocsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -52,6 +54,8 @@ export interface Config extends ScaleConfig {
   maxRelationalDepth: number;
   /** Deepest nesting of objects and arrays in a JSON request body (MAX_JSON_DEPTH). */
   maxJsonDepth: number;
+  /** Deepest path `json(field, path)` may read in `fields` (MAX_JSON_QUERY_DEPTH). */
+  maxJsonQueryDepth: number;
   /** Largest request body in bytes (MAX_PAYLOAD_SIZE, default 1mb). */
   maxPayloadSize: number;
   /** Most rows one write may create, update or delete, nested ones included (MAX_BATCH_MUTATION; Infinity = no limit). */
@@ -155,6 +159,7 @@ export function readConfig(env: Env = process.env): Config {
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
     maxJsonDepth: int(env, 'MAX_JSON_DEPTH', 100, 2, 1000),
+    maxJsonQueryDepth: int(env, 'MAX_JSON_QUERY_DEPTH', 10, 1),
     maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
     maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),
     logLevel,
@@ -163,6 +168,7 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
+    docs: readDocsConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }
