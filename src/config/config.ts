@@ -27,6 +27,8 @@ export interface DbConfig {
   database: string | null;
   user: string | null;
   password: string | null;
+  /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit; not on SQLite). */
+  statementTimeoutMs?: number;
 }
 
 export interface Config extends ScaleConfig {
@@ -50,6 +52,8 @@ export interface Config extends ScaleConfig {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Deepest nesting of objects and arrays in a JSON request body (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   /** Deepest path `json(field, path)` may read in `fields` (MAX_JSON_QUERY_DEPTH). */
   maxJsonQueryDepth: number;
   /** Largest request body in bytes (MAX_PAYLOAD_SIZE, default 1mb). */
@@ -140,6 +144,7 @@ export function readConfig(env: Env = process.env): Config {
       database: str(env, 'DB_DATABASE'),
       user: str(env, 'DB_USER'),
       password: str(env, 'DB_PASSWORD'),
+      statementTimeoutMs: str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
     },
     host,
     port: int(env, 'PORT', 8055, 0, 65535),
@@ -153,6 +158,7 @@ export function readConfig(env: Env = process.env): Config {
     queryLimitDefault,
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
+    maxJsonDepth: int(env, 'MAX_JSON_DEPTH', 100, 2, 1000),
     maxJsonQueryDepth: int(env, 'MAX_JSON_QUERY_DEPTH', 10, 1),
     maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
     maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),

@@ -32,6 +32,13 @@ export interface SqlDialect {
   quote(identifier: string): string;
   /** Placeholder for the n-th (1-based) bound parameter. */
   placeholder(index: number): string;
+  /** Most parameters one statement may bind (the driver's limit). */
+  maxParameters: number;
+  /**
+   * `column [not] in (...)` for a list too long to bind value by value (one parameter holding the whole list), or
+   * null where the driver takes any number of values.
+   */
+  listMembership(column: string, values: unknown[], negate: boolean, param: (value: unknown) => string): string | null;
   /** A logical value (see plan/value-coercion.ts) → what the driver binds for a column of this field. */
   bind(field: FieldOverview, value: unknown): unknown;
   /** The column as it is compared (a dialect whose columns may hold dates in several forms normalises them here). */

@@ -45,7 +45,7 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
   };
 }
 
-/** SEARCH body: `{query: {...}}` and/or `{keys: [...]}` (reference §1.1); the URL query is ignored. */
+/** SEARCH body: `{query: {...}}` and/or `{keys: [...]}` (Directus docs: Items); the URL query is ignored. */
 function searchBodyQuery(body: unknown, options: Parameters<typeof parseQuery>[1]): Query {
   if (body === undefined || body === null) throw new InvalidPayloadError('Payload in body is required');
   if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidPayloadError('"body" must be an object');

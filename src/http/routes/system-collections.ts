@@ -1,5 +1,5 @@
 /**
- * The system collections with items semantics (reference §5.1): `/users`, `/roles`, `/policies`, `/access`,
+ * The system collections with items semantics (Directus docs: Users, roles and policies): `/users`, `/roles`, `/policies`, `/access`,
  * `/permissions` read like `/items/<collection>` over the service_* tables (same query language, same permission
  * rules), plus the `me` endpoints and the `/settings` singleton. Writes: system-writes.ts.
  */

@@ -20,6 +20,9 @@ const NUMERIC_COLUMN = /^(bool|boolean|tinyint|bit|smallint|mediumint|int|intege
 export const mysqlSql: SqlDialect = {
   quote: (id) => `\`${id.replace(/`/g, '``')}\``,
   placeholder: () => '?',
+  // Statements go as text (the driver writes the values in): no parameter limit, and a long list is only a long text.
+  maxParameters: Number.POSITIVE_INFINITY,
+  listMembership: () => null,
   bind(field, value) {
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (typeof value !== 'string') return value;

@@ -10,6 +10,9 @@ const NUMERIC_COLUMN = /^(smallint|integer|bigint|numeric|decimal|real|double pr
 export const postgresSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: (n) => `$${n}`,
+  maxParameters: 65_535,
+  // One array parameter; its element type is inferred from the column.
+  listMembership: (column, values, negate, param) => (negate ? `not (${column} = any(${param(values)}))` : `${column} = any(${param(values)})`),
   bind(field, value) {
     // Booleans of non-boolean columns (cast-boolean): numbers in numeric columns, true/false text otherwise.
     if (typeof value === 'boolean' && field.schema && field.schema.data_type !== 'boolean') {

@@ -24,6 +24,9 @@ function normalisedDate(column: string, format: string): string {
 export const sqliteSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: () => '?',
+  maxParameters: 32_766,
+  // One JSON text parameter; the column's affinity applies to the values json_each yields.
+  listMembership: (column, values, negate, param) => `${column} ${negate ? 'not in' : 'in'} (select value from json_each(${param(JSON.stringify(values))}))`,
   bind: (_field, value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value),
   comparable(column, field) {
     const format = DATE_FORMATS[field.type];
