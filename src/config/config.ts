@@ -8,6 +8,7 @@ import { parseByteSize } from './byte-size.js';
 import { ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
+import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 
@@ -33,6 +34,8 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   cors: CorsConfig;
+  /** Import and export batch sizes and file limit. */
+  io: IoConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -157,6 +160,7 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
+    io: readIoConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }
