@@ -8,6 +8,7 @@ import { parseByteSize } from './byte-size.js';
 import { ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
+import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
@@ -37,6 +38,8 @@ export interface Config extends ScaleConfig {
   graphql: GraphQLConfig;
   cors: CorsConfig;
   docs: DocsConfig;
+  /** Import and export batch sizes and file limit. */
+  io: IoConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -169,6 +172,7 @@ export function readConfig(env: Env = process.env): Config {
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
     docs: readDocsConfig(env),
+    io: readIoConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }
