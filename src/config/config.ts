@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseByteSize } from './byte-size.js';
-import { ConfigError, duration, int, str, type Env } from './env-values.js';
+import { bool, ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
@@ -33,6 +33,8 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   cors: CorsConfig;
+  /** Serve Strata Studio (the admin app built into dist/studio) at /admin (ADMIN_APP_ENABLED, default true). */
+  adminApp: boolean;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -157,6 +159,7 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
+    adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }
