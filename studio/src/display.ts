@@ -15,5 +15,6 @@ export function title(item: Record<string, unknown> | null | undefined, key: str
   if (!item) return '—';
   for (const name of ['name', 'title', 'label', 'email']) if (typeof item[name] === 'string' && item[name]) return item[name] as string;
   const text = Object.entries(item).find(([k, v]) => k !== key && typeof v === 'string' && v);
+  if (text && (item[key] === undefined || item[key] === null)) return text[1] as string; // a new item has no key yet
   return text ? `${String(item[key])} · ${text[1]}` : String(item[key] ?? '—');
 }

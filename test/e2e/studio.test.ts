@@ -21,7 +21,7 @@ after(async () => {
 });
 
 async function seedLibrary(t: TestApp): Promise<void> {
-  const post = async (url: string, payload: object) => {
+  const post: Post = async (url, payload) => {
     const response = await t.request({ method: 'POST', url, payload });
     assert.ok(response.statusCode < 300, `${url}: ${response.body}`);
     return json(response).data;
@@ -37,10 +37,46 @@ async function seedLibrary(t: TestApp): Promise<void> {
       { field: 'in_print', type: 'boolean', meta: { interface: 'boolean', sort: 3 } },
     ],
   });
+  await addRelations(post);
   await post(
     '/items/books',
     Array.from({ length: 30 }, (_, i) => ({ title: `Book ${String(i + 1).padStart(2, '0')}`, pages: (i + 1) * 10, in_print: i % 2 === 0 })),
   );
+}
+
+type Post = (url: string, payload: object) => Promise<any>;
+
+const idField = { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true }, meta: { hidden: true } };
+
+/** Authors (m2o from books, o2m back), tags through a sorted junction (m2m) and blocks of quotes or notes (m2a). */
+async function addRelations(post: Post): Promise<void> {
+  await post('/collections', { collection: 'authors', meta: { group: 'library', sort: 2 }, fields: [{ ...idField, meta: {} }, { field: 'name', type: 'string' }] });
+  await post('/fields/books', { field: 'author', type: 'integer', meta: { interface: 'select-dropdown-m2o', special: ['m2o'], sort: 4, width: 'half' } });
+  await post('/fields/authors', { field: 'books', type: 'alias', meta: { interface: 'list-o2m', special: ['o2m'] } });
+  await post('/relations', { collection: 'books', field: 'author', related_collection: 'authors', meta: { one_field: 'books' }, schema: { on_delete: 'SET NULL' } });
+  await post('/items/authors', [{ name: 'Ursula K. Le Guin' }, { name: 'Octavia E. Butler' }, { name: 'Italo Calvino' }]);
+
+  await post('/collections', { collection: 'tags', meta: { group: 'library', sort: 3 }, fields: [{ ...idField, meta: {} }, { field: 'name', type: 'string' }] });
+  await post('/collections', {
+    collection: 'books_tags',
+    meta: { hidden: true },
+    fields: [idField, { field: 'books_id', type: 'integer' }, { field: 'tags_id', type: 'integer' }, { field: 'sort', type: 'integer' }],
+  });
+  await post('/fields/books', { field: 'tags', type: 'alias', meta: { interface: 'list-m2m', special: ['m2m'], sort: 5 } });
+  await post('/relations', { collection: 'books_tags', field: 'books_id', related_collection: 'books', meta: { one_field: 'tags', junction_field: 'tags_id', sort_field: 'sort' }, schema: { on_delete: 'CASCADE' } });
+  await post('/relations', { collection: 'books_tags', field: 'tags_id', related_collection: 'tags', meta: { one_field: null, junction_field: 'books_id' }, schema: { on_delete: 'CASCADE' } });
+  await post('/items/tags', [{ name: 'fantasy' }, { name: 'classic' }, { name: 'essay' }]);
+
+  await post('/collections', { collection: 'quotes', meta: { hidden: true }, fields: [idField, { field: 'text', type: 'string' }] });
+  await post('/collections', { collection: 'notes', meta: { hidden: true }, fields: [idField, { field: 'body', type: 'text' }] });
+  await post('/collections', {
+    collection: 'books_blocks',
+    meta: { hidden: true },
+    fields: [idField, { field: 'books_id', type: 'integer' }, { field: 'item', type: 'string' }, { field: 'collection', type: 'string' }, { field: 'sort', type: 'integer' }],
+  });
+  await post('/fields/books', { field: 'blocks', type: 'alias', meta: { interface: 'list-m2a', special: ['m2a'], sort: 6 } });
+  await post('/relations', { collection: 'books_blocks', field: 'item', related_collection: null, meta: { one_allowed_collections: ['quotes', 'notes'], one_collection_field: 'collection', junction_field: 'books_id' }, schema: null });
+  await post('/relations', { collection: 'books_blocks', field: 'books_id', related_collection: 'books', meta: { one_field: 'blocks', junction_field: 'item', sort_field: 'sort' }, schema: { on_delete: 'CASCADE' } });
 }
 
 for (const client of testClients()) {
@@ -121,6 +157,84 @@ for (const client of testClients()) {
       await status().filter({ hasText: 'of 28' }).waitFor();
       const left = json(await t.request({ method: 'GET', url: '/items/books?aggregate[count]=*' })).data[0].count;
       assert.equal(Number(left), 28);
+    });
+
+    it('creates an item through its form: validation shown on the field, m2o picker, m2m and m2a lists', async () => {
+      const form = page.getByRole('form', { name: 'books item' });
+      await page.getByRole('button', { name: 'Create item' }).click();
+      await form.waitFor();
+      await form.getByLabel('Pages').fill('123');
+      await form.getByRole('button', { name: 'Save and stay' }).click();
+      await form.locator('#error-title').filter({ hasText: 'Value is required' }).waitFor();
+      assert.equal(await form.getByLabel(/^Title/).getAttribute('aria-invalid'), 'true');
+
+      await form.getByLabel(/^Title/).fill('The Dispossessed');
+      await form.getByLabel('Yes').check();
+      await form.getByRole('button', { name: 'Choose authors' }).click();
+      await form.getByLabel('Search authors').fill('Le Guin');
+      await form.getByRole('button', { name: 'Ursula K. Le Guin' }).click();
+      await form.locator('#field-author').filter({ hasText: 'Ursula K. Le Guin' }).waitFor();
+
+      const tags = form.getByRole('group', { name: 'Tags' });
+      await tags.getByRole('button', { name: 'Add existing' }).click();
+      await tags.getByRole('button', { name: 'classic' }).click();
+      await tags.getByRole('button', { name: 'Create new' }).click();
+      const dialog = page.getByRole('dialog', { name: 'New tags item' });
+      await dialog.getByLabel('Name').fill('utopia');
+      await dialog.getByRole('button', { name: 'Add' }).click();
+      await tags.getByRole('button', { name: 'Move utopia up' }).click();
+
+      const blocks = form.getByRole('group', { name: 'Blocks' });
+      await blocks.getByLabel('Blocks: collection to add from').selectOption('quotes');
+      await blocks.getByRole('button', { name: 'Create new' }).click();
+      await page.getByRole('dialog', { name: 'New quotes item' }).getByLabel('Text').fill('True journey is return.');
+      await page.getByRole('dialog', { name: 'New quotes item' }).getByRole('button', { name: 'Add' }).click();
+      await shot('item-form');
+
+      await form.getByRole('button', { name: 'Save and stay' }).click();
+      await page.waitForURL(/\/admin\/content\/books\/\d+$/);
+      const id = page.url().split('/').pop();
+      const saved = json(
+        await t.request({ method: 'GET', url: `/items/books/${id}?fields=title,pages,in_print,author.name,tags.sort,tags.tags_id.name,blocks.collection,blocks.item:quotes.text` }),
+      ).data;
+      saved.tags.sort((a: any, b: any) => a.sort - b.sort);
+      assert.deepEqual(saved, {
+        title: 'The Dispossessed',
+        pages: 123,
+        in_print: true,
+        author: { name: 'Ursula K. Le Guin' },
+        tags: [{ sort: 1, tags_id: { name: 'utopia' } }, { sort: 2, tags_id: { name: 'classic' } }],
+        blocks: [{ collection: 'quotes', item: { text: 'True journey is return.' } }],
+      });
+    });
+
+    it('edits an item (save and stay, then save), and lists it in the o2m of its author', async () => {
+      const form = page.getByRole('form', { name: 'books item' });
+      // The page of the created item has read it back.
+      await page.waitForFunction(() => (document.querySelector('#field-pages') as HTMLInputElement | null)?.value === '123');
+      await form.getByLabel('Pages').fill('387');
+      await form.getByRole('group', { name: 'Tags' }).getByRole('button', { name: 'Remove classic' }).click();
+      await form.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.waitForURL(/\/admin\/content\/books$/);
+      const row = json(await t.request({ method: 'GET', url: '/items/books?filter[title][_eq]=The Dispossessed&fields=pages,tags.tags_id.name' })).data[0];
+      assert.deepEqual(row, { pages: 387, tags: [{ tags_id: { name: 'utopia' } }] });
+
+      await page.getByRole('link', { name: 'authors' }).click();
+      await page.getByRole('link', { name: '1', exact: true }).click();
+      const books = page.getByRole('group', { name: 'Books' });
+      await books.getByText('The Dispossessed').waitFor();
+    });
+
+    it('deletes an item from its page after confirmation', async () => {
+      await page.getByRole('link', { name: 'books' }).click();
+      await page.getByPlaceholder('Search…').fill('Dispossessed');
+      await status().filter({ hasText: '1–1 of 1' }).waitFor();
+      await page.locator('tbody a').first().click();
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+      await page.waitForURL(/\/admin\/content\/books$/);
+      const left = json(await t.request({ method: 'GET', url: '/items/books?filter[title][_eq]=The Dispossessed' })).data;
+      assert.deepEqual(left, []);
     });
 
     it('stays signed in across a reload, and signs out', async () => {
