@@ -10,6 +10,7 @@ import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
+import { readDocsConfig, type DocsConfig } from './docs-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -35,6 +36,7 @@ export interface Config extends ScaleConfig {
   cors: CorsConfig;
   /** Serve Strata Studio (the admin app built into dist/studio) at /admin (ADMIN_APP_ENABLED, default true). */
   adminApp: boolean;
+  docs: DocsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -50,6 +52,8 @@ export interface Config extends ScaleConfig {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Deepest path `json(field, path)` may read in `fields` (MAX_JSON_QUERY_DEPTH). */
+  maxJsonQueryDepth: number;
   /** Largest request body in bytes (MAX_PAYLOAD_SIZE, default 1mb). */
   maxPayloadSize: number;
   /** Most rows one write may create, update or delete, nested ones included (MAX_BATCH_MUTATION; Infinity = no limit). */
@@ -151,6 +155,7 @@ export function readConfig(env: Env = process.env): Config {
     queryLimitDefault,
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
+    maxJsonQueryDepth: int(env, 'MAX_JSON_QUERY_DEPTH', 10, 1),
     maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
     maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),
     logLevel,
@@ -160,6 +165,7 @@ export function readConfig(env: Env = process.env): Config {
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
     adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
+    docs: readDocsConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

@@ -26,6 +26,8 @@ export interface ScaleConfig {
     login: RateLimitConfig;
   };
   redis: RedisConfig | null;
+  /** Without Redis: milliseconds between looks at the database's change counters (other instances' changes). */
+  noticePollMs: number;
   pressure: { enabled: boolean; maxEventLoopDelayMs: number; maxEventLoopUtilization: number; sampleIntervalMs: number };
   /** Trust X-Forwarded-For (behind a load balancer); a custom header naming the client IP wins when set. */
   ip: { trustProxy: boolean; customHeader: string | null };
@@ -74,6 +76,7 @@ export function readScaleConfig(env: Env, embedded = false): ScaleConfig {
       login: limit(env, 'RATE_LIMITER_LOGIN', 10, 60),
     },
     redis: url ? { url, namespace: str(env, 'REDIS_NAMESPACE') ?? 'strata' } : null,
+    noticePollMs: duration(env, 'NOTICE_POLL_INTERVAL', '500'),
     pressure: {
       enabled: bool(env, 'PRESSURE_LIMITER_ENABLED', !embedded),
       maxEventLoopDelayMs: int(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY', 500, 1),

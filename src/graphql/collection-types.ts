@@ -249,7 +249,7 @@ export class TypeSet {
     const { create, update } = view.writeFields;
     if (kind === 'create') return (name) => create === null || create.has(name);
     if (create === null || update === null) return () => true;
-    return (name) => name === view.collection.primary || create.has(name) || update.has(name);
+    return (name) => view.collection.keyFields.includes(name) || create.has(name) || update.has(name);
   }
 
   private inputFields(view: CollectionView, kind: 'create' | 'update'): GraphQLInputFieldConfigMap {

@@ -112,7 +112,8 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
         extensions: { strata: { root: { collection: name, kind: 'list', options, limits } satisfies RootRead } },
         resolve: async (_root, args, ctx, info) => data(await read(ctx, selectionQuery(info, args, filter, limits))),
       };
-      if (view.collection.primary) {
+      // A composite key's id is its key string (`1,2`), as on REST.
+      if (view.collection.keyFields.length) {
         query[`${root}_by_id`] = {
           type,
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },

@@ -24,7 +24,11 @@ import { itemRoutes } from './routes/items.js';
 import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
-import { systemCollectionRoutes } from './routes/system-collections.js';
+import { SYSTEM_ROUTES, systemCollectionRoutes } from './routes/system-collections.js';
+import { specsRoutes } from './routes/specs.js';
+import { docsRoutes } from './routes/docs.js';
+import { SpecsService } from '../specs/specs-service.js';
+import type { RouteEntry } from '../specs/system-paths.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -126,7 +130,17 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     request.timer.mark('auth');
   });
 
+  // The route table, for the OpenAPI document (every route there is, described or not).
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  const systemPaths = Object.fromEntries([...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]), ['service_settings', '/settings']]);
+  const specs = new SpecsService(context, routes, systemPaths);
+
   app.register(serverRoutes(context), { prefix: '/server' });
+  app.register(specsRoutes(specs, () => context.schema.current));
+  if (context.config.docs.enabled) app.register(docsRoutes(context.config.docs.publicUrl));
   app.register(authRoutes(context), { prefix: '/auth' });
   app.register(itemRoutes(context), { prefix: '/items' });
   app.register(usersMeRoutes(context), { prefix: '/users' });
@@ -134,7 +148,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(fieldRoutes(context), { prefix: '/fields' });
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
-  app.register(graphqlRoutes(context));
+  app.register(graphqlRoutes(context, specs));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 
   return app;

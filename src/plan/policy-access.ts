@@ -48,7 +48,7 @@ function planRule(collection: CollectionOverview, rule: FilterNode | null | fals
   if (rule === null) return null;
   if (rule === false) return NOTHING;
   try {
-    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS });
+    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS, rule: true });
   } catch {
     return NOTHING;
   }

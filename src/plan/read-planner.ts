@@ -3,7 +3,7 @@
  * may not read, which look the same — fail here with FORBIDDEN, bad values with INVALID_QUERY. Every level carries
  * the caller's row filter for its collection, and outputs carry field guards where only some rules grant a field.
  */
-import { collectionForbidden } from '../errors/catalogue.js';
+import { collectionForbidden, InvalidQueryError } from '../errors/catalogue.js';
 import type { AccessPolicy } from './access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { DeepQuery, Query, SortClause } from '../request/query.js';
@@ -89,6 +89,7 @@ function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: Deep
 function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
   return clauses.map((clause) => {
     const resolved = resolvePath(ctx, collection, clause.field, where);
+    if (resolved.field.concealed) throw new InvalidQueryError(`Field "${clause.field}" is concealed and can't be sorted on`);
     return { operand: resolved.operand, field: resolved.field, descending: clause.order === 'desc' };
   });
 }
@@ -96,7 +97,13 @@ function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: Sor
 /** The relation's sort field, else the collection's, else its key — among the fields the caller may read. */
 function defaultSort(ctx: PlanContext, collection: CollectionOverview, relationSortField: string | null): PlannedSort[] {
   const readable = ctx.access.read(collection);
-  const name = [relationSortField, collection.sortField, collection.primary].find((n) => n && collection.fields[n]?.schema && readable?.guard(n) === null);
-  const field = name ? collection.fields[name] : undefined;
-  return field ? [{ operand: { kind: 'field', field }, field, descending: false }] : [];
+  const usable = (n: string | null): n is string => Boolean(n && collection.fields[n]?.schema && readable?.guard(n) === null);
+  const name = [relationSortField, collection.sortField].find(usable);
+  // Else the key: every column of a composite key, so that the order is total there too.
+  const keys: string[] = collection.keyFields;
+  const names: string[] = name ? [name] : keys.every((n) => usable(n)) ? keys : keys.slice(0, 1).filter((n) => usable(n));
+  return names.map((n) => {
+    const field = collection.fields[n]!;
+    return { operand: { kind: 'field', field }, field, descending: false };
+  });
 }

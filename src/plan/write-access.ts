@@ -61,7 +61,7 @@ function planRule(collection: CollectionOverview, rule: Parameters<typeof planFi
   if (rule === null) return null;
   if (rule === false) return NOTHING;
   try {
-    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS });
+    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS, rule: true });
   } catch {
     return NOTHING;
   }

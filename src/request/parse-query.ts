@@ -4,6 +4,7 @@
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { splitFieldPath, splitTopLevel } from './field-path.js';
+import { isJsonFunction, jsonPathDepth, parseJsonFunction } from './json-path.js';
 import { filterDepth, parseFilter } from './parse-filter.js';
 import type { DeepQuery, MetaKind, Query, SortClause } from './query.js';
 
@@ -11,6 +12,8 @@ export interface QueryParseOptions {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Deepest path `json(field, path)` may read (MAX_JSON_QUERY_DEPTH; 10 when not given). */
+  maxJsonQueryDepth?: number;
 }
 
 export function parseQuery(raw: Record<string, unknown>, options: QueryParseOptions): Query {
@@ -28,6 +31,7 @@ export function parseQuery(raw: Record<string, unknown>, options: QueryParseOpti
   if (raw.aggregate !== undefined) query.aggregate = parseAggregate(raw.aggregate);
   if (raw.groupBy !== undefined) query.groupBy = parseList(raw.groupBy, 'groupBy', true);
   checkDepth(query, options.maxRelationalDepth);
+  checkJsonPaths(query, options.maxJsonQueryDepth ?? 10);
   return query;
 }
 
@@ -89,7 +93,7 @@ function parseAlias(raw: unknown): Record<string, string> {
   const alias = parseObjectParam(raw, 'alias');
   for (const [key, value] of Object.entries(alias)) {
     if (typeof value !== 'string') throw new InvalidQueryError(`"alias" values have to be strings ("${key}")`);
-    if (key.includes('.') || value.includes('.')) throw new InvalidQueryError(`"alias" keys and values can't contain a "." ("${key}")`);
+    if (key.includes('.') || (value.includes('.') && !isJsonFunction(value))) throw new InvalidQueryError(`"alias" keys and values can't contain a "." ("${key}")`);
   }
   return alias as Record<string, string>;
 }
@@ -150,8 +154,30 @@ function deepDepth(deep: Record<string, DeepQuery> | undefined): number {
   );
 }
 
+/** Relational depth of a path; `json(a.b, path)` counts the segments of its first argument (its JSON path not). */
+export function pathDepth(path: string): number {
+  const segments = splitFieldPath(path);
+  const last = segments[segments.length - 1]!;
+  if (!isJsonFunction(last)) return segments.length;
+  return segments.length - 1 + splitFieldPath(parseJsonFunction(last).field).length;
+}
+
+function checkJsonPaths(query: Query, max: number): void {
+  const calls = [...(query.fields ?? []).map((p) => splitFieldPath(p).pop()!), ...Object.values(query.alias ?? {})].filter(isJsonFunction);
+  for (const call of calls) {
+    const depth = jsonPathDepth(parseJsonFunction(call));
+    if (depth > max) throw new InvalidQueryError(`JSON path depth exceeds maximum allowed depth of ${max} (got ${depth})`);
+  }
+}
+
+/**
+ * MAX_RELATIONAL_DEPTH as Directus counts it: dot segments of each field and sort path, relational levels of the
+ * filter and of `deep` (its `_filter` keys not counted, the fields under them counted). An aggregate read selects
+ * no fields (its `groupBy` paths count instead), as in Directus.
+ */
 function checkDepth(query: Query, max: number): void {
-  const paths = [...(query.fields ?? []), ...(query.sort ?? []).map((s) => s.field), ...(query.groupBy ?? [])];
-  const deepest = Math.max(0, ...paths.map((p) => splitFieldPath(p).length), filterDepth(query.filter), deepDepth(query.deep));
+  const selected = query.groupBy ?? (query.aggregate && Object.keys(query.aggregate).length ? [] : (query.fields ?? []));
+  const paths = [...selected, ...(query.sort ?? []).map((s) => s.field)];
+  const deepest = Math.max(0, ...paths.map(pathDepth), filterDepth(query.filter), deepDepth(query.deep));
   if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
 }

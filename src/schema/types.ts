@@ -133,8 +133,13 @@ export interface FieldOverview {
 
 export interface CollectionOverview {
   collection: string;
-  /** Primary key field name; composite or missing keys → the first key column, or null (such tables are read-only by key). */
+  /**
+   * Primary key field name when the key has exactly one column; null for composite keys and tables without one.
+   * Code that addresses rows by key goes through `keyFields` (plan/row-key.ts), which composite keys need.
+   */
   primary: string | null;
+  /** Every primary-key column, in key order (empty without a key). */
+  keyFields: string[];
   singleton: boolean;
   /** Sort field from meta, or null. */
   sortField: string | null;

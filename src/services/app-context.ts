@@ -22,7 +22,8 @@ import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { TfaService } from './tfa-service.js';
 import { MeService } from './me-service.js';
-import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
+import { DatabaseBus } from '../bus/database-bus.js';
+import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
 import { consume, createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
@@ -95,7 +96,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
-    const bus: MessageBus = redis ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log) : new LocalBus();
+    const bus: MessageBus = redis ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log) : new DatabaseBus(db, config.noticePollMs, log);
+    if (bus instanceof DatabaseBus) {
+      await bus.start();
+      log.info(`No REDIS: other instances on this database learn of schema and permission changes within ${config.noticePollMs} ms (polled); set REDIS for instant notices`);
+    }
     // Another instance changed the schema or permissions: catch up (reloads run one at a time, in order).
     let reloading = Promise.resolve();
     await bus.subscribe(CHANNELS.schema, () => {
@@ -115,7 +120,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions.clear();
       await bus.publish(CHANNELS.permissions, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, shared: redis !== null, reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;

@@ -156,6 +156,10 @@ export class RelationsService {
   /** The foreign key of an m2o relation: checked against the data first, so a refusal names the reason. */
   private planForeignKey(plan: SchemaChangePlan, schema: SchemaOverview, column: FieldOverview, collection: string, related: string, input: RelationInput): void {
     const one = schema.collections[related]!;
+    if (one.keyFields.length > 1) {
+      // A foreign key to it would need all of its columns: relations of several columns are not supported yet.
+      throw new InvalidPayloadError(`Collection "${related}" has a composite primary key (${one.keyFields.join(', ')}); relations to it are not supported`);
+    }
     const target = one.primary ? one.fields[one.primary] : undefined;
     if (!target?.schema) throw new InvalidPayloadError(`Collection "${related}" has no primary key to relate to`);
     const from = storageOfField(column.type, column.schema!.max_length);

@@ -3,6 +3,7 @@
  * itself names no vendor.
  */
 import type { DatePart } from '../plan/read-plan.js';
+import type { JsonPathSegment } from '../request/json-path.js';
 import type { FieldOverview } from '../schema/types.js';
 
 /** The rows of a related level gathered into a JSON array (one parent's o2m list). */
@@ -58,6 +59,11 @@ export interface SqlDialect {
   nestedList(list: NestedList): string;
   /** An integer date part of a date/time column (UTC; weekday 0 = Sunday; ISO weeks). */
   datePart(part: DatePart, column: string, field: FieldOverview): string;
+  /**
+   * The JSON value at `path` (keys and array indexes) inside a JSON column, as an embeddable JSON value; null where
+   * the column holds no JSON or the path leads nowhere.
+   */
+  jsonPath(column: string, path: JsonPathSegment[]): string;
   /** Number of elements of a JSON array column; null for anything else. */
   jsonLength(column: string, field: FieldOverview): string;
   /** A key held as text (m2a junction `item`) as a value comparable with `keyField`; null when it cannot be one. */

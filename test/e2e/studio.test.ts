@@ -352,6 +352,86 @@ for (const client of testClients()) {
       assert.deepEqual(titles, [{ title: 'Parable' }]);
     });
 
+    it('grants access: a policy with item rule and field checkboxes, a role holding it, a user in the role; settings', async () => {
+      await page.getByRole('link', { name: 'Policies' }).click();
+      await page.getByRole('button', { name: 'Create policy' }).click();
+      await page.getByRole('form', { name: 'New policy' }).getByLabel('Name').fill('Editors');
+      await page.getByRole('form', { name: 'New policy' }).getByRole('button', { name: 'Create' }).click();
+      await page.waitForURL(/\/admin\/access\/policies\/[0-9a-f-]+$/);
+
+      await page.getByRole('button', { name: 'Add permission' }).click();
+      const permission = page.getByRole('form', { name: 'New permission' });
+      await permission.getByLabel('Collection').selectOption('books');
+      await permission.getByLabel('Action').selectOption('read');
+      await permission.getByLabel('All fields').uncheck();
+      for (const field of ['id', 'title', 'pages']) await permission.getByLabel(field, { exact: true }).check();
+      await permission.getByRole('button', { name: '+ Add item rule' }).click();
+      await permission.getByLabel('Item rule 1: field').selectOption('pages');
+      await permission.getByLabel('Item rule 1: operator').selectOption('_lte');
+      await permission.getByLabel('Item rule 1: value').fill('100');
+      await permission.getByRole('button', { name: 'Save permission' }).click();
+      await page.getByRole('cell', { name: '3 fields · item rule' }).waitFor();
+      await shot('policy');
+
+      await page.getByRole('link', { name: 'Roles' }).click();
+      await page.getByRole('button', { name: 'Create role' }).click();
+      const role = page.getByRole('form', { name: 'New role' });
+      await role.getByLabel('Name').fill('Editor');
+      await role.getByLabel('Editors').check();
+      await role.getByRole('button', { name: 'Save role' }).click();
+      await page.getByRole('cell', { name: 'Editor', exact: true }).waitFor();
+
+      await page.getByRole('link', { name: 'Users' }).click();
+      await page.getByRole('button', { name: 'Create user' }).click();
+      const user = page.getByRole('form', { name: 'New user' });
+      await user.getByLabel('Email').fill('editor@example.com');
+      await user.getByLabel('Password').fill('editor-password-1');
+      await user.getByLabel('Role').selectOption({ label: 'Editor' });
+      await user.getByRole('button', { name: 'Save user' }).click();
+      await page.getByRole('cell', { name: 'editor@example.com', exact: true }).waitFor();
+
+      await page.getByRole('link', { name: 'Settings' }).click();
+      const settings = page.getByRole('form', { name: 'Settings' });
+      await settings.getByLabel('Project name').fill('Library');
+      await settings.getByLabel('Password policy').selectOption({ index: 1 });
+      await settings.getByLabel('Login attempts before suspension').fill('5');
+      await settings.getByRole('button', { name: 'Save settings' }).click();
+      await page.locator('.brand').filter({ hasText: 'Library' }).waitFor();
+      const saved = json(await t.request({ method: 'GET', url: '/settings?fields=project_name,auth_password_policy,auth_login_attempts' })).data;
+      assert.deepEqual(saved, { project_name: 'Library', auth_password_policy: '/^.{8,}$/', auth_login_attempts: 5 });
+    });
+
+    it('shows a restricted user only their collections, fields and rows, read-only, and no data model', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Email').fill('editor@example.com');
+      await page.getByLabel('Password').fill('editor-password-1');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/admin\/content\/books$/);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['books']);
+      assert.equal(await nav.getByText('Administration').count(), 0);
+
+      // Books with at most 100 pages, of which the bulk delete took none (it took 29 and 30).
+      await status().filter({ hasText: '1–10 of 10' }).waitFor();
+      assert.deepEqual(await page.locator('thead th').allInnerTexts(), ['Id', 'Title', 'Pages']);
+      assert.equal(await page.getByRole('button', { name: 'Create item' }).count(), 0);
+      assert.equal(await page.getByLabel('Select all on this page').count(), 0);
+      await shot('restricted-user');
+
+      await page.getByRole('link', { name: '3', exact: true }).click();
+      const form = page.getByRole('form', { name: 'books item' });
+      await form.waitFor();
+      assert.equal(await form.getByLabel(/^Title/).getAttribute('readonly'), '');
+      assert.equal(await form.getByRole('button', { name: 'Save' }).count(), 0);
+      assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 0);
+      assert.equal(await form.getByText('Author').count(), 0);
+
+      await page.goto(`${base}/admin/data-model`);
+      await page.getByRole('heading', { name: 'Not available' }).waitFor();
+      await page.goto(`${base}/admin/content/authors`);
+      await page.getByRole('alert').waitFor();
+    });
+
     it('stays signed in across a reload, and signs out', async () => {
       await page.reload();
       await page.getByRole('link', { name: 'books' }).waitFor();

@@ -20,6 +20,7 @@ async function irOf(query: string, variables: Record<string, unknown> = {}): Pro
     accountability: ADMIN_ACCOUNTABILITY,
     marks: { mark: () => {} },
     sdl: async () => '',
+    oas: async () => ({}),
     app: {
       items: {
         readMany: async (_collection: string, q: Query) => {

@@ -105,10 +105,10 @@ describe('buildSchemaOverview', () => {
     assert.equal(schema.collections.articles!.sortField, 'count');
   });
 
-  it('picks the primary key: single, first of a composite key, or none', () => {
-    assert.equal(schema.collections.articles!.primary, 'id');
-    assert.equal(schema.collections.pairs!.primary, 'b');
-    assert.equal(schema.collections.logs!.primary, null);
+  it('picks the primary key: single, every column of a composite key (in key order, no single primary), or none', () => {
+    assert.deepEqual([schema.collections.articles!.primary, schema.collections.articles!.keyFields], ['id', ['id']]);
+    assert.deepEqual([schema.collections.pairs!.primary, schema.collections.pairs!.keyFields], [null, ['b', 'a']]);
+    assert.deepEqual([schema.collections.logs!.primary, schema.collections.logs!.keyFields], [null, []]);
   });
 
   it('lets meta special decide the type where Directus does', () => {

@@ -8,6 +8,7 @@ import type { GraphQLContext } from '../../graphql/context.js';
 import { GraphQLService, parseVariables, type GraphQLRequest, type Scope } from '../../graphql/graphql-service.js';
 import type { AppContext } from '../../services/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
+import type { SpecsService } from '../../specs/specs-service.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 
@@ -19,7 +20,7 @@ function graphqlRequest(source: unknown): GraphQLRequest {
   return { query, variables: parseVariables(variables), operationName: typeof operationName === 'string' && operationName !== '' ? operationName : undefined };
 }
 
-export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
+export function graphqlRoutes(context: AppContext, specs: SpecsService): FastifyPluginAsync {
   const service = new GraphQLService(context);
 
   const run = async (scope: Scope, method: 'GET' | 'POST', source: unknown, request: FastifyRequest, reply: FastifyReply) => {
@@ -33,6 +34,7 @@ export function graphqlRoutes(context: AppContext): FastifyPluginAsync {
       cookies: request.cookies,
       cookieChanges: [],
       sdl: (scope) => service.sdl(scope, request.accountability),
+      oas: async () => (await specs.oas(request.accountability)).document,
     };
     let body: string;
     try {

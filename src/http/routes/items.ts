@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
-import type { Query } from '../../request/query.js';
+import type { KeyInput, Query } from '../../request/query.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { AppContext } from '../../services/app-context.js';
 import { registerItemWrites } from './item-writes.js';
@@ -13,7 +13,7 @@ type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
 
 export function itemRoutes(context: AppContext): FastifyPluginAsync {
-  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth };
+  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth, maxJsonQueryDepth: context.config.maxJsonQueryDepth };
 
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
@@ -57,10 +57,10 @@ function searchBodyQuery(body: unknown, options: Parameters<typeof parseQuery>[1
   }
   const parsed = parseQuery((query as Record<string, unknown>) ?? {}, options);
   if (keys !== undefined) {
-    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' && typeof k !== 'number')) {
-      throw new InvalidPayloadError('"keys" must be an array of strings or numbers');
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' && typeof k !== 'number' && (typeof k !== 'object' || k === null || Array.isArray(k)))) {
+      throw new InvalidPayloadError('"keys" must be an array of strings, numbers or objects of key fields');
     }
-    parsed.keys = keys as (string | number)[];
+    parsed.keys = keys as KeyInput[];
   }
   return parsed;
 }

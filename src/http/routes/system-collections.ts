@@ -19,7 +19,7 @@ export const SYSTEM_ROUTES: Record<string, string> = {
 };
 
 export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync {
-  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth };
+  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth, maxJsonQueryDepth: context.config.maxJsonQueryDepth };
   const query = (request: FastifyRequest) => parseQuery(request.query as Record<string, unknown>, parseOptions);
   const send = (reply: FastifyReply, body: string) => reply.type('application/json; charset=utf-8').send(body);
   const system = { system: true };

@@ -1,5 +1,6 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { jsonPathText } from '../../../sql/json-path.js';
 
 const CONCEALED = `'**********'`;
 const DATE_PART: Record<string, (column: string) => string> = {
@@ -87,6 +88,8 @@ export const mysqlSql: SqlDialect = {
     return `json_extract((select coalesce(json_arrayagg(${list.element}${order}${window}), json_array()) from ${list.from} where ${list.where}), '$')`;
   },
   datePart: (part, column) => DATE_PART[part]!(column),
+  jsonPath: (column, path) =>
+    `json_extract(case when json_valid(${column}) then json_extract(${column}, ${mysqlSql.stringLiteral(jsonPathText(path))}) end, '$')`,
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as double)`,

@@ -76,6 +76,8 @@ export const postgresSql: SqlDialect = {
     const source = field.schema?.data_type === 'timestamp with time zone' ? `(${column} at time zone 'UTC')` : column;
     return `floor(extract(${EXTRACT[part]} from ${source}))::integer`;
   },
+  // Keys and indexes alike are text arguments of jsonb_extract_path (an index reads an array element).
+  jsonPath: (column, path) => `jsonb_extract_path(${column}::jsonb${path.map((segment) => `, ${postgresSql.stringLiteral(String(segment))}`).join('')})`,
   jsonLength(column, field) {
     const value = field.schema?.data_type === 'json' ? column : `${column}::json`;
     return `case when json_typeof(${value}) = 'array' then json_array_length(${value}) end`;

@@ -1,5 +1,6 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { jsonPathText } from '../../../sql/json-path.js';
 import { derivedTableList } from '../../../sql/nested-list.js';
 
 const CONCEALED = `'**********'`;
@@ -76,6 +77,8 @@ export const sqliteSql: SqlDialect = {
   datePart(part, column, field) {
     return `cast(strftime('${PART_FORMAT[part]}', ${sqliteSql.comparable(column, field)}) as integer)`;
   },
+  // `->` answers the value's JSON text (strings quoted, objects whole); json() gives it the JSON subtype to nest.
+  jsonPath: (column, path) => `json(case when json_valid(${column}) then ${column} -> ${sqliteSql.stringLiteral(jsonPathText(path))} end)`,
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as real)`,
