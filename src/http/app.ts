@@ -17,6 +17,7 @@ import { consume } from './rate-limiter.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
 import { StageTimer } from './server-timing.js';
+import { adminAppRoutes, STUDIO_DIR } from './routes/admin-app.js';
 import { authRoutes } from './routes/auth.js';
 import { collectionRoutes } from './routes/collections.js';
 import { fieldRoutes } from './routes/fields.js';
@@ -41,6 +42,8 @@ declare module 'fastify' {
 export interface AppOptions {
   /** Pino options or false; tests pass false. */
   logger?: boolean | object;
+  /** Folder of the built admin app; tests point it elsewhere. */
+  adminAppDir?: string;
 }
 
 /** A hop count as Fastify applies it (its types leave numbers out): the first `hops` addresses are proxies. */
@@ -158,6 +161,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
   app.register(graphqlRoutes(context, specs));
+  if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 
   return app;
 }
