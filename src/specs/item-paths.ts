@@ -4,7 +4,7 @@
  * Directus's specification (`readItemsArticles`, `readSingleItemsArticles`, `createItemsArticles`, ...).
  */
 import type { CollectionView } from '../graphql/access-view.js';
-import { errorResponses, LIST_PARAMETERS, ONE_PARAMETERS, paramRef } from './common-components.js';
+import { errorResponses, EXPORT_MEDIA_TYPES, LIST_PARAMETERS, ONE_PARAMETERS, paramRef } from './common-components.js';
 import { keySchema } from './collection-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
@@ -28,6 +28,14 @@ export function dataResponse(description: string, data: JsonSchema, meta = false
   const properties: Record<string, JsonSchema> = { data };
   if (meta) properties.meta = { type: 'object', properties: { total_count: { type: 'integer' }, filter_count: { type: 'integer' } } };
   return { description, content: json({ type: 'object', properties }) };
+}
+
+/** The items, or with `export` a download in another format. */
+function listResponse(list: JsonSchema): JsonSchema {
+  const response = dataResponse('The items (with `export`: a download in that format)', list, true);
+  const content = response.content as Record<string, JsonSchema>;
+  for (const type of EXPORT_MEDIA_TYPES) content[type] = { schema: { type: 'string' } };
+  return response;
 }
 
 const NO_CONTENT = { description: 'Done; nothing to answer (or nothing the caller may read back).' };
@@ -73,7 +81,7 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
     description: 'With `aggregate`/`groupBy` the rows are the groups and their aggregates instead.',
     tags,
     parameters: LIST_PARAMETERS.map(paramRef),
-    responses: { '200': dataResponse('The items', list, true), ...errorResponses(false) },
+    responses: { '200': listResponse(list), ...errorResponses(false) },
   };
   if (view.create) {
     collectionOps.post = {

@@ -14,6 +14,9 @@ import { collectionPaths, type CollectionPaths } from './item-paths.js';
 import { OPENAPI_VERSIONS, type JsonSchema, type OasVersion } from './json-schema.js';
 import { systemPaths, type RouteEntry } from './system-paths.js';
 
+/** Pages for people rather than API routes: the reference page, the admin app and the root (which redirects to it). */
+const NOT_API = ['/', '/docs', '/admin'];
+
 export interface OasInput {
   schema: SchemaOverview;
   view: AccessView;
@@ -65,7 +68,7 @@ export function buildOasDocument(input: OasInput): JsonSchema {
   const other = systemPaths(input.routes, {
     accountability: input.accountability,
     schemaReader: input.schemaReader,
-    skip: (path) => path.startsWith('/items/') || path === '/items' || path.startsWith('/docs') || [...collectionBases].some((base) => path === base || path === `${base}/{pk}`),
+    skip: (path) => path.startsWith('/items/') || path === '/items' || NOT_API.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) || [...collectionBases].some((base) => path === base || path === `${base}/{pk}`),
   });
   for (const [path, operations] of Object.entries(other)) paths[path] = { ...(paths[path] ?? {}), ...operations };
 
