@@ -40,6 +40,31 @@ function listResponse(list: JsonSchema): JsonSchema {
 
 const NO_CONTENT = { description: 'Done; nothing to answer (or nothing the caller may read back).' };
 
+/** `POST /utils/import/<c>` for a collection the caller may create items in (when the server has the route). */
+export function importPath(c: CollectionPaths): Record<string, JsonSchema> {
+  const file = { type: 'string', format: 'binary' };
+  return {
+    [`/utils/import/${encodeURIComponent(c.view.collection.collection)}`]: {
+      post: {
+        operationId: `import${c.component}`,
+        summary: `Import ${c.view.collection.collection} items from a CSV, JSON or NDJSON file`,
+        description: 'All rows or none: a bad row names its line and field, and nothing is written.',
+        tags: [c.tag],
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file } } },
+            'text/csv': { schema: file },
+            'application/json': { schema: { type: 'array', items: ref(c.createInput) } },
+            'application/x-ndjson': { schema: file },
+          },
+        },
+        responses: { '200': dataResponse('What was imported', { type: 'object' }), '204': NO_CONTENT, ...errorResponses(true) },
+      },
+    },
+  };
+}
+
 /** Paths keyed by OpenAPI path, each holding the operations the caller may perform. */
 export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> {
   const { view } = c;
