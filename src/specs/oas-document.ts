@@ -57,22 +57,24 @@ export function buildOasDocument(input: OasInput): JsonSchema {
       tag: component,
     };
     components[component] = readSchema(ctx, collectionView);
-    const collectionPathsOf = collectionPaths(entry);
     if (collectionView.create) components[entry.createInput] = inputSchema(ctx, collectionView, 'create');
     if (collectionView.update) components[entry.updateInput] = inputSchema(ctx, collectionView, 'update');
-    Object.assign(paths, collectionPathsOf);
+    Object.assign(paths, collectionPaths(entry));
     if (imports && collectionView.create && !collectionView.collection.system) Object.assign(paths, importPath(entry));
     const tag: JsonSchema = { name: component, 'x-collection': name };
     if (collectionView.collection.meta?.note) tag.description = collectionView.collection.meta.note;
     tags.push(tag);
   }
 
-  const collectionBases = new Set(Object.values(input.systemRoutes));
-  const other = systemPaths(input.routes, {
-    accountability: input.accountability,
-    schemaReader: input.schemaReader,
-    skip: (path) => path === IMPORT || path.startsWith('/items/') || path === '/items' || NOT_API.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) || [...collectionBases].some((base) => path === base || path === `${base}/{pk}`),
-  });
+  // Served above per collection, or not part of the API.
+  const collectionBases = Object.values(input.systemRoutes);
+  const skip = (path: string) =>
+    path === IMPORT ||
+    path === '/items' ||
+    path.startsWith('/items/') ||
+    NOT_API.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ||
+    collectionBases.some((base) => path === base || path === `${base}/{pk}`);
+  const other = systemPaths(input.routes, { accountability: input.accountability, schemaReader: input.schemaReader, skip });
   for (const [path, operations] of Object.entries(other)) paths[path] = { ...(paths[path] ?? {}), ...operations };
 
   return {
