@@ -28,7 +28,7 @@ export class Database {
     if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
-    this.knex = knexFactory({ ...this.dialect.knexConfig(connectionSettings(config)), log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet } });
+    this.knex = knexFactory({ ...this.dialect.knexConfig(connectionSettings(config), { searchPath: config.searchPath }), log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet } });
   }
 
   /** Runs one statement with bound parameters on a pooled raw connection. */

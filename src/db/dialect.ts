@@ -18,7 +18,7 @@ export interface Dialect {
   /** Human name used in health checks and messages. */
   readonly label: string;
   /** knex configuration for this vendor (pool, driver options). */
-  knexConfig(connection: unknown): Knex.Config;
+  knexConfig(connection: unknown, options: { searchPath: string[] }): Knex.Config;
   /** Runs one statement with bound parameters on a raw connection; returns rows as plain objects. */
   execute(connection: RawConnection, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */

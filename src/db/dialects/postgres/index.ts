@@ -10,8 +10,9 @@ import { postgresWrite } from './write-hooks.js';
 export const postgresDialect: Dialect = {
   client: 'pg',
   label: 'PostgreSQL',
-  knexConfig(connection): Knex.Config {
-    return { client: 'pg', connection: connection as Knex.PgConnectionConfig, pool: { min: 0, max: 10 } };
+  knexConfig(connection, options): Knex.Config {
+    // knex sets search_path on every new connection (DB_SEARCH_PATH): the schemas introspection serves.
+    return { client: 'pg', connection: connection as Knex.PgConnectionConfig, searchPath: options.searchPath, pool: { min: 0, max: 10 } };
   },
   async execute(connection, sql, params) {
     const result = await (connection as pg.Client).query({ text: sql, values: params as unknown[] });
