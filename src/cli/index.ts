@@ -9,6 +9,7 @@ import { DatabaseUnreachableError } from '../db/wait-for-database.js';
 import { VERSION } from '../version.js';
 import { runBootstrapCommand } from './bootstrap-command.js';
 import { ListenError, runStartCommand } from './start-command.js';
+import { registerTypesCommand } from './types-command.js';
 
 function config(): Config {
   loadEnvFile();
@@ -38,5 +39,7 @@ program
   .command('start')
   .description('Bootstrap if needed, then serve the API')
   .action(() => run(async () => runStartCommand(config())));
+
+registerTypesCommand(program, config, run);
 
 await program.parseAsync(process.argv);

@@ -8,7 +8,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { FilterNode, FilterOperator, FilterValue, KeyInput, ScalarValue } from '../request/query.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import type { AccessPolicy } from './access.js';
-import { accessTo, fieldOf, guarded, joinFor, resolveOperand } from './operands.js';
+import { accessTo, fieldOf, guarded, joinFor, refuseJsonFunction, resolveOperand } from './operands.js';
 import type { PlannedFilter } from './read-plan.js';
 import { keyFieldsOf, keyParts, parseKey, type Key } from './row-key.js';
 import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
@@ -20,7 +20,12 @@ export interface FilterContext {
   now: Date;
   /** Values of `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` by variable, loaded before planning. */
   dynamic?: ReadonlyMap<string, unknown>;
+  /** A permission rule (written by an admin) rather than the caller's own filter: concealed fields may be compared. */
+  rule?: boolean;
 }
+
+/** The only comparisons a caller may make on a concealed or hashed value (Directus refuses the others with 400). */
+const CONCEALED_OPERATORS = new Set(['_null', '_nnull']);
 
 const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
 const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
@@ -38,7 +43,11 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
     case 'relation':
       return planRelation(collection, node, ctx, where);
     case 'condition': {
+      refuseJsonFunction(node.field);
       const resolved = resolveOperand(ctx, collection, node.field, where);
+      if (resolved.field.concealed && !ctx.rule && !CONCEALED_OPERATORS.has(node.operator)) {
+        throw new InvalidQueryError(`Field "${node.field}" is concealed: it can only be filtered with _null and _nnull`);
+      }
       if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
         throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
       }

@@ -141,7 +141,12 @@ export function planRow(
   for (const [name, value] of Object.entries(payload)) {
     if (value === undefined) continue;
     const field = collection.fields[name];
-    if (!field) throw fieldForbidden(name, collection.collection, where(path));
+    if (!field) {
+      // Directus drops the keys an admin sends to a system collection that it does not have (`POST /users
+      // {name}`); seed scripts rely on it. Elsewhere, and for everyone else, an unknown field stays an error.
+      if (collection.system && planning.ctx.accountability.admin) continue;
+      throw fieldForbidden(name, collection.collection, where(path));
+    }
     const link = collection.links[name];
     if (link?.kind === 'o2m') {
       const children = planChildren(planning, link, value, [...path, name]);

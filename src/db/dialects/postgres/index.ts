@@ -10,9 +10,11 @@ import { postgresWrite } from './write-hooks.js';
 export const postgresDialect: Dialect = {
   client: 'pg',
   label: 'PostgreSQL',
-  knexConfig(connection, options): Knex.Config {
+  knexConfig(connection, session): Knex.Config {
+    // statement_timeout is a startup parameter of each connection: no extra round trip per statement.
+    const timeout = session.statementTimeoutMs > 0 ? { statement_timeout: session.statementTimeoutMs } : {};
     // knex sets search_path on every new connection (DB_SEARCH_PATH): the schemas introspection serves.
-    return { client: 'pg', connection: connection as Knex.PgConnectionConfig, searchPath: options.searchPath, pool: { min: 0, max: 10 } };
+    return { client: 'pg', connection: { ...(connection as Knex.PgConnectionConfig), ...timeout }, searchPath: session.searchPath, pool: { min: 0, max: 10 } };
   },
   async execute(connection, sql, params) {
     const result = await (connection as pg.Client).query({ text: sql, values: params as unknown[] });
