@@ -182,3 +182,29 @@ describe('PostgreSQL DB_SEARCH_PATH', { skip: clients.includes('pg') ? false : '
     assert.equal((await t.request({ method: 'GET', url: '/items/elsewhere' })).statusCode, 403);
   });
 });
+
+for (const client of clients) {
+  describe(`decimal averages (${client})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(client, { fixture: false });
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    it('answers the decimal average, not a binary float’s neighbour', async () => {
+      const created = await t.request({
+        method: 'POST',
+        url: '/collections',
+        payload: { collection: 'prices', fields: [{ field: 'amount', type: 'decimal', schema: { numeric_precision: 10, numeric_scale: 2 } }] },
+      });
+      assert.equal(created.statusCode, 200, created.body);
+      const items = await t.request({ method: 'POST', url: '/items/prices', payload: [{ amount: '16.24' }, { amount: '16.25' }] });
+      assert.equal(items.statusCode, 200, items.body);
+      const res = await t.request({ method: 'GET', url: '/items/prices?aggregate[avg]=amount&aggregate[sum]=amount' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(json(res), { data: [{ avg: { amount: 16.245 }, sum: { amount: '32.49' } }] });
+    });
+  });
+}

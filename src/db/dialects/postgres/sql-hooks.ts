@@ -101,6 +101,7 @@ export const postgresSql: SqlDialect = {
     return expression;
   },
   toFloat: (expression) => `(${expression})::double precision`,
+  average: (expression) => `(${expression})::double precision`,
   toText: (expression) => `(${expression})::text`,
   namedLock: (name) => ({ lock: `select pg_advisory_lock(hashtext(${postgresSql.stringLiteral(name)}))`, unlock: `select pg_advisory_unlock(hashtext(${postgresSql.stringLiteral(name)}))` }),
 };
