@@ -74,12 +74,13 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
       meta,
       schema: { name: table.name, comment: table.comment },
       system: table.name.startsWith('service_'),
+      view: table.view === true,
       links: {},
     };
   }
   for (const [name, meta] of collectionMeta) {
     if (collections[name]) continue;
-    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false, links: {} };
+    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false, view: false, links: {} };
   }
 
   const relations = buildRelations(input.tables, input.relations);

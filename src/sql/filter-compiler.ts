@@ -55,7 +55,8 @@ function compileCompare(operand: Operand, field: FieldOverview, operator: string
   const plainColumn = operand.kind === 'field';
   const column = plainColumn ? d.comparable(raw, field) : raw;
   const bind = (v: unknown) => st.param(d.bind(field, v));
-  const text = plainColumn && TEXTUAL.has(field.type) ? raw : d.asText(column);
+  // Textual fields compare as they are; a type that only reads as text (PostgreSQL enums, inet) through `comparable`.
+  const text = plainColumn && TEXTUAL.has(field.type) ? column : d.asText(column);
   const like = (pattern: string, negate: boolean, insensitive: boolean) =>
     `${insensitive ? `lower(${text})` : text} ${negate ? 'not like' : 'like'} ${st.param(pattern)}${d.likeEscape}`;
 
