@@ -18,6 +18,8 @@ export interface MessageBus {
 export const CHANNELS = {
   schema: 'schema',
   permissions: 'permissions',
+  /** Every cache cleared (POST /utils/cache/clear). */
+  caches: 'caches',
 } as const;
 
 export class LocalBus implements MessageBus {

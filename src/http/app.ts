@@ -24,6 +24,7 @@ import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
 import { systemCollectionRoutes } from './routes/system-collections.js';
+import { utilsRoutes } from './routes/utils.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -131,6 +132,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(fieldRoutes(context), { prefix: '/fields' });
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
+  app.register(utilsRoutes(context), { prefix: '/utils' });
   app.register(graphqlRoutes(context));
 
   return app;

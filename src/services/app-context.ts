@@ -53,6 +53,8 @@ export interface AppContext {
   schemaChanged(): Promise<void>;
   /** Drop cached accountabilities and permissions here, and tell the other instances. */
   permissionsChanged(): Promise<void>;
+  /** POST /utils/cache/clear: every cache (schema overview, GraphQL schemas, permissions, users, settings) here and on every instance. */
+  clearCaches(): Promise<void>;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -105,6 +107,15 @@ export async function createAppContext(config: Config, options: ContextOptions =
       accountability.clear();
       permissions.clear();
     });
+    const dropCaches = () => {
+      accountability.clear();
+      permissions.clear();
+      settings.clear();
+    };
+    await bus.subscribe(CHANNELS.caches, () => {
+      dropCaches();
+      reloading = reloading.then(() => schema.load().then(() => undefined)).catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+    });
 
     const schemaChanged = async () => {
       const overview = await schema.load();
@@ -114,6 +125,12 @@ export async function createAppContext(config: Config, options: ContextOptions =
       accountability.clear();
       permissions.clear();
       await bus.publish(CHANNELS.permissions, {});
+    };
+    // A reloaded overview has a new version, which the GraphQL schema cache keys on: its schemas go with it.
+    const clearCaches = async () => {
+      dropCaches();
+      await schema.load();
+      await bus.publish(CHANNELS.caches, {});
     };
     const schemaChanges = new SchemaChanges(db, { current: () => schema.current, shared: redis !== null, reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl, permissions };
@@ -144,6 +161,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       rateLimiters,
       schemaChanged,
       permissionsChanged,
+      clearCaches,
       startedAt: Date.now(),
       async close() {
         await bus.close();
