@@ -31,6 +31,7 @@ import { specsRoutes } from './routes/specs.js';
 import { docsRoutes } from './routes/docs.js';
 import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
+import { utilsRoutes } from './routes/utils.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -160,6 +161,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(fieldRoutes(context), { prefix: '/fields' });
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
+  app.register(utilsRoutes(context), { prefix: '/utils' });
   app.register(graphqlRoutes(context, specs));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 

@@ -119,6 +119,8 @@ export interface CollectionMeta {
   collapse: string;
   preview_url: string | null;
   versioning: boolean;
+  /** Only on the service_* collections' own meta, as Directus marks its system collections. */
+  system?: boolean;
 }
 
 export interface FieldOverview {
