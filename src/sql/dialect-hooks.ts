@@ -3,6 +3,7 @@
  * itself names no vendor.
  */
 import type { DatePart } from '../plan/read-plan.js';
+import type { JsonPathSegment } from '../request/json-path.js';
 import type { FieldOverview } from '../schema/types.js';
 import type { SortTerm } from './nested-list.js';
 
@@ -31,6 +32,13 @@ export interface SqlDialect {
   quote(identifier: string): string;
   /** Placeholder for the n-th (1-based) bound parameter. */
   placeholder(index: number): string;
+  /** Most parameters one statement may bind (the driver's limit). */
+  maxParameters: number;
+  /**
+   * `column [not] in (...)` for a list too long to bind value by value (one parameter holding the whole list), or
+   * null where the driver takes any number of values.
+   */
+  listMembership(column: string, values: unknown[], negate: boolean, param: (value: unknown) => string): string | null;
   /** A logical value (see plan/value-coercion.ts) → what the driver binds for a column of this field. */
   bind(field: FieldOverview, value: unknown): unknown;
   /** The column as it is compared (a dialect whose columns may hold dates in several forms normalises them here). */
@@ -68,6 +76,11 @@ export interface SqlDialect {
   nestedList(list: NestedList): string;
   /** An integer date part of a date/time column (UTC; weekday 0 = Sunday; ISO weeks). */
   datePart(part: DatePart, column: string, field: FieldOverview): string;
+  /**
+   * The JSON value at `path` (keys and array indexes) inside a JSON column, as an embeddable JSON value; null where
+   * the column holds no JSON or the path leads nowhere.
+   */
+  jsonPath(column: string, path: JsonPathSegment[]): string;
   /** Number of elements of a JSON array column; null for anything else. */
   jsonLength(column: string, field: FieldOverview): string;
   /** A key held as text (m2a junction `item`) as a value comparable with `keyField`; null when it cannot be one. */

@@ -11,6 +11,9 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
+/** Lists longer than this are bound as one parameter where the dialect can (drivers limit the parameter count). */
+const LONG_LIST = 500;
+
 /** `alias` is the quoted alias of the row the filter applies to. */
 export function compileFilter(filter: PlannedFilter, st: Statement, alias: string): string {
   switch (filter.kind) {
@@ -85,6 +88,8 @@ function compileCompare(operand: Operand, field: FieldOverview, operator: string
     case '_nin': {
       const values = value as unknown[];
       if (values.length === 0) return operator === '_in' ? '1 = 0' : '1 = 1';
+      const long = values.length > LONG_LIST ? d.listMembership(column, values.map((v) => d.bind(field, v)), operator === '_nin', (v) => st.param(v)) : null;
+      if (long) return long;
       return `${column} ${operator === '_in' ? 'in' : 'not in'} (${values.map(bind).join(', ')})`;
     }
     case '_null':

@@ -3,7 +3,7 @@
  * correlated subqueries in the same statement: m2o objects, o2m lists (sorted and limited per parent by the
  * dialect's nestedList), and m2a items (a CASE over the allowed collections).
  */
-import type { Join, PlannedOutput, PlannedSort, ReadLevel } from '../plan/read-plan.js';
+import type { Join, Operand, PlannedOutput, PlannedSort, ReadLevel } from '../plan/read-plan.js';
 import { compileFilter } from './filter-compiler.js';
 import { column, compileOperand, filterColumns, guard, joinColumns, joinCondition, operandColumns } from './operand-compiler.js';
 import type { SortTerm } from './nested-list.js';
@@ -49,7 +49,9 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
       const value = compileOperand(output.operand, st, alias, 'raw');
       if (output.as === 'text') return d.toText(value);
       if (output.as === 'number') return d.toFloat(value);
-      return output.operand.kind === 'field' ? d.wireValue(value, output.field) : value;
+      if (output.operand.kind === 'field') return d.wireValue(value, output.field);
+      // A JSON value that went through a CASE (a field permission's guard) is embedded as JSON again.
+      return innermost(output.operand).kind === 'json-path' && output.operand.kind !== 'json-path' ? d.embedJson(value) : value;
     }
     case 'object':
       return d.embedJson(relatedObject(output.level, output.join, st, alias));
@@ -77,6 +79,10 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
       return d.embedJson(`case ${column(st, alias, output.collectionField.field)} ${cases.join(' ')} else ${d.jsonString(item)} end`);
     }
   }
+}
+
+function innermost(operand: Operand): Operand {
+  return operand.kind === 'guarded' ? innermost(operand.operand) : operand;
 }
 
 /** The related row of an m2o (or a2o branch) as a JSON object subquery; null when there is none. */

@@ -25,6 +25,8 @@ export function compileOperand(operand: Operand, st: Statement, alias: string, u
       return d.datePart(operand.part, column(st, alias, operand.field.field), operand.field);
     case 'json-length':
       return d.jsonLength(column(st, alias, operand.field.field), operand.field);
+    case 'json-path':
+      return d.jsonPath(column(st, alias, operand.field.field), operand.path);
     case 'count-related': {
       const related = st.alias();
       const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
@@ -62,6 +64,7 @@ export function operandColumns(operand: Operand, st: Statement, alias: string): 
     case 'field':
     case 'date-part':
     case 'json-length':
+    case 'json-path':
       return [column(st, alias, operand.field.field)];
     case 'count-related':
     case 'related':

@@ -1,5 +1,6 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { jsonPathText } from '../../../sql/json-path.js';
 import { orderClause } from '../../../sql/nested-list.js';
 
 const CONCEALED = `'**********'`;
@@ -19,6 +20,9 @@ const NUMERIC_COLUMN = /^(bool|boolean|tinyint|bit|smallint|mediumint|int|intege
 export const mysqlSql: SqlDialect = {
   quote: (id) => `\`${id.replace(/`/g, '``')}\``,
   placeholder: () => '?',
+  // Statements go as text (the driver writes the values in): no parameter limit, and a long list is only a long text.
+  maxParameters: Number.POSITIVE_INFINITY,
+  listMembership: () => null,
   bind(field, value) {
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (typeof value !== 'string') return value;
@@ -102,6 +106,8 @@ export const mysqlSql: SqlDialect = {
     return `json_extract((select coalesce(json_arrayagg(${list.element} order by ${kept}.${mysqlSql.quote('n')}), json_array()) from ${rows} straight_join ${list.from} on ${list.key.column} = ${kept}.${mysqlSql.quote('k')}), '$')`;
   },
   datePart: (part, column) => DATE_PART[part]!(column),
+  jsonPath: (column, path) =>
+    `json_extract(case when json_valid(${column}) then json_extract(${column}, ${mysqlSql.stringLiteral(jsonPathText(path))}) end, '$')`,
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as double)`,

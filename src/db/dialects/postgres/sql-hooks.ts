@@ -10,6 +10,9 @@ const NUMERIC_COLUMN = /^(smallint|integer|bigint|numeric|decimal|real|double pr
 export const postgresSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: (n) => `$${n}`,
+  maxParameters: 65_535,
+  // One array parameter; its element type is inferred from the column.
+  listMembership: (column, values, negate, param) => (negate ? `not (${column} = any(${param(values)}))` : `${column} = any(${param(values)})`),
   bind(field, value) {
     // Booleans of non-boolean columns (cast-boolean): numbers in numeric columns, true/false text otherwise.
     if (typeof value === 'boolean' && field.schema && field.schema.data_type !== 'boolean') {
@@ -77,6 +80,8 @@ export const postgresSql: SqlDialect = {
     const source = field.schema?.data_type === 'timestamp with time zone' ? `(${column} at time zone 'UTC')` : column;
     return `floor(extract(${EXTRACT[part]} from ${source}))::integer`;
   },
+  // Keys and indexes alike are text arguments of jsonb_extract_path (an index reads an array element).
+  jsonPath: (column, path) => `jsonb_extract_path(${column}::jsonb${path.map((segment) => `, ${postgresSql.stringLiteral(String(segment))}`).join('')})`,
   jsonLength(column, field) {
     const value = field.schema?.data_type === 'json' ? column : `${column}::json`;
     return `case when json_typeof(${value}) = 'array' then json_array_length(${value}) end`;

@@ -1,5 +1,6 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { jsonPathText } from '../../../sql/json-path.js';
 import { derivedTableList } from '../../../sql/nested-list.js';
 import { dateBound } from './date-bounds.js';
 
@@ -23,6 +24,9 @@ function normalisedDate(column: string, format: string): string {
 export const sqliteSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: () => '?',
+  maxParameters: 32_766,
+  // One JSON text parameter; the column's affinity applies to the values json_each yields.
+  listMembership: (column, values, negate, param) => `${column} ${negate ? 'not in' : 'in'} (select value from json_each(${param(JSON.stringify(values))}))`,
   bind: (_field, value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value),
   comparable(column, field) {
     const format = DATE_FORMATS[field.type];
@@ -78,6 +82,8 @@ export const sqliteSql: SqlDialect = {
   datePart(part, column, field) {
     return `cast(strftime('${PART_FORMAT[part]}', ${sqliteSql.comparable(column, field)}) as integer)`;
   },
+  // `->` answers the value's JSON text (strings quoted, objects whole); json() gives it the JSON subtype to nest.
+  jsonPath: (column, path) => `json(case when json_valid(${column}) then ${column} -> ${sqliteSql.stringLiteral(jsonPathText(path))} end)`,
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as real)`,
