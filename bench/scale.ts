@@ -1,8 +1,8 @@
 /**
  * The scale mode of the bench (`npm run bench -- --rows 1000000`): the articles bulk-loaded in SQL
  * (bench/bulk-load.ts, two tag links each), then each scenario timed on Strata (over HTTP, one request at a time)
- * beside its ceiling: the plainest hand-written SQL for the same rows, run on the raw driver in this process and
- * serialised with JSON.stringify — what a hand-written endpoint would do, with no HTTP in between. The scenarios run
+ * beside its ceiling: the plainest hand-written SQL for the same rows, run on the raw driver in the bench process
+ * behind a bare node:http handler and serialised with JSON.stringify — what a hand-written endpoint would do. The scenarios run
  * without an index on `published_at`, then the index is created and the ones it can serve run again.
  *
  * Vendor names appear here (bench/ only): the ceiling is by definition each raw driver on its own.
