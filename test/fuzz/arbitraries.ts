@@ -155,3 +155,42 @@ export const graphqlDocument = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom('create_articles_item', 'create_tags_item', 'update_articles_item', 'create_authors_items', 'delete_tags_item'), itemPayload, nastyValue).map(([mutation, data, id]) => `mutation { ${mutation}(${mutation.startsWith('update') || mutation.startsWith('delete') ? `id: ${graphqlLiteral(String(id))}, ` : ''}${mutation.startsWith('delete') ? '' : `data: ${graphqlLiteral(mutation.endsWith('items') ? [data] : data)}`}) { ${mutation.startsWith('delete') ? 'id' : 'id'} } }`) },
   { weight: 1, arbitrary: fc.array(fc.constantFrom('{', '}', '(', ')', '[', ']', '...', 'fragment', 'F', 'on', 'articles', 'id', 'query', 'mutation', '$x', ':', '"s"', '"\\u0000"', '1e400', '@include(if: true)', 'title', 'author', '#', '"""', '!', '=', 'Int'), { maxLength: 40 }).map((tokens) => tokens.join(' ')) },
 );
+
+const ARTICLE_FIELDS = ['id', 'title', 'slug', 'body', 'status', 'rating', 'views', 'price', 'score', 'published', 'publish_date', 'published_at', 'updated_at', 'read_time', 'uid', 'metadata', 'author'];
+const VALID_PATHS = [...ARTICLE_FIELDS, 'author.name', 'author.email', 'tags.tags_id.name', 'year(publish_date)', 'month(published_at)', 'count(tags)', 'author.*', '*'];
+
+/** Filters of the articles collection that parse: their values are where the databases may differ. */
+const plausibleFilter: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc
+      .record({ field: fc.constantFrom(...ARTICLE_FIELDS, 'author.name', 'year(publish_date)', 'count(tags)'), op: fc.constantFrom(...OPERATORS.slice(0, 20)), value: fc.oneof({ weight: 4, arbitrary: plausibleValue }, nastyValue), list: fc.array(fc.oneof({ weight: 4, arbitrary: plausibleValue }, nastyValue), { minLength: 1, maxLength: 4 }) })
+      .map(({ field, op, value, list }) => {
+        const operand = ['_in', '_nin'].includes(op) ? list : ['_between', '_nbetween'].includes(op) ? [list[0], list[1] ?? list[0]] : value;
+        const path = field.split('.');
+        return path.length === 2 ? { [path[0]!]: { [path[1]!]: { [op]: operand } } } : { [field]: { [op]: operand } };
+      }),
+    fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((children) => ({ _and: children })),
+    fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((children) => ({ _or: children })),
+    fc.tuple(fc.constantFrom('_some', '_none'), fc.constantFrom('tags'), fc.constantFrom('tags_id')).map(([q]) => ({ tags: { [q]: { tags_id: { name: { _eq: 'science' } } } } })),
+  ),
+})).node;
+
+/** Reads of articles that get past parsing and reach the database. */
+export const plausibleQuery: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    fields: fc.array(fc.constantFrom(...VALID_PATHS), { minLength: 1, maxLength: 4 }),
+    filter: plausibleFilter,
+    sort: fc.array(fc.constantFrom(...ARTICLE_FIELDS, 'author.name').chain((f) => fc.constantFrom(f, `-${f}`)), { maxLength: 3 }),
+    limit: fc.integer({ min: -1, max: 20 }),
+    offset: fc.integer({ min: 0, max: 10 }),
+    page: fc.integer({ min: 1, max: 3 }),
+    search: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('Hello', 'ada', '%', '_', "'", '5', '日本', 'published') }, nastyString),
+    meta: fc.constantFrom('total_count', 'filter_count', '*'),
+    aggregate: fc.record({ count: fc.constantFrom(['*'], ['id']), sum: fc.constantFrom(['rating'], ['price']), max: fc.constantFrom(['published_at'], ['views']) }, { requiredKeys: [] }),
+    groupBy: fc.array(fc.constantFrom('status', 'author', 'year(publish_date)', 'published'), { minLength: 1, maxLength: 2 }),
+  },
+  { requiredKeys: ['fields'] },
+)
+  .chain((q) => fc.integer({ min: 1, max: 4 }).map((keep) => Object.fromEntries(Object.entries(q).slice(0, keep))))
+  .map((q) => (q.groupBy && !q.aggregate ? { ...q, aggregate: { count: ['*'] } } : q));

@@ -12,7 +12,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import qs from 'qs';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { COLLECTIONS, graphqlDocument, itemWrite, query } from './arbitraries.js';
+import { COLLECTIONS, graphqlDocument, itemWrite, plausibleQuery, query } from './arbitraries.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -87,7 +87,7 @@ for (const client of testClients()) {
 
     it('query strings', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...COLLECTIONS), query, fc.boolean(), fc.boolean(), async (collection, params, jsonFilter, asPublic) => {
+        fc.asyncProperty(fc.oneof(fc.tuple(fc.constantFrom(...COLLECTIONS), query), fc.tuple(fc.constant('articles'), plausibleQuery)), fc.boolean(), fc.boolean(), async ([collection, params], jsonFilter, asPublic) => {
           const shaped = jsonFilter && params.filter !== undefined ? { ...params, filter: JSON.stringify(params.filter) } : params;
           let search: string;
           try {
@@ -103,7 +103,7 @@ for (const client of testClients()) {
 
     it('SEARCH bodies', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...COLLECTIONS), fc.oneof(fc.record({ query, keys: fc.array(fc.oneof(fc.integer(), fc.string()), { maxLength: 5 }) }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 3 })), async (collection, body) => {
+        fc.asyncProperty(fc.constantFrom(...COLLECTIONS), fc.oneof(fc.record({ query: fc.oneof(query, plausibleQuery), keys: fc.array(fc.oneof(fc.integer(), fc.string()), { maxLength: 5 }) }, { requiredKeys: [] }), fc.record({ query: plausibleQuery }), fc.jsonValue({ maxDepth: 3 })), async (collection, body) => {
           await send({ method: 'SEARCH', url: `/items/${collection}`, payload: body });
         }),
         options,
