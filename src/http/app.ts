@@ -10,7 +10,7 @@ import qs from 'qs';
 import type { TrustProxy } from '../config/scale-config.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
-import { RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
+import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
 import { checkJsonText } from './json-body.js';
 import { consume } from './rate-limiter.js';
@@ -60,8 +60,17 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
       querystringParser: (text: string) =>
         qs.parse(text, { depth: context.config.querystring.maxDepth, arrayLimit: context.config.querystring.arrayLimit }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
+      // Keys (composite ones escaped) can be long; longer still is answered by frameworkErrors below.
+      maxParamLength: 2048,
     },
     trustProxy: trustProxyOption(context.config.ip.trustProxy),
+    // Errors of the router itself answer in the catalogue's shape too: a URL that does not decode routes nowhere,
+    // and a path segment longer than any key or name names nothing that exists.
+    frameworkErrors: (error, request, reply) => {
+      const code = (error as { code?: string }).code;
+      const mapped = code === 'FST_ERR_BAD_URL' ? new RouteNotFoundError(request.url.split('?')[0]!) : code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ForbiddenError() : error;
+      handleError(mapped, request, reply);
+    },
   });
   const ipHeader = context.config.ip.customHeader;
 
