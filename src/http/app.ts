@@ -20,6 +20,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { fieldRoutes } from './routes/fields.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { itemRoutes } from './routes/items.js';
+import { importRoutes } from './routes/import.js';
 import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
@@ -132,6 +133,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
   app.register(graphqlRoutes(context));
+  app.register(importRoutes(context), { prefix: '/utils' });
 
   return app;
 }
