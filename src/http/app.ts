@@ -23,6 +23,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { fieldRoutes } from './routes/fields.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { itemRoutes } from './routes/items.js';
+import { importRoutes } from './routes/import.js';
 import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
@@ -171,6 +172,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
   app.register(utilsRoutes(context), { prefix: '/utils' });
+  app.register(importRoutes(context), { prefix: '/utils' });
   app.register(graphqlRoutes(context, specs));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 
