@@ -19,4 +19,6 @@ export interface MessageBus {
 export const CHANNELS = {
   schema: 'schema',
   permissions: 'permissions',
+  /** A logout ended a login: `{family}`. */
+  logins: 'logins',
 } as const;

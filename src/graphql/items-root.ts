@@ -1,5 +1,5 @@
 /**
- * Root fields over collections (reference §7.2): `<c>`, `<c>_by_id`, `<c>_aggregated`, the singleton form, and the
+ * Root fields over collections (Directus docs: GraphQL): `<c>`, `<c>_by_id`, `<c>_aggregated`, the singleton form, and the
  * mutations. Each resolver turns its whole selection set into one Query IR and makes one call to the read engine
  * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
  */

@@ -1,5 +1,5 @@
 /**
- * Root fields of /graphql/system that are not collections (reference §7.3): the caller's own user, roles, flags and
+ * Root fields of /graphql/system that are not collections (Directus docs: GraphQL): the caller's own user, roles, flags and
  * permissions, the server, the schema objects (collections, fields, relations) and their admin mutations, auth and
  * two-factor. Each calls the service its REST route calls.
  */

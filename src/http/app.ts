@@ -7,10 +7,12 @@ import cors from '@fastify/cors';
 import underPressure from '@fastify/under-pressure';
 import fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
+import type { TrustProxy } from '../config/scale-config.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import { RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
+import { checkJsonText } from './json-body.js';
 import { consume } from './rate-limiter.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
@@ -44,6 +46,11 @@ export interface AppOptions {
   adminAppDir?: string;
 }
 
+/** A hop count as Fastify applies it (its types leave numbers out): the first `hops` addresses are proxies. */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {
   const app = fastify({
     logger: options.logger ?? false,
@@ -53,7 +60,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
         qs.parse(text, { depth: context.config.querystring.maxDepth, arrayLimit: context.config.querystring.arrayLimit }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
     },
-    trustProxy: context.config.ip.trustProxy,
+    trustProxy: trustProxyOption(context.config.ip.trustProxy),
   });
   const ipHeader = context.config.ip.customHeader;
 
@@ -86,15 +93,20 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
       maxAge: corsConfig.maxAge,
     });
   }
-  // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (reference §0.9).
+  // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (Directus docs: API reference).
   app.removeContentTypeParser('text/plain');
   // An empty JSON body is no body (clients such as @directus/sdk send the JSON content type on every request,
   // DELETE /items/c/1 included); routes that need a body answer INVALID_PAYLOAD themselves.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    if (body === '') return done(null, undefined);
+    try {
+      checkJsonText(body as string, context.config.maxJsonDepth);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    parseJson(request, body as string, done);
   });
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);

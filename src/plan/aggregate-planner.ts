@@ -1,5 +1,5 @@
 /**
- * `aggregate` + `groupBy` (reference §1.8) → the groups and aggregates of an aggregate read. Groups may be fields,
+ * `aggregate` + `groupBy` (Directus docs: Query parameters: aggregate) → the groups and aggregates of an aggregate read. Groups may be fields,
  * function fields or — beyond Directus — m2o paths (`author.name`, answered as nested objects).
  */
 import { InvalidQueryError } from '../errors/catalogue.js';

@@ -1,5 +1,5 @@
 /**
- * `fields` paths at one level → the outputs of that level (reference §1.4): plain and function fields, `*` and
+ * `fields` paths at one level → the outputs of that level (Directus docs: Query parameters: fields): plain and function fields, `*` and
  * `*.*` expansion, aliases, m2o objects, o2m lists (keys when not expanded), and m2a items scoped per collection
  * (`item:<collection>.<field>`). Deeper paths are handed to `planChild`, which plans the related level.
  */

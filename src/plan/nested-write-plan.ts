@@ -1,5 +1,5 @@
 /**
- * Nested relational payloads (spec "Nested relational payloads", reference §1.10) → parent and child writes.
+ * Nested relational payloads (Directus docs: Relational data) → parent and child writes.
  * m2o / a2o objects: without key → create, with key → update when it exists (create otherwise).
  * o2m / m2m / m2a: the basic array form (keys assign, objects create or upsert, rows not named are deselected) or
  * the detailed form `{create, update, delete}`. m2m and m2a are o2m writes of junction rows whose own m2o / a2o

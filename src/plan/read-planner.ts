@@ -44,7 +44,7 @@ export function planRead(collectionName: string, query: Query, ctx: PlanContext)
   const meta = { totalCount: query.meta?.includes('total_count') ?? false, filterCount: query.meta?.includes('filter_count') ?? false };
   const limit = single ? 1 : query.limit === undefined ? ctx.queryLimitDefault : query.limit === -1 ? null : query.limit;
   let offset = query.offset ?? 0;
-  if (query.page && limit !== null && !single) offset += limit * (query.page - 1);
+  if (query.page && limit !== null && !single) offset = pageOffset(offset, limit, query.page, 'page');
   const base = { collection, table: collection.schema!.name, accessFilter: ctx.access.read(collection)!.filter, filter, limit, offset: single ? 0 : offset, meta, single };
 
   if (query.aggregate || query.groupBy) {
@@ -56,6 +56,13 @@ export function planRead(collectionName: string, query: Query, ctx: PlanContext)
   if (ctx.wire === 'graphql') outputs = graphqlValues(outputs);
   const sort = single ? [] : query.sort?.length ? planSort(ctx, collection, query.sort, 'root') : defaultSort(ctx, collection, null);
   return { ...base, filter: and([base.accessFilter, filter]), outputs, sort, aggregate: null };
+}
+
+/** The offset of a page; one beyond 2^53 would reach the SQL as `1e+23`. */
+function pageOffset(offset: number, limit: number, page: number, name: string): number {
+  const value = offset + limit * (page - 1);
+  if (!Number.isSafeInteger(value)) throw new InvalidQueryError(`"${name}" is too large for this "limit"`);
+  return value;
 }
 
 function readableCollection(ctx: PlanContext, name: string): CollectionOverview {
@@ -81,7 +88,7 @@ function planChild(ctx: PlanContext, request: ChildRequest): ReadLevel {
 function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: DeepQuery | undefined, request: ChildRequest): Pick<ReadLevel, 'sort' | 'limit' | 'offset'> {
   const limit = deep?.limit === undefined ? ctx.queryLimitDefault : deep.limit === -1 ? null : deep.limit;
   let offset = deep?.offset ?? 0;
-  if (deep?.page && limit !== null) offset += limit * (deep.page - 1);
+  if (deep?.page && limit !== null) offset = pageOffset(offset, limit, deep.page, '_page');
   const sort = deep?.sort?.length ? planSort(ctx, collection, deep.sort, request.where) : defaultSort(ctx, collection, request.sortField);
   return { sort, limit, offset };
 }

@@ -1,5 +1,5 @@
 /**
- * A non-admin's permission rules applied to one planned row (reference §2.4 "order of write validation", §4.4):
+ * A non-admin's permission rules applied to one planned row (Directus docs: Access control; the order of checks is that of Directus):
  * a rule for the action must exist (else FORBIDDEN, as for an unknown collection), the payload may only name fields
  * the rules grant (else FORBIDDEN naming the field, as for an unknown one), presets are merged under the payload,
  * and the rules' validation filters must hold (FAILED_VALIDATION). Item rules are checked where the rows are looked

@@ -93,7 +93,7 @@ export interface Query {
   groupBy?: string[];
 }
 
-/** `deep[<relation>]`: the sub-query of one relational level (reference §1.5). */
+/** `deep[<relation>]`: the sub-query of one relational level (Directus docs: Query parameters: deep). */
 export interface DeepQuery {
   filter?: FilterNode | null;
   sort?: SortClause[];

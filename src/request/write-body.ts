@@ -1,5 +1,5 @@
 /**
- * Bodies of item writes (reference §1.1) → what the writer needs. Pure: item payloads stay as the client sent them
+ * Bodies of item writes (Directus docs: Items) → what the writer needs. Pure: item payloads stay as the client sent them
  * (the mutation planner checks them against the schema); only the batch envelopes are checked here.
  * Failures are 400 INVALID_PAYLOAD with Directus's reasons.
  */

@@ -1,5 +1,5 @@
 /**
- * Bodies of POST /collections and PATCH /collections[/{c}] (reference §5.2) → checked input. Pure.
+ * Bodies of POST /collections and PATCH /collections[/{c}] (Directus docs: Collections) → checked input. Pure.
  */
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import { parseFieldCreate, type FieldInput } from './field-input.js';
@@ -52,7 +52,7 @@ export function parseCollectionCreate(body: unknown): CollectionInput {
   return input;
 }
 
-/** PATCH /collections/{c}: only `meta` changes (reference §5.2); the rest of a collection object is ignored. */
+/** PATCH /collections/{c}: only `meta` changes (Directus docs: Collections); the rest of a collection object is ignored. */
 export function parseCollectionUpdate(body: unknown, collection: string): CollectionMetaInput | null | undefined {
   const object = requireObject(body, 'Payload');
   if (object.collection !== undefined && object.collection !== collection) {

@@ -1,5 +1,5 @@
 /**
- * Field bodies of POST /fields/{c} and PATCH /fields/{c}[/{f}] (reference §5.3) → a checked FieldInput. Pure: what
+ * Field bodies of POST /fields/{c} and PATCH /fields/{c}[/{f}] (Directus docs: Fields) → a checked FieldInput. Pure: what
  * the body asks for, not yet compared with the database. `undefined` everywhere means "not given". Keys Strata
  * does not read (at the top, in `meta`, in `schema`) are ignored, as Directus ignores them.
  */
@@ -20,7 +20,7 @@ import {
   type Body,
 } from './input-checks.js';
 
-/** Types a field can be created with: reference §6, less geometry (no GeoJSON support yet) and `unknown`. */
+/** Types a field can be created with: Directus docs: Field types, less geometry (no GeoJSON support yet) and `unknown`. */
 export const CREATABLE_TYPES: readonly ServiceType[] = [
   'string',
   'text',

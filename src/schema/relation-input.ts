@@ -1,5 +1,5 @@
 /**
- * Bodies of POST /relations and PATCH /relations/{c}/{f} (reference §5.4) → checked input. Pure.
+ * Bodies of POST /relations and PATCH /relations/{c}/{f} (Directus docs: Relations) → checked input. Pure.
  */
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import { defined, optionalOneOf, optionalString, optionalStringList, requireObject, validName } from './input-checks.js';

@@ -3,7 +3,7 @@
  * service_* metadata). Built at start and after schema changes; immutable; never built on the request path.
  */
 
-/** Service data types (reference §6). */
+/** Service data types (Directus docs: Field types). */
 export type ServiceType =
   | 'bigInteger'
   | 'boolean'
@@ -25,7 +25,7 @@ export type ServiceType =
   | 'geometry'
   | 'unknown';
 
-/** One column as the database describes it: the spec's "field schema object". Vendor-neutral shape. */
+/** One column as the database describes it: the `schema` object of a field on the wire. Vendor-neutral shape. */
 export interface ColumnInfo {
   name: string;
   table: string;
@@ -156,7 +156,7 @@ export interface CollectionOverview {
 }
 
 /**
- * How a relational field reaches other rows (derived from RelationOverview; reference §5.4). m2m and m2a are o2m
+ * How a relational field reaches other rows (derived from RelationOverview; Directus docs: Relations). m2m and m2a are o2m
  * links to a junction whose rows link on (m2o / a2o) through `junctionField`.
  */
 export type RelationalLink =
@@ -188,7 +188,7 @@ export type RelationalLink =
       allowed: string[];
     };
 
-/** A relation (reference §5.4): the "many" side column holding the key. */
+/** A relation (Directus docs: Relations): the "many" side column holding the key. */
 export interface RelationOverview {
   collection: string;
   field: string;

@@ -7,6 +7,8 @@ import { resolveSecret } from '../config/secret-store.js';
 import { Database } from '../db/connection.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
 import { AccountabilityResolver } from '../auth/accountability-resolver.js';
+import { LoginLiveness } from '../auth/login-liveness.js';
+import { Sessions } from '../auth/sessions.js';
 import { SchemaStore } from '../schema/schema-store.js';
 import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
@@ -92,7 +94,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       passwordPolicy: () => settings.passwordPolicy(),
     });
     const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
-    const accountability = new AccountabilityResolver(db, secret);
+    const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
+    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
@@ -110,6 +113,12 @@ export async function createAppContext(config: Config, options: ContextOptions =
       accountability.clear();
       permissions.clear();
     });
+    await bus.subscribe(CHANNELS.logins, (notice) => {
+      // Redis carries the login; the database's change counters only say that some login ended.
+      if (typeof notice.family === 'string') logins.forget(notice.family);
+      else logins.recheck();
+    });
+    logins.announce = (family) => bus.publish(CHANNELS.logins, { family });
 
     const schemaChanged = async () => {
       const overview = await schema.load();
@@ -139,7 +148,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings,
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'), async (key) => {
         if (rateLimiters.login) await consume(rateLimiters.login, key);
-      }),
+      }, logins),
       accountability,
       permissions,
       tfa: new TfaService(db, 'Strata'),

@@ -1,7 +1,7 @@
 /**
  * /relations: list and read relations; create one (its service_relations row and, unless `schema` is null, the
- * foreign key with its actions), change its meta or foreign key, delete it with its foreign key (reference §5.4,
- * §0.6). m2m and m2a are built the Directus way: a junction collection with two relations.
+ * foreign key with its actions), change its meta or foreign key, delete it with its foreign key (Directus docs: Relations,
+ * API reference). m2m and m2a are built the Directus way: a junction collection with two relations.
  */
 import { countOrphans } from '../db/column-checks.js';
 import { constraintName } from '../db/ddl-names.js';

@@ -191,6 +191,33 @@ for (const client of testClients()) {
       await knex('samples').where('num', '1').delete();
     });
 
+    it('keeps backslashes, quotes and newlines of a default exactly, through later changes and a type change', async () => {
+      const text = "C:\\temp\\new it's\nnext";
+      const created = await t.request({ method: 'POST', url: '/fields/samples', payload: { field: 'path', type: 'string', schema: { max_length: 100, default_value: text } } });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.equal(json(created).data.schema.default_value, text);
+      const inserted = async () => {
+        const id = json(await t.request({ method: 'POST', url: '/items/samples', payload: { num: 'bs' } })).data.id;
+        const value = json(await get(`/items/samples/${id}?fields=path`)).data.path;
+        await knex('samples').where('id', id).delete();
+        return value;
+      };
+      assert.equal(await inserted(), text);
+      // Any change of the column rewrites its definition: the default must survive it unchanged, every time.
+      for (const change of [{ schema: { is_nullable: false } }, { schema: { is_nullable: true } }, { schema: { max_length: 120 } }]) {
+        const res = await patch('/fields/samples/path', change);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(json(res).data.schema.default_value, text);
+        assert.equal((await column('path')).schema.default_value, text);
+      }
+      assert.equal(await inserted(), text);
+      const retyped = await patch('/fields/samples/path', { type: 'text' });
+      assert.equal(retyped.statusCode, 200, retyped.body);
+      assert.equal(json(retyped).data.schema.default_value, text);
+      assert.equal(await inserted(), text);
+      assert.equal((await t.request({ method: 'DELETE', url: '/fields/samples/path' })).statusCode, 204);
+    });
+
     it('sets clock and literal defaults on date-time columns of the fixture', async () => {
       const now = await patch('/fields/articles/updated_at', { schema: { default_value: 'CURRENT_TIMESTAMP' } });
       assert.equal(now.statusCode, 200, now.body);

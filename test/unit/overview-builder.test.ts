@@ -140,7 +140,7 @@ describe('buildSchemaOverview', () => {
     assert.deepEqual([f.title!.concealed, f.id!.concealed], [false, false]);
   });
 
-  it('marks searchable fields per reference §1.6', () => {
+  it('marks searchable fields per Directus docs: Query parameters', () => {
     const f = schema.collections.articles!.fields;
     assert.equal(f.id!.searchable, true);
     assert.equal(f.title!.searchable, true, 'uuid is searchable');
