@@ -39,6 +39,12 @@ declare module 'fastify' {
     accountability: Accountability;
     timer: StageTimer;
   }
+  interface FastifyContextConfig {
+    /** Served without resolving the caller (the route does it itself, or needs no caller). */
+    public?: boolean;
+    /** `false`: left out of the OpenAPI document (routes that only refuse, such as 405 answers). */
+    openapi?: boolean;
+  }
 }
 
 export interface AppOptions {
@@ -148,7 +154,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
 
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
+    if (request.routeOptions.config?.public) return;
     request.accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), clientIp(request, ipHeader));
     request.timer.mark('auth');
   });
@@ -156,6 +162,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // The route table, for the OpenAPI document (every route there is, described or not).
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
+    if (route.config?.openapi === false) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   const systemPaths = Object.fromEntries([...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]), ['service_settings', '/settings']]);

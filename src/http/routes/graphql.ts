@@ -57,6 +57,7 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
       app.route({
         method: [...OTHER_METHODS],
         url: path,
+        config: { openapi: false },
         handler: async (_request, reply) => {
           void reply.header('allow', 'GET, POST');
           throw new MethodNotAllowedError(['GET', 'POST']);
