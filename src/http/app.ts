@@ -39,6 +39,10 @@ declare module 'fastify' {
     accountability: Accountability;
     timer: StageTimer;
   }
+  interface FastifyContextConfig {
+    /** The route resolves no caller: it answers anyone (ping, login, static assets). */
+    public?: boolean;
+  }
 }
 
 export interface AppOptions {
@@ -148,7 +152,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
 
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
+    if (request.routeOptions.config?.public) return;
     request.accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), clientIp(request, ipHeader));
     request.timer.mark('auth');
   });
