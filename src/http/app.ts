@@ -40,7 +40,7 @@ declare module 'fastify' {
     timer: StageTimer;
   }
   interface FastifyContextConfig {
-    /** Served without resolving the caller (the route does it itself, or needs no caller). */
+    /** The route resolves no caller: it answers anyone (ping, login, static assets). */
     public?: boolean;
     /** `false`: left out of the OpenAPI document (routes that only refuse, such as 405 answers). */
     openapi?: boolean;
