@@ -5,9 +5,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseByteSize } from './byte-size.js';
-import { ConfigError, duration, int, str, type Env } from './env-values.js';
+import { bool, ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
+import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
@@ -27,6 +28,8 @@ export interface DbConfig {
   database: string | null;
   user: string | null;
   password: string | null;
+  /** PostgreSQL: the schemas served, in lookup order (the first also holds the service_* tables). */
+  searchPath: string[];
   /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit; not on SQLite). */
   statementTimeoutMs?: number;
 }
@@ -36,7 +39,11 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   cors: CorsConfig;
+  /** Serve Strata Studio (the admin app built into dist/studio) at /admin (ADMIN_APP_ENABLED, default true). */
+  adminApp: boolean;
   docs: DocsConfig;
+  /** Import and export batch sizes and file limit. */
+  io: IoConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -119,6 +126,12 @@ export function readConfig(env: Env = process.env): Config {
     }
   }
 
+  const searchPath = (text: string) => {
+    const schemas = text.split(',').map((s) => s.trim()).filter(Boolean);
+    if (schemas.length === 0 || schemas.some((s) => s.length > 63)) throw new ConfigError('DB_SEARCH_PATH', 'expected a comma list of schema names, such as public,sales');
+    return schemas;
+  };
+
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
 
@@ -144,6 +157,7 @@ export function readConfig(env: Env = process.env): Config {
       database: str(env, 'DB_DATABASE'),
       user: str(env, 'DB_USER'),
       password: str(env, 'DB_PASSWORD'),
+      searchPath: searchPath(str(env, 'DB_SEARCH_PATH') ?? 'public'),
       statementTimeoutMs: str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
     },
     host,
@@ -168,7 +182,9 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
+    adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
     docs: readDocsConfig(env),
+    io: readIoConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

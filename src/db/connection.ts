@@ -64,7 +64,7 @@ export class Database {
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
     this.knex = knexFactory({
-      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: config.statementTimeoutMs ?? 0 }),
+      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: config.statementTimeoutMs ?? 0, searchPath: config.searchPath }),
       log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     });
   }

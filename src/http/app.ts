@@ -17,11 +17,13 @@ import { consume } from './rate-limiter.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
 import { StageTimer } from './server-timing.js';
+import { adminAppRoutes, STUDIO_DIR } from './routes/admin-app.js';
 import { authRoutes } from './routes/auth.js';
 import { collectionRoutes } from './routes/collections.js';
 import { fieldRoutes } from './routes/fields.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { itemRoutes } from './routes/items.js';
+import { importRoutes } from './routes/import.js';
 import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
@@ -30,17 +32,24 @@ import { specsRoutes } from './routes/specs.js';
 import { docsRoutes } from './routes/docs.js';
 import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
+import { utilsRoutes } from './routes/utils.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     accountability: Accountability;
     timer: StageTimer;
   }
+  interface FastifyContextConfig {
+    /** The route resolves no caller: it answers anyone (ping, login, static assets). */
+    public?: boolean;
+  }
 }
 
 export interface AppOptions {
   /** Pino options or false; tests pass false. */
   logger?: boolean | object;
+  /** Folder of the built admin app; tests point it elsewhere. */
+  adminAppDir?: string;
 }
 
 /** A hop count as Fastify applies it (its types leave numbers out): the first `hops` addresses are proxies. */
@@ -143,7 +152,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
 
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
+    if (request.routeOptions.config?.public) return;
     request.accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), clientIp(request, ipHeader));
     request.timer.mark('auth');
   });
@@ -166,7 +175,10 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(fieldRoutes(context), { prefix: '/fields' });
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
+  app.register(utilsRoutes(context), { prefix: '/utils' });
+  app.register(importRoutes(context), { prefix: '/utils' });
   app.register(graphqlRoutes(context, specs));
+  if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 
   return app;
 }

@@ -14,7 +14,7 @@ import type {
   TableInfo,
 } from './types.js';
 import { attachRelationalLinks } from './relation-links.js';
-import { SYSTEM_FIELDS, SYSTEM_RELATIONS } from './system-meta.js';
+import { SYSTEM_FIELDS, SYSTEM_RELATIONS, systemCollectionMeta } from './system-meta.js';
 
 type Row = Record<string, unknown>;
 
@@ -62,25 +62,28 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
       fields[meta.field] = fieldFor(meta.field, null, meta, input.mapType);
       order.push(meta.field);
     }
-    const meta = collectionMeta.get(table.name) ?? null;
+    const rowMeta = collectionMeta.get(table.name) ?? null;
+    const system = table.name.startsWith('service_');
+    const meta = rowMeta ?? (system ? systemCollectionMeta(table.name) : null);
     collections[table.name] = {
       collection: table.name,
       // A composite key is never reduced to its first column: that addressed several rows as one.
       primary: table.primary_key.length === 1 ? table.primary_key[0]! : null,
       keyFields: [...table.primary_key],
-      singleton: meta?.singleton ?? false,
+      singleton: rowMeta?.singleton ?? false,
       sortField: meta?.sort_field && meta.sort_field in fields ? meta.sort_field : null,
       fields,
       fieldOrder: order,
       meta,
       schema: { name: table.name, comment: table.comment },
-      system: table.name.startsWith('service_'),
+      system,
+      view: table.view === true,
       links: Object.create(null),
     };
   }
   for (const [name, meta] of collectionMeta) {
     if (collections[name]) continue;
-    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: Object.create(null), fieldOrder: [], meta, schema: null, system: false, links: Object.create(null) };
+    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: Object.create(null), fieldOrder: [], meta, schema: null, system: false, view: false, links: Object.create(null) };
   }
 
   const relations = buildRelations(input.tables, input.relations);

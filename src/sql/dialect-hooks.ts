@@ -5,6 +5,7 @@
 import type { DatePart } from '../plan/read-plan.js';
 import type { JsonPathSegment } from '../request/json-path.js';
 import type { FieldOverview } from '../schema/types.js';
+import type { SortTerm } from './nested-list.js';
 
 /** The rows of a related level gathered into a JSON array (one parent's o2m list). */
 export interface NestedList {
@@ -16,12 +17,14 @@ export interface NestedList {
   from: string;
   /** Join to the parent AND the level's filter. */
   where: string;
-  /** '' = no order. */
-  orderBy: string;
+  /** [] = no order. */
+  sort: SortTerm[];
   limit: number | null;
   offset: number;
   /** The alias's columns `element` reads, for dialects that go through a derived table. */
   columns: string[];
+  /** The related table's primary key (column and field), for dialects that gather the kept keys first. */
+  key: { column: string; field: FieldOverview } | null;
   param: (value: unknown) => string;
 }
 
@@ -40,6 +43,15 @@ export interface SqlDialect {
   bind(field: FieldOverview, value: unknown): unknown;
   /** The column as it is compared (a dialect whose columns may hold dates in several forms normalises them here). */
   comparable(column: string, field: FieldOverview): string;
+  /**
+   * The column as it is sorted: as stored wherever the type has an order, so that an index on it serves the sort.
+   */
+  sortable(column: string, field: FieldOverview): string;
+  /**
+   * A looser condition on the column as stored, implied by the exact comparison `operator` with these (bound)
+   * values, that an index can serve; null where the exact comparison is already indexable (or nothing is).
+   */
+  indexableBound?(column: string, field: FieldOverview, operator: string, values: unknown[], param: (value: unknown) => string): string | null;
   /** The column as text, for LIKE on non-text types. */
   asText(column: string): string;
   /** Suffix after a LIKE pattern that uses `\` as the escape character ('' where that is the default). */
@@ -48,12 +60,10 @@ export interface SqlDialect {
   wireValue(column: string, field: FieldOverview): string;
   /** JSON object from [key, expression] pairs. */
   jsonObject(pairs: [string, string][]): string;
-  /** JSON array aggregate of `expression` ordered by `orderBy`, '[]' when there are no rows, as text. */
+  /** JSON array aggregate of `expression` ordered by `orderBy` ('' = unordered), '[]' when there are no rows, as text. */
   jsonArrayText(expression: string, orderBy: string): string;
   /** A JSON object expression as text. */
   jsonText(expression: string): string;
-  /** Null ordering that makes NULL the smallest value. */
-  nullsOrder(descending: boolean): string;
   /** LIMIT/OFFSET clause (limit null = none); `param` binds a value and returns its placeholder. */
   limitOffset(limit: number | null, offset: number, param: (value: unknown) => string): string;
   /** Quote for string literals inside SQL (keys of JSON objects). */
@@ -79,6 +89,8 @@ export interface SqlDialect {
   /** The value as text (a JSON string once embedded). */
   toText(expression: string): string;
   toFloat(expression: string): string;
+  /** An average (avg/avgDistinct) as the JSON number it answers: the exact decimal where the database has one. */
+  average(expression: string): string;
   /**
    * Statements that take and give back a named lock held by one connection across the whole server (so that
    * instances starting together migrate one at a time); null where the database is a file of one process.

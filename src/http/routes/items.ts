@@ -8,6 +8,7 @@ import type { KeyInput, Query } from '../../request/query.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { AppContext } from '../../services/app-context.js';
 import { registerItemWrites } from './item-writes.js';
+import { sendExport } from './export-reply.js';
 
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
@@ -17,8 +18,10 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
 
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
-      const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+      const raw = request.query as Record<string, unknown>;
+      const query = parseQuery(raw, parseOptions);
       request.timer.mark('parse');
+      if (raw.export !== undefined) return sendExport(context, reply, request.params.collection, query, raw.export, request.accountability);
       const body = await context.items.readMany(request.params.collection, query, request.accountability, request.timer);
       return reply.type('application/json; charset=utf-8').send(body);
     });

@@ -9,6 +9,7 @@ import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
 import type { AppContext } from '../../services/app-context.js';
 import { registerSystemWrites } from './system-writes.js';
+import { sendExport } from './export-reply.js';
 
 export const SYSTEM_ROUTES: Record<string, string> = {
   users: 'service_users',
@@ -45,7 +46,11 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
     );
 
     for (const [route, table] of Object.entries(SYSTEM_ROUTES)) {
-      app.get(`/${route}`, async (request, reply) => send(reply, await context.items.readMany(table, query(request), request.accountability, request.timer, system)));
+      app.get(`/${route}`, async (request, reply) => {
+        const format = (request.query as Record<string, unknown>).export;
+        if (format !== undefined) return sendExport(context, reply, table, query(request), format, request.accountability, system);
+        return send(reply, await context.items.readMany(table, query(request), request.accountability, request.timer, system));
+      });
       app.get<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) =>
         send(reply, await context.items.readOne(table, request.params.pk, query(request), request.accountability, request.timer, system)),
       );

@@ -2,6 +2,7 @@ import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 import { jsonPathText } from '../../../sql/json-path.js';
 import { derivedTableList } from '../../../sql/nested-list.js';
+import { dateBound } from './date-bounds.js';
 
 const CONCEALED = `'**********'`;
 const BOOLEAN_COLUMN = /^(bool|boolean|integer|int|tinyint|smallint)$/i;
@@ -31,6 +32,8 @@ export const sqliteSql: SqlDialect = {
     const format = DATE_FORMATS[field.type];
     return format ? normalisedDate(column, format) : column;
   },
+  sortable: (column) => column,
+  indexableBound: dateBound,
   asText: (column) => `cast(${column} as text)`,
   likeEscape: ` escape '\\'`,
   wireValue(column: string, field: FieldOverview): string {
@@ -64,9 +67,8 @@ export const sqliteSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${sqliteSql.stringLiteral(k)}, ${v}`).join(', ')})`,
-  jsonArrayText: (expression, orderBy) => `coalesce(json_group_array(${expression} order by ${orderBy}), '[]')`,
+  jsonArrayText: (expression, orderBy) => `coalesce(json_group_array(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`,
   jsonText: (expression) => expression,
-  nullsOrder: () => '',
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
     return ` limit ${limit === null ? '-1' : param(limit)}${offset > 0 ? ` offset ${param(offset)}` : ''}`;
@@ -76,7 +78,7 @@ export const sqliteSql: SqlDialect = {
   // nests as JSON without json() parsing the text again. Values read from a derived table's columns would not.
   embedJson: (expression) => expression,
   jsonString: (expression) => `json_quote(${expression})`,
-  nestedList: (list) => derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element} order by ${orderBy}), '[]')`),
+  nestedList: (list) => derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`),
   datePart(part, column, field) {
     return `cast(strftime('${PART_FORMAT[part]}', ${sqliteSql.comparable(column, field)}) as integer)`;
   },
@@ -85,6 +87,9 @@ export const sqliteSql: SqlDialect = {
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as real)`,
+  // SQLite has only binary floats: avg(16.24, 16.25) is 16.244999999999997. Fifteen significant digits (what a
+  // double holds exactly) give the decimal answer the other databases compute (16.245).
+  average: (expression) => `case when ${expression} is null then null else cast(printf('%.15g', ${expression}) as real) end`,
   toText: (expression) => `cast(${expression} as text)`,
   namedLock: () => null,
 };
