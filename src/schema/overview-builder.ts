@@ -47,10 +47,11 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
     fieldMeta.set(meta.collection, [...(fieldMeta.get(meta.collection) ?? []), meta]);
   }
 
-  const collections: Record<string, CollectionOverview> = {};
+  // Maps keyed by names a request chooses: no prototype, so `fields=constructor` or `/items/__proto__` names nothing.
+  const collections: Record<string, CollectionOverview> = Object.create(null);
   for (const table of input.tables) {
     const metas = new Map((fieldMeta.get(table.name) ?? []).map((m) => [m.field, m]));
-    const fields: Record<string, FieldOverview> = {};
+    const fields: Record<string, FieldOverview> = Object.create(null);
     const order: string[] = [];
     for (const column of table.columns) {
       fields[column.name] = fieldFor(column.name, column, metas.get(column.name) ?? null, input.mapType);
@@ -76,12 +77,13 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
       meta,
       schema: { name: table.name, comment: table.comment },
       system,
-      links: {},
+      view: table.view === true,
+      links: Object.create(null),
     };
   }
   for (const [name, meta] of collectionMeta) {
     if (collections[name]) continue;
-    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false, links: {} };
+    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: Object.create(null), fieldOrder: [], meta, schema: null, system: false, view: false, links: Object.create(null) };
   }
 
   const relations = buildRelations(input.tables, input.relations);
