@@ -200,3 +200,16 @@ export class MethodNotAllowedError extends ServiceError {
     super('METHOD_NOT_ALLOWED', 405, message, { allowed });
   }
 }
+
+/** An upload larger than its limit (IMPORT_MAX_FILE_SIZE), as Directus 12 answers it. */
+export class ContentTooLargeError extends ServiceError {
+  constructor(limit: number) {
+    super('CONTENT_TOO_LARGE', 413, `Uploaded content is too large (more than ${limit} bytes).`, { limit });
+  }
+}
+
+/** The same error, naming the line of an imported file where it happened (`extensions.line`). */
+export function atLine(error: ServiceError, line: number): ServiceError {
+  if (error instanceof ServiceErrorList) return new ServiceErrorList(error.errors.map((e) => atLine(e, line)));
+  return new ServiceError(error.code, error.status, `${error.message.replace(/\.$/, '')} (line ${line}).`, { ...error.extensions, line });
+}
