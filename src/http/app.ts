@@ -42,6 +42,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route resolves no caller: it answers anyone (ping, login, static assets). */
     public?: boolean;
+    /** `false`: left out of the OpenAPI document (routes that only refuse, such as 405 answers). */
+    openapi?: boolean;
   }
 }
 
@@ -160,6 +162,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // The route table, for the OpenAPI document (every route there is, described or not).
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
+    if (route.config?.openapi === false) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   const systemPaths = Object.fromEntries([...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]), ['service_settings', '/settings']]);
