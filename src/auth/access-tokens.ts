@@ -1,4 +1,4 @@
-/** HS256 access tokens (reference §3.3) with fast-jwt; verification results are cached per token. */
+/** HS256 access tokens (Directus docs: Authentication) with fast-jwt; verification results are cached per token. */
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import { InvalidTokenError, TokenExpiredError } from '../errors/catalogue.js';
 
@@ -11,6 +11,8 @@ export interface AccessTokenClaims {
   admin_access: boolean;
   /** Session mode: the session token this JWT stands for (it must still be live). */
   session?: string;
+  /** json and cookie modes: the login (session family) the token comes from; a logout ends it (LoginLiveness). */
+  sid?: string;
   iat?: number;
   exp?: number;
   iss?: string;

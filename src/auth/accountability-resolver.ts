@@ -7,6 +7,7 @@ import { InvalidCredentialsError } from '../errors/catalogue.js';
 import { publicAccountability, type Accountability } from '../permissions/accountability.js';
 import { AccessTokens, looksLikeJwt } from './access-tokens.js';
 import { allowList, ipAllowed } from './ip-allow-list.js';
+import type { LoginLiveness } from './login-liveness.js';
 import { Sessions } from './sessions.js';
 import { loadUserAccountability, type UserAccountability } from './user-accountability.js';
 import { InvalidIpError } from '../errors/catalogue.js';
@@ -30,6 +31,7 @@ export class AccountabilityResolver {
     private readonly db: Database,
     secret: string,
     ttlMs = 900_000,
+    private readonly logins: LoginLiveness | null = null,
   ) {
     this.tokens = new AccessTokens(secret, ttlMs);
     this.sessions = new Sessions(db);
@@ -42,6 +44,8 @@ export class AccountabilityResolver {
       const claims = this.tokens.verify(token);
       // A session JWT lives only as long as its session: a logout ends it at once, on every instance.
       if (claims.session !== undefined && !(await this.sessions.find(claims.session))) throw new InvalidCredentialsError();
+      // An access token of a login that was logged out stops working at once (a memory lookup per request).
+      if (typeof claims.sid === 'string' && this.logins && !(await this.logins.isLive(claims.sid))) throw new InvalidCredentialsError();
       user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db.knex, 'id', claims.id));
     } else {
       user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db.knex, 'token', token));

@@ -1,5 +1,5 @@
 /**
- * Failed logins per user (settings `auth_login_attempts`, reference §3.2): when a user exhausts them the account is
+ * Failed logins per user (settings `auth_login_attempts`, Directus docs: Authentication): when a user exhausts them the account is
  * suspended. Counted in the rate-limiter store, so several instances count together when Redis is set.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';

@@ -9,6 +9,13 @@ import type { Database } from '../db/connection.js';
 export interface SessionRow {
   user: string;
   expires: Date;
+  /** The login this session comes from (kept through refreshes); null for sessions older than families. */
+  family: string | null;
+}
+
+/** A new login's family id (not secret: it only names the login in access tokens). */
+export function newFamily(): string {
+  return randomBytes(16).toString('base64url');
 }
 
 export function hashToken(raw: string): string {
@@ -18,11 +25,12 @@ export function hashToken(raw: string): string {
 export class Sessions {
   constructor(private readonly db: Database) {}
 
-  async create(user: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {}): Promise<string> {
+  async create(user: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {}, family: string | null = newFamily()): Promise<string> {
     const raw = randomBytes(48).toString('base64url');
     await this.db.knex('service_sessions').insert({
       token: hashToken(raw),
       user,
+      family,
       expires: new Date(Date.now() + ttlMs),
       ip: meta.ip ?? null,
       user_agent: meta.userAgent ?? null,
@@ -33,34 +41,50 @@ export class Sessions {
 
   /** The live session of a raw token, or null (unknown, expired or spent). */
   async find(raw: string): Promise<SessionRow | null> {
-    const row = await this.db.knex('service_sessions').select('user', 'expires', 'next_token').where('token', hashToken(raw)).first();
+    const row = await this.db.knex('service_sessions').select('user', 'expires', 'family').where('token', hashToken(raw)).first();
     if (!row) return null;
     const expires = new Date(row.expires);
     if (expires.getTime() <= Date.now()) return null;
-    return { user: String(row.user), expires };
+    return { user: String(row.user), expires, family: row.family ?? null };
+  }
+
+  /** Whether any session of a login is still live (its access tokens are valid only while one is). */
+  async familyLive(family: string): Promise<boolean> {
+    const rows = await this.db.knex('service_sessions').select('expires').where('family', family);
+    const now = Date.now();
+    return rows.some((row: { expires: unknown }) => new Date(row.expires as string).getTime() > now);
+  }
+
+  /** Ends every session of a login. */
+  async removeFamily(family: string): Promise<void> {
+    await this.db.knex('service_sessions').where('family', family).del();
   }
 
   /**
    * Spends `raw` and returns a new token for the same user, or null when `raw` was not live. Without a grace
    * period the old row is deleted in the same statement that claims it, so a token can be spent only once.
    */
-  async rotate(raw: string, ttlMs: number, graceMs: number, meta: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ user: string; token: string } | null> {
+  async rotate(raw: string, ttlMs: number, graceMs: number, meta: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ user: string; token: string; family: string | null } | null> {
     const session = await this.find(raw);
     if (!session) return null;
     const old = hashToken(raw);
+    // The new row exists before the old one goes, so the login's family is never without a live session.
+    const next = await this.create(session.user, ttlMs, meta, session.family);
     if (graceMs > 0) {
-      const next = await this.create(session.user, ttlMs, meta);
       const until = new Date(Math.min(session.expires.getTime(), Date.now() + graceMs));
       const claimed = await this.db.knex('service_sessions').where('token', old).whereNull('next_token').update({ expires: until, next_token: hashToken(next) });
       if (claimed !== 1) {
         await this.remove(next);
         return null;
       }
-      return { user: session.user, token: next };
+      return { user: session.user, token: next, family: session.family };
     }
     const claimed = await this.db.knex('service_sessions').where('token', old).del();
-    if (claimed !== 1) return null;
-    return { user: session.user, token: await this.create(session.user, ttlMs, meta) };
+    if (claimed !== 1) {
+      await this.remove(next);
+      return null;
+    }
+    return { user: session.user, token: next, family: session.family };
   }
 
   async remove(raw: string): Promise<void> {

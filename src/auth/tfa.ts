@@ -1,4 +1,4 @@
-/** TOTP two-factor secrets and codes (reference §3.4), with otpauth. */
+/** TOTP two-factor secrets and codes (Directus docs: Authentication), with otpauth. */
 import { Secret, TOTP } from 'otpauth';
 
 export function newTfaSecret(email: string, issuer: string): { secret: string; otpauth_url: string } {

@@ -1,8 +1,7 @@
 /**
- * Notices between Strata instances (schema changed, permissions changed). With Redis they travel over pub/sub;
- * without it there is only this instance, which has already acted on its own change, so nothing travels.
+ * Notices between Strata instances (schema changed, permissions changed). With Redis they travel over pub/sub
+ * (redis-bus.ts); without it, through change counters in the database that every instance polls (database-bus.ts).
  */
-import { randomUUID } from 'node:crypto';
 
 export type Notice = Record<string, unknown>;
 export type NoticeHandler = (notice: Notice) => void;
@@ -12,20 +11,14 @@ export interface MessageBus {
   readonly instance: string;
   publish(channel: string, notice: Notice): Promise<void>;
   subscribe(channel: string, handler: NoticeHandler): Promise<void>;
+  /** Whether another instance may have published on `channel` and this one not heard of it yet. */
+  stale(channel: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
 export const CHANNELS = {
   schema: 'schema',
   permissions: 'permissions',
+  /** A logout ended a login: `{family}`. */
+  logins: 'logins',
 } as const;
-
-export class LocalBus implements MessageBus {
-  readonly instance = randomUUID();
-
-  async publish(): Promise<void> {}
-
-  async subscribe(): Promise<void> {}
-
-  async close(): Promise<void> {}
-}

@@ -41,6 +41,11 @@ export class RedisBus implements MessageBus {
       .catch(() => {});
   }
 
+  /** A notice may be in flight at any moment: callers that must not act on a stale state reload first. */
+  async stale(): Promise<boolean> {
+    return true;
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([this.subscriber.close()]);
   }

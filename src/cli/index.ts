@@ -8,7 +8,8 @@ import { ConfigError, loadEnvFile, readConfig, type Config } from '../config/con
 import { DatabaseUnreachableError } from '../db/wait-for-database.js';
 import { VERSION } from '../version.js';
 import { runBootstrapCommand } from './bootstrap-command.js';
-import { runStartCommand } from './start-command.js';
+import { ListenError, runStartCommand } from './start-command.js';
+import { registerTypesCommand } from './types-command.js';
 
 function config(): Config {
   loadEnvFile();
@@ -19,7 +20,7 @@ async function run(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DatabaseUnreachableError) {
+    if (error instanceof ConfigError || error instanceof DatabaseUnreachableError || error instanceof ListenError) {
       process.stderr.write(`strata: ${error.message}\n`);
       process.exit(1);
     }
@@ -38,5 +39,7 @@ program
   .command('start')
   .description('Bootstrap if needed, then serve the API')
   .action(() => run(async () => runStartCommand(config())));
+
+registerTypesCommand(program, config, run);
 
 await program.parseAsync(process.argv);

@@ -1,9 +1,10 @@
 import type { Config } from '../config/config.js';
 import { createApp } from '../http/app.js';
+import { loggerOptions } from '../http/log-options.js';
 import { createAppContext } from '../services/app-context.js';
 
 export async function runStartCommand(config: Config): Promise<void> {
-  const logger = { level: config.logLevel };
+  const logger = loggerOptions(config.logLevel);
   // A context first (database, bootstrap, schema); the server only listens once the schema is known.
   const startupLog = {
     info: (msg: string) => config.logLevel !== 'silent' && process.stdout.write(`${msg}\n`),
@@ -13,20 +14,48 @@ export async function runStartCommand(config: Config): Promise<void> {
   const app = createApp(context, { logger });
 
   // Stop accepting, let in-flight requests finish (new ones get 503), then close the pools. A request that outlives
-  // SHUTDOWN_TIMEOUT has its connection closed so the process still ends.
-  const shutdown = async () => {
+  // SHUTDOWN_TIMEOUT has its connection closed so the process still ends. One line says it happened.
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const started = Date.now();
     const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
     force.unref();
+    let code = 0;
     try {
       await app.close();
       await context.close();
+    } catch (error) {
+      code = 1;
+      process.stderr.write(`strata: error while stopping: ${(error as Error).message}\n`);
     } finally {
       clearTimeout(force);
-      process.exit(0);
+      startupLog.info(`Stopped on ${signal} after ${Date.now() - started} ms`);
+      process.exit(code);
     }
   };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void shutdown(signal));
 
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close().catch(() => {});
+    await context.close().catch(() => {});
+    throw listenError(error, config);
+  }
 }
+
+/** A listen failure → one line naming the address and what to change (every other start-up problem is one line too). */
+function listenError(error: unknown, config: Config): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const address = `${config.host}:${config.port}`;
+  const reasons: Record<string, string> = {
+    EADDRINUSE: 'the address is already in use by another process (set PORT or HOST)',
+    EACCES: 'no permission (ports below 1024 need privileges; set PORT)',
+    EADDRNOTAVAIL: `${config.host} is not an address of this machine (set HOST)`,
+  };
+  return new ListenError(`Can't listen on ${address}: ${code && reasons[code] ? reasons[code] : ((error as Error).message ?? String(error))}`);
+}
+
+export class ListenError extends Error {}

@@ -1,4 +1,4 @@
-/** Settings of sessions and cookies (reference §3.6), with Directus's names and defaults; cookies named service_*. */
+/** Settings of sessions and cookies (Directus docs: Authentication), with Directus's names and defaults; cookies named service_*. */
 import { bool, ConfigError, duration, str, type Env } from './env-values.js';
 
 export interface CookieConfig {

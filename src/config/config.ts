@@ -5,12 +5,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseByteSize } from './byte-size.js';
-import { ConfigError, duration, int, str, type Env } from './env-values.js';
+import { bool, ConfigError, duration, int, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
+import { readDocsConfig, type DocsConfig } from './docs-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -27,6 +28,8 @@ export interface DbConfig {
   database: string | null;
   user: string | null;
   password: string | null;
+  /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit; not on SQLite). */
+  statementTimeoutMs?: number;
 }
 
 export interface Config extends ScaleConfig {
@@ -34,6 +37,9 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   cors: CorsConfig;
+  /** Serve Strata Studio (the admin app built into dist/studio) at /admin (ADMIN_APP_ENABLED, default true). */
+  adminApp: boolean;
+  docs: DocsConfig;
   /** Import and export batch sizes and file limit. */
   io: IoConfig;
   host: string;
@@ -51,6 +57,10 @@ export interface Config extends ScaleConfig {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Deepest nesting of objects and arrays in a JSON request body (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+  /** Deepest path `json(field, path)` may read in `fields` (MAX_JSON_QUERY_DEPTH). */
+  maxJsonQueryDepth: number;
   /** Largest request body in bytes (MAX_PAYLOAD_SIZE, default 1mb). */
   maxPayloadSize: number;
   /** Most rows one write may create, update or delete, nested ones included (MAX_BATCH_MUTATION; Infinity = no limit). */
@@ -139,6 +149,7 @@ export function readConfig(env: Env = process.env): Config {
       database: str(env, 'DB_DATABASE'),
       user: str(env, 'DB_USER'),
       password: str(env, 'DB_PASSWORD'),
+      statementTimeoutMs: str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
     },
     host,
     port: int(env, 'PORT', 8055, 0, 65535),
@@ -152,6 +163,8 @@ export function readConfig(env: Env = process.env): Config {
     queryLimitDefault,
     queryLimitMax,
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
+    maxJsonDepth: int(env, 'MAX_JSON_DEPTH', 100, 2, 1000),
+    maxJsonQueryDepth: int(env, 'MAX_JSON_QUERY_DEPTH', 10, 1),
     maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
     maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),
     logLevel,
@@ -160,6 +173,8 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     cors: readCorsConfig(env),
+    adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
+    docs: readDocsConfig(env),
     io: readIoConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };

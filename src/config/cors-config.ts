@@ -1,5 +1,5 @@
 /**
- * CORS (reference §9): off unless CORS_ENABLED, as in Directus. CORS_ORIGIN `true` reflects the request's origin,
+ * CORS (Directus docs: CORS settings): off unless CORS_ENABLED, as in Directus. CORS_ORIGIN `true` reflects the request's origin,
  * `false` allows none, anything else is a comma list of allowed origins.
  */
 import { bool, int, str, type Env } from './env-values.js';

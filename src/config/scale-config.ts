@@ -1,7 +1,8 @@
 /**
  * Settings for running under load and as several instances: rate limits, Redis, the pressure guard, client IP
- * resolution, query-string limits and shutdown (reference §8).
+ * resolution, query-string limits and shutdown (Directus docs: Security and limits).
  */
+import { isIP } from 'node:net';
 import { bool, ConfigError, duration, float, int, str, type Env } from './env-values.js';
 
 export interface RateLimitConfig {
@@ -26,12 +27,40 @@ export interface ScaleConfig {
     login: RateLimitConfig;
   };
   redis: RedisConfig | null;
+  /** Without Redis: milliseconds between looks at the database's change counters (other instances' changes). */
+  noticePollMs: number;
   pressure: { enabled: boolean; maxEventLoopDelayMs: number; maxEventLoopUtilization: number; sampleIntervalMs: number };
-  /** Trust X-Forwarded-For (behind a load balancer); a custom header naming the client IP wins when set. */
-  ip: { trustProxy: boolean; customHeader: string | null };
+  /**
+   * Which proxies' X-Forwarded-For to follow (Fastify's `trustProxy`): false, a hop count, or the addresses/CIDRs
+   * of trusted proxies. A custom header naming the client IP wins when set.
+   */
+  ip: { trustProxy: TrustProxy; customHeader: string | null };
   querystring: { maxDepth: number; arrayLimit: number };
   /** How long a stopping instance waits for in-flight requests. */
   shutdownTimeoutMs: number;
+}
+
+export type TrustProxy = false | number | string[];
+
+const PROXY_ADDRESS = /^(?:[0-9.]+|[0-9a-fA-F:.]+)(?:\/\d{1,3})?$/;
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * IP_TRUST_PROXY as Express and Directus read it: `false`; `true` = one hop (the address the nearest proxy reports,
+ * the last X-Forwarded-For entry: earlier entries are the client's to write); a hop count; or a comma list of
+ * trusted proxy addresses, CIDRs or the names loopback / linklocal / uniquelocal.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const raw = str(env, 'IP_TRUST_PROXY')?.trim();
+  if (raw === undefined) return false;
+  const lower = raw.toLowerCase();
+  if (['false', 'no', 'off'].includes(lower)) return false;
+  if (['true', 'yes', 'on'].includes(lower)) return 1;
+  if (/^\d+$/.test(raw)) return Number(raw) === 0 ? false : int(env, 'IP_TRUST_PROXY', 0, 0, 100);
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = entries.find((e) => !PROXY_NAMES.has(e.toLowerCase()) && !(PROXY_ADDRESS.test(e) && isIP(e.split('/')[0]!) !== 0));
+  if (bad !== undefined || entries.length === 0) throw new ConfigError('IP_TRUST_PROXY', `expected true, false, a hop count or a comma list of proxy addresses/CIDRs, got "${bad ?? raw}"`);
+  return entries.map((e) => (PROXY_NAMES.has(e.toLowerCase()) ? e.toLowerCase() : e));
 }
 
 function redisUrl(env: Env): string | null {
@@ -74,13 +103,14 @@ export function readScaleConfig(env: Env, embedded = false): ScaleConfig {
       login: limit(env, 'RATE_LIMITER_LOGIN', 10, 60),
     },
     redis: url ? { url, namespace: str(env, 'REDIS_NAMESPACE') ?? 'strata' } : null,
+    noticePollMs: duration(env, 'NOTICE_POLL_INTERVAL', '500'),
     pressure: {
       enabled: bool(env, 'PRESSURE_LIMITER_ENABLED', !embedded),
       maxEventLoopDelayMs: int(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY', 500, 1),
       maxEventLoopUtilization: float(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION', 0.99, 0.01, 1),
       sampleIntervalMs: int(env, 'PRESSURE_LIMITER_SAMPLE_INTERVAL', 250, 10),
     },
-    ip: { trustProxy: bool(env, 'IP_TRUST_PROXY', false), customHeader: str(env, 'IP_CUSTOM_HEADER')?.toLowerCase() ?? null },
+    ip: { trustProxy: trustProxy(env), customHeader: str(env, 'IP_CUSTOM_HEADER')?.toLowerCase() ?? null },
     querystring: { maxDepth: int(env, 'QUERYSTRING_MAX_PARSE_DEPTH', 10, 1, 100), arrayLimit: int(env, 'QUERYSTRING_ARRAY_LIMIT', 500, 1, 100_000) },
     shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '10s'),
   };

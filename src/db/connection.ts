@@ -6,8 +6,10 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DbConfig } from '../config/config.js';
+import { InvalidQueryError, ServiceError, ServiceUnavailableError } from '../errors/catalogue.js';
 import type { Dialect } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
+import { failureKind } from './failure-kind.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
 
@@ -17,6 +19,39 @@ export interface Executor {
 }
 
 type Pool = { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+
+export function statementTimeoutError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('database', 'The statement ran longer than DB_STATEMENT_TIMEOUT allows');
+}
+
+/** A statement's failure as the catalogue error it means, or the driver's error when it is the statement's own. */
+function classified(error: unknown, read: boolean): unknown {
+  if (error instanceof ServiceError) return error;
+  switch (failureKind(error)) {
+    case 'connection':
+      return new ServiceUnavailableError('database', 'The database is not reachable');
+    case 'timeout':
+      return statementTimeoutError();
+    case 'invalid_input':
+      return read ? new InvalidQueryError('A value of the query does not fit its field') : error;
+    default:
+      return error;
+  }
+}
+
+/** A connection whose socket failed goes back to the pool marked, so the pool discards it instead of lending it again. */
+function discard(connection: unknown, error: unknown): void {
+  if (connection && typeof connection === 'object') (connection as { __knex__disposed?: unknown }).__knex__disposed ??= error;
+}
+
+const READ = /^\s*select\b/i;
+
+/**
+ * Tries of a statement whose connection died under it. Every pooled connection may have died together (a server
+ * restart, a balancer dropping idle connections): each failed try discards one, so the pool's size plus one try
+ * reaches a fresh connection. A database that is really away fails at connecting instead, which ends the tries.
+ */
+const CONNECTION_TRIES = 11;
 
 export class Database {
   readonly knex: Knex;
@@ -28,18 +63,37 @@ export class Database {
     if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
-    this.knex = knexFactory({ ...this.dialect.knexConfig(connectionSettings(config)), log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet } });
+    this.knex = knexFactory({
+      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: config.statementTimeoutMs ?? 0 }),
+      log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
+    });
   }
 
-  /** Runs one statement with bound parameters on a pooled raw connection. */
+  /**
+   * Runs one statement with bound parameters on a pooled raw connection. A read whose connection turns out dead is
+   * run once more on a fresh one (a read changes nothing, so running it twice is harmless); any other statement is
+   * never repeated. Failures of the database come back as catalogue errors (503, or 400 for a value it refused).
+   */
   async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
-    const client = this.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
-    const connection = await client.acquireConnection();
-    try {
-      return (await this.dialect.execute(connection, sql, params)) as T[];
-    } finally {
-      await client.releaseConnection(connection);
+    const read = READ.test(sql);
+    const client = this.knex.client as Pool;
+    for (let attempt = 1; ; attempt++) {
+      let connection: unknown;
+      try {
+        connection = await client.acquireConnection();
+      } catch (error) {
+        throw classified(error, read);
+      }
+      try {
+        return (await this.dialect.execute(connection, sql, params)) as T[];
+      } catch (error) {
+        if (failureKind(error) !== 'connection') throw classified(error, read);
+        discard(connection, error);
+        if (!read || attempt >= CONNECTION_TRIES) throw classified(error, read);
+      } finally {
+        await client.releaseConnection(connection);
+      }
     }
   }
 
@@ -66,14 +120,40 @@ export class Database {
    * throws (the error is rethrown). Statements go through the raw driver like `query`, and are observed the same way.
    */
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactionOnce(work);
+      } catch (error) {
+        // The connection died before the transaction began: nothing ran, so it runs on a fresh connection.
+        if (error instanceof BeginFailed && attempt < CONNECTION_TRIES) continue;
+        throw classified(error instanceof BeginFailed ? error.failure : error, false);
+      }
+    }
+  }
+
+  /**
+   * One try of a transaction. A failure of the connection at `begin` is a BeginFailed (safe to retry); anywhere
+   * later it is not retried: a failed commit leaves its outcome unknown, and an earlier failure has rolled back.
+   */
+  private async transactionOnce<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
     const client = this.knex.client as Pool;
     const connection = await client.acquireConnection();
     const run = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
       for (const listener of this.listeners) listener(sql, params);
-      return (await this.dialect.execute(connection, sql, params)) as R[];
+      try {
+        return (await this.dialect.execute(connection, sql, params)) as R[];
+      } catch (error) {
+        if (failureKind(error) === 'connection') discard(connection, error);
+        throw error;
+      }
     };
     try {
-      await run(this.dialect.write.begin);
+      try {
+        await run(this.dialect.write.begin);
+      } catch (error) {
+        if (failureKind(error) === 'connection') throw new BeginFailed(error);
+        throw error;
+      }
       let result: T;
       try {
         result = await work({ query: run });
@@ -101,6 +181,13 @@ export class Database {
 
   async close(): Promise<void> {
     await this.knex.destroy();
+  }
+}
+
+/** The connection died at `begin`: the transaction never started. */
+class BeginFailed extends Error {
+  constructor(readonly failure: unknown) {
+    super('The connection failed before the transaction began');
   }
 }
 

@@ -17,13 +17,13 @@ export interface Dialect {
   readonly client: DbClient;
   /** Human name used in health checks and messages. */
   readonly label: string;
-  /** knex configuration for this vendor (pool, driver options). */
-  knexConfig(connection: unknown): Knex.Config;
+  /** knex configuration for this vendor (pool, driver options, the session's statement timeout; 0 = none). */
+  knexConfig(connection: unknown, session: { statementTimeoutMs: number }): Knex.Config;
   /** Runs one statement with bound parameters on a raw connection; returns rows as plain objects. */
   execute(connection: RawConnection, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */
   introspect(knex: Knex): Promise<TableInfo[]>;
-  /** Maps a column to its service type (reference §6) when no meta special decides it. */
+  /** Maps a column to its service type (Directus docs: Field types) when no meta special decides it. */
   mapType(column: ColumnInfo): ServiceType;
   /** SQL-compiler hooks: quoting, placeholders, JSON building, wire formats. */
   readonly sql: SqlDialect;

@@ -1,5 +1,5 @@
 /**
- * The coded error catalogue (reference §2.2). Every error a client can see is one of these;
+ * The coded error catalogue (Directus docs: Errors). Every error a client can see is one of these;
  * the HTTP layer turns them into `{errors:[{message, extensions:{code, ...}}]}`.
  */
 export type Extensions = Record<string, unknown>;
@@ -35,7 +35,7 @@ export class InvalidPayloadError extends ServiceError {
   }
 }
 
-/** Making a column NOT NULL while rows hold nulls in it (reference §2.2). */
+/** Making a column NOT NULL while rows hold nulls in it (Directus docs: Errors). */
 export class UnprocessableContentError extends ServiceError {
   constructor(reason: string) {
     super('UNPROCESSABLE_CONTENT', 422, `Can't process content. ${reason}.`, { reason });
@@ -102,7 +102,7 @@ export class UserSuspendedError extends ServiceError {
   }
 }
 
-/** Over a rate limit (reference §8): `Retry-After` is set by the HTTP layer from `retryAfterSeconds`. */
+/** Over a rate limit (Directus docs: Security and limits): `Retry-After` is set by the HTTP layer from `retryAfterSeconds`. */
 export class RequestsExceededError extends ServiceError {
   constructor(
     readonly retryAfterSeconds: number,
@@ -119,7 +119,7 @@ export class InternalServerError extends ServiceError {
   }
 }
 
-/** One failing rule of an item (reference §2.4); `path` locates the item inside a nested or batch payload. */
+/** One failing rule of an item (Directus docs: Errors); `path` locates the item inside a nested or batch payload. */
 export class FailedValidationError extends ServiceError {
   constructor(field: string, path: (string | number)[], type: string, detail: string, extra: Extensions = {}) {
     super('FAILED_VALIDATION', 400, `Validation failed for field "${field}". ${detail}`, { field, path, type, ...extra });
@@ -158,7 +158,7 @@ export class InvalidForeignKeyError extends ServiceError {
 }
 
 /**
- * Several errors answered together (reference §2.1): one entry each. The status is their common status, 500 when
+ * Several errors answered together (Directus docs: Errors): one entry each. The status is their common status, 500 when
  * they differ. Validation collects every failing field into one of these.
  */
 export class ServiceErrorList extends ServiceError {
@@ -174,21 +174,21 @@ export function throwAll(errors: ServiceError[]): void {
   if (errors.length > 1) throw new ServiceErrorList(errors);
 }
 
-/** Forbidden reason used for unknown/unreadable collections (reference §1.1). */
+/** Forbidden reason used for unknown/unreadable collections (Directus docs: Items). */
 export function collectionForbidden(collection: string): ForbiddenError {
   return new ForbiddenError(
     `You don't have permission to access collection "${collection}" or it does not exist. Queried in root.`,
   );
 }
 
-/** Forbidden reason used for unknown/unreadable fields (reference §1.4). */
+/** Forbidden reason used for unknown/unreadable fields (Directus docs: Query parameters: fields). */
 export function fieldForbidden(field: string, collection: string, path = 'root'): ForbiddenError {
   return new ForbiddenError(
     `You don't have permission to access field "${field}" in collection "${collection}" or it does not exist. Queried in ${path}.`,
   );
 }
 
-/** A GraphQL document that does not parse or does not validate against the caller's schema (reference §7.1). */
+/** A GraphQL document that does not parse or does not validate against the caller's schema (Directus docs: GraphQL). */
 export class GraphQLValidationError extends ServiceError {
   constructor(errors: unknown[]) {
     super('GRAPHQL_VALIDATION', 400, 'GraphQL validation error.', { errors });

@@ -1,6 +1,6 @@
 /**
  * A failed write statement as a dialect reads its driver's error (src/db/dialects/<vendor>/error-translation.ts),
- * and its translation into a catalogue error naming the collection and field (reference §2.3). When the driver does
+ * and its translation into a catalogue error naming the collection and field (Directus docs: Errors). When the driver does
  * not name the column (PostgreSQL's length and range errors, SQLite's foreign keys) the field is found from the
  * values the statement wrote.
  */

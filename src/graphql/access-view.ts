@@ -53,16 +53,21 @@ export function typeNameOf(schema: SchemaOverview, collection: CollectionOvervie
 export const SYSTEM_SINGLETONS = new Set(['service_settings']);
 
 
-/** `writable(collection, action)` asks the writer whether this caller may write so (ItemsWriter.canWrite). */
+/**
+ * `writable(collection, action)` asks the writer whether this caller may write so (ItemsWriter.canWrite).
+ * `names: 'any'` keeps collections and fields whose names GraphQL cannot carry (the OpenAPI document serves them).
+ */
 export function buildAccessView(
   schema: SchemaOverview,
   accountability: Pick<Accountability, 'admin'>,
   permissions: PermissionSet | null,
   writable: (collection: CollectionOverview, action: WriteAction) => boolean,
+  names: 'graphql' | 'any' = 'graphql',
 ): AccessView {
   const view: AccessView = new Map();
+  const usableField = names === 'any' ? () => true : (name: string) => NAME.test(name) && !name.startsWith('__');
   for (const collection of Object.values(schema.collections)) {
-    if (!collection.schema || !usableTypeName(typeNameOf(schema, collection))) continue;
+    if (!collection.schema || (names === 'graphql' && !usableTypeName(typeNameOf(schema, collection)))) continue;
     if (collection.system && !ITEM_SYSTEM_COLLECTIONS.has(collection.collection)) continue;
     let fields: string[];
     if (accountability.admin || !permissions) {
@@ -72,11 +77,11 @@ export function buildAccessView(
       const granted = permissions.fields(collection.collection, 'read');
       fields = collection.fieldOrder.filter((name) => granted === '*' || granted.has(name));
     }
-    fields = fields.filter((name) => NAME.test(name) && !name.startsWith('__') && collection.fields[name]);
+    fields = fields.filter((name) => usableField(name) && collection.fields[name]);
     if (!fields.length) continue;
     const singleton = collection.singleton || SYSTEM_SINGLETONS.has(collection.collection);
     const writeFields = { create: writeFieldsOf(permissions, accountability.admin, collection.collection, 'create'), update: writeFieldsOf(permissions, accountability.admin, collection.collection, 'update') };
-    const may = (action: WriteAction) => collection.primary !== null && writable(collection, action) && (action === 'delete' || writeFields[action]?.size !== 0);
+    const may = (action: WriteAction) => collection.keyFields.length > 0 && writable(collection, action) && (action === 'delete' || writeFields[action]?.size !== 0);
     view.set(collection.collection, {
       collection,
       typeName: typeNameOf(schema, collection),

@@ -1,5 +1,5 @@
 /**
- * The GraphQL types of the collections one caller may see (reference §7.2): the read object type (named as the
+ * The GraphQL types of the collections one caller may see (Directus docs: GraphQL): the read object type (named as the
  * collection), `<c>_filter` / `<c>_quantifier_filter`, `<c>_aggregated*`, `create_<c>_input` / `update_<c>_input`,
  * and the m2a unions. One TypeSet serves /graphql and /graphql/system alike, so relations cross between user and
  * system data. Each field carries `extensions.strata` saying what it reads, for the selection → Query IR walk.
@@ -249,7 +249,7 @@ export class TypeSet {
     const { create, update } = view.writeFields;
     if (kind === 'create') return (name) => create === null || create.has(name);
     if (create === null || update === null) return () => true;
-    return (name) => name === view.collection.primary || create.has(name) || update.has(name);
+    return (name) => view.collection.keyFields.includes(name) || create.has(name) || update.has(name);
   }
 
   private inputFields(view: CollectionView, kind: 'create' | 'update'): GraphQLInputFieldConfigMap {

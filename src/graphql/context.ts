@@ -13,6 +13,8 @@ export interface GraphQLContext {
   cookies: Record<string, string | undefined>;
   /** SDL of the caller's schema for a scope (`server_specs_graphql`). */
   sdl(scope: 'items' | 'system'): Promise<string>;
+  /** The caller's OpenAPI document (`server_specs_oas`). */
+  oas(): Promise<unknown>;
   /** Cookies an auth mutation sets or clears; the route applies them to the reply. */
   cookieChanges: CookieChange[];
 }

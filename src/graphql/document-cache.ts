@@ -6,6 +6,7 @@ import { GraphQLError, Kind, NoSchemaIntrospectionCustomRule, parse, specifiedRu
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLConfig } from '../config/graphql-config.js';
 import { GraphQLValidationError } from '../errors/catalogue.js';
+import { documentLimitError } from './document-limits.js';
 import { Lru } from './lru.js';
 
 const MAX_DOCUMENTS = 500;
@@ -42,6 +43,8 @@ export class DocumentCache {
     } catch (error) {
       return new GraphQLValidationError([formatGraphQLError(error as GraphQLError)]);
     }
+    const tooMuch = documentLimitError(document, query, this.config);
+    if (tooMuch) return new GraphQLValidationError([formatGraphQLError(tooMuch)]);
     const rules = this.config.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
     const errors = validate(schema, document, rules);
     if (errors.length) return new GraphQLValidationError(errors.map(formatGraphQLError));

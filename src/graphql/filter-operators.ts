@@ -1,5 +1,5 @@
 /**
- * The operator input types of filters (reference §7.2), shared by every generated schema, and the function-field
+ * The operator input types of filters (Directus docs: GraphQL), shared by every generated schema, and the function-field
  * types (`<field>_func { year ... }`) with their filter counterparts.
  */
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLString, type GraphQLInputFieldConfigMap, type GraphQLInputType } from 'graphql';

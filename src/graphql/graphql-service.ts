@@ -4,7 +4,8 @@
  * GRAPHQL_VALIDATION; failures of resolvers are answered 200 beside the data, with their catalogue codes.
  */
 import { printSchema, type GraphQLError } from 'graphql';
-import { isConnectionError } from '../db/connection-errors.js';
+import { statementTimeoutError } from '../db/connection.js';
+import { failureKind } from '../db/failure-kind.js';
 import { GraphQLValidationError, InternalServerError, InvalidPayloadError, MethodNotAllowedError, ServiceError, ServiceErrorList, ServiceUnavailableError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
@@ -61,7 +62,8 @@ function executionErrors(error: GraphQLError, log: Logger): Record<string, unkno
   let services: ServiceError[];
   if (original instanceof ServiceErrorList) services = original.errors;
   else if (original instanceof ServiceError) services = [original];
-  else if (original && isConnectionError(original)) services = [new ServiceUnavailableError('database', 'The database is not reachable')];
+  else if (original && failureKind(original) === 'connection') services = [new ServiceUnavailableError('database', 'The database is not reachable')];
+  else if (original && failureKind(original) === 'timeout') services = [statementTimeoutError()];
   else if (original && !(original as { locations?: unknown }).locations) {
     log.error({ err: original }, 'GraphQL resolver failed');
     services = [new InternalServerError()];

@@ -1,5 +1,5 @@
 /**
- * Root fields over collections (reference §7.2): `<c>`, `<c>_by_id`, `<c>_aggregated`, the singleton form, and the
+ * Root fields over collections (Directus docs: GraphQL): `<c>`, `<c>_by_id`, `<c>_aggregated`, the singleton form, and the
  * mutations. Each resolver turns its whole selection set into one Query IR and makes one call to the read engine
  * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
  */
@@ -112,7 +112,8 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
         extensions: { strata: { root: { collection: name, kind: 'list', options, limits } satisfies RootRead } },
         resolve: async (_root, args, ctx, info) => data(await read(ctx, selectionQuery(info, args, filter, limits))),
       };
-      if (view.collection.primary) {
+      // A composite key's id is its key string (`1,2`), as on REST.
+      if (view.collection.keyFields.length) {
         query[`${root}_by_id`] = {
           type,
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },

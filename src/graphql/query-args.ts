@@ -5,6 +5,7 @@
  */
 import { getNamedType, GraphQLInputObjectType, type GraphQLInputType } from 'graphql';
 import { InvalidQueryError } from '../errors/catalogue.js';
+import { searchTerm, sortFields } from '../request/input-bounds.js';
 import { parseFilter } from '../request/parse-filter.js';
 import type { DeepQuery, SortClause } from '../request/query.js';
 import type { FilterKey } from './collection-types.js';
@@ -23,12 +24,12 @@ export function queryArgs(args: Record<string, unknown>, filterType: GraphQLInpu
   if (typeof args.limit === 'number') parts.limit = limit(args.limit, options.queryLimitMax);
   if (typeof args.offset === 'number') parts.offset = atLeast(args.offset, 'offset', 0);
   if (typeof args.page === 'number') parts.page = Math.max(1, atLeast(args.page, 'page', 0));
-  if (typeof args.search === 'string' && args.search !== '') parts.search = args.search;
+  if (typeof args.search === 'string' && args.search !== '') parts.search = searchTerm(args.search, 'search');
   return parts;
 }
 
 export function sortClauses(sort: (string | null)[]): SortClause[] {
-  return sort
+  return sortFields(sort)
     .filter((item): item is string => typeof item === 'string' && item.trim() !== '')
     .map((item) => item.trim())
     .map((item) => (item.startsWith('-') ? { field: item.slice(1), order: 'desc' as const } : { field: item, order: 'asc' as const }));

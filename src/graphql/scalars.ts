@@ -1,5 +1,5 @@
 /**
- * Scalars of reference §7.2. Values come from the read engine already in wire form (ISO dates, JSON, concealed
+ * The GraphQL scalars of Directus (Directus docs: GraphQL). Values come from the read engine already in wire form (ISO dates, JSON, concealed
  * hashes), so serialisation passes them through; big integers travel as strings so no digit is lost.
  */
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';

@@ -1,5 +1,5 @@
 /**
- * A root field's whole selection set → the Query IR (reference §7.4): selections become `fields` paths, aliases of
+ * A root field's whole selection set → the Query IR (Directus docs: GraphQL): selections become `fields` paths, aliases of
  * relational and function fields become `alias` (at every level), nested arguments become `deep`, fragments and
  * @skip/@include are resolved with the request's variables. Pure; names are checked by the planner.
  */

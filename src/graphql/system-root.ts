@@ -1,5 +1,5 @@
 /**
- * Root fields of /graphql/system that are not collections (reference §7.3): the caller's own user, roles, flags and
+ * Root fields of /graphql/system that are not collections (Directus docs: GraphQL): the caller's own user, roles, flags and
  * permissions, the server, the schema objects (collections, fields, relations) and their admin mutations, auth and
  * two-factor. Each calls the service its REST route calls.
  */
@@ -54,6 +54,7 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
     server_ping: { type: GraphQLString, resolve: () => 'pong' },
     server_info: { type: GraphQLJSON, resolve: (_r, _a, ctx) => serverInfo(ctx.app, ctx.accountability) },
     server_health: { type: GraphQLJSON, resolve: (_r, _a, ctx) => healthReport(ctx.app, ctx.accountability) },
+    server_specs_oas: { type: GraphQLJSON, resolve: (_r, _a, ctx) => ctx.oas() },
     server_specs_graphql: { type: GraphQLString, args: { scope: { type: SDL_SCOPE } }, resolve: (_r, a: Args, ctx) => ctx.sdl(a.scope === 'system' ? 'system' : 'items') },
     policies_me_globals: { type: GLOBALS, resolve: (_r, _a, ctx) => ctx.app.me.globals(ctx.accountability) },
     permissions_me: { type: GraphQLJSON, resolve: (_r, _a, ctx) => ctx.app.me.collectionAccess(ctx.accountability) },

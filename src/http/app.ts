@@ -7,14 +7,17 @@ import cors from '@fastify/cors';
 import underPressure from '@fastify/under-pressure';
 import fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
+import type { TrustProxy } from '../config/scale-config.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import { RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
+import { checkJsonText } from './json-body.js';
 import { consume } from './rate-limiter.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
 import { StageTimer } from './server-timing.js';
+import { adminAppRoutes, STUDIO_DIR } from './routes/admin-app.js';
 import { authRoutes } from './routes/auth.js';
 import { collectionRoutes } from './routes/collections.js';
 import { fieldRoutes } from './routes/fields.js';
@@ -24,9 +27,17 @@ import { importRoutes } from './routes/import.js';
 import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
-import { systemCollectionRoutes } from './routes/system-collections.js';
+import { SYSTEM_ROUTES, systemCollectionRoutes } from './routes/system-collections.js';
+import { specsRoutes } from './routes/specs.js';
+import { docsRoutes } from './routes/docs.js';
+import { SpecsService } from '../specs/specs-service.js';
+import type { RouteEntry } from '../specs/system-paths.js';
 
 declare module 'fastify' {
+  /** `public: true` routes skip authentication (login, refresh, ping, health, docs). */
+  interface FastifyContextConfig {
+    public?: boolean;
+  }
   interface FastifyRequest {
     accountability: Accountability;
     timer: StageTimer;
@@ -36,6 +47,13 @@ declare module 'fastify' {
 export interface AppOptions {
   /** Pino options or false; tests pass false. */
   logger?: boolean | object;
+  /** Folder of the built admin app; tests point it elsewhere. */
+  adminAppDir?: string;
+}
+
+/** A hop count as Fastify applies it (its types leave numbers out): the first `hops` addresses are proxies. */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
 export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {
@@ -47,7 +65,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
         qs.parse(text, { depth: context.config.querystring.maxDepth, arrayLimit: context.config.querystring.arrayLimit }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
     },
-    trustProxy: context.config.ip.trustProxy,
+    trustProxy: trustProxyOption(context.config.ip.trustProxy),
   });
   const ipHeader = context.config.ip.customHeader;
 
@@ -80,15 +98,20 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
       maxAge: corsConfig.maxAge,
     });
   }
-  // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (reference §0.9).
+  // Bodies are JSON only: any other content type is 415 UNSUPPORTED_MEDIA_TYPE (Directus docs: API reference).
   app.removeContentTypeParser('text/plain');
   // An empty JSON body is no body (clients such as @directus/sdk send the JSON content type on every request,
   // DELETE /items/c/1 included); routes that need a body answer INVALID_PAYLOAD themselves.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    if (body === '') return done(null, undefined);
+    try {
+      checkJsonText(body as string, context.config.maxJsonDepth);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    parseJson(request, body as string, done);
   });
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);
@@ -124,7 +147,17 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     request.timer.mark('auth');
   });
 
+  // The route table, for the OpenAPI document (every route there is, described or not).
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  const systemPaths = Object.fromEntries([...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]), ['service_settings', '/settings']]);
+  const specs = new SpecsService(context, routes, systemPaths);
+
   app.register(serverRoutes(context), { prefix: '/server' });
+  app.register(specsRoutes(specs, () => context.schema.current));
+  if (context.config.docs.enabled) app.register(docsRoutes(context.config.docs.publicUrl));
   app.register(authRoutes(context), { prefix: '/auth' });
   app.register(itemRoutes(context), { prefix: '/items' });
   app.register(usersMeRoutes(context), { prefix: '/users' });
@@ -132,8 +165,9 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(fieldRoutes(context), { prefix: '/fields' });
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
-  app.register(graphqlRoutes(context));
+  app.register(graphqlRoutes(context, specs));
   app.register(importRoutes(context), { prefix: '/utils' });
+  if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 
   return app;
 }

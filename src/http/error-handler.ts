@@ -3,7 +3,8 @@
  * large) are mapped to their codes; anything unexpected is logged with its stack and answered without detail.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isConnectionError } from '../db/connection-errors.js';
+import { failureKind } from '../db/failure-kind.js';
+import { statementTimeoutError } from '../db/connection.js';
 import { InternalServerError, InvalidPayloadError, RequestsExceededError, RouteNotFoundError, ServiceError, ServiceErrorList, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
 
 export function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
@@ -22,7 +23,9 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
     case 'FST_ERR_NOT_FOUND':
       return new RouteNotFoundError(request.url.split('?')[0]!);
   }
-  if (isConnectionError(error)) return new ServiceUnavailableError('database', 'The database is not reachable');
+  const kind = failureKind(error);
+  if (kind === 'connection') return new ServiceUnavailableError('database', 'The database is not reachable');
+  if (kind === 'timeout') return statementTimeoutError();
   // JSON.parse failures from the content-type parser surface as SyntaxError with statusCode 400.
   if (error instanceof SyntaxError || fastifyError.statusCode === 400) return new InvalidPayloadError('Invalid JSON in request body');
   return new InternalServerError();

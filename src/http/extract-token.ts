@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { InvalidPayloadError } from '../errors/catalogue.js';
 
 /**
- * The token of a request: `?access_token=` or `Authorization: Bearer` (reference §3.1), else the session cookie.
+ * The token of a request: `?access_token=` or `Authorization: Bearer` (Directus docs: Authentication), else the session cookie.
  * Sending it both of the first two ways is refused rather than silently picking one.
  */
 export function extractToken(request: FastifyRequest, sessionCookie: string): string | null {

@@ -1,5 +1,5 @@
 /**
- * Rate limits (reference §8) with rate-limiter-flexible: per client IP on every route, an optional global bucket,
+ * Rate limits (Directus docs: Security and limits) with rate-limiter-flexible: per client IP on every route, an optional global bucket,
  * and a stricter one for logins per account and IP. With Redis the counts are shared by every instance; while Redis
  * is away each instance falls back to counting in memory (the insurance limiter) and keeps serving.
  */

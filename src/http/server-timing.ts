@@ -1,5 +1,5 @@
 /**
- * Per-request stage timings, sent as `Server-Timing` (DESIGN §5): each stage adds its duration; the header lists
+ * Per-request stage timings, sent as `Server-Timing`: each stage adds its duration; the header lists
  * them with the total, so slow requests can be read from any client's network panel.
  */
 export class StageTimer {

@@ -1,5 +1,5 @@
 /**
- * The minimal permissions every user with app access has on the system collections (reference §4.2 and §0.7):
+ * The minimal permissions every user with app access has on the system collections (Directus docs: Access control and API reference):
  * reading their own user, their roles and policies and what those hold, and the project settings; updating their
  * own profile (Directus's app-access minimal permissions — never their role, status, policies, token or TFA secret,
  * which only an admin or an explicit permission may change).

@@ -1,5 +1,5 @@
 /**
- * The permission rows of a set of policies (reference §4.1), parsed once and cached per policy set until a change
+ * The permission rows of a set of policies (Directus docs: Access control), parsed once and cached per policy set until a change
  * (`clear()`, also on notice from another instance). Rules stay Filter ASTs here; the planner resolves them per
  * request (dynamic values such as $CURRENT_USER differ per caller).
  */

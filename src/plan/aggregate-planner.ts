@@ -1,5 +1,5 @@
 /**
- * `aggregate` + `groupBy` (reference §1.8) → the groups and aggregates of an aggregate read. Groups may be fields,
+ * `aggregate` + `groupBy` (Directus docs: Query parameters: aggregate) → the groups and aggregates of an aggregate read. Groups may be fields,
  * function fields or — beyond Directus — m2o paths (`author.name`, answered as nested objects).
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
@@ -33,6 +33,8 @@ export function planAggregate(scope: Scope, collection: CollectionOverview, quer
     for (const fieldName of fields) {
       const field = fieldOf(scope, collection, fieldName, 'root');
       if (!field.schema) throw new InvalidQueryError(`"aggregate[${fn}]" can't use "${fieldName}": it holds no value of its own`);
+      // Counting values says no more than _nnull does; every other aggregate would reveal something of them.
+      if (field.concealed && fn !== 'count') throw new InvalidQueryError(`Field "${fieldName}" is concealed and can't be aggregated with ${fn}`);
       if (NUMERIC_ONLY.has(fn) && !NUMERIC_TYPES.has(field.type)) {
         throw new InvalidQueryError(`"aggregate[${fn}]" needs a numeric field; "${fieldName}" is of type ${field.type}`);
       }
@@ -45,6 +47,7 @@ export function planAggregate(scope: Scope, collection: CollectionOverview, quer
 
   const groups = (query.groupBy ?? []).map((path): PlannedGroup => {
     const resolved = resolvePath(scope, collection, path, 'root');
+    if (resolved.field.concealed) throw new InvalidQueryError(`Field "${path}" is concealed and can't be grouped by`);
     if (UNORDERED_TYPES.has(resolved.field.type) && resolved.field.type !== 'boolean') throw new InvalidQueryError(`"groupBy" can't use "${path}" of type ${resolved.field.type}`);
     return { path: resolved.keys, operand: resolved.operand, field: resolved.field };
   });

@@ -1,10 +1,11 @@
 /**
- * `fields` paths at one level → the outputs of that level (reference §1.4): plain and function fields, `*` and
+ * `fields` paths at one level → the outputs of that level (Directus docs: Query parameters: fields): plain and function fields, `*` and
  * `*.*` expansion, aliases, m2o objects, o2m lists (keys when not expanded), and m2a items scoped per collection
  * (`item:<collection>.<field>`). Deeper paths are handed to `planChild`, which plans the related level.
  */
 import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
+import { hoistJsonFunction, isJsonFunction } from '../request/json-path.js';
 import type { DeepQuery } from '../request/query.js';
 import type { CollectionOverview } from '../schema/types.js';
 import { fieldOf, joinFor, resolveOperand, type Scope } from './operands.js';
@@ -56,7 +57,8 @@ export function planSelection(
   };
   const readable = scope.access.read(collection);
 
-  for (const path of paths) {
+  for (const written of paths) {
+    const path = hoistJsonFunction(written, splitFieldPath) ?? written;
     const [head, ...rest] = splitFieldPath(path);
     const sub = rest.length ? rest.join('.') : null;
     if (head === '*') {
@@ -73,7 +75,7 @@ export function planSelection(
       }
       continue;
     }
-    const [name, scope] = head!.split(':') as [string, string | undefined];
+    const [name, scope] = (isJsonFunction(head!) ? [head] : head!.split(':')) as [string, string | undefined];
     const e = entry(name, alias[name] ?? name, true);
     if (scope !== undefined) {
       const list = e.scopes.get(scope) ?? [];
@@ -88,7 +90,7 @@ export function planSelection(
   for (const e of entries.values()) {
     const here = (key: string) => (where === 'root' ? key : `${where}.${key}`);
     const { fn, field: base } = parseFieldFunction(e.target);
-    if (fn) {
+    if (fn || isJsonFunction(e.target)) {
       if (e.children.length || e.scopes.size) throw new InvalidQueryError(`Function field "${e.target}" has no nested fields`);
       const resolved = resolveOperand(scope, collection, e.target, where);
       outputs.push({ kind: 'value', key: e.key === e.target ? resolved.key : e.key, operand: resolved.operand, field: resolved.field, guard: null });

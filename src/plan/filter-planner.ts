@@ -5,11 +5,12 @@
  */
 import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { FilterNode, FilterOperator, FilterValue, ScalarValue } from '../request/query.js';
+import type { FilterNode, FilterOperator, FilterValue, KeyInput, ScalarValue } from '../request/query.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import type { AccessPolicy } from './access.js';
-import { accessTo, fieldOf, guarded, joinFor, resolveOperand } from './operands.js';
+import { accessTo, fieldOf, guarded, joinFor, refuseJsonFunction, resolveOperand } from './operands.js';
 import type { PlannedFilter } from './read-plan.js';
+import { keyFieldsOf, keyParts, parseKey, type Key } from './row-key.js';
 import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
 
 export interface FilterContext {
@@ -19,7 +20,12 @@ export interface FilterContext {
   now: Date;
   /** Values of `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` by variable, loaded before planning. */
   dynamic?: ReadonlyMap<string, unknown>;
+  /** A permission rule (written by an admin) rather than the caller's own filter: concealed fields may be compared. */
+  rule?: boolean;
 }
+
+/** The only comparisons a caller may make on a concealed or hashed value (Directus refuses the others with 400). */
+const CONCEALED_OPERATORS = new Set(['_null', '_nnull']);
 
 const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
 const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
@@ -37,7 +43,11 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
     case 'relation':
       return planRelation(collection, node, ctx, where);
     case 'condition': {
+      refuseJsonFunction(node.field);
       const resolved = resolveOperand(ctx, collection, node.field, where);
+      if (resolved.field.concealed && !ctx.rule && !CONCEALED_OPERATORS.has(node.operator)) {
+        throw new InvalidQueryError(`Field "${node.field}" is concealed: it can only be filtered with _null and _nnull`);
+      }
       if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
         throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
       }
@@ -66,12 +76,19 @@ function planRelation(collection: CollectionOverview, node: Extract<FilterNode, 
   return none ? { kind: 'not', child: some } : some;
 }
 
-export function planKeys(collection: CollectionOverview, keys: (string | number)[]): PlannedFilter {
-  const primary = collection.primary ? collection.fields[collection.primary] : undefined;
-  if (!primary) throw new ForbiddenError();
-  const coerced = keys.map((key) => coerceKey(primary, key)).filter((key): key is string | number => key !== null);
-  if (coerced.length === 0) return { kind: 'constant', value: false };
-  return { kind: 'compare', operand: { kind: 'field', field: primary }, field: primary, operator: '_in', value: coerced };
+/** Rows by key; a composite key matches every one of its columns. Keys that cannot be keys match nothing. */
+export function planKeys(collection: CollectionOverview, keys: KeyInput[]): PlannedFilter {
+  const fields = keyFieldsOf(collection);
+  if (fields.length === 0) throw new ForbiddenError();
+  const parsed = keys.map((key) => parseKey(collection, key)).filter((key): key is Key => key !== null);
+  if (parsed.length === 0) return { kind: 'constant', value: false };
+  if (fields.length === 1) return { kind: 'compare', operand: { kind: 'field', field: fields[0]! }, field: fields[0]!, operator: '_in', value: parsed };
+  const unique = [...new Set(parsed.map(String))];
+  const rows: PlannedFilter[] = unique.map((key) => ({
+    kind: 'and',
+    children: keyParts(collection, key).map((part, i): PlannedFilter => ({ kind: 'compare', operand: { kind: 'field', field: fields[i]! }, field: fields[i]!, operator: '_eq', value: part })),
+  }));
+  return rows.length === 1 ? rows[0]! : { kind: 'or', children: rows };
 }
 
 /** Search looks only at fields the caller may read, and only where it may read them. */

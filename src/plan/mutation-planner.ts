@@ -12,6 +12,7 @@ import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schem
 import type { DeletePlan, Key, MutationPlan, RowWrite } from './mutation-plan.js';
 import { planChildren, planParent } from './nested-write-plan.js';
 import { isRequired, nullError, refusesNull, requiredError, ruleErrors } from './validation.js';
+import { hasCompositeKey, isKeyField, keyFieldsOf, keyParts, parseKey } from './row-key.js';
 import { coerceKey } from './value-coercion.js';
 import type { WriteAccess, WriteAction } from './write-access.js';
 import { applyRules, rulesFor } from './write-rules.js';
@@ -66,7 +67,7 @@ export function isPayload(value: unknown): value is Payload {
 export function writableCollection(name: string, ctx: WriteContext, action?: WriteAction): CollectionOverview {
   const collection = writeTarget(name, ctx);
   if (action) rulesFor(ctx, collection, action);
-  if (!collection.primary || !collection.fields[collection.primary]) throw new ForbiddenError(`Items of collection "${name}" can't be written: it has no primary key.`);
+  if (collection.keyFields.length === 0) throw new ForbiddenError(`Items of collection "${name}" can't be written: it has no primary key.`);
   return collection;
 }
 
@@ -96,11 +97,10 @@ export function planCreate(collectionName: string, items: Payload[], many: boole
 /** PATCH: each payload updates the row of its key; a key that cannot be one is FORBIDDEN (as a missing row is). */
 export function planUpdate(collectionName: string, entries: { key: unknown; payload: Payload }[], many: boolean, ctx: WriteContext): MutationPlan {
   const collection = writableCollection(collectionName, ctx, 'update');
-  const primary = collection.fields[collection.primary!]!;
   const planning = start(ctx);
   const rows = entries.map(({ key, payload }, i) => {
-    if (key === undefined || key === null) throw new InvalidPayloadError(`"[${i}]" must contain the primary key "${primary.field}"`);
-    const coerced = coerceKey(primary, key);
+    if (key === undefined || key === null) throw new InvalidPayloadError(`"[${i}]" must contain the primary key "${collection.keyFields.join('", "')}"`);
+    const coerced = parseKey(collection, key);
     if (coerced === null) throw new ForbiddenError();
     return planRow(planning, collection, payload, 'update', coerced, many ? [i] : [], null);
   });
@@ -110,8 +110,7 @@ export function planUpdate(collectionName: string, entries: { key: unknown; payl
 
 export function planDelete(collectionName: string, keys: unknown[], ctx: WriteContext): DeletePlan {
   const collection = writableCollection(collectionName, ctx, 'delete');
-  const primary = collection.fields[collection.primary!]!;
-  const coerced = keys.map((key) => coerceKey(primary, key));
+  const coerced = keys.map((key) => parseKey(collection, key));
   if (coerced.some((key) => key === null)) throw new ForbiddenError();
   const unique = [...new Map(coerced.map((key) => [String(key), key as Key])).values()];
   finish(start(ctx), unique.length);
@@ -137,11 +136,16 @@ export function planRow(
   if (action === 'upsert' && !planning.ctx.accountability.admin) row.payload = payload;
   planning.rowCount += 1;
   if (path.length > MAX_PATH) throw new InvalidPayloadError(`Nested payloads can't be deeper than ${MAX_PATH / 2} relations`);
-  const primary = collection.primary!;
+  const composite = hasCompositeKey(collection);
   for (const [name, value] of Object.entries(payload)) {
     if (value === undefined) continue;
     const field = collection.fields[name];
-    if (!field) throw fieldForbidden(name, collection.collection, where(path));
+    if (!field) {
+      // Directus drops the keys an admin sends to a system collection that it does not have (`POST /users
+      // {name}`); seed scripts rely on it. Elsewhere, and for everyone else, an unknown field stays an error.
+      if (collection.system && planning.ctx.accountability.admin) continue;
+      throw fieldForbidden(name, collection.collection, where(path));
+    }
     const link = collection.links[name];
     if (link?.kind === 'o2m') {
       const children = planChildren(planning, link, value, [...path, name]);
@@ -150,8 +154,9 @@ export function planRow(
     }
     // Alias fields without a relation are presentation only; generated columns are computed by the database.
     if (!field.schema || field.schema.is_generated) continue;
-    if (name === primary) {
-      planKey(planning, row, value);
+    if (isKeyField(collection, name)) {
+      if (composite) planKeyPart(planning, row, field, value);
+      else planKey(planning, row, value);
       continue;
     }
     // A concealed value sent back as read (`**********`) is not a new value: the stored one stays.
@@ -195,12 +200,12 @@ export function setValue(planning: Planning, row: RowWrite, field: FieldOverview
 
 /** The payload's primary key: the key of a create; on an update it may only repeat the row's key. */
 function planKey(planning: Planning, row: RowWrite, value: unknown): void {
-  const primary = row.collection.fields[row.collection.primary!]!;
+  const primary = keyFieldsOf(row.collection)[0]!;
   if (value === null) {
     if (row.action === 'create') return;
     throw new InvalidPayloadError(`The primary key "${primary.field}" can't be changed`);
   }
-  const key = coerceKey(primary, value);
+  const key = parseKey(row.collection, value);
   if (key === null) {
     planning.errors.push(new InvalidPayloadError(`Invalid primary key "${String(value)}" for field "${primary.field}"`, { collection: row.collection.collection, field: primary.field, path: row.path }));
     return;
@@ -213,6 +218,21 @@ function planKey(planning: Planning, row: RowWrite, value: unknown): void {
   } else if (String(key) !== String(row.key)) {
     throw new InvalidPayloadError(`The primary key "${primary.field}" can't be changed`);
   }
+}
+
+/**
+ * One column of a composite key: a value of a create (the key is complete once every column has one, possibly from
+ * the o2m parent); on an update or upsert it may only repeat the row's value for that column.
+ */
+function planKeyPart(planning: Planning, row: RowWrite, field: FieldOverview, value: unknown): void {
+  if (row.action === 'create' || row.key === null) {
+    if (value === null && row.action === 'create') return;
+    setValue(planning, row, field, value);
+    return;
+  }
+  const given = coerceKey(field, value);
+  const current = keyParts(row.collection, row.key)[row.collection.keyFields.indexOf(field.field)];
+  if (given === null || String(given) !== String(current)) throw new InvalidPayloadError(`The primary key "${field.field}" can't be changed`);
 }
 
 /** An m2a junction's collection field may only name one of the relation's allowed collections. */
@@ -283,10 +303,18 @@ export function resolveUpsert(row: RowWrite, exists: boolean, ctx: WriteContext)
   const planning = start(ctx);
   if (row.payload) applyRules(planning, row, exists ? 'update' : 'create', row.payload);
   if (exists) {
+    // The key columns a composite-key upsert named only say which row it is.
+    if (hasCompositeKey(row.collection)) {
+      const parts = keyParts(row.collection, row.key!);
+      row.collection.keyFields.forEach((name, i) => {
+        if (String(row.values[name]) === String(parts[i])) delete row.values[name];
+      });
+    }
     if (Object.keys(row.values).length === 0 && row.parents.length === 0 && row.children.length === 0) row.action = 'update';
     else completeRow(planning, row, 'update');
   } else {
-    row.values[row.collection.primary!] = row.key;
+    const parts = keyParts(row.collection, row.key!);
+    row.collection.keyFields.forEach((name, i) => (row.values[name] = parts[i]));
     completeRow(planning, row, 'create');
   }
   return planning.errors;

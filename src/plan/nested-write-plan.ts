@@ -1,5 +1,5 @@
 /**
- * Nested relational payloads (spec "Nested relational payloads", reference §1.10) → parent and child writes.
+ * Nested relational payloads (Directus docs: Relational data) → parent and child writes.
  * m2o / a2o objects: without key → create, with key → update when it exists (create otherwise).
  * o2m / m2m / m2a: the basic array form (keys assign, objects create or upsert, rows not named are deselected) or
  * the detailed form `{create, update, delete}`. m2m and m2a are o2m writes of junction rows whose own m2o / a2o
@@ -9,22 +9,35 @@ import { collectionForbidden, ForbiddenError, InvalidPayloadError } from '../err
 import type { CollectionOverview, RelationalLink } from '../schema/types.js';
 import type { ChildWrites, Key, O2mLink, ParentWrite, RowWrite } from './mutation-plan.js';
 import { isPayload, planRow, writeTarget, type Planning } from './mutation-planner.js';
-import { coerceKey } from './value-coercion.js';
+import { hasCompositeKey, keyOfValues, parseKey } from './row-key.js';
 import { checkField, rulesFor } from './write-rules.js';
 
 type Payload = Record<string, unknown>;
 
 function target(planning: Planning, name: string): CollectionOverview {
   const collection = writeTarget(name, planning.ctx);
-  if (!collection.primary) throw collectionForbidden(name);
+  if (collection.keyFields.length === 0) throw collectionForbidden(name);
   return collection;
 }
 
 /** A key from a payload for `collection`; one that cannot be a key of its type is FORBIDDEN, like a missing row. */
 function keyOf(collection: CollectionOverview, value: unknown): Key {
-  const key = coerceKey(collection.fields[collection.primary!]!, value);
+  const key = parseKey(collection, value);
   if (key === null) throw new ForbiddenError();
   return key;
+}
+
+/**
+ * The key a nested object names: undefined when it names none (a create). A composite key must be named whole,
+ * except for the column `filledBy` (the o2m parent's key), which the executor adds before looking the row up.
+ */
+function givenKey(collection: CollectionOverview, element: Payload, filledBy: string | null, at: (string | number)[]): Key | null | undefined {
+  const key = keyOfValues(collection, element);
+  if (key !== null) return key;
+  if (!hasCompositeKey(collection)) throw new ForbiddenError();
+  const missing = collection.keyFields.filter((name) => element[name] === undefined || element[name] === null);
+  if (missing.length === 1 && missing[0] === filledBy) return null;
+  throw new InvalidPayloadError(`"${at.join('.') || 'root'}" names part of the key of "${collection.collection}": give all of ${collection.keyFields.join(', ')}`);
 }
 
 /** An object under an m2o or a2o field: the related row, written before the row that points at it. */
@@ -48,11 +61,8 @@ export function planParent(
     // checkAnyCollections (planner) has refused names outside the allowed collections.
     related = target(planning, named);
   }
-  const given = value[related.primary!];
-  const row =
-    given === undefined || given === null
-      ? planRow(planning, related, value, 'create', null, path, null)
-      : planRow(planning, related, value, 'upsert', keyOf(related, given), path, null);
+  const given = givenKey(related, value, null, path);
+  const row = given === undefined ? planRow(planning, related, value, 'create', null, path, null) : planRow(planning, related, value, 'upsert', given, path, null);
   return { field: link.field, anyCollection: link.kind === 'a2o', row };
 }
 
@@ -60,20 +70,21 @@ export function planParent(
 export function planChildren(planning: Planning, link: O2mLink, value: unknown, path: (string | number)[]): ChildWrites | null {
   if (value === null) return null;
   const related = target(planning, link.related);
-  const primary = related.primary!;
   const writes: ChildWrites = { link, related, replace: false, rows: [], updates: [], assign: [], remove: [] };
   const item = (element: Payload, at: (string | number)[], mode: 'create' | 'upsert' | 'update'): RowWrite => {
-    const given = element[primary];
-    if (mode === 'update' && (given === undefined || given === null)) throw new InvalidPayloadError(`"${at.join('.')}" must contain the primary key "${primary}"`);
-    if (given === undefined || given === null) return planRow(planning, related, element, 'create', null, at, link.relatedField);
-    return planRow(planning, related, element, mode === 'create' ? 'create' : mode, keyOf(related, given), at, link.relatedField);
+    const given = givenKey(related, element, link.relatedField, at);
+    if (mode === 'update' && given === undefined) throw new InvalidPayloadError(`"${at.join('.')}" must contain the primary key "${related.keyFields.join('", "')}"`);
+    if (given === undefined || (given === null && mode === 'create')) return planRow(planning, related, element, 'create', null, at, link.relatedField);
+    // A composite key completed by the parent's key (null here) is looked up once the parent's key is known.
+    return planRow(planning, related, element, mode === 'create' ? 'create' : mode, given, at, link.relatedField);
   };
 
   if (Array.isArray(value)) {
     writes.replace = true;
     value.forEach((element, i) => {
       if (isPayload(element)) writes.rows.push(item(element, [...path, i], 'upsert'));
-      else if (typeof element === 'string' || typeof element === 'number') writes.assign.push(keyOf(related, element));
+      else if ((typeof element === 'string' || typeof element === 'number') && !hasCompositeKey(related)) writes.assign.push(keyOf(related, element));
+      else if (typeof element === 'string' || typeof element === 'number') throw new InvalidPayloadError(`"${[...path, i].join('.')}": items of "${related.collection}" (a composite key) are linked as objects naming their key fields`);
       else throw new InvalidPayloadError(`"${[...path, i].join('.')}" must be a primary key or an object`);
     });
   } else if (isPayload(value)) {
@@ -93,7 +104,7 @@ export function planChildren(planning: Planning, link: O2mLink, value: unknown, 
       writes.updates.push(item(element, [...path, 'update', i], 'update'));
     });
     list('delete').forEach((element, i) => {
-      if (typeof element !== 'string' && typeof element !== 'number') throw new InvalidPayloadError(`"${[...path, 'delete', i].join('.')}" must be a primary key`);
+      if (typeof element !== 'string' && typeof element !== 'number' && !(hasCompositeKey(related) && isPayload(element))) throw new InvalidPayloadError(`"${[...path, 'delete', i].join('.')}" must be a primary key`);
       writes.remove.push(keyOf(related, element));
     });
   } else {

@@ -6,6 +6,7 @@
  */
 import { collectionForbidden, fieldForbidden, InvalidQueryError } from '../errors/catalogue.js';
 import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
+import { isJsonFunction, jsonFunctionKey, parseJsonFunction } from '../request/json-path.js';
 import type { CollectionOverview, FieldOverview, RelationalLink, SchemaOverview } from '../schema/types.js';
 import type { AccessPolicy, CollectionAccess } from './access.js';
 import type { DatePart, Join, Operand } from './read-plan.js';
@@ -92,6 +93,7 @@ export function joinFor(schema: SchemaOverview, collection: CollectionOverview, 
 
 /** One name at one level: a field, or a function of one. `count(o2m)` counts the related rows the caller may read. */
 export function resolveOperand(scope: Scope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
+  if (isJsonFunction(name)) return resolveJsonFunction(scope, collection, name, where);
   const { fn, field: base } = parseFieldFunction(name);
   const field = fieldOf(scope, collection, base, where);
   const shown = (operand: Operand) => guarded(scope, collection, base, operand);
@@ -118,6 +120,21 @@ export function resolveOperand(scope: Scope, collection: CollectionOverview, nam
   throw new InvalidQueryError(`Function "${fn}" is not supported here ("${name}")`);
 }
 
+/** `json(field, path)` at one level (relational first arguments were moved up by the selection planner). */
+function resolveJsonFunction(scope: Scope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
+  const fn = parseJsonFunction(name);
+  const field = fieldOf(scope, collection, fn.field, where);
+  if (field.type !== 'json' || !field.schema) throw new InvalidQueryError(`json() can only read JSON fields; "${fn.field}" in collection "${collection.collection}" is of type ${field.type}`);
+  const key = jsonFunctionKey(fn.field, fn.path);
+  const operand = guarded(scope, collection, fn.field, { kind: 'json-path', field, path: fn.segments });
+  return { operand, field: { ...field, field: key, primaryKey: false }, key };
+}
+
+/** Filters, sorts and groups take fields and date functions; json() reads values only in `fields`, as in Directus. */
+export function refuseJsonFunction(name: string): void {
+  if (isJsonFunction(name)) throw new InvalidQueryError(`json() can only be used in "fields", not in filters, sorts or groups ("${name}")`);
+}
+
 /**
  * A dot path through m2o relations to an operand at its end (`author.name`, `author.year(joined)`), for sort and
  * groupBy. Each hop is a related-row lookup limited to the rows the caller may read there; an o2m hop would
@@ -140,6 +157,7 @@ export function resolvePath(scope: Scope, collection: CollectionOverview, path: 
     current = join.collection;
     where = where === 'root' ? segment : `${where}.${segment}`;
   }
+  refuseJsonFunction(segments[segments.length - 1]!);
   const last = resolveOperand(scope, current, segments[segments.length - 1]!, where);
   let operand = last.operand;
   for (const hop of hops.reverse()) {

@@ -1,5 +1,5 @@
 /**
- * Read access from permission rules (reference §4.2–4.3): rules for (collection, read) are additive — rows visible
+ * Read access from permission rules (Directus docs: Access control): rules for (collection, read) are additive — rows visible
  * under any rule, each field visible where a rule granting it holds. Rules are planned with full access (a rule is
  * trusted, not checked against itself); a rule that no longer fits the schema matches nothing, so a stale permission
  * can only ever hide data.
@@ -48,7 +48,7 @@ function planRule(collection: CollectionOverview, rule: FilterNode | null | fals
   if (rule === null) return null;
   if (rule === false) return NOTHING;
   try {
-    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS });
+    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS, rule: true });
   } catch {
     return NOTHING;
   }

@@ -3,6 +3,7 @@
  * compiler turns into one statement. Values in filters are already coerced to their logical wire form (see
  * value-coercion.ts); dialects bind them.
  */
+import type { JsonPathSegment } from '../request/json-path.js';
 import type { FilterOperator } from '../request/query.js';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
 
@@ -28,6 +29,8 @@ export type Operand =
   | { kind: 'date-part'; part: DatePart; field: FieldOverview }
   | { kind: 'count-related'; join: Join; filter: PlannedFilter | null }
   | { kind: 'json-length'; field: FieldOverview }
+  /** `json(field, path)`: the JSON value at `path` inside a JSON column (null where there is none). */
+  | { kind: 'json-path'; field: FieldOverview; path: JsonPathSegment[] }
   /** Through an m2o hop; `filter` restricts the related row (the caller's read access there). */
   | { kind: 'related'; join: Join; operand: Operand; filter: PlannedFilter | null }
   /** A value the caller may read only where `guard` holds; null elsewhere. */

@@ -3,7 +3,7 @@
  * may not read, which look the same — fail here with FORBIDDEN, bad values with INVALID_QUERY. Every level carries
  * the caller's row filter for its collection, and outputs carry field guards where only some rules grant a field.
  */
-import { collectionForbidden } from '../errors/catalogue.js';
+import { collectionForbidden, InvalidQueryError } from '../errors/catalogue.js';
 import type { AccessPolicy } from './access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { DeepQuery, Query, SortClause } from '../request/query.js';
@@ -44,7 +44,7 @@ export function planRead(collectionName: string, query: Query, ctx: PlanContext)
   const meta = { totalCount: query.meta?.includes('total_count') ?? false, filterCount: query.meta?.includes('filter_count') ?? false };
   const limit = single ? 1 : query.limit === undefined ? ctx.queryLimitDefault : query.limit === -1 ? null : query.limit;
   let offset = query.offset ?? 0;
-  if (query.page && limit !== null && !single) offset += limit * (query.page - 1);
+  if (query.page && limit !== null && !single) offset = pageOffset(offset, limit, query.page, 'page');
   const base = { collection, table: collection.schema!.name, accessFilter: ctx.access.read(collection)!.filter, filter, limit, offset: single ? 0 : offset, meta, single };
 
   if (query.aggregate || query.groupBy) {
@@ -56,6 +56,13 @@ export function planRead(collectionName: string, query: Query, ctx: PlanContext)
   if (ctx.wire === 'graphql') outputs = graphqlValues(outputs);
   const sort = single ? [] : query.sort?.length ? planSort(ctx, collection, query.sort, 'root') : defaultSort(ctx, collection, null);
   return { ...base, filter: and([base.accessFilter, filter]), outputs, sort, aggregate: null };
+}
+
+/** The offset of a page; one beyond 2^53 would reach the SQL as `1e+23`. */
+function pageOffset(offset: number, limit: number, page: number, name: string): number {
+  const value = offset + limit * (page - 1);
+  if (!Number.isSafeInteger(value)) throw new InvalidQueryError(`"${name}" is too large for this "limit"`);
+  return value;
 }
 
 function readableCollection(ctx: PlanContext, name: string): CollectionOverview {
@@ -81,7 +88,7 @@ function planChild(ctx: PlanContext, request: ChildRequest): ReadLevel {
 function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: DeepQuery | undefined, request: ChildRequest): Pick<ReadLevel, 'sort' | 'limit' | 'offset'> {
   const limit = deep?.limit === undefined ? ctx.queryLimitDefault : deep.limit === -1 ? null : deep.limit;
   let offset = deep?.offset ?? 0;
-  if (deep?.page && limit !== null) offset += limit * (deep.page - 1);
+  if (deep?.page && limit !== null) offset = pageOffset(offset, limit, deep.page, '_page');
   const sort = deep?.sort?.length ? planSort(ctx, collection, deep.sort, request.where) : defaultSort(ctx, collection, request.sortField);
   return { sort, limit, offset };
 }
@@ -89,6 +96,7 @@ function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: Deep
 function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
   return clauses.map((clause) => {
     const resolved = resolvePath(ctx, collection, clause.field, where);
+    if (resolved.field.concealed) throw new InvalidQueryError(`Field "${clause.field}" is concealed and can't be sorted on`);
     return { operand: resolved.operand, field: resolved.field, descending: clause.order === 'desc' };
   });
 }
@@ -96,7 +104,13 @@ function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: Sor
 /** The relation's sort field, else the collection's, else its key — among the fields the caller may read. */
 function defaultSort(ctx: PlanContext, collection: CollectionOverview, relationSortField: string | null): PlannedSort[] {
   const readable = ctx.access.read(collection);
-  const name = [relationSortField, collection.sortField, collection.primary].find((n) => n && collection.fields[n]?.schema && readable?.guard(n) === null);
-  const field = name ? collection.fields[name] : undefined;
-  return field ? [{ operand: { kind: 'field', field }, field, descending: false }] : [];
+  const usable = (n: string | null): n is string => Boolean(n && collection.fields[n]?.schema && readable?.guard(n) === null);
+  const name = [relationSortField, collection.sortField].find(usable);
+  // Else the key: every column of a composite key, so that the order is total there too.
+  const keys: string[] = collection.keyFields;
+  const names: string[] = name ? [name] : keys.every((n) => usable(n)) ? keys : keys.slice(0, 1).filter((n) => usable(n));
+  return names.map((n) => {
+    const field = collection.fields[n]!;
+    return { operand: { kind: 'field', field }, field, descending: false };
+  });
 }

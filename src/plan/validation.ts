@@ -1,5 +1,5 @@
 /**
- * Item validation before any SQL runs (reference §2.4): required fields on create, null into non-nullable fields,
+ * Item validation before any SQL runs (Directus docs: Errors): required fields on create, null into non-nullable fields,
  * and the fields' `meta.validation` rules (filter objects evaluated against the payload). Every failure is one
  * FAILED_VALIDATION error; the planner answers them all together.
  */

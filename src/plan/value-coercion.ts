@@ -7,6 +7,8 @@ import { InvalidQueryError } from '../errors/catalogue.js';
 import type { FieldOverview } from '../schema/types.js';
 
 const INTEGER = /^[-+]?\d+$/;
+const INT32 = [-2_147_483_648, 2_147_483_647] as const;
+const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -34,12 +36,16 @@ export function coerceValue(field: FieldOverview, value: unknown): unknown {
     case 'float': {
       const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : NaN;
       if (!Number.isFinite(n)) fail(field, value, 'numeric');
+      // An integer field holds 32-bit values (PostgreSQL refuses a larger parameter for such a column).
+      if (field.type === 'integer' && (n < INT32[0] || n > INT32[1])) fail(field, value, 'integer (out of range)');
       return n;
     }
     case 'bigInteger': {
       const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
       if (!INTEGER.test(text)) fail(field, value, 'integer');
-      return text.replace(/^\+/, '');
+      const digits = text.replace(/^\+/, '');
+      if (BigInt(digits) < INT64[0] || BigInt(digits) > INT64[1]) fail(field, value, 'integer (out of range)');
+      return digits;
     }
     case 'decimal': {
       const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
@@ -124,10 +130,13 @@ export function coerceKey(field: FieldOverview, key: unknown): string | number |
     case 'integer': {
       if (!INTEGER.test(text)) return null;
       const n = Number(text);
-      return Number.isSafeInteger(n) ? n : null;
+      return n >= INT32[0] && n <= INT32[1] ? n : null;
     }
-    case 'bigInteger':
-      return INTEGER.test(text) ? text.replace(/^\+/, '') : null;
+    case 'bigInteger': {
+      if (!INTEGER.test(text)) return null;
+      const digits = text.replace(/^\+/, '');
+      return BigInt(digits) >= INT64[0] && BigInt(digits) <= INT64[1] ? digits : null;
+    }
     case 'uuid':
       return UUID.test(text) ? text.toLowerCase() : null;
     case 'float':

@@ -1,5 +1,5 @@
 /**
- * Write access from permission rules (reference §4.4): per (collection, action), the rules are additive — fields
+ * Write access from permission rules (Directus docs: Access control): per (collection, action), the rules are additive — fields
  * unioned, item rules OR-ed, presets merged (later rules win), validation rules all applying. Variables
  * ($CURRENT_USER, $NOW, ...) are resolved here, per request, so the planner and the executor see plain values and
  * planned filters. Admins have no WriteAccess at all: nothing here runs for them.
@@ -61,7 +61,7 @@ function planRule(collection: CollectionOverview, rule: Parameters<typeof planFi
   if (rule === null) return null;
   if (rule === false) return NOTHING;
   try {
-    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS });
+    return planFilter(collection, rule, { ...ctx, access: FULL_ACCESS, rule: true });
   } catch {
     return NOTHING;
   }

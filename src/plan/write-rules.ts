@@ -1,5 +1,5 @@
 /**
- * A non-admin's permission rules applied to one planned row (reference §2.4 "order of write validation", §4.4):
+ * A non-admin's permission rules applied to one planned row (Directus docs: Access control; the order of checks is that of Directus):
  * a rule for the action must exist (else FORBIDDEN, as for an unknown collection), the payload may only name fields
  * the rules grant (else FORBIDDEN naming the field, as for an unknown one), presets are merged under the payload,
  * and the rules' validation filters must hold (FAILED_VALIDATION). Item rules are checked where the rows are looked
@@ -9,6 +9,7 @@ import { collectionForbidden, FailedValidationError, fieldForbidden } from '../e
 import type { CollectionOverview } from '../schema/types.js';
 import type { RowWrite } from './mutation-plan.js';
 import { setValue, type Planning, type WriteContext } from './mutation-planner.js';
+import { isKeyField } from './row-key.js';
 import { evaluate } from './validation.js';
 import type { WriteAction, WriteRules } from './write-access.js';
 
@@ -46,7 +47,7 @@ export function applyRules(planning: Planning, row: RowWrite, action: 'create' |
   const { collection } = row;
   const rules = rulesFor(ctx, collection, action);
   for (const [name, value] of Object.entries(payload)) {
-    if (value === undefined || (action === 'update' && name === collection.primary)) continue;
+    if (value === undefined || (action === 'update' && isKeyField(collection, name))) continue;
     checkField(ctx, rules, collection, name, row.path);
   }
   // An o2m child's foreign key is written by linking it to its parent.
@@ -69,7 +70,7 @@ export function applyRules(planning: Planning, row: RowWrite, action: 'create' |
 function presetValue(planning: Planning, row: RowWrite, name: string, value: unknown): void {
   const { collection } = row;
   const field = collection.fields[name];
-  if (!field?.schema || field.schema.is_generated || name === collection.primary || collection.links[name]?.kind === 'o2m') return;
+  if (!field?.schema || field.schema.is_generated || isKeyField(collection, name) || collection.links[name]?.kind === 'o2m') return;
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && field.type !== 'json') return;
   setValue(planning, row, field, value);
 }

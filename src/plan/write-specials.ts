@@ -1,5 +1,5 @@
 /**
- * Special flags that give values on write (reference §6): `uuid` keys on create, `date-created` / `date-updated`,
+ * Special flags that give values on write (Directus docs: Field types): `uuid` keys on create, `date-created` / `date-updated`,
  * `user-created` / `user-updated`, `role-created` / `role-updated`. (`hash` is applied by the executor before the
  * transaction, `cast-*` and `conceal` are types the value coercion and the reads already know.)
  */

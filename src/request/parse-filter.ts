@@ -1,7 +1,8 @@
 /**
- * The Directus filter grammar → FilterNode (reference §1.7). Pure: field names are checked later by the planner.
+ * The Directus filter grammar → FilterNode (Directus docs: Filter rules). Pure: field names are checked later by the planner.
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
+import { MAX_FILTER_DEPTH, queryText } from './input-bounds.js';
 import { FILTER_OPERATORS, type DynamicValue, type FilterNode, type FilterOperator, type FilterValue, type ScalarValue } from './query.js';
 
 const OPERATORS = new Set<string>(FILTER_OPERATORS);
@@ -54,26 +55,28 @@ export function parseFilter(input: unknown): FilterNode | null {
     }
   }
   if (!isPlainObject(value)) throw new InvalidQueryError('"filter" has to be an object');
-  return parseObject(value, []);
+  return parseObject(value, [], 1);
 }
 
-function parseObject(object: Record<string, unknown>, path: string[]): FilterNode | null {
+/** `depth` counts the objects around this one; it is checked before recursing, so no nesting overflows the stack. */
+function parseObject(object: Record<string, unknown>, path: string[], depth: number): FilterNode | null {
+  if (depth > MAX_FILTER_DEPTH) throw new InvalidQueryError(`"filter" can't be nested more than ${MAX_FILTER_DEPTH} levels deep`);
   const nodes: FilterNode[] = [];
   for (const [key, value] of Object.entries(object)) {
-    const node = parseEntry(key, value, path);
+    const node = parseEntry(key, value, path, depth);
     if (node) nodes.push(node);
   }
   if (nodes.length === 0) return null;
   return nodes.length === 1 ? nodes[0]! : { type: 'logical', operator: '_and', children: nodes };
 }
 
-function parseEntry(key: string, value: unknown, path: string[]): FilterNode | null {
+function parseEntry(key: string, value: unknown, path: string[], depth: number): FilterNode | null {
   if (key === '_and' || key === '_or') {
     const list = isPlainObject(value) && Object.keys(value).every((k) => /^\d+$/.test(k)) ? Object.values(value) : value;
     if (!Array.isArray(list)) throw new InvalidQueryError(`"${key}" has to be an array`);
     const children = list.map((child) => {
       if (!isPlainObject(child)) throw new InvalidQueryError(`Every item of "${key}" has to be an object`);
-      return parseObject(child, path);
+      return parseObject(child, path, depth + 1);
     });
     const kept = children.filter((c): c is FilterNode => c !== null);
     return kept.length ? { type: 'logical', operator: key, children: kept } : null;
@@ -83,10 +86,10 @@ function parseEntry(key: string, value: unknown, path: string[]): FilterNode | n
     if (key === '_some' || key === '_none') throw new InvalidQueryError(`"${key}" has to follow a relational field`);
     throw new InvalidQueryError(`Unknown filter operator "${key}"`);
   }
-  return parseField(key, value, [...path, key]);
+  return parseField(key, value, [...path, key], depth);
 }
 
-function parseField(field: string, value: unknown, path: string[]): FilterNode | null {
+function parseField(field: string, value: unknown, path: string[], depth: number): FilterNode | null {
   if (!isPlainObject(value)) {
     return { type: 'condition', field, operator: '_eq', value: scalar(value, '_eq') };
   }
@@ -103,13 +106,13 @@ function parseField(field: string, value: unknown, path: string[]): FilterNode |
       if (key === '_some' || key === '_none') {
         const inner = value[key];
         if (!isPlainObject(inner)) throw new InvalidQueryError(`"${key}" of "${field}" has to be an object`);
-        const filter = parseObject(inner, path);
+        const filter = parseObject(inner, path, depth + 1);
         if (filter) nodes.push({ type: 'relation', field, quantifier: key, filter });
       } else {
         together[key] = value[key];
       }
     }
-    const filter = parseObject(together, path);
+    const filter = parseObject(together, path, depth + 1);
     if (filter) nodes.unshift({ type: 'relation', field, quantifier: null, filter });
     if (nodes.length === 0) return null;
     return nodes.length === 1 ? nodes[0]! : { type: 'logical', operator: '_and', children: nodes };
@@ -168,6 +171,7 @@ function scalar(raw: unknown, operator: string): ScalarValue {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null' || raw === 'NULL') return null;
+  queryText(raw, 'filter');
   if (raw.startsWith('$')) return parseDynamic(raw) ?? raw;
   return raw;
 }

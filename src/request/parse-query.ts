@@ -1,16 +1,20 @@
 /**
- * URL query (as parsed by qs) or SEARCH body `query` → Query IR (reference §1.3–1.6). Pure; names are checked by the
+ * URL query (as parsed by qs) or SEARCH body `query` → Query IR (Directus docs: Query parameters). Pure; names are checked by the
  * planner. Unknown parameters are ignored, as Directus does.
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { splitFieldPath, splitTopLevel } from './field-path.js';
+import { isJsonFunction, jsonPathDepth, parseJsonFunction } from './json-path.js';
 import { filterDepth, parseFilter } from './parse-filter.js';
+import { safeInteger, searchTerm, sortFields } from './input-bounds.js';
 import type { DeepQuery, MetaKind, Query, SortClause } from './query.js';
 
 export interface QueryParseOptions {
   /** -1 = unbounded. */
   queryLimitMax: number;
   maxRelationalDepth: number;
+  /** Deepest path `json(field, path)` may read (MAX_JSON_QUERY_DEPTH; 10 when not given). */
+  maxJsonQueryDepth?: number;
 }
 
 export function parseQuery(raw: Record<string, unknown>, options: QueryParseOptions): Query {
@@ -21,13 +25,14 @@ export function parseQuery(raw: Record<string, unknown>, options: QueryParseOpti
   if (raw.limit !== undefined) query.limit = parseLimit(raw.limit, options.queryLimitMax);
   if (raw.offset !== undefined) query.offset = parseInteger(raw.offset, 'offset', 0);
   if (raw.page !== undefined) query.page = Math.max(1, parseInteger(raw.page, 'page', 0));
-  if (raw.search !== undefined && typeof raw.search === 'string' && raw.search !== '') query.search = raw.search;
+  if (raw.search !== undefined && typeof raw.search === 'string' && raw.search !== '') query.search = searchTerm(raw.search, 'search');
   if (raw.meta !== undefined) query.meta = parseMeta(raw.meta);
   if (raw.deep !== undefined) query.deep = parseDeep(parseObjectParam(raw.deep, 'deep'), options, 'deep');
   if (raw.alias !== undefined) query.alias = parseAlias(raw.alias);
   if (raw.aggregate !== undefined) query.aggregate = parseAggregate(raw.aggregate);
   if (raw.groupBy !== undefined) query.groupBy = parseList(raw.groupBy, 'groupBy', true);
   checkDepth(query, options.maxRelationalDepth);
+  checkJsonPaths(query, options.maxJsonQueryDepth ?? 10);
   return query;
 }
 
@@ -41,7 +46,7 @@ function parseList(raw: unknown, name: string, parenAware: boolean): string[] {
 }
 
 function parseSort(raw: unknown): SortClause[] {
-  return parseList(raw, 'sort', true).map((item) =>
+  return sortFields(parseList(raw, 'sort', true)).map((item) =>
     item.startsWith('-') ? { field: item.slice(1), order: 'desc' as const } : { field: item, order: 'asc' as const },
   );
 }
@@ -49,7 +54,7 @@ function parseSort(raw: unknown): SortClause[] {
 function parseInteger(raw: unknown, name: string, min: number): number {
   const text = typeof raw === 'number' ? String(raw) : raw;
   if (typeof text !== 'string' || !/^-?\d+$/.test(text.trim())) throw new InvalidQueryError(`"${name}" has to be an integer`);
-  const value = Number(text);
+  const value = safeInteger(text, name);
   if (value < min) throw new InvalidQueryError(`"${name}" has to be ${min} or greater`);
   return value;
 }
@@ -89,7 +94,9 @@ function parseAlias(raw: unknown): Record<string, string> {
   const alias = parseObjectParam(raw, 'alias');
   for (const [key, value] of Object.entries(alias)) {
     if (typeof value !== 'string') throw new InvalidQueryError(`"alias" values have to be strings ("${key}")`);
-    if (key.includes('.') || value.includes('.')) throw new InvalidQueryError(`"alias" keys and values can't contain a "." ("${key}")`);
+    // Alias keys are written into the SQL as JSON keys (string literals): no control characters.
+    if (/[\u0000-\u001f]/.test(key) || /[\u0000-\u001f]/.test(value)) throw new InvalidQueryError('"alias" keys and values can\'t contain control characters');
+    if (key.includes('.') || (value.includes('.') && !isJsonFunction(value))) throw new InvalidQueryError(`"alias" keys and values can't contain a "." ("${key}")`);
   }
   return alias as Record<string, string>;
 }
@@ -102,7 +109,9 @@ function parseAggregate(raw: unknown): Record<string, string[]> {
 }
 
 /** `deep` object → DeepQuery per relation; `_`-keys are that level's query, other keys are deeper relations. */
-function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at: string): Record<string, DeepQuery> {
+function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at: string, depth = 1): Record<string, DeepQuery> {
+  // Checked before recursing: a `deep` JSON string may nest as deep as the client likes.
+  if (depth > options.maxRelationalDepth) throw new InvalidQueryError('Max relational depth exceeded');
   const result: Record<string, DeepQuery> = {};
   for (const [relation, value] of Object.entries(raw)) {
     if (relation.startsWith('_')) throw new InvalidQueryError(`"${at}" can't hold "${relation}" here; sub-query parameters go under a relational field`);
@@ -127,14 +136,14 @@ function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at:
           level.page = Math.max(1, parseInteger(param, `${at}[${relation}][_page]`, 0));
           break;
         case '_search':
-          if (typeof param === 'string' && param !== '') level.search = param;
+          if (typeof param === 'string' && param !== '') level.search = searchTerm(param, `${at}[${relation}][_search]`);
           break;
         default:
           if (key.startsWith('_')) throw new InvalidQueryError(`Unknown deep parameter "${key}" in "${at}[${relation}]"`);
           children[key] = param;
       }
     }
-    if (Object.keys(children).length) level.deep = parseDeep(children, options, `${at}[${relation}]`);
+    if (Object.keys(children).length) level.deep = parseDeep(children, options, `${at}[${relation}]`, depth + 1);
     result[relation] = level;
   }
   return result;
@@ -150,8 +159,30 @@ function deepDepth(deep: Record<string, DeepQuery> | undefined): number {
   );
 }
 
+/** Relational depth of a path; `json(a.b, path)` counts the segments of its first argument (its JSON path not). */
+export function pathDepth(path: string): number {
+  const segments = splitFieldPath(path);
+  const last = segments[segments.length - 1]!;
+  if (!isJsonFunction(last)) return segments.length;
+  return segments.length - 1 + splitFieldPath(parseJsonFunction(last).field).length;
+}
+
+function checkJsonPaths(query: Query, max: number): void {
+  const calls = [...(query.fields ?? []).map((p) => splitFieldPath(p).pop()!), ...Object.values(query.alias ?? {})].filter(isJsonFunction);
+  for (const call of calls) {
+    const depth = jsonPathDepth(parseJsonFunction(call));
+    if (depth > max) throw new InvalidQueryError(`JSON path depth exceeds maximum allowed depth of ${max} (got ${depth})`);
+  }
+}
+
+/**
+ * MAX_RELATIONAL_DEPTH as Directus counts it: dot segments of each field and sort path, relational levels of the
+ * filter and of `deep` (its `_filter` keys not counted, the fields under them counted). An aggregate read selects
+ * no fields (its `groupBy` paths count instead), as in Directus.
+ */
 function checkDepth(query: Query, max: number): void {
-  const paths = [...(query.fields ?? []), ...(query.sort ?? []).map((s) => s.field), ...(query.groupBy ?? [])];
-  const deepest = Math.max(0, ...paths.map((p) => splitFieldPath(p).length), filterDepth(query.filter), deepDepth(query.deep));
+  const selected = query.groupBy ?? (query.aggregate && Object.keys(query.aggregate).length ? [] : (query.fields ?? []));
+  const paths = [...selected, ...(query.sort ?? []).map((s) => s.field)];
+  const deepest = Math.max(0, ...paths.map(pathDepth), filterDepth(query.filter), deepDepth(query.deep));
   if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
 }

@@ -69,6 +69,9 @@ export interface SortClause {
 
 export type MetaKind = 'total_count' | 'filter_count';
 
+/** A key as a client gives it: a value, or for a composite key its string form or an object of its columns. */
+export type KeyInput = string | number | Record<string, unknown>;
+
 export interface Query {
   /** Dot paths as written (`id`, `*`, `author.name`, `year(date)`); undefined = `*`. */
   fields?: string[];
@@ -81,8 +84,8 @@ export interface Query {
   page?: number;
   search?: string;
   meta?: MetaKind[];
-  /** SEARCH body `keys` / internal key lookups: read exactly these primary keys. */
-  keys?: (string | number)[];
+  /** SEARCH body `keys` / internal key lookups: read exactly these primary keys (composite keys: string or object form). */
+  keys?: KeyInput[];
   /** Per relational field (by response key, `item:<collection>` for m2a scopes): its sub-query and deeper levels. */
   deep?: Record<string, DeepQuery>;
   alias?: Record<string, string>;
@@ -90,7 +93,7 @@ export interface Query {
   groupBy?: string[];
 }
 
-/** `deep[<relation>]`: the sub-query of one relational level (reference §1.5). */
+/** `deep[<relation>]`: the sub-query of one relational level (Directus docs: Query parameters: deep). */
 export interface DeepQuery {
   filter?: FilterNode | null;
   sort?: SortClause[];

@@ -1,14 +1,14 @@
 /**
- * Bodies of item writes (reference §1.1) → what the writer needs. Pure: item payloads stay as the client sent them
+ * Bodies of item writes (Directus docs: Items) → what the writer needs. Pure: item payloads stay as the client sent them
  * (the mutation planner checks them against the schema); only the batch envelopes are checked here.
  * Failures are 400 INVALID_PAYLOAD with Directus's reasons.
  */
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import { parseQuery, type QueryParseOptions } from './parse-query.js';
-import type { Query } from './query.js';
+import type { KeyInput, Query } from './query.js';
 
 export type Payload = Record<string, unknown>;
-export type BodyKey = string | number;
+export type BodyKey = KeyInput;
 
 export type UpdateBody =
   /** An array of items, each with its key. */
@@ -87,7 +87,8 @@ function keysOrQuery(envelope: Payload, options: QueryParseOptions): DeleteBody 
 
 function keyArray(value: unknown, name: string): BodyKey[] {
   if (!Array.isArray(value)) throw new InvalidPayloadError(`"${name}" must be an array`);
-  const bad = value.findIndex((key) => typeof key !== 'string' && typeof key !== 'number');
-  if (bad !== -1) throw new InvalidPayloadError(`"${name}[${bad}]" must be a string or a number`);
+  // Objects name the columns of a composite key; whether a key fits the collection is the planner's to say.
+  const bad = value.findIndex((key) => typeof key !== 'string' && typeof key !== 'number' && !isPayload(key));
+  if (bad !== -1) throw new InvalidPayloadError(`"${name}[${bad}]" must be a string, a number or an object of key fields`);
   return value as BodyKey[];
 }

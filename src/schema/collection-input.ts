@@ -1,11 +1,10 @@
 /**
- * Bodies of POST /collections and PATCH /collections[/{c}] (reference §5.2) → checked input. Pure.
+ * Bodies of POST /collections and PATCH /collections[/{c}] (Directus docs: Collections) → checked input. Pure.
  */
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import { parseFieldCreate, type FieldInput } from './field-input.js';
 import {
   defined,
-  onlyKeys,
   optionalArray,
   optionalBoolean,
   optionalInteger,
@@ -27,21 +26,12 @@ export interface CollectionInput {
   fields?: FieldInput[];
 }
 
-const COLLECTION_KEYS = new Set(['collection', 'meta', 'schema', 'fields']);
-const SCHEMA_KEYS = new Set(['name', 'comment', 'schema', 'sql']);
-const META_KEYS = new Set([
-  'collection', 'system',
-  'icon', 'note', 'display_template', 'hidden', 'singleton', 'translations', 'archive_field', 'archive_app_filter',
-  'archive_value', 'unarchive_value', 'sort_field', 'accountability', 'color', 'item_duplication_fields', 'sort',
-  'group', 'collapse', 'preview_url', 'versioning',
-]);
 
 /** The prefix of Strata's own tables: user collections may not take it. */
 export const SYSTEM_PREFIX = 'service_';
 
 export function parseCollectionCreate(body: unknown): CollectionInput {
   const object = requireObject(body, 'Payload');
-  onlyKeys(object, COLLECTION_KEYS, '');
   if (object.collection === undefined) throw new InvalidPayloadError(`"collection" is required`);
   const collection = validName(object.collection, 'Collection');
   if (collection.toLowerCase().startsWith(SYSTEM_PREFIX)) throw new InvalidPayloadError(`Collections can't start with "${SYSTEM_PREFIX}"`);
@@ -49,7 +39,6 @@ export function parseCollectionCreate(body: unknown): CollectionInput {
   if (object.meta !== undefined) input.meta = object.meta === null ? null : parseCollectionMeta(requireObject(object.meta, '"meta"'), collection);
   if (object.schema !== undefined) {
     input.schema = object.schema === null ? null : requireObject(object.schema, '"schema"');
-    if (input.schema) onlyKeys(input.schema, SCHEMA_KEYS, 'schema.');
   }
   if (object.fields !== undefined && object.fields !== null) {
     if (!Array.isArray(object.fields)) throw new InvalidPayloadError(`"fields" must be an array`);
@@ -63,7 +52,7 @@ export function parseCollectionCreate(body: unknown): CollectionInput {
   return input;
 }
 
-/** PATCH /collections/{c}: only `meta` changes (reference §5.2); the rest of a collection object is ignored. */
+/** PATCH /collections/{c}: only `meta` changes (Directus docs: Collections); the rest of a collection object is ignored. */
 export function parseCollectionUpdate(body: unknown, collection: string): CollectionMetaInput | null | undefined {
   const object = requireObject(body, 'Payload');
   if (object.collection !== undefined && object.collection !== collection) {
@@ -74,7 +63,6 @@ export function parseCollectionUpdate(body: unknown, collection: string): Collec
 }
 
 export function parseCollectionMeta(meta: Body, collection: string): CollectionMetaInput {
-  onlyKeys(meta, META_KEYS, 'meta.');
   if (meta.collection !== undefined && meta.collection !== null && meta.collection !== collection) throw new InvalidPayloadError(`"meta.collection" must be "${collection}"`);
   const p = 'meta.';
   const bool = (key: string, fallback: boolean) => {

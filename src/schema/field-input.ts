@@ -1,13 +1,13 @@
 /**
- * Field bodies of POST /fields/{c} and PATCH /fields/{c}[/{f}] (reference §5.3) → a checked FieldInput. Pure: what
- * the body asks for, not yet compared with the database. `undefined` everywhere means "not given".
+ * Field bodies of POST /fields/{c} and PATCH /fields/{c}[/{f}] (Directus docs: Fields) → a checked FieldInput. Pure: what
+ * the body asks for, not yet compared with the database. `undefined` everywhere means "not given". Keys Strata
+ * does not read (at the top, in `meta`, in `schema`) are ignored, as Directus ignores them.
  */
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import type { FieldMeta, ServiceType } from './types.js';
 import {
   defined,
   isObject,
-  onlyKeys,
   optionalArray,
   optionalBoolean,
   optionalInteger,
@@ -20,7 +20,7 @@ import {
   type Body,
 } from './input-checks.js';
 
-/** Types a field can be created with: reference §6, less geometry (no GeoJSON support yet) and `unknown`. */
+/** Types a field can be created with: Directus docs: Field types, less geometry (no GeoJSON support yet) and `unknown`. */
 export const CREATABLE_TYPES: readonly ServiceType[] = [
   'string',
   'text',
@@ -75,18 +75,6 @@ export interface FieldInput {
   schema?: SchemaInput | null;
 }
 
-const FIELD_KEYS = new Set(['field', 'type', 'meta', 'schema', 'collection', 'name', 'children']);
-const META_KEYS = new Set([
-  'id', 'collection', 'field', 'system',
-  'special', 'interface', 'options', 'display', 'display_options', 'readonly', 'hidden', 'sort', 'width', 'translations',
-  'note', 'conditions', 'required', 'group', 'validation', 'validation_message', 'searchable',
-]);
-/** Every key of the schema object as GET returns it: a field read back can be sent back. Read-only ones are ignored. */
-const SCHEMA_KEYS = new Set([
-  'name', 'table', 'schema', 'data_type', 'default_value', 'max_length', 'numeric_precision', 'numeric_scale',
-  'is_generated', 'generation_expression', 'is_nullable', 'is_unique', 'is_indexed', 'is_primary_key',
-  'has_auto_increment', 'foreign_key_column', 'foreign_key_table', 'foreign_key_schema', 'comment',
-]);
 
 export function parseFieldCreate(body: unknown, collection: string): FieldInput {
   const input = parseField(requireObject(body, 'Payload'), collection);
@@ -109,7 +97,6 @@ export function parseFieldBatchItem(body: unknown, collection: string): FieldInp
 }
 
 function parseField(body: Body, collection: string): FieldInput {
-  onlyKeys(body, FIELD_KEYS, '');
   const field = validName(body.field, 'Field');
   if (body.collection !== undefined && body.collection !== collection) {
     throw new InvalidPayloadError(`"collection" must be "${collection}"`);
@@ -133,7 +120,6 @@ function parseField(body: Body, collection: string): FieldInput {
 }
 
 export function parseMeta(meta: Body, field: string): MetaInput {
-  onlyKeys(meta, META_KEYS, 'meta.');
   if (meta.field !== undefined && meta.field !== null && meta.field !== field) throw new InvalidPayloadError(`"meta.field" must be "${field}"`);
   const p = 'meta.';
   const translations = optionalArray(meta, 'translations', p);
@@ -164,7 +150,6 @@ function nonNull<T>(value: T | null | undefined, fallback: T): T | undefined {
 }
 
 function parseSchema(schema: Body): SchemaInput {
-  onlyKeys(schema, SCHEMA_KEYS, 'schema.');
   const p = 'schema.';
   const input = defined<SchemaInput>({
     max_length: optionalInteger(schema, 'max_length', p, 1, 65535),

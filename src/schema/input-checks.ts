@@ -19,12 +19,6 @@ export function requireObject(value: unknown, what: string): Body {
   return value;
 }
 
-/** Rejects keys outside `allowed` (ignored keys may be listed in `allowed` and simply not read). */
-export function onlyKeys(body: Body, allowed: ReadonlySet<string>, prefix: string): void {
-  for (const key of Object.keys(body)) {
-    if (!allowed.has(key)) throw new InvalidPayloadError(`"${prefix}${key}" is not allowed`);
-  }
-}
 
 /**
  * A collection or field name: letters, digits, `_` and `-` (not first), at most 63 bytes. Dots, colons and commas

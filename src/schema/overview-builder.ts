@@ -64,7 +64,9 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
     const meta = collectionMeta.get(table.name) ?? null;
     collections[table.name] = {
       collection: table.name,
-      primary: table.primary_key[0] ?? null,
+      // A composite key is never reduced to its first column: that addressed several rows as one.
+      primary: table.primary_key.length === 1 ? table.primary_key[0]! : null,
+      keyFields: [...table.primary_key],
       singleton: meta?.singleton ?? false,
       sortField: meta?.sort_field && meta.sort_field in fields ? meta.sort_field : null,
       fields,
@@ -77,7 +79,7 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
   }
   for (const [name, meta] of collectionMeta) {
     if (collections[name]) continue;
-    collections[name] = { collection: name, primary: null, singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false, links: {} };
+    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false, links: {} };
   }
 
   const relations = buildRelations(input.tables, input.relations);

@@ -36,6 +36,7 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_roles', field: 'policies', special: 'm2m' },
   { collection: 'service_policies', field: 'permissions', special: 'o2m' },
   { collection: 'service_policies', field: 'roles', special: 'm2m' },
+  { collection: 'service_policies', field: 'ip_access', special: 'cast-csv' },
   { collection: 'service_permissions', field: 'permissions', special: 'cast-json' },
   { collection: 'service_permissions', field: 'validation', special: 'cast-json' },
   { collection: 'service_permissions', field: 'presets', special: 'cast-json' },

@@ -3,7 +3,7 @@
  * service_* metadata). Built at start and after schema changes; immutable; never built on the request path.
  */
 
-/** Service data types (reference §6). */
+/** Service data types (Directus docs: Field types). */
 export type ServiceType =
   | 'bigInteger'
   | 'boolean'
@@ -25,7 +25,7 @@ export type ServiceType =
   | 'geometry'
   | 'unknown';
 
-/** One column as the database describes it: the spec's "field schema object". Vendor-neutral shape. */
+/** One column as the database describes it: the `schema` object of a field on the wire. Vendor-neutral shape. */
 export interface ColumnInfo {
   name: string;
   table: string;
@@ -133,8 +133,13 @@ export interface FieldOverview {
 
 export interface CollectionOverview {
   collection: string;
-  /** Primary key field name; composite or missing keys → the first key column, or null (such tables are read-only by key). */
+  /**
+   * Primary key field name when the key has exactly one column; null for composite keys and tables without one.
+   * Code that addresses rows by key goes through `keyFields` (plan/row-key.ts), which composite keys need.
+   */
   primary: string | null;
+  /** Every primary-key column, in key order (empty without a key). */
+  keyFields: string[];
   singleton: boolean;
   /** Sort field from meta, or null. */
   sortField: string | null;
@@ -151,7 +156,7 @@ export interface CollectionOverview {
 }
 
 /**
- * How a relational field reaches other rows (derived from RelationOverview; reference §5.4). m2m and m2a are o2m
+ * How a relational field reaches other rows (derived from RelationOverview; Directus docs: Relations). m2m and m2a are o2m
  * links to a junction whose rows link on (m2o / a2o) through `junctionField`.
  */
 export type RelationalLink =
@@ -183,7 +188,7 @@ export type RelationalLink =
       allowed: string[];
     };
 
-/** A relation (reference §5.4): the "many" side column holding the key. */
+/** A relation (Directus docs: Relations): the "many" side column holding the key. */
 export interface RelationOverview {
   collection: string;
   field: string;

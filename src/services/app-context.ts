@@ -7,6 +7,8 @@ import { resolveSecret } from '../config/secret-store.js';
 import { Database } from '../db/connection.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
 import { AccountabilityResolver } from '../auth/accountability-resolver.js';
+import { LoginLiveness } from '../auth/login-liveness.js';
+import { Sessions } from '../auth/sessions.js';
 import { SchemaStore } from '../schema/schema-store.js';
 import { AuthService } from './auth-service.js';
 import { bootstrap } from './bootstrap.js';
@@ -22,7 +24,8 @@ import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { TfaService } from './tfa-service.js';
 import { MeService } from './me-service.js';
-import { CHANNELS, LocalBus, type MessageBus } from '../bus/message-bus.js';
+import { DatabaseBus } from '../bus/database-bus.js';
+import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
 import { consume, createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
@@ -91,11 +94,16 @@ export async function createAppContext(config: Config, options: ContextOptions =
       passwordPolicy: () => settings.passwordPolicy(),
     });
     const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
-    const accountability = new AccountabilityResolver(db, secret);
+    const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
+    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
-    const bus: MessageBus = redis ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log) : new LocalBus();
+    const bus: MessageBus = redis ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log) : new DatabaseBus(db, config.noticePollMs, log);
+    if (bus instanceof DatabaseBus) {
+      await bus.start();
+      log.info(`No REDIS: other instances on this database learn of schema and permission changes within ${config.noticePollMs} ms (polled); set REDIS for instant notices`);
+    }
     // Another instance changed the schema or permissions: catch up (reloads run one at a time, in order).
     let reloading = Promise.resolve();
     await bus.subscribe(CHANNELS.schema, () => {
@@ -105,6 +113,12 @@ export async function createAppContext(config: Config, options: ContextOptions =
       accountability.clear();
       permissions.clear();
     });
+    await bus.subscribe(CHANNELS.logins, (notice) => {
+      // Redis carries the login; the database's change counters only say that some login ended.
+      if (typeof notice.family === 'string') logins.forget(notice.family);
+      else logins.recheck();
+    });
+    logins.announce = (family) => bus.publish(CHANNELS.logins, { family });
 
     const schemaChanged = async () => {
       const overview = await schema.load();
@@ -115,7 +129,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions.clear();
       await bus.publish(CHANNELS.permissions, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, shared: redis !== null, reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;
@@ -134,7 +148,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings,
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'), async (key) => {
         if (rateLimiters.login) await consume(rateLimiters.login, key);
-      }),
+      }, logins),
       accountability,
       permissions,
       tfa: new TfaService(db, 'Strata'),

@@ -1,5 +1,5 @@
 /**
- * Login, refresh and logout in the three modes of reference §3.2 — json (tokens in the body), cookie (refresh
+ * Login, refresh and logout in the three modes of Directus docs: Authentication — json (tokens in the body), cookie (refresh
  * token in an httpOnly cookie), session (a session JWT in an httpOnly cookie) — with two-factor codes, IP
  * allow-lists and suspension after too many failed logins. Cookies are described here and set by the route.
  */
@@ -7,7 +7,8 @@ import { AccessTokens, looksLikeJwt } from '../auth/access-tokens.js';
 import { allowList, ipAllowed } from '../auth/ip-allow-list.js';
 import type { LoginAttempts } from '../auth/login-attempts.js';
 import { verifyPassword } from '../auth/passwords.js';
-import { Sessions } from '../auth/sessions.js';
+import type { LoginLiveness } from '../auth/login-liveness.js';
+import { newFamily, Sessions } from '../auth/sessions.js';
 import { otpValid } from '../auth/tfa.js';
 import { loadUserAccountability, type UserAccountability } from '../auth/user-accountability.js';
 import type { CookieConfig } from '../config/auth-config.js';
@@ -55,6 +56,8 @@ export class AuthService {
     private readonly attempts: LoginAttempts,
     /** Takes a point of the login limiter for `<email>|<ip>` (429 over it); REST and GraphQL logins alike. */
     private readonly throttle: (key: string) => Promise<void> = async () => {},
+    /** Ends logins on logout, on every instance. */
+    private readonly logins: LoginLiveness | null = null,
   ) {
     this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs);
     this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs);
@@ -95,7 +98,8 @@ export class AuthService {
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
 
     await this.db.knex('service_users').update({ last_access: new Date() }).where('id', user.id);
-    return this.issue(accountability, mode, await this.sessions.create(String(user.id), this.ttl(mode), client));
+    const family = newFamily();
+    return this.issue(accountability, mode, await this.sessions.create(String(user.id), this.ttl(mode), client, family), family);
   }
 
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
@@ -111,14 +115,21 @@ export class AuthService {
     const grace = mode === 'session' ? this.config.auth.sessionRefreshGracePeriodMs : 0;
     const rotated = await this.sessions.rotate(raw, this.ttl(mode), grace, client);
     if (!rotated) throw new InvalidCredentialsError();
-    return this.issue(accountability, mode, rotated.token);
+    return this.issue(accountability, mode, rotated.token, rotated.family);
   }
 
   /** Ends the session; both cookies are cleared whatever the mode. */
   async logout(body: Record<string, unknown>, cookies: Record<string, string | undefined>): Promise<CookieChange[]> {
     const mode = modeOf(body.mode, typeof body.refresh_token === 'string' ? 'json' : cookies[this.config.auth.sessionCookie.name] ? 'session' : 'cookie');
     const raw = this.tokenFrom(body, cookies, mode);
-    await this.sessions.remove(raw);
+    const family = (await this.sessions.find(raw))?.family ?? null;
+    if (family) {
+      // Every session of the login, and every access token issued for it, ends now.
+      await this.sessions.removeFamily(family);
+      await this.logins?.end(family);
+    } else {
+      await this.sessions.remove(raw);
+    }
     return [this.clear(this.config.auth.refreshCookie), this.clear(this.config.auth.sessionCookie)];
   }
 
@@ -139,13 +150,13 @@ export class AuthService {
     return raw;
   }
 
-  private issue(accountability: UserAccountability, mode: AuthMode, sessionToken: string): AuthResult {
+  private issue(accountability: UserAccountability, mode: AuthMode, sessionToken: string, family: string | null): AuthResult {
     const claims = { id: accountability.user!, role: accountability.role, admin_access: accountability.admin, app_access: accountability.app };
     if (mode === 'session') {
       const { token, expires } = this.sessionTokens.issue({ ...claims, session: sessionToken });
       return { data: { expires }, cookies: [{ cookie: this.config.auth.sessionCookie, value: token, maxAgeMs: this.config.auth.sessionCookieTtlMs }] };
     }
-    const { token, expires } = this.accessTokens.issue(claims);
+    const { token, expires } = this.accessTokens.issue(family ? { ...claims, sid: family } : claims);
     if (mode === 'cookie') {
       return { data: { access_token: token, expires }, cookies: [{ cookie: this.config.auth.refreshCookie, value: sessionToken, maxAgeMs: this.config.auth.refreshTokenTtlMs }] };
     }

@@ -1,6 +1,6 @@
 /**
  * /collections: list and read collection objects; create a collection (table, fields and metadata at once, or a
- * folder without a table), change its meta, delete it with everything that names it (reference §5.2).
+ * folder without a table), change its meta, delete it with everything that names it (Directus docs: Collections).
  */
 import type { SchemaDdl } from '../db/schema-ddl.js';
 import { collectionForbidden, InvalidPayloadError } from '../errors/catalogue.js';
@@ -23,7 +23,7 @@ export interface CollectionsServiceDeps {
   ddl: SchemaDdl;
 }
 
-/** Directus's key for a collection created without fields (reference §5.2). */
+/** Directus's key for a collection created without fields (Directus docs: Collections). */
 const DEFAULT_KEY: FieldInput = {
   field: 'id',
   type: 'integer',

@@ -38,10 +38,12 @@ const TYPE_FLAGS: Record<string, ServiceType> = {
  * The special flags a field of `type` should carry, given `flags` (as sent, or kept from before). When the flags
  * are kept from a field whose type changes (`inherited`), flags that would make it read as another type go. The
  * flag its type needs comes in (uuid only where the column type alone does not say uuid). null = no flags.
+ * `csv` is the exception, as in Directus: its column is text, and only a `cast-csv` flag sent with it makes the
+ * values lists; without one the field is (and reads back as) plain text, filtered as text.
  */
 export function specialFor(type: ServiceType, flags: string[] | null, nativeUuid: boolean, options: { inherited?: boolean; aliasSpecial?: string } = {}): string[] | null {
   const kept = (flags ?? []).filter((flag) => !options.inherited || !(flag in TYPE_FLAGS) || TYPE_FLAGS[flag] === type);
-  const needed = type === 'csv' ? 'cast-csv' : type === 'hash' ? 'hash' : type === 'uuid' && !nativeUuid ? 'uuid' : options.aliasSpecial;
+  const needed = type === 'hash' ? 'hash' : type === 'uuid' && !nativeUuid ? 'uuid' : options.aliasSpecial;
   if (needed && !kept.includes(needed)) kept.push(needed);
   return kept.length ? kept : flags && flags.length === 0 ? flags : null;
 }

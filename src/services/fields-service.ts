@@ -1,5 +1,5 @@
 /**
- * /fields: list and read field objects; create, change and delete fields (reference §5.3). Every change goes
+ * /fields: list and read field objects; create, change and delete fields (Directus docs: Fields). Every change goes
  * through SchemaChanges (one at a time, atomic where the database allows, schema reloaded after).
  */
 import { collectionForbidden, fieldForbidden, InvalidPayloadError } from '../errors/catalogue.js';

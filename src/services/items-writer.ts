@@ -19,6 +19,7 @@ import { lengthProblem } from '../plan/write-values.js';
 import type { Query } from '../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
 import type { SchemaOverview } from '../schema/types.js';
+import { hasCompositeKey, keyFieldsOf, keyOfValues, parseKey } from '../plan/row-key.js';
 import { compileFirstKey } from '../sql/write-compiler.js';
 import type { ItemsService, StageMarks } from './items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
@@ -183,7 +184,7 @@ export class ItemsWriter {
     let plan: MutationPlan;
     if (body.kind === 'batch') {
       await this.checkSystemPayloads(collection, body.items, true, ctx);
-      plan = planUpdate(collection, body.items.map((payload) => ({ key: payload[target.primary!], payload })), true, ctx);
+      plan = planUpdate(collection, body.items.map((payload) => ({ key: keyOfValues(target, payload) ?? undefined, payload })), true, ctx);
     } else {
       await this.checkSystemPayloads(collection, [body.data], false, ctx);
       const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
@@ -202,12 +203,11 @@ export class ItemsWriter {
   async upsertSingleton(collection: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
     const ctx = await this.context(accountability, options);
     const target = writableCollection(collection, ctx);
-    const { sql, params } = compileFirstKey(target.schema!.name, target.fields[target.primary!]!, { sql: this.deps.db.dialect.sql, write: this.deps.db.dialect.write });
+    const keyFields = keyFieldsOf(target);
+    const { sql, params } = compileFirstKey(target.schema!.name, hasCompositeKey(target) ? keyFields : keyFields[0]!, { sql: this.deps.db.dialect.sql, write: this.deps.db.dialect.write });
     const [existing] = await this.deps.db.query(sql, params);
-    const plan =
-      existing && existing.key !== null && existing.key !== undefined
-        ? planUpdate(collection, [{ key: existing.key, payload }], false, ctx)
-        : planCreate(collection, [payload], false, ctx);
+    const key = !existing ? null : hasCompositeKey(target) ? parseKey(target, Object.fromEntries(target.keyFields.map((name, i) => [name, existing[`key${i}`]]))) : existing.key;
+    const plan = key !== null && key !== undefined ? planUpdate(collection, [{ key, payload }], false, ctx) : planCreate(collection, [payload], false, ctx);
     marks.mark('plan');
     await this.execute(plan, ctx);
     marks.mark('write');
@@ -275,11 +275,11 @@ export class ItemsWriter {
    * the default limit: update and delete by query touch at most QUERY_LIMIT_DEFAULT items unless `limit` says more).
    */
   private async keysByQuery(collection: string, query: Query, accountability: Accountability, options: WriteOptions): Promise<Key[]> {
-    const primary = this.deps.schema().collections[collection]!.primary!;
-    const body = await this.deps.items.readMany(collection, { ...query, fields: [primary], meta: undefined }, accountability, NO_MARKS, { system: options.system });
+    const target = this.deps.schema().collections[collection]!;
+    const body = await this.deps.items.readMany(collection, { ...query, fields: [...target.keyFields], meta: undefined }, accountability, NO_MARKS, { system: options.system });
     const data = (JSON.parse(body) as { data: Record<string, Key>[] | Record<string, Key> | null }).data;
     const rows = Array.isArray(data) ? data : data ? [data] : [];
-    return rows.map((row) => row[primary]!).filter((key) => key !== null && key !== undefined);
+    return rows.map((row) => keyOfValues(target, row)).filter((key): key is Key => key !== null && key !== undefined);
   }
 
   private readKey(collection: string, key: Key, query: Query, accountability: Accountability, options: WriteOptions): Promise<WriteResult> {

@@ -1,5 +1,5 @@
 /**
- * What the caller may do, as the introspection endpoints report it (reference §4.5): `/permissions/me`,
+ * What the caller may do, as the introspection endpoints report it (Directus docs: Access control): `/permissions/me`,
  * `/policies/me/globals`. Computed from the same permission sets the planner uses.
  */
 import type { Database } from '../db/connection.js';

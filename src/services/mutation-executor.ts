@@ -14,6 +14,7 @@ import { translateFailure, type DatabaseFailure, type WriteTarget } from '../err
 import type { ChildWrites, DeletePlan, Key, RowWrite } from '../plan/mutation-plan.js';
 import { resolveUpsert, type WriteContext } from '../plan/mutation-planner.js';
 import type { PlannedFilter } from '../plan/read-plan.js';
+import { hasCompositeKey, keyFieldsOf, keyOfValues, keyParts, parseKey } from '../plan/row-key.js';
 import { coerceKey } from '../plan/value-coercion.js';
 import { checkField, rulesFor } from '../plan/write-rules.js';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
@@ -25,6 +26,8 @@ import {
   compileInserts,
   compileKeyLookups,
   compileUpdates,
+  type KeyColumns,
+  type KeyValue,
   type WriteHooks,
 } from '../sql/write-compiler.js';
 
@@ -39,8 +42,20 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   return groups;
 }
 
-function primaryOf(collection: CollectionOverview): FieldOverview {
-  return collection.fields[collection.primary!]!;
+/** The column(s) rows of `collection` are addressed by: every column of a composite key. */
+function keyColumnsOf(collection: CollectionOverview): KeyColumns {
+  return hasCompositeKey(collection) ? keyFieldsOf(collection) : keyFieldsOf(collection)[0]!;
+}
+
+/** Keys as the write compiler binds them: values, or tuples of a composite key's column values. */
+function keyValuesOf(collection: CollectionOverview, keys: readonly Key[]): KeyValue[] {
+  return hasCompositeKey(collection) ? keys.map((key) => keyParts(collection, key)) : [...keys];
+}
+
+/** The key of a row a lookup returned (`key`, or `key0`, `key1`, ... for a composite key). */
+function keyOfLookup(collection: CollectionOverview, row: Record<string, unknown>): Key | null {
+  if (!hasCompositeKey(collection)) return coerceKey(keyFieldsOf(collection)[0]!, row.key);
+  return parseKey(collection, Object.fromEntries(collection.keyFields.map((name, i) => [name, row[`key${i}`]])));
 }
 
 /** Database-assigned keys ascend in insertion order; comparing them as integers maps them back to the rows. */
@@ -84,8 +99,7 @@ export class MutationExecutor {
     if (keys.length === 0) return;
     const existing = await this.existingKeys(collection, keys, rulesFor(this.ctx, collection, 'delete')?.filter);
     if (existing.size < keys.length || [...existing.values()].some((allowed) => !allowed)) throw new ForbiddenError();
-    const primary = primaryOf(collection);
-    for (const statement of compileDeletes(collection.schema!.name, primary, keys, this.hooks)) {
+    for (const statement of compileDeletes(collection.schema!.name, keyColumnsOf(collection), keyValuesOf(collection, keys), this.hooks)) {
       await this.run(statement, { collection, rows: [] }, true);
     }
   }
@@ -95,12 +109,13 @@ export class MutationExecutor {
    * (a caller's item rule; none = every row).
    */
   async existingKeys(collection: CollectionOverview, keys: readonly Key[], guard?: PlannedFilter | null): Promise<Map<string, boolean>> {
-    const primary = primaryOf(collection);
+    const columns = keyColumnsOf(collection);
+    const values = keyValuesOf(collection, keys);
     const found = new Map<string, boolean>();
     const table = collection.schema!.name;
-    const statements = guard ? compileGuardedKeyLookups(table, primary, keys, guard, this.hooks) : compileKeyLookups(table, primary, keys, this.hooks);
+    const statements = guard ? compileGuardedKeyLookups(table, columns, values, guard, this.hooks) : compileKeyLookups(table, columns, values, this.hooks);
     for (const statement of statements) {
-      for (const row of await this.run(statement, null)) found.set(String(coerceKey(primary, row.key)), !guard || Number(row.allowed) === 1);
+      for (const row of await this.run(statement, null)) found.set(String(keyOfLookup(collection, row)), !guard || Number(row.allowed) === 1);
     }
     return found;
   }
@@ -114,6 +129,8 @@ export class MutationExecutor {
     const errors: ServiceError[] = [];
     for (const group of groupBy(keyed, (row) => row.collection.collection).values()) {
       const collection = group[0]!.collection;
+      // A composite-key child named without its parent's key column learns it from the parent (writeChildren).
+      if (hasCompositeKey(collection)) for (const row of group) row.key ??= this.compositeKey(row);
       const keys = [...new Map(group.map((row) => [String(row.key), row.key!])).values()];
       const guard = this.ctx.accountability.admin ? null : (this.ctx.access?.rules(collection, 'update')?.filter ?? null);
       const existing = await this.existingKeys(collection, keys, guard);
@@ -147,10 +164,10 @@ export class MutationExecutor {
    * database returns them in. Keys from other column defaults are read one row at a time.
    */
   private async insertRows(rows: RowWrite[]): Promise<void> {
+    for (const row of rows) if (row.key === null && hasCompositeKey(row.collection)) row.key = keyOfValues(row.collection, row.values) ?? null;
     const groups = groupBy(rows, (row) => `${row.collection.collection}\u0000${row.key === null ? '' : 'k'}\u0000${Object.keys(row.values).sort().join('\u0000')}`);
     for (const group of groups.values()) {
       const collection = group[0]!.collection;
-      const primary = primaryOf(collection);
       const columns = Object.keys(group[0]!.values).map((name) => collection.fields[name]!);
       const values = group.map((row) => row.values);
       const table = collection.schema!.name;
@@ -159,6 +176,18 @@ export class MutationExecutor {
         for (const statement of compileInserts(table, columns, values, this.hooks, null)) await this.run(statement, target);
         continue;
       }
+      if (hasCompositeKey(collection)) {
+        // Some key column is filled by the database (a default or an auto-increment part): each row returns its key.
+        for (const row of group) {
+          const [statement] = compileInserts(table, columns, [row.values], this.hooks, keyFieldsOf(collection));
+          const [returned] = await this.run(statement!, { collection, rows: [row.values] });
+          const key = returned ? keyOfValues(collection, returned) : null;
+          if (key === null || key === undefined) throw new Error(`The database returned no key for ${table}`);
+          row.key = key;
+        }
+        continue;
+      }
+      const primary = keyFieldsOf(collection)[0]!;
       if (!primary.schema?.has_auto_increment) {
         for (const row of group) {
           const [statement] = compileInserts(table, columns, [row.values], this.hooks, primary);
@@ -177,6 +206,15 @@ export class MutationExecutor {
     }
   }
 
+  /** A composite-key row's key from its values; one missing a key column the database does not fill is refused. */
+  private compositeKey(row: RowWrite): Key {
+    const key = keyOfValues(row.collection, row.values);
+    if (key === null || key === undefined) {
+      throw new InvalidPayloadError(`An item of "${row.collection.collection}" is named by all of its key fields (${row.collection.keyFields.join(', ')})`);
+    }
+    return key;
+  }
+
   private returnedKey(primary: FieldOverview, value: unknown): Key {
     const key = coerceKey(primary, value);
     if (key === null) throw new Error(`The database returned no key for ${primary.field}`);
@@ -191,7 +229,7 @@ export class MutationExecutor {
       const collection = group[0]!.collection;
       const values = Object.entries(group[0]!.values).map(([name, value]) => [collection.fields[name]!, value] as [FieldOverview, unknown]);
       const keys = group.map((row) => row.key!);
-      for (const statement of compileUpdates(collection.schema!.name, values, primaryOf(collection), keys, this.hooks)) {
+      for (const statement of compileUpdates(collection.schema!.name, values, keyColumnsOf(collection), keyValuesOf(collection, keys), this.hooks)) {
         await this.run(statement, { collection, rows: [group[0]!.values] });
       }
     }
@@ -223,7 +261,7 @@ export class MutationExecutor {
       const existing = await this.existingKeys(set.related, keys, rulesFor(this.ctx, set.related, 'update')?.filter);
       if (existing.size < keys.length || [...existing.values()].some((allowed) => !allowed)) throw new ForbiddenError();
       const fk = set.related.fields[set.link.relatedField]!;
-      for (const statement of compileUpdates(set.related.schema!.name, [[fk, parentKey]], primaryOf(set.related), keys, this.hooks)) {
+      for (const statement of compileUpdates(set.related.schema!.name, [[fk, parentKey]], keyColumnsOf(set.related), keyValuesOf(set.related, keys), this.hooks)) {
         await this.run(statement, { collection: set.related, rows: [{ [fk.field]: parentKey }] });
       }
     }
@@ -236,14 +274,15 @@ export class MutationExecutor {
   private async deselect(sets: { parentKey: Key; set: ChildWrites }[]): Promise<void> {
     for (const group of groupBy(sets, ({ set }) => `${set.related.collection}\u0000${set.link.relatedField}`).values()) {
       const { related, link } = group[0]!.set;
-      const primary = primaryOf(related);
       const fk = related.fields[link.relatedField]!;
       const current = new Map<string, Key[]>();
       const parents = [...new Map(group.map(({ parentKey }) => [String(parentKey), parentKey])).values()];
-      for (const statement of compileChildLookups(related.schema!.name, primary, fk, parents, this.hooks)) {
+      for (const statement of compileChildLookups(related.schema!.name, keyColumnsOf(related), fk, parents, this.hooks)) {
         for (const row of await this.run(statement, null)) {
           const parent = String(row.parent);
-          current.set(parent, [...(current.get(parent) ?? []), this.returnedKey(primary, row.key)]);
+          const key = keyOfLookup(related, row);
+          if (key === null) throw new Error(`A row of ${related.collection} has no key`);
+          current.set(parent, [...(current.get(parent) ?? []), key]);
         }
       }
       const dropped = new Map<string, Key>();
@@ -264,8 +303,8 @@ export class MutationExecutor {
       const keys = [...dropped.values()];
       const statements =
         link.deselectAction === 'delete'
-          ? compileDeletes(related.schema!.name, primary, keys, this.hooks)
-          : compileUpdates(related.schema!.name, [[fk, null]], primary, keys, this.hooks);
+          ? compileDeletes(related.schema!.name, keyColumnsOf(related), keyValuesOf(related, keys), this.hooks)
+          : compileUpdates(related.schema!.name, [[fk, null]], keyColumnsOf(related), keyValuesOf(related, keys), this.hooks);
       for (const statement of statements) await this.run(statement, { collection: related, rows: [{ [fk.field]: null }] }, link.deselectAction === 'delete');
     }
   }
@@ -289,7 +328,7 @@ export class MutationExecutor {
       const failed = this.dialect.translateError(error);
       if (!failed || !target) throw error;
       if (failed.kind === 'foreign_key' && !failed.column) {
-        if (deleting) Object.assign(failed, { column: target.collection.primary, referenced: true });
+        if (deleting) Object.assign(failed, { column: target.collection.keyFields[0] ?? null, referenced: true });
         else failed.column = await this.missingReference(target);
       }
       if (failed.kind === 'unique' && failed.value === null && failed.column) failed.value = await this.duplicateValue(target, failed.column);

@@ -1,7 +1,7 @@
 /**
  * /relations: list and read relations; create one (its service_relations row and, unless `schema` is null, the
- * foreign key with its actions), change its meta or foreign key, delete it with its foreign key (reference §5.4,
- * §0.6). m2m and m2a are built the Directus way: a junction collection with two relations.
+ * foreign key with its actions), change its meta or foreign key, delete it with its foreign key (Directus docs: Relations,
+ * API reference). m2m and m2a are built the Directus way: a junction collection with two relations.
  */
 import { countOrphans } from '../db/column-checks.js';
 import { constraintName } from '../db/ddl-names.js';
@@ -156,6 +156,10 @@ export class RelationsService {
   /** The foreign key of an m2o relation: checked against the data first, so a refusal names the reason. */
   private planForeignKey(plan: SchemaChangePlan, schema: SchemaOverview, column: FieldOverview, collection: string, related: string, input: RelationInput): void {
     const one = schema.collections[related]!;
+    if (one.keyFields.length > 1) {
+      // A foreign key to it would need all of its columns: relations of several columns are not supported yet.
+      throw new InvalidPayloadError(`Collection "${related}" has a composite primary key (${one.keyFields.join(', ')}); relations to it are not supported`);
+    }
     const target = one.primary ? one.fields[one.primary] : undefined;
     if (!target?.schema) throw new InvalidPayloadError(`Collection "${related}" has no primary key to relate to`);
     const from = storageOfField(column.type, column.schema!.max_length);

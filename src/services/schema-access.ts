@@ -1,6 +1,6 @@
 /**
  * Who may see and manage the schema. Changes are for admins only. Reads of /collections, /fields and /relations
- * (reference §0.7, §4.2, §5.2–5.4) are open to users with app access, or with read permission on the metadata
+ * (Directus docs: API reference, Access control, Collections) are open to users with app access, or with read permission on the metadata
  * collection itself (service_collections, service_fields, service_relations), and show only what they may read:
  * collections with at least one read rule (and the folders that group them), fields in their read field sets,
  * relations whose collections and fields are all visible. Anyone else gets 403.

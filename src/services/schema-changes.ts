@@ -55,8 +55,8 @@ export interface SchemaChangeLog {
 export interface SchemaChangeHooks {
   /** The schema overview as it is now. */
   current(): SchemaOverview;
-  /** Other instances may change the schema too (they share a bus): reload the overview before each change. */
-  shared: boolean;
+  /** Whether another instance may have changed the schema since this one loaded it: then it reloads before a change. */
+  stale(): Promise<boolean>;
   /** Reloads the overview from the database (without announcing anything). */
   reload(): Promise<SchemaOverview>;
   /** Reloads the overview after a change, and tells the other instances. */
@@ -87,7 +87,7 @@ export class SchemaChanges {
   }
 
   private async apply<T>(build: ChangeBuilder<T>): Promise<T> {
-    const schema = this.hooks.shared ? await this.hooks.reload() : this.hooks.current();
+    const schema = (await this.hooks.stale()) ? await this.hooks.reload() : this.hooks.current();
     const { plan, result } = await build(schema);
     if (plan.empty) return result;
     let failed = false;

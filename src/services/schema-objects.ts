@@ -1,5 +1,5 @@
 /**
- * The wire shapes of /fields, /collections and /relations (spec "Field object"; reference §5.2–5.4), made from the
+ * The wire shapes of /fields, /collections and /relations (Directus docs: Collections), made from the
  * schema overview.
  */
 import type { CollectionOverview, ColumnInfo, FieldMeta, FieldOverview, RelationOverview, ServiceType } from '../schema/types.js';

@@ -1,5 +1,5 @@
 /**
- * What writes to the system collections need beyond the items semantics (reference §4.1, §5.1): payload checks
+ * What writes to the system collections need beyond the items semantics (Directus docs: Access control, Users, roles and policies): payload checks
  * the schema cannot express (a permission's `action` and `collection`), the last active admin kept (checked inside
  * the write's transaction, so a refused write leaves nothing behind), and caches dropped once a write that changes
  * who may do what has committed (permissions, accountabilities — here and, through the bus, on other instances).

@@ -1,4 +1,4 @@
-/** Two-factor setup for the signed-in user (reference §3.4): generate (password re-checked), enable, disable. */
+/** Two-factor setup for the signed-in user (Directus docs: Authentication): generate (password re-checked), enable, disable. */
 import { verifyPassword } from '../auth/passwords.js';
 import { newTfaSecret, otpValid } from '../auth/tfa.js';
 import type { Database } from '../db/connection.js';
@@ -29,7 +29,8 @@ export class TfaService {
     const otp = required(body, 'otp');
     const row = await this.user(user);
     if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
-    if (!otpValid(secret, otp)) throw new InvalidOtpError();
+    // Directus 11 answers a wrong code here as a bad payload (401 would make SDKs refresh their token and retry).
+    if (!otpValid(secret, otp)) throw new InvalidPayloadError('"otp" is invalid');
     await this.db.knex('service_users').update({ tfa_secret: secret }).where('id', row.id);
   }
 

@@ -6,7 +6,6 @@
 import type { AggregatePlan, PlannedAggregate, ReadPlan } from '../plan/read-plan.js';
 import type { SqlDialect } from './dialect-hooks.js';
 import { compileOperand } from './operand-compiler.js';
-import { ROW_NUMBER } from './nested-list.js';
 import type { Statement } from './statement.js';
 
 export function compileAggregate(plan: ReadPlan, aggregate: AggregatePlan, st: Statement, row: string, where: string): string {
@@ -15,25 +14,20 @@ export function compileAggregate(plan: ReadPlan, aggregate: AggregatePlan, st: S
   const { groups, aggregates } = aggregate;
 
   const values = [
-    ...groups.map((g, i) => `${compileOperand(g.operand, st, row, true)} as ${q(`g${i}`)}`),
-    ...aggregates.flatMap((a, i) => (a.operand ? [`${compileOperand(a.operand, st, row, a.fn === 'min' || a.fn === 'max')} as ${q(`v${i}`)}`] : [])),
+    ...groups.map((g, i) => `${compileOperand(g.operand, st, row, 'compare')} as ${q(`g${i}`)}`),
+    ...aggregates.flatMap((a, i) => (a.operand ? [`${compileOperand(a.operand, st, row, a.fn === 'min' || a.fn === 'max' ? 'compare' : 'raw')} as ${q(`v${i}`)}`] : [])),
   ];
   const rows = `select ${values.length ? values.join(', ') : `1 as ${q('one')}`} from ${q(plan.table)} as ${row}${where}`;
 
   const grouped = st.alias();
   const groupColumns = groups.map((_, i) => `${grouped}.${q(`g${i}`)}`);
   const aggregateExpressions = aggregates.map((a, i) => aggregateExpression(a, `${grouped}.${q(`v${i}`)}`));
+  const terms = aggregate.sort.map((s) => ({ column: s.target === 'group' ? `g${s.index}` : `a${s.index}`, descending: s.descending }));
+  const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
   const order = aggregate.sort
-    .map((s) => `${s.target === 'group' ? groupColumns[s.index] : aggregateExpressions[s.index]} ${s.descending ? 'desc' : 'asc'}${d.nullsOrder(s.descending)}`)
+    .map((s) => `${s.target === 'group' ? groupColumns[s.index] : aggregateExpressions[s.index]} ${direction(s.descending)}`)
     .join(', ');
-  const rowNumber = q(ROW_NUMBER);
-  const selected = [
-    ...groupColumns.map((c, i) => `${c} as ${q(`g${i}`)}`),
-    ...aggregateExpressions.map((e, i) => `${e} as ${q(`a${i}`)}`),
-    // Without groups there is one row. MariaDB 10.11 reads min/max as null when a window function sits beside
-    // them and another aggregate over a merged derived table, so the window is only used where it is needed.
-    `${groups.length ? `row_number() over (${order ? `order by ${order}` : ''})` : '1'} as ${rowNumber}`,
-  ];
+  const selected = [...groupColumns.map((c, i) => `${c} as ${q(`g${i}`)}`), ...aggregateExpressions.map((e, i) => `${e} as ${q(`a${i}`)}`)];
   const window = groups.length ? d.limitOffset(plan.limit, plan.offset, (v) => st.param(v)) : '';
   const reduced = `select ${selected.join(', ')} from (${rows}) as ${grouped}${groups.length ? ` group by ${groupColumns.join(', ')}` : ''}${order ? ` order by ${order}` : ''}${window}`;
 
@@ -42,7 +36,9 @@ export function compileAggregate(plan: ReadPlan, aggregate: AggregatePlan, st: S
     ...groups.map((g, i) => ({ path: g.path, expression: d.wireValue(`${out}.${q(`g${i}`)}`, g.field) })),
     ...aggregates.map((a, i) => ({ path: a.path, expression: aggregateWire(d, a, `${out}.${q(`a${i}`)}`) })),
   ]);
-  return `(select ${d.jsonArrayText(object, `${out}.${rowNumber}`)} from (${reduced}) as ${out})`;
+  // The kept groups are ordered again by their own columns in the JSON aggregate (only those rows are sorted).
+  const outerOrder = terms.map((t) => `${out}.${q(t.column)} ${direction(t.descending)}`).join(', ');
+  return `(select ${d.jsonArrayText(object, outerOrder)} from (${reduced}) as ${out})`;
 }
 
 function aggregateExpression(a: PlannedAggregate, value: string): string {

@@ -3,7 +3,9 @@
  * itself names no vendor.
  */
 import type { DatePart } from '../plan/read-plan.js';
+import type { JsonPathSegment } from '../request/json-path.js';
 import type { FieldOverview } from '../schema/types.js';
+import type { SortTerm } from './nested-list.js';
 
 /** The rows of a related level gathered into a JSON array (one parent's o2m list). */
 export interface NestedList {
@@ -15,12 +17,14 @@ export interface NestedList {
   from: string;
   /** Join to the parent AND the level's filter. */
   where: string;
-  /** '' = no order. */
-  orderBy: string;
+  /** [] = no order. */
+  sort: SortTerm[];
   limit: number | null;
   offset: number;
   /** The alias's columns `element` reads, for dialects that go through a derived table. */
   columns: string[];
+  /** The related table's primary key (column and field), for dialects that gather the kept keys first. */
+  key: { column: string; field: FieldOverview } | null;
   param: (value: unknown) => string;
 }
 
@@ -28,10 +32,26 @@ export interface SqlDialect {
   quote(identifier: string): string;
   /** Placeholder for the n-th (1-based) bound parameter. */
   placeholder(index: number): string;
+  /** Most parameters one statement may bind (the driver's limit). */
+  maxParameters: number;
+  /**
+   * `column [not] in (...)` for a list too long to bind value by value (one parameter holding the whole list), or
+   * null where the driver takes any number of values.
+   */
+  listMembership(column: string, values: unknown[], negate: boolean, param: (value: unknown) => string): string | null;
   /** A logical value (see plan/value-coercion.ts) → what the driver binds for a column of this field. */
   bind(field: FieldOverview, value: unknown): unknown;
   /** The column as it is compared (a dialect whose columns may hold dates in several forms normalises them here). */
   comparable(column: string, field: FieldOverview): string;
+  /**
+   * The column as it is sorted: as stored wherever the type has an order, so that an index on it serves the sort.
+   */
+  sortable(column: string, field: FieldOverview): string;
+  /**
+   * A looser condition on the column as stored, implied by the exact comparison `operator` with these (bound)
+   * values, that an index can serve; null where the exact comparison is already indexable (or nothing is).
+   */
+  indexableBound?(column: string, field: FieldOverview, operator: string, values: unknown[], param: (value: unknown) => string): string | null;
   /** The column as text, for LIKE on non-text types. */
   asText(column: string): string;
   /** Suffix after a LIKE pattern that uses `\` as the escape character ('' where that is the default). */
@@ -40,12 +60,10 @@ export interface SqlDialect {
   wireValue(column: string, field: FieldOverview): string;
   /** JSON object from [key, expression] pairs. */
   jsonObject(pairs: [string, string][]): string;
-  /** JSON array aggregate of `expression` ordered by `orderBy`, '[]' when there are no rows, as text. */
+  /** JSON array aggregate of `expression` ordered by `orderBy` ('' = unordered), '[]' when there are no rows, as text. */
   jsonArrayText(expression: string, orderBy: string): string;
   /** A JSON object expression as text. */
   jsonText(expression: string): string;
-  /** Null ordering that makes NULL the smallest value. */
-  nullsOrder(descending: boolean): string;
   /** LIMIT/OFFSET clause (limit null = none); `param` binds a value and returns its placeholder. */
   limitOffset(limit: number | null, offset: number, param: (value: unknown) => string): string;
   /** Quote for string literals inside SQL (keys of JSON objects). */
@@ -58,6 +76,11 @@ export interface SqlDialect {
   nestedList(list: NestedList): string;
   /** An integer date part of a date/time column (UTC; weekday 0 = Sunday; ISO weeks). */
   datePart(part: DatePart, column: string, field: FieldOverview): string;
+  /**
+   * The JSON value at `path` (keys and array indexes) inside a JSON column, as an embeddable JSON value; null where
+   * the column holds no JSON or the path leads nowhere.
+   */
+  jsonPath(column: string, path: JsonPathSegment[]): string;
   /** Number of elements of a JSON array column; null for anything else. */
   jsonLength(column: string, field: FieldOverview): string;
   /** A key held as text (m2a junction `item`) as a value comparable with `keyField`; null when it cannot be one. */

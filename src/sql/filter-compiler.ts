@@ -11,6 +11,9 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
+/** Lists longer than this are bound as one parameter where the dialect can (drivers limit the parameter count). */
+const LONG_LIST = 500;
+
 /** `alias` is the quoted alias of the row the filter applies to. */
 export function compileFilter(filter: PlannedFilter, st: Statement, alias: string): string {
   switch (filter.kind) {
@@ -30,14 +33,25 @@ export function compileFilter(filter: PlannedFilter, st: Statement, alias: strin
       const subquery = `select 1 from ${st.dialect.quote(filter.join.table)} as ${related} where ${joinCondition(filter.join, st, related, alias)}${inner}`;
       return `${filter.negate ? 'not exists' : 'exists'} (${subquery})`;
     }
-    case 'compare':
-      return compileCompare(filter.operand, filter.field, filter.operator, filter.value, st, alias);
+    case 'compare': {
+      const exact = compileCompare(filter.operand, filter.field, filter.operator, filter.value, st, alias);
+      const bound = indexableBound(filter.operand, filter.field, filter.operator, filter.value, st, alias);
+      return bound ? `(${bound} and ${exact})` : exact;
+    }
   }
+}
+
+/** A looser condition on the column as stored that an index can serve, where the dialect's exact form cannot. */
+function indexableBound(operand: Operand, field: FieldOverview, operator: string, value: unknown, st: Statement, alias: string): string | null {
+  const d = st.dialect;
+  if (operand.kind !== 'field' || !d.indexableBound || value === null) return null;
+  const values = operator === '_between' ? (value as unknown[]) : [value];
+  return d.indexableBound(compileOperand(operand, st, alias, 'raw'), field, operator, values, (v) => st.param(d.bind(field, v)));
 }
 
 function compileCompare(operand: Operand, field: FieldOverview, operator: string, value: unknown, st: Statement, alias: string): string {
   const d = st.dialect;
-  const raw = compileOperand(operand, st, alias, false);
+  const raw = compileOperand(operand, st, alias, 'raw');
   const plainColumn = operand.kind === 'field';
   const column = plainColumn ? d.comparable(raw, field) : raw;
   const bind = (v: unknown) => st.param(d.bind(field, v));
@@ -66,6 +80,8 @@ function compileCompare(operand: Operand, field: FieldOverview, operator: string
     case '_nin': {
       const values = value as unknown[];
       if (values.length === 0) return operator === '_in' ? '1 = 0' : '1 = 1';
+      const long = values.length > LONG_LIST ? d.listMembership(column, values.map((v) => d.bind(field, v)), operator === '_nin', (v) => st.param(v)) : null;
+      if (long) return long;
       return `${column} ${operator === '_in' ? 'in' : 'not in'} (${values.map(bind).join(', ')})`;
     }
     case '_null':

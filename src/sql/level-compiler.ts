@@ -3,9 +3,10 @@
  * correlated subqueries in the same statement: m2o objects, o2m lists (sorted and limited per parent by the
  * dialect's nestedList), and m2a items (a CASE over the allowed collections).
  */
-import type { Join, PlannedOutput, PlannedSort, ReadLevel } from '../plan/read-plan.js';
+import type { Join, Operand, PlannedOutput, PlannedSort, ReadLevel } from '../plan/read-plan.js';
 import { compileFilter } from './filter-compiler.js';
 import { column, compileOperand, filterColumns, guard, joinColumns, joinCondition, operandColumns } from './operand-compiler.js';
+import type { SortTerm } from './nested-list.js';
 import type { Statement } from './statement.js';
 
 /** The JSON object of the row `alias` of `level`. */
@@ -33,24 +34,24 @@ function outputColumns(output: PlannedOutput, st: Statement, alias: string): str
   }
 }
 
-export function orderBy(sort: PlannedSort[], st: Statement, alias: string): string {
-  return sort
-    .map((s) => {
-      // NULL placement only matters where NULLs can occur; leaving it off elsewhere lets the database walk an index.
-      const nullable = s.operand.kind !== 'field' || s.field.nullable;
-      return `${compileOperand(s.operand, st, alias, true)} ${s.descending ? 'desc' : 'asc'}${nullable ? st.dialect.nullsOrder(s.descending) : ''}`;
-    })
-    .join(', ');
+/**
+ * The sort of a level as ORDER BY terms. NULLs are placed as each database places them (Directus does the same):
+ * a NULLS FIRST/LAST clause would keep PostgreSQL from walking a plain index backward.
+ */
+export function sortTerms(sort: PlannedSort[], st: Statement, alias: string): SortTerm[] {
+  return sort.map((s) => ({ expression: compileOperand(s.operand, st, alias, 'sort'), descending: s.descending }));
 }
 
 function outputValue(output: PlannedOutput, st: Statement, alias: string): string {
   const d = st.dialect;
   switch (output.kind) {
     case 'value': {
-      const value = compileOperand(output.operand, st, alias, false);
+      const value = compileOperand(output.operand, st, alias, 'raw');
       if (output.as === 'text') return d.toText(value);
       if (output.as === 'number') return d.toFloat(value);
-      return output.operand.kind === 'field' ? d.wireValue(value, output.field) : value;
+      if (output.operand.kind === 'field') return d.wireValue(value, output.field);
+      // A JSON value that went through a CASE (a field permission's guard) is embedded as JSON again.
+      return innermost(output.operand).kind === 'json-path' && output.operand.kind !== 'json-path' ? d.embedJson(value) : value;
     }
     case 'object':
       return d.embedJson(relatedObject(output.level, output.join, st, alias));
@@ -59,14 +60,15 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
       const { level, scalar } = output;
       const filter = level.filter ? ` and ${compileFilter(level.filter, st, related)}` : '';
       return d.nestedList({
-        element: scalar ? d.wireValue(compileOperand(scalar.operand, st, related, false), scalar.field) : levelObject(level, st, related),
+        element: scalar ? d.wireValue(compileOperand(scalar.operand, st, related, 'raw'), scalar.field) : levelObject(level, st, related),
         alias: related,
         from: `${d.quote(level.table)} as ${related}`,
         where: `${joinCondition(output.join, st, related, alias)}${filter}`,
-        orderBy: orderBy(level.sort, st, related),
+        sort: sortTerms(level.sort, st, related),
         limit: level.limit,
         offset: level.offset,
         columns: scalar ? operandColumns(scalar.operand, st, related) : levelColumns(level, st, related),
+        key: level.collection.primary ? { column: column(st, related, level.collection.primary), field: level.collection.fields[level.collection.primary]! } : null,
         param: (v) => st.param(v),
       });
     }
@@ -77,6 +79,10 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
       return d.embedJson(`case ${column(st, alias, output.collectionField.field)} ${cases.join(' ')} else ${d.jsonString(item)} end`);
     }
   }
+}
+
+function innermost(operand: Operand): Operand {
+  return operand.kind === 'guarded' ? innermost(operand.operand) : operand;
 }
 
 /** The related row of an m2o (or a2o branch) as a JSON object subquery; null when there is none. */

@@ -8,20 +8,25 @@ export function column(st: Statement, alias: string, name: string): string {
 }
 
 /**
- * The expression of `operand` for the row `alias`. `comparable` asks for the form used in comparisons and sorts
- * (dates normalised where a dialect stores them several ways); otherwise the raw column, for wire formatting.
+ * How an operand is used: `raw` for wire formatting, `compare` for exact comparisons and groups (dates normalised
+ * where a dialect stores them several ways), `sort` for ORDER BY (the column as stored, so an index can serve it).
  */
-export function compileOperand(operand: Operand, st: Statement, alias: string, comparable: boolean): string {
+export type OperandUse = 'raw' | 'compare' | 'sort';
+
+/** The expression of `operand` for the row `alias`, in the form `use` asks for. */
+export function compileOperand(operand: Operand, st: Statement, alias: string, use: OperandUse): string {
   const d = st.dialect;
   switch (operand.kind) {
     case 'field': {
       const raw = column(st, alias, operand.field.field);
-      return comparable ? d.comparable(raw, operand.field) : raw;
+      return use === 'compare' ? d.comparable(raw, operand.field) : use === 'sort' ? d.sortable(raw, operand.field) : raw;
     }
     case 'date-part':
       return d.datePart(operand.part, column(st, alias, operand.field.field), operand.field);
     case 'json-length':
       return d.jsonLength(column(st, alias, operand.field.field), operand.field);
+    case 'json-path':
+      return d.jsonPath(column(st, alias, operand.field.field), operand.path);
     case 'count-related': {
       const related = st.alias();
       const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
@@ -29,12 +34,12 @@ export function compileOperand(operand: Operand, st: Statement, alias: string, c
     }
     case 'related': {
       const related = st.alias();
-      const value = compileOperand(operand.operand, st, related, comparable);
+      const value = compileOperand(operand.operand, st, related, use);
       const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
       return `(select ${value} from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter}${d.limitOffset(1, 0, String)})`;
     }
     case 'guarded':
-      return guard(operand.guard, compileOperand(operand.operand, st, alias, comparable), st, alias);
+      return guard(operand.guard, compileOperand(operand.operand, st, alias, use), st, alias);
   }
 }
 
@@ -59,6 +64,7 @@ export function operandColumns(operand: Operand, st: Statement, alias: string): 
     case 'field':
     case 'date-part':
     case 'json-length':
+    case 'json-path':
       return [column(st, alias, operand.field.field)];
     case 'count-related':
     case 'related':

@@ -7,8 +7,8 @@ import type { ReadPlan } from '../plan/read-plan.js';
 import { compileAggregate } from './aggregate-compiler.js';
 import type { SqlDialect } from './dialect-hooks.js';
 import { compileFilter } from './filter-compiler.js';
-import { levelColumns, levelObject, orderBy } from './level-compiler.js';
-import { ROW_NUMBER } from './nested-list.js';
+import { levelColumns, levelObject, sortTerms } from './level-compiler.js';
+import { limitedRows } from './nested-list.js';
 import { Statement, type CompiledStatement } from './statement.js';
 
 export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatement {
@@ -16,7 +16,8 @@ export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatem
   const q = (id: string) => dialect.quote(id);
   const table = q(plan.table);
   const row = st.alias();
-  const where = plan.filter ? ` where ${compileFilter(plan.filter, st, row)}` : '';
+  const filterSql = plan.filter ? compileFilter(plan.filter, st, row) : '';
+  const where = filterSql ? ` where ${filterSql}` : '';
 
   let data: string;
   if (plan.aggregate) {
@@ -25,11 +26,11 @@ export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatem
     data = `(select ${dialect.jsonText(levelObject(plan, st, row))} from ${table} as ${row}${where}${dialect.limitOffset(1, 0, (v) => st.param(v))})`;
   } else {
     // Rows are filtered, sorted and limited first; only the kept ones are turned into JSON (nested levels included).
-    const order = orderBy(plan.sort, st, row);
-    const rowNumber = q(ROW_NUMBER);
-    const columns = [...levelColumns(plan, st, row), `row_number() over (${order ? `order by ${order}` : ''}) as ${rowNumber}`];
-    const inner = `select ${columns.join(', ')} from ${table} as ${row}${where}${order ? ` order by ${order}` : ''}${dialect.limitOffset(plan.limit, plan.offset, (v) => st.param(v))}`;
-    data = `(select ${dialect.jsonArrayText(levelObject(plan, st, row), `${row}.${rowNumber}`)} from (${inner}) as ${row})`;
+    const { select, order } = limitedRows(
+      { columns: levelColumns(plan, st, row), from: `${table} as ${row}`, where: filterSql, sort: sortTerms(plan.sort, st, row), limit: plan.limit, offset: plan.offset, param: (v) => st.param(v) },
+      dialect,
+    );
+    data = `(select ${dialect.jsonArrayText(levelObject(plan, st, row), order(row))} from (${select}) as ${row})`;
   }
 
   const columns = [`${data} as ${q('data')}`];

@@ -1,3 +1,4 @@
+import { InvalidQueryError } from '../errors/catalogue.js';
 import type { SqlDialect } from './dialect-hooks.js';
 
 const MARKER = /\u0001(\d+)\u0001/g;
@@ -24,6 +25,7 @@ export class Statement {
   }
 
   finish(sql: string): CompiledStatement {
+    if (this.values.length > this.dialect.maxParameters) throw new InvalidQueryError(`The query holds too many values (at most ${this.dialect.maxParameters})`);
     const params: unknown[] = [];
     const text = sql.replace(MARKER, (_m, index: string) => {
       params.push(this.values[Number(index)]);

@@ -33,10 +33,10 @@ export function compileInserts(
   columns: readonly FieldOverview[],
   rows: readonly Record<string, unknown>[],
   hooks: WriteHooks,
-  returning: FieldOverview | null,
+  returning: KeyColumns | null,
 ): CompiledStatement[] {
   const q = hooks.sql.quote;
-  const tail = returning ? ` returning ${q(returning.field)}` : '';
+  const tail = returning ? ` returning ${(Array.isArray(returning) ? (returning as readonly FieldOverview[]) : [returning as FieldOverview]).map((c) => q(c.field)).join(', ')}` : '';
   if (columns.length === 0) return rows.map(() => ({ sql: hooks.write.defaultRowInsert(q(table)) + tail, params: [] }));
   const head = `insert into ${q(table)} (${columns.map((c) => q(c.field)).join(', ')}) values `;
   return chunks(rows, Math.floor(hooks.write.maxParameters / columns.length)).map((chunk) => {
@@ -46,36 +46,44 @@ export function compileInserts(
   });
 }
 
-/** `update t set a = ?, b = ? where key in (...)`: the same values on every row of `keys`. */
+/**
+ * The columns rows are addressed by: one key column (keys are its values), or the columns of a composite key (keys
+ * are tuples of their values, in the same order; every column is matched, never the first alone).
+ */
+export type KeyColumns = FieldOverview | readonly FieldOverview[];
+/** One key for `KeyColumns`: a value, or a tuple for a composite key. */
+export type KeyValue = Key | readonly Key[];
+
+/** `update t set a = ?, b = ? where <key matches>`: the same values on every row of `keys`. */
 export function compileUpdates(
   table: string,
   values: readonly [FieldOverview, unknown][],
-  keyField: FieldOverview,
-  keys: readonly Key[],
+  keyField: KeyColumns,
+  keys: readonly KeyValue[],
   hooks: WriteHooks,
 ): CompiledStatement[] {
   const q = hooks.sql.quote;
-  return chunks(keys, hooks.write.maxParameters - values.length).map((chunk) => {
+  return chunks(keys, Math.floor((hooks.write.maxParameters - values.length) / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
     const set = values.map(([field, value]) => `${q(field.field)} = ${st.param(hooks.write.bind(field, value))}`).join(', ');
-    return st.finish(`update ${q(table)} set ${set} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`);
+    return st.finish(`update ${q(table)} set ${set} where ${keyMatch(chunk, keyField, st, hooks, '')}`);
   });
 }
 
-export function compileDeletes(table: string, keyField: FieldOverview, keys: readonly Key[], hooks: WriteHooks): CompiledStatement[] {
+export function compileDeletes(table: string, keyField: KeyColumns, keys: readonly KeyValue[], hooks: WriteHooks): CompiledStatement[] {
   const q = hooks.sql.quote;
-  return chunks(keys, hooks.write.maxParameters).map((chunk) => {
+  return chunks(keys, Math.floor(hooks.write.maxParameters / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
-    return st.finish(`delete from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`);
+    return st.finish(`delete from ${q(table)} where ${keyMatch(chunk, keyField, st, hooks, '')}`);
   });
 }
 
-/** `select key from t where key in (...)`: which of `keys` exist. */
-export function compileKeyLookups(table: string, keyField: FieldOverview, keys: readonly Key[], hooks: WriteHooks): CompiledStatement[] {
+/** `select key from t where key in (...)`: which of `keys` exist (composite keys: columns `key0`, `key1`, ...). */
+export function compileKeyLookups(table: string, keyField: KeyColumns, keys: readonly KeyValue[], hooks: WriteHooks): CompiledStatement[] {
   const q = hooks.sql.quote;
-  return chunks(keys, hooks.write.maxParameters).map((chunk) => {
+  return chunks(keys, Math.floor(hooks.write.maxParameters / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
-    return st.finish(`select ${q(keyField.field)} as ${q('key')} from ${q(table)} where ${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`);
+    return st.finish(`select ${keySelect(keyField, hooks, '')} from ${q(table)} where ${keyMatch(chunk, keyField, st, hooks, '')}`);
   });
 }
 
@@ -83,14 +91,14 @@ export function compileKeyLookups(table: string, keyField: FieldOverview, keys: 
  * `select key, case when <rule> then 1 else 0 end as allowed from t where key in (...)`: which of `keys` exist, and
  * whether each satisfies a caller's item rule — one lookup tells a missing row from a forbidden one (both refused).
  */
-export function compileGuardedKeyLookups(table: string, keyField: FieldOverview, keys: readonly Key[], guard: PlannedFilter, hooks: WriteHooks): CompiledStatement[] {
+export function compileGuardedKeyLookups(table: string, keyField: KeyColumns, keys: readonly KeyValue[], guard: PlannedFilter, hooks: WriteHooks): CompiledStatement[] {
   const q = hooks.sql.quote;
-  return chunks(keys, Math.floor(hooks.write.maxParameters / 2)).map((chunk) => {
+  return chunks(keys, Math.floor(hooks.write.maxParameters / 2 / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
     const row = st.alias();
     const allowed = `case when ${compileFilter(guard, st, row)} then 1 else 0 end`;
     return st.finish(
-      `select ${row}.${q(keyField.field)} as ${q('key')}, ${allowed} as ${q('allowed')} from ${q(table)} as ${row} where ${row}.${q(keyField.field)} in (${keyList(chunk, keyField, st, hooks)})`,
+      `select ${keySelect(keyField, hooks, `${row}.`)}, ${allowed} as ${q('allowed')} from ${q(table)} as ${row} where ${keyMatch(chunk, keyField, st, hooks, `${row}.`)}`,
     );
   });
 }
@@ -98,7 +106,7 @@ export function compileGuardedKeyLookups(table: string, keyField: FieldOverview,
 /** `select key, fk from t where fk in (...)`: the rows that currently point at each of `parents`. */
 export function compileChildLookups(
   table: string,
-  keyField: FieldOverview,
+  keyField: KeyColumns,
   foreignKey: FieldOverview,
   parents: readonly Key[],
   hooks: WriteHooks,
@@ -107,18 +115,40 @@ export function compileChildLookups(
   return chunks(parents, hooks.write.maxParameters).map((chunk) => {
     const st = new Statement(hooks.sql);
     return st.finish(
-      `select ${q(keyField.field)} as ${q('key')}, ${q(foreignKey.field)} as ${q('parent')} from ${q(table)} where ${q(foreignKey.field)} in (${keyList(chunk, foreignKey, st, hooks)})`,
+      `select ${keySelect(keyField, hooks, '')}, ${q(foreignKey.field)} as ${q('parent')} from ${q(table)} where ${keyMatch(chunk, foreignKey, st, hooks, '')}`,
     );
   });
 }
 
 /** The key of the one row of a singleton collection, if any. */
-export function compileFirstKey(table: string, keyField: FieldOverview, hooks: WriteHooks): CompiledStatement {
+export function compileFirstKey(table: string, keyField: KeyColumns, hooks: WriteHooks): CompiledStatement {
   const q = hooks.sql.quote;
   const st = new Statement(hooks.sql);
-  return st.finish(`select ${q(keyField.field)} as ${q('key')} from ${q(table)}${hooks.sql.limitOffset(1, 0, (v) => st.param(v))}`);
+  return st.finish(`select ${keySelect(keyField, hooks, '')} from ${q(table)}${hooks.sql.limitOffset(1, 0, (v) => st.param(v))}`);
 }
 
-function keyList(keys: readonly Key[], field: FieldOverview, st: Statement, hooks: WriteHooks): string {
-  return keys.map((key) => st.param(hooks.write.bind(field, key))).join(', ');
+function width(keyField: KeyColumns): number {
+  return Array.isArray(keyField) ? Math.max(1, keyField.length) : 1;
+}
+
+/** The key column(s) as `key`, or for a composite key `key0`, `key1`, ... */
+function keySelect(keyField: KeyColumns, hooks: WriteHooks, prefix: string): string {
+  const q = hooks.sql.quote;
+  if (!Array.isArray(keyField)) return `${prefix}${q((keyField as FieldOverview).field)} as ${q('key')}`;
+  return keyField.map((field, i) => `${prefix}${q(field.field)} as ${q(`key${i}`)}`).join(', ');
+}
+
+/** `key in (...)`, or for a composite key `(a = ? and b = ?) or (...)` (row values in IN lists are not portable). */
+function keyMatch(keys: readonly KeyValue[], keyField: KeyColumns, st: Statement, hooks: WriteHooks, prefix: string): string {
+  const q = hooks.sql.quote;
+  if (!Array.isArray(keyField)) {
+    const field = keyField as FieldOverview;
+    return `${prefix}${q(field.field)} in (${keys.map((key) => st.param(hooks.write.bind(field, key))).join(', ')})`;
+  }
+  const columns = keyField as readonly FieldOverview[];
+  const tuples = keys.map((key) => {
+    const parts = key as readonly Key[];
+    return `(${columns.map((field, i) => `${prefix}${q(field.field)} = ${st.param(hooks.write.bind(field, parts[i]))}`).join(' and ')})`;
+  });
+  return tuples.length === 1 ? tuples[0]! : `(${tuples.join(' or ')})`;
 }

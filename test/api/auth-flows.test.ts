@@ -115,7 +115,10 @@ for (const client of testClients()) {
       const generated = json(await t.request({ method: 'POST', url: '/users/me/tfa/generate', payload: { password: 'tfa-password' }, token: access_token })).data;
       assert.match(generated.otpauth_url, /^otpauth:\/\/totp\//);
       const totp = new TOTP({ secret: Secret.fromBase32(generated.secret) });
-      assert.equal(errorCode(await t.request({ method: 'POST', url: '/users/me/tfa/enable', payload: { secret: generated.secret, otp: '000000' }, token: access_token })), 'INVALID_OTP');
+      // Directus 11: a wrong code at enable is a bad payload (a 401 would make SDKs refresh their token and retry).
+      const wrongOtp = await t.request({ method: 'POST', url: '/users/me/tfa/enable', payload: { secret: generated.secret, otp: '000000' }, token: access_token });
+      assert.equal(wrongOtp.statusCode, 400);
+      assert.equal(errorCode(wrongOtp), 'INVALID_PAYLOAD');
       const enabled = await t.request({ method: 'POST', url: '/users/me/tfa/enable', payload: { secret: generated.secret, otp: totp.generate() }, token: access_token });
       assert.equal(enabled.statusCode, 204, enabled.body);
       const concealed = await t.context.db.knex('service_users').select('tfa_secret').where('id', id).first();
@@ -144,6 +147,19 @@ for (const client of testClients()) {
       }
       const inside = await t.request({ method: 'POST', url: '/auth/login', payload: { email: 'fenced@example.com', password: 'fenced-password' }, token: null, remoteAddress: '10.9.0.1' });
       assert.equal(inside.statusCode, 200, inside.body);
+    });
+
+    it('reads and writes policy ip_access as an array (a csv field, as in Directus 11)', async () => {
+      const created = await t.request({ method: 'POST', url: '/policies', payload: { name: 'fenced by list', ip_access: ['10.8.0.0/16', '192.0.2.9'] } });
+      assert.equal(created.statusCode, 200, created.body);
+      const id = json(created).data.id;
+      assert.deepEqual(json(await t.request({ method: 'GET', url: `/policies/${id}?fields=ip_access` })).data.ip_access, ['10.8.0.0/16', '192.0.2.9']);
+      const { token } = await createUserWithPolicies(t, [id], { email: 'listed@example.com' });
+      await t.request({ method: 'POST', url: '/permissions', payload: { policy: id, collection: 'articles', action: 'read', fields: ['id'] } });
+      assert.equal(errorCode(await t.request({ method: 'GET', url: '/items/articles', token })), 'INVALID_IP');
+      assert.equal((await t.request({ method: 'GET', url: '/items/articles?fields=id', token, remoteAddress: '10.8.3.4' })).statusCode, 200);
+      assert.equal((await t.request({ method: 'PATCH', url: `/policies/${id}`, payload: { ip_access: null } })).statusCode, 200);
+      assert.equal((await t.request({ method: 'GET', url: '/items/articles?fields=id', token })).statusCode, 200);
     });
 
     it('suspends a user after auth_login_attempts failures; refresh then answers USER_SUSPENDED', async () => {

@@ -124,7 +124,6 @@ for (const client of testClients()) {
         [{ collection: 'bad name', schema: {} }, /invalid/],
         [{ schema: {} }, /"collection" is required/],
         [{ collection: 'x', schema: {}, meta: { collapse: 'sideways' } }, /"meta.collapse" must be one of/],
-        [{ collection: 'x', schema: {}, meta: { shape: 'round' } }, /"meta.shape" is not allowed/],
         [{ collection: 'x', schema: {}, fields: [{ field: 'a', type: 'nope' }] }, /Type "nope" is unknown/],
         [{ collection: 'x', schema: {}, fields: [{ field: 'a', type: 'string' }, { field: 'a', type: 'text' }] }, /given twice/],
         [{ collection: 'x', schema: null, fields: [{ field: 'a', type: 'string' }] }, /folder/],

@@ -1,5 +1,5 @@
 /**
- * CORS (CORS_* settings, reference §9): off by default; when on, preflights are answered for the allowed origins
+ * CORS (CORS_* settings, Directus docs: CORS settings): off by default; when on, preflights are answered for the allowed origins
  * on every route (GraphQL included) and responses carry the allow, credentials and exposed headers.
  */
 import assert from 'node:assert/strict';

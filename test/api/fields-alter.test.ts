@@ -34,7 +34,7 @@ for (const client of testClients()) {
             { field: 'moment', type: 'dateTime' },
             { field: 'doc', type: 'text' },
             { field: 'ok', type: 'boolean' },
-            { field: 'tags', type: 'csv' },
+            { field: 'tags', type: 'csv', meta: { special: ['cast-csv'] } },
             { field: 'code', type: 'string', schema: { max_length: 10 } },
           ],
         },
@@ -165,7 +165,7 @@ for (const client of testClients()) {
       });
       assert.deepEqual(statements, []);
       assert.deepEqual(await values('tags'), ['a,b', 'c', null]);
-      assert.equal(json(await patch('/fields/samples/tags', { type: 'csv' })).data.type, 'csv');
+      assert.equal(json(await patch('/fields/samples/tags', { type: 'csv', meta: { special: ['cast-csv'] } })).data.type, 'csv');
       assert.deepEqual(await values('tags'), [['a', 'b'], ['c'], null]);
     });
 
@@ -189,6 +189,33 @@ for (const client of testClients()) {
       assert.deepEqual(json(await get(`/items/samples?fields=txt&filter[num][_eq]=1`)).data, [{ txt: 'fresh' }]);
       assert.equal(json(await patch('/fields/samples/txt', { schema: { default_value: null } })).data.schema.default_value, null);
       await knex('samples').where('num', '1').delete();
+    });
+
+    it('keeps backslashes, quotes and newlines of a default exactly, through later changes and a type change', async () => {
+      const text = "C:\\temp\\new it's\nnext";
+      const created = await t.request({ method: 'POST', url: '/fields/samples', payload: { field: 'path', type: 'string', schema: { max_length: 100, default_value: text } } });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.equal(json(created).data.schema.default_value, text);
+      const inserted = async () => {
+        const id = json(await t.request({ method: 'POST', url: '/items/samples', payload: { num: 'bs' } })).data.id;
+        const value = json(await get(`/items/samples/${id}?fields=path`)).data.path;
+        await knex('samples').where('id', id).delete();
+        return value;
+      };
+      assert.equal(await inserted(), text);
+      // Any change of the column rewrites its definition: the default must survive it unchanged, every time.
+      for (const change of [{ schema: { is_nullable: false } }, { schema: { is_nullable: true } }, { schema: { max_length: 120 } }]) {
+        const res = await patch('/fields/samples/path', change);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(json(res).data.schema.default_value, text);
+        assert.equal((await column('path')).schema.default_value, text);
+      }
+      assert.equal(await inserted(), text);
+      const retyped = await patch('/fields/samples/path', { type: 'text' });
+      assert.equal(retyped.statusCode, 200, retyped.body);
+      assert.equal(json(retyped).data.schema.default_value, text);
+      assert.equal(await inserted(), text);
+      assert.equal((await t.request({ method: 'DELETE', url: '/fields/samples/path' })).statusCode, 204);
     });
 
     it('sets clock and literal defaults on date-time columns of the fixture', async () => {

@@ -55,7 +55,8 @@ for (const client of testClients()) {
       assert.equal((await post('/collections', { collection: 'kinds', schema: {} })).statusCode, 200);
       const values = samples(client);
       for (const type of Object.keys(values)) {
-        const res = await post('/fields/kinds', { field: `f_${type}`, type });
+        // csv lists need their flag, as in Directus (without it the field is plain text: see directus-compat).
+        const res = await post('/fields/kinds', type === 'csv' ? { field: `f_${type}`, type, meta: { special: ['cast-csv'] } } : { field: `f_${type}`, type });
         assert.equal(res.statusCode, 200, `${type}: ${res.body}`);
         const field = json(res).data;
         assert.equal(field.collection, 'kinds');
@@ -249,7 +250,6 @@ for (const client of testClients()) {
         ['/fields/articles', { field: 'x', type: 'geometry' }, /not supported/],
         ['/fields/articles', { field: 'x.y', type: 'string' }, /name "x.y" is invalid/],
         ['/fields/articles', { field: 'x', type: 'string', meta: { width: 'wide' } }, /"meta.width" must be one of/],
-        ['/fields/articles', { field: 'x', type: 'string', meta: { colour: 'red' } }, /"meta.colour" is not allowed/],
         ['/fields/articles', { field: 'x', type: 'string', schema: { max_length: -1 } }, /"schema.max_length" must be an integer/],
         ['/fields/articles', { field: 'x', type: 'string', schema: { is_nullable: 'no' } }, /"schema.is_nullable" must be a boolean/],
         ['/fields/articles', { field: 'x', type: 'decimal', schema: { numeric_precision: 4, numeric_scale: 6 } }, /numeric_scale/],
@@ -257,7 +257,6 @@ for (const client of testClients()) {
         ['/fields/articles', { field: 'x', type: 'date', schema: { default_value: '2024-02-30' } }, /must be a date/],
         ['/fields/articles', { field: 'x', type: 'string', schema: { max_length: 3, default_value: 'toolong' } }, /at most 3 characters/],
         ['/fields/articles', { field: 'x', type: 'integer', schema: { is_primary_key: true } }, /primary key/],
-        ['/fields/articles', { field: 'x', type: 'string', schema: { nope: 1 } }, /"schema.nope" is not allowed/],
         ['/fields/articles', [], /must be an object/],
       ];
       for (const [url, payload, reason] of cases) {

@@ -1,5 +1,5 @@
 /**
- * Special flags on write (reference §6), on every database: uuid keys, argon2 hashes, concealed reads, the
+ * Special flags on write (Directus docs: Field types), on every database: uuid keys, argon2 hashes, concealed reads, the
  * created/updated date, user and role, and the cast-boolean / cast-json / cast-csv conversions.
  */
 import assert from 'node:assert/strict';

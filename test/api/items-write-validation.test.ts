@@ -1,6 +1,6 @@
 /**
  * Validation of item writes before any SQL runs, and database errors translated to coded errors naming the
- * collection and field — on every database (reference §2.3, §2.4).
+ * collection and field — on every database (Directus docs: Errors).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -48,6 +48,29 @@ describe('rate limits and request limits', () => {
     }
   });
 
+  it('takes the address the trusted hops report: a client cannot prepend its own X-Forwarded-For entries', async () => {
+    const ipOf = async (env: Record<string, string>, forwarded: string[]) => {
+      const t = await startTestApp('sqlite3', { env: { RATE_LIMITER_ENABLED: 'true', RATE_LIMITER_POINTS: '1', RATE_LIMITER_DURATION: '60', ...env } });
+      try {
+        // Each request spends the one point of its client IP: the second request of one IP is 429.
+        const statuses = [];
+        for (const header of forwarded) statuses.push((await t.request({ method: 'GET', url: '/server/ping', headers: { 'x-forwarded-for': header } })).statusCode);
+        return statuses;
+      } finally {
+        await t.close();
+      }
+    };
+    // One hop (true): the last entry is what the balancer saw; whatever the client put before it changes nothing.
+    assert.deepEqual(await ipOf({ IP_TRUST_PROXY: 'true' }, ['10.0.0.1, 203.0.113.7', '10.0.0.2, 203.0.113.7', '203.0.113.8']), [200, 429, 200]);
+    // Two hops: the second-to-last entry.
+    assert.deepEqual(await ipOf({ IP_TRUST_PROXY: '2' }, ['1.1.1.1, 203.0.113.7, 10.0.0.9', '2.2.2.2, 203.0.113.7, 10.0.0.8', '203.0.113.8, 10.0.0.9']), [200, 429, 200]);
+    // Trusted addresses: hops are followed while they are trusted proxies.
+    assert.deepEqual(
+      await ipOf({ IP_TRUST_PROXY: '127.0.0.1,10.0.0.0/8' }, ['1.1.1.1, 203.0.113.7, 10.1.2.3', '2.2.2.2, 203.0.113.7', '203.0.113.9, 10.0.0.1', '203.0.113.9']),
+      [200, 429, 200, 429],
+    );
+  });
+
   it('has an optional global bucket shared by all clients', async () => {
     const t = await startTestApp('sqlite3', {
       env: { RATE_LIMITER_ENABLED: 'true', RATE_LIMITER_POINTS: '100', RATE_LIMITER_GLOBAL_ENABLED: 'true', RATE_LIMITER_GLOBAL_POINTS: '3', RATE_LIMITER_GLOBAL_DURATION: '60', IP_TRUST_PROXY: 'true' },

@@ -13,7 +13,7 @@ import { SchemaStore } from '../../src/schema/schema-store.js';
 import { PermissionStore } from '../../src/permissions/permission-store.js';
 import { ItemsService } from '../../src/services/items-service.js';
 import { ADMIN_ACCOUNTABILITY } from '../helpers/small-schema.js';
-import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
+import { clientLabel, nullsSortLargest, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
 import { thrownCode } from '../helpers/thrown.js';
 
 const COLUMNS = 'id, i, big, f, dbl, dec, b, s, t, u, j, csv, h, c, d, tm, dt, ts, cb';
@@ -118,7 +118,8 @@ const ROW_4 = {
 };
 
 /** [query string parameters, ids in response order]. */
-const SELECTIONS: [Record<string, unknown>, number[]][] = [
+/** The request, its ids, and where they differ, the ids where NULL sorts as the largest value (PostgreSQL). */
+const SELECTIONS: [Record<string, unknown>, number[], number[]?][] = [
   [{ filter: { b: { _eq: true } } }, [1, 4]],
   [{ filter: { b: { _eq: 'false' } } }, [3]],
   [{ filter: { d: { _gte: '2000-01-01' } } }, [1, 4]],
@@ -151,10 +152,10 @@ const SELECTIONS: [Record<string, unknown>, number[]][] = [
   [{ search: '42' }, [1]],
   [{ search: 'C9F0F895-FB98-4B91-8F6E-2A4F0A7E1B2C' }, [3]],
   [{ search: 'nothing like this' }, []],
-  [{ sort: '-ts' }, [1, 4, 3, 2]],
-  [{ sort: 'ts' }, [2, 3, 4, 1]],
-  [{ sort: 'd,-id' }, [2, 3, 4, 1]],
-  [{ sort: '-b,id' }, [1, 4, 3, 2]],
+  [{ sort: '-ts' }, [1, 4, 3, 2], [2, 1, 4, 3]],
+  [{ sort: 'ts' }, [2, 3, 4, 1], [3, 4, 1, 2]],
+  [{ sort: 'd,-id' }, [2, 3, 4, 1], [3, 4, 1, 2]],
+  [{ sort: '-b,id' }, [1, 4, 3, 2], [2, 1, 4, 3]],
   [{ sort: '-id', limit: 2, page: 2 }, [2, 1]],
   [{ limit: 1, offset: 2 }, [3]],
 ];
@@ -201,10 +202,10 @@ for (const client of testClients()) {
       }
     });
 
-    for (const [raw, ids] of SELECTIONS) {
+    for (const [raw, ids, nullsLargestIds] of SELECTIONS) {
       it(`selects ${JSON.stringify(raw)}`, async () => {
         const body = await read({ ...raw, fields: 'id' });
-        assert.deepEqual(body.data.map((row: { id: number }) => row.id), ids);
+        assert.deepEqual(body.data.map((row: { id: number }) => row.id), nullsSortLargest(client) && nullsLargestIds ? nullsLargestIds : ids);
       });
     }
 

@@ -1,5 +1,5 @@
 /**
- * /collections, /fields and /relations for callers who are not admins (reference §0.7, §4, §5.2–5.4): app users
+ * /collections, /fields and /relations for callers who are not admins (Directus docs: API reference, Access control, Collections): app users
  * (and users granted read on the metadata collection itself) see what they may read — collections with a read
  * rule and the folders holding them, fields of their read field sets, relations whose ends they see — and nothing
  * else, with the same 403 for hidden and missing things. Everyone else gets 403; writes stay admin-only.

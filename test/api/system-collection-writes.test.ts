@@ -1,5 +1,5 @@
 /**
- * Writes to the system collections on every database (reference §4.1, §5.1): users (passwords hashed, logins with
+ * Writes to the system collections on every database (Directus docs: Access control, Users, roles and policies): users (passwords hashed, logins with
  * the new password, unique emails, static tokens by admins only), roles, policies, access and permissions (checked,
  * and in force from the next request), /users/me and /settings, non-admins refused, and the last admin kept.
  */

@@ -1,5 +1,5 @@
 /**
- * Write permissions on every database (reference §2.4, §4.4) for three restricted roles: "own rows only"
+ * Write permissions on every database (Directus docs: Errors, Access control) for three restricted roles: "own rows only"
  * ($CURRENT_USER presets and item rules), "editor" (field subsets, presets under the payload, $NOW, validation,
  * a draft-only update rule, $CURRENT_USER.<path> presets on nested creates) and "linker" (a relational item rule
  * through $CURRENT_USER.email, links and deselects of o2m rows). A refused write leaves nothing behind, and a row

@@ -92,6 +92,9 @@ describe('strata start-up', () => {
 
       const port = await freePort();
       const server = spawn(process.execPath, [...CLI, 'start'], { cwd: dir, env: cleanEnv({ PORT: String(port), LOG_LEVEL: 'warn' }), stdio: 'pipe' });
+      let stdout = '';
+      server.stdout.on('data', (chunk) => (stdout += String(chunk)));
+      let stopped = false;
       try {
         let body = '';
         for (let i = 0; i < 100 && body !== 'pong'; i++) {
@@ -105,9 +108,23 @@ describe('strata start-up', () => {
           body: JSON.stringify({ email: 'admin@example.com', password }),
         });
         assert.equal(login.status, 200);
-      } finally {
+
+        // Another start on the same port: one clear line, not a stack trace.
+        const taken = runCli(['start'], { PORT: String(port) }, dir);
+        assert.equal(taken.status, 1);
+        assert.equal(taken.stderr.trim().split('\n').length, 1, taken.stderr);
+        assert.match(taken.stderr, new RegExp(`Can't listen on 127\\.0\\.0\\.1:${port}: .*already in use`));
+
+        const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
         server.kill('SIGTERM');
-        await new Promise((resolve) => server.once('exit', resolve));
+        stopped = true;
+        assert.equal(await exited, 0);
+        assert.match(stdout, /Stopped on SIGTERM after \d+ ms/);
+      } finally {
+        if (!stopped) {
+          server.kill('SIGTERM');
+          await new Promise((resolve) => server.once('exit', resolve));
+        }
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /**
  * The blog fixture's relational metadata, as Directus would hold it: the o2m, m2m and m2a alias fields and the
- * service_relations rows that describe them (reference §5.4). Inserted after bootstrap (the service_* tables exist
+ * service_relations rows that describe them (Directus docs: Relations). Inserted after bootstrap (the service_* tables exist
  * only then), followed by a schema reload.
  */
 import type { AppContext } from '../../src/services/app-context.js';

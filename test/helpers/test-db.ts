@@ -23,6 +23,14 @@ const FIXTURE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fix
 const FIXTURE_FILE: Record<DbClient, string> = { sqlite3: 'sqlite.sql', pg: 'postgres.sql', mysql: 'mysql.sql' };
 const LABEL: Record<DbClient, string> = { sqlite3: 'sqlite', pg: 'postgres', mysql: 'mysql' };
 
+/**
+ * Where a database sorts NULL: PostgreSQL as the largest value, MariaDB and SQLite as the smallest. Strata (like
+ * Directus) leaves NULL placement to the database, so that plain indexes serve sorts in both directions.
+ */
+export function nullsSortLargest(client: DbClient): boolean {
+  return client === 'pg';
+}
+
 /** The databases this run can test against. */
 export function testClients(): DbClient[] {
   const clients: DbClient[] = ['sqlite3'];

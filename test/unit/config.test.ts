@@ -53,6 +53,28 @@ describe('config', () => {
     }
   });
 
+  it('reads IP_TRUST_PROXY as Express does: boolean (true = one hop), hop count, or trusted addresses/CIDRs', () => {
+    assert.equal(readConfig({}).ip.trustProxy, false);
+    assert.equal(readConfig({ IP_TRUST_PROXY: 'false' }).ip.trustProxy, false);
+    assert.equal(readConfig({ IP_TRUST_PROXY: 'true' }).ip.trustProxy, 1);
+    assert.equal(readConfig({ IP_TRUST_PROXY: '0' }).ip.trustProxy, false);
+    assert.equal(readConfig({ IP_TRUST_PROXY: '3' }).ip.trustProxy, 3);
+    assert.deepEqual(readConfig({ IP_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, loopback' }).ip.trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1', 'loopback']);
+    assert.throws(() => readConfig({ IP_TRUST_PROXY: 'proxy.example.com' }), /IP_TRUST_PROXY/);
+    assert.throws(() => readConfig({ IP_TRUST_PROXY: '10.0.0.300' }), /IP_TRUST_PROXY/);
+  });
+
+  it('reads the hardening bounds', () => {
+    const defaults = readConfig({});
+    assert.equal(defaults.db.statementTimeoutMs, 30_000);
+    assert.equal(defaults.maxJsonDepth, 100);
+    assert.deepEqual([defaults.graphql.queryMaxDepth, defaults.graphql.queryMaxFields, defaults.graphql.queryMaxAliases], [20, 1000, 100]);
+    assert.equal(readConfig({ DB_STATEMENT_TIMEOUT: '0' }).db.statementTimeoutMs, 0);
+    assert.equal(readConfig({ DB_STATEMENT_TIMEOUT: '5s' }).db.statementTimeoutMs, 5000);
+    assert.throws(() => readConfig({ DB_STATEMENT_TIMEOUT: 'soon' }), /DB_STATEMENT_TIMEOUT/);
+    assert.throws(() => readConfig({ MAX_JSON_DEPTH: '1' }), /MAX_JSON_DEPTH/);
+  });
+
   it('parses durations', () => {
     assert.equal(parseDuration('15m'), 900_000);
     assert.equal(parseDuration('7d'), 604_800_000);

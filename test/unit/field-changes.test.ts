@@ -150,7 +150,8 @@ describe('defaults', () => {
 
 describe('special flags', () => {
   it('adds the flag a type needs and drops flags of a former type', () => {
-    assert.deepEqual(specialFor('csv', null, true), ['cast-csv']);
+    assert.equal(specialFor('csv', null, true), null, 'csv is a list only with the flag sent (as Directus)');
+    assert.deepEqual(specialFor('csv', ['cast-csv'], true), ['cast-csv']);
     assert.deepEqual(specialFor('uuid', null, false), ['uuid']);
     assert.equal(specialFor('uuid', null, true), null);
     assert.deepEqual(specialFor('text', ['cast-csv', 'other'], true, { inherited: true }), ['other']);

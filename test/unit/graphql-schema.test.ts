@@ -1,5 +1,5 @@
 /**
- * GraphQL without a database: the names of a generated schema (reference §7.2) and the Query IR a root field's
+ * GraphQL without a database: the names of a generated schema (Directus docs: GraphQL) and the Query IR a root field's
  * selection becomes (aliases, fragments, variables, nested arguments, function fields, m2a scopes).
  */
 import assert from 'node:assert/strict';
@@ -20,6 +20,7 @@ async function irOf(query: string, variables: Record<string, unknown> = {}): Pro
     accountability: ADMIN_ACCOUNTABILITY,
     marks: { mark: () => {} },
     sdl: async () => '',
+    oas: async () => ({}),
     app: {
       items: {
         readMany: async (_collection: string, q: Query) => {
@@ -29,7 +30,7 @@ async function irOf(query: string, variables: Record<string, unknown> = {}): Pro
       },
     },
   } as unknown as GraphQLContext;
-  const { compiled } = new DocumentCache({ introspection: true, queryTokenLimit: 5000 }).get(schemas.items, query, undefined);
+  const { compiled } = new DocumentCache({ introspection: true, queryTokenLimit: 5000, queryMaxDepth: 20, queryMaxFields: 1000, queryMaxAliases: 100 }).get(schemas.items, query, undefined);
   const result = await compiled.query(undefined, context, variables);
   assert.equal(result.errors, undefined, JSON.stringify(result.errors));
   return asked;

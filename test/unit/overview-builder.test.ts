@@ -105,10 +105,10 @@ describe('buildSchemaOverview', () => {
     assert.equal(schema.collections.articles!.sortField, 'count');
   });
 
-  it('picks the primary key: single, first of a composite key, or none', () => {
-    assert.equal(schema.collections.articles!.primary, 'id');
-    assert.equal(schema.collections.pairs!.primary, 'b');
-    assert.equal(schema.collections.logs!.primary, null);
+  it('picks the primary key: single, every column of a composite key (in key order, no single primary), or none', () => {
+    assert.deepEqual([schema.collections.articles!.primary, schema.collections.articles!.keyFields], ['id', ['id']]);
+    assert.deepEqual([schema.collections.pairs!.primary, schema.collections.pairs!.keyFields], [null, ['b', 'a']]);
+    assert.deepEqual([schema.collections.logs!.primary, schema.collections.logs!.keyFields], [null, []]);
   });
 
   it('lets meta special decide the type where Directus does', () => {
@@ -140,7 +140,7 @@ describe('buildSchemaOverview', () => {
     assert.deepEqual([f.title!.concealed, f.id!.concealed], [false, false]);
   });
 
-  it('marks searchable fields per reference §1.6', () => {
+  it('marks searchable fields per Directus docs: Query parameters', () => {
     const f = schema.collections.articles!.fields;
     assert.equal(f.id!.searchable, true);
     assert.equal(f.title!.searchable, true, 'uuid is searchable');

@@ -16,10 +16,12 @@ describe('write bodies', () => {
   it('reads the three update forms', () => {
     assert.deepEqual(parseUpdateBody([{ id: 1, a: 1 }], options), { kind: 'batch', items: [{ id: 1, a: 1 }] });
     assert.deepEqual(parseUpdateBody({ keys: [1, 'b'], data: { a: 1 } }, options), { kind: 'keys', keys: [1, 'b'], data: { a: 1 } });
+    // Objects name the columns of a composite key.
+    assert.deepEqual(parseUpdateBody({ keys: [{ a: 1, b: 2 }], data: { c: 1 } }, options), { kind: 'keys', keys: [{ a: 1, b: 2 }], data: { c: 1 } });
     const byQuery = parseUpdateBody({ query: { filter: { a: { _eq: 1 } }, limit: 5 }, data: { a: 2 } }, options);
     assert.equal(byQuery.kind, 'query');
     assert.equal(byQuery.kind === 'query' && byQuery.query.limit, 5);
-    for (const body of [undefined, {}, { keys: [1] }, { keys: [1], query: {}, data: {} }, { keys: [{}], data: {} }, { keys: [1], data: [] }, { data: {} }, { keys: [1], data: {}, x: 1 }, [1]]) {
+    for (const body of [undefined, {}, { keys: [1] }, { keys: [1], query: {}, data: {} }, { keys: [[1]], data: {} }, { keys: [null], data: {} }, { keys: [1], data: [] }, { data: {} }, { keys: [1], data: {}, x: 1 }, [1]]) {
       assert.equal(code(() => parseUpdateBody(body, options)), 'INVALID_PAYLOAD', JSON.stringify(body));
     }
     assert.equal(code(() => parseUpdateBody({ query: { limit: 'x' }, data: {} }, options)), 'INVALID_QUERY');

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import * as systemTables from './0001-system-tables.js';
+import * as serviceNotices from './0002-service-notices.js';
+import * as sessionFamilies from './0003-session-families.js';
 
 export interface Migration {
   version: string;
@@ -8,4 +10,4 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. Versions are never reused or reordered. */
-export const MIGRATIONS: readonly Migration[] = [systemTables];
+export const MIGRATIONS: readonly Migration[] = [systemTables, serviceNotices, sessionFamilies];

@@ -1,4 +1,4 @@
-/** `/auth/login`, `/auth/refresh`, `/auth/logout` (reference §3.2): thin over AuthService; cookies set here. */
+/** `/auth/login`, `/auth/refresh`, `/auth/logout` (Directus docs: Authentication): thin over AuthService; cookies set here. */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import type { AppContext } from '../../services/app-context.js';

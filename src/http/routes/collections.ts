@@ -1,5 +1,5 @@
 /**
- * /collections (reference §5.2): collection objects; create (with fields, or a folder), change meta (one, or an
+ * /collections (Directus docs: Collections): collection objects; create (with fields, or a folder), change meta (one, or an
  * array), delete (204).
  */
 import type { FastifyPluginAsync } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * /fields (reference §5.3): field objects of every collection, of one, or one field; create, change (one, or an
+ * /fields (Directus docs: Fields): field objects of every collection, of one, or one field; create, change (one, or an
  * array for a collection), delete (204). None of these takes query parameters.
  */
 import type { FastifyPluginAsync } from 'fastify';

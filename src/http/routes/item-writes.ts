@@ -1,5 +1,5 @@
 /**
- * POST / PATCH / DELETE on /items (reference §1.1), registered inside the /items plugin. Thin: the collection is
+ * POST / PATCH / DELETE on /items (Directus docs: Items), registered inside the /items plugin. Thin: the collection is
  * checked first (403 before any body error, as Directus), the body is parsed into the write IR, the writer does the
  * rest. A write the caller may not read back answers 204, as every DELETE does.
  */

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
-import type { Query } from '../../request/query.js';
+import type { KeyInput, Query } from '../../request/query.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { AppContext } from '../../services/app-context.js';
 import { registerItemWrites } from './item-writes.js';
@@ -14,7 +14,7 @@ type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
 
 export function itemRoutes(context: AppContext): FastifyPluginAsync {
-  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth };
+  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth, maxJsonQueryDepth: context.config.maxJsonQueryDepth };
 
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
@@ -48,7 +48,7 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
   };
 }
 
-/** SEARCH body: `{query: {...}}` and/or `{keys: [...]}` (reference §1.1); the URL query is ignored. */
+/** SEARCH body: `{query: {...}}` and/or `{keys: [...]}` (Directus docs: Items); the URL query is ignored. */
 function searchBodyQuery(body: unknown, options: Parameters<typeof parseQuery>[1]): Query {
   if (body === undefined || body === null) throw new InvalidPayloadError('Payload in body is required');
   if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidPayloadError('"body" must be an object');
@@ -60,10 +60,10 @@ function searchBodyQuery(body: unknown, options: Parameters<typeof parseQuery>[1
   }
   const parsed = parseQuery((query as Record<string, unknown>) ?? {}, options);
   if (keys !== undefined) {
-    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' && typeof k !== 'number')) {
-      throw new InvalidPayloadError('"keys" must be an array of strings or numbers');
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' && typeof k !== 'number' && (typeof k !== 'object' || k === null || Array.isArray(k)))) {
+      throw new InvalidPayloadError('"keys" must be an array of strings, numbers or objects of key fields');
     }
-    parsed.keys = keys as (string | number)[];
+    parsed.keys = keys as KeyInput[];
   }
   return parsed;
 }

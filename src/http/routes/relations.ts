@@ -1,5 +1,5 @@
 /**
- * /relations (reference §5.4): relation objects of every collection, of one (its "many" side), or one; create,
+ * /relations (Directus docs: Relations): relation objects of every collection, of one (its "many" side), or one; create,
  * change, delete (204).
  */
 import type { FastifyPluginAsync } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * The system collections with items semantics (reference §5.1): `/users`, `/roles`, `/policies`, `/access`,
+ * The system collections with items semantics (Directus docs: Users, roles and policies): `/users`, `/roles`, `/policies`, `/access`,
  * `/permissions` read like `/items/<collection>` over the service_* tables (same query language, same permission
  * rules), plus the `me` endpoints and the `/settings` singleton. Writes: system-writes.ts.
  */
@@ -20,7 +20,7 @@ export const SYSTEM_ROUTES: Record<string, string> = {
 };
 
 export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync {
-  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth };
+  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth, maxJsonQueryDepth: context.config.maxJsonQueryDepth };
   const query = (request: FastifyRequest) => parseQuery(request.query as Record<string, unknown>, parseOptions);
   const send = (reply: FastifyReply, body: string) => reply.type('application/json; charset=utf-8').send(body);
   const system = { system: true };

@@ -1,5 +1,5 @@
 /**
- * POST / PATCH / DELETE on the system collections (reference §5.1): the /items write semantics over the service_*
+ * POST / PATCH / DELETE on the system collections (Directus docs: Users, roles and policies): the /items write semantics over the service_*
  * tables, plus `PATCH /users/me` (the caller's own row, under the same rules), `PATCH /users/me/track/page` and
  * `PATCH /settings` (singleton).
  */

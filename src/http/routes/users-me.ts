@@ -1,4 +1,4 @@
-/** `/users/me/tfa/*` (reference §3.4). The rest of `/users` is the system collection's (items semantics). */
+/** `/users/me/tfa/*` (Directus docs: Authentication). The rest of `/users` is the system collection's (items semantics). */
 import type { FastifyPluginAsync } from 'fastify';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import type { AppContext } from '../../services/app-context.js';

@@ -1,5 +1,5 @@
 /**
- * Write cases (reference §2.4, §4.4): the first case, as admin, gives three matrix roles write rules through the
+ * Write cases (Directus docs: Errors, Access control): the first case, as admin, gives three matrix roles write rules through the
  * system collections themselves (an access row created with its policy and the policy's permissions, nested), so
  * the roles of roles.ts stay read-only for the other files. Then creates, updates and deletes per role: item rules
  * (relational `$CURRENT_USER.email` for `own`, published-only for `published`), field sets, presets, validation,

@@ -1,5 +1,6 @@
 /** mysql2 errors of failed writes (MySQL and MariaDB error numbers) → DatabaseFailure. */
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+import type { FailureKind } from '../../failure-kind.js';
 
 interface MysqlError {
   errno?: number;
@@ -56,4 +57,19 @@ export function translateMysqlError(error: unknown): DatabaseFailure | null {
     default:
       return null;
   }
+}
+
+/** Connections the server ended or lost (MySQL and MariaDB numbers, mysql2's fatal errors), and statement timeouts. */
+const CONNECTION_ERRNOS = new Set([1040, 1053, 1077, 1152, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
+const TIMEOUT_ERRNOS = new Set([1969, 3024]);
+
+export function mysqlFailureKind(error: unknown): FailureKind {
+  const e = error as MysqlError & { fatal?: boolean; code?: string };
+  if (typeof e?.errno === 'number') {
+    if (TIMEOUT_ERRNOS.has(e.errno)) return 'timeout';
+    if (CONNECTION_ERRNOS.has(e.errno)) return 'connection';
+  }
+  if (e?.code === 'PROTOCOL_CONNECTION_LOST' || e?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') return 'connection';
+  if (e instanceof Error && ((e as { fatal?: boolean }).fatal === true || /closed state|Connection lost/i.test(e.message))) return 'connection';
+  return null;
 }

@@ -13,7 +13,8 @@ interface CallbackConnection {
 export const mysqlDialect: Dialect = {
   client: 'mysql',
   label: 'MySQL/MariaDB',
-  knexConfig(connection): Knex.Config {
+  knexConfig(connection, session): Knex.Config {
+    const seconds = session.statementTimeoutMs / 1000;
     return {
       client: 'mysql2',
       connection: {
@@ -30,7 +31,14 @@ export const mysqlDialect: Dialect = {
         max: 10,
         afterCreate(conn: CallbackConnection, done: (err: Error | null, conn: unknown) => void) {
           // JSON_ARRAYAGG is bounded by group_concat_max_len (1 MB by default): a large read would be cut short.
-          conn.query("SET time_zone = '+00:00', group_concat_max_len = 4294967295", [], (err) => done(err, conn));
+          conn.query("SET time_zone = '+00:00', group_concat_max_len = 4294967295", [], (err) => {
+            if (err || seconds <= 0) return done(err, conn);
+            // MariaDB bounds every statement (max_statement_time, seconds); MySQL has only max_execution_time (ms, SELECTs).
+            conn.query(`SET SESSION max_statement_time = ${seconds}`, [], (mariaErr) => {
+              if (!mariaErr) return done(null, conn);
+              conn.query(`SET SESSION max_execution_time = ${Math.ceil(session.statementTimeoutMs)}`, [], (mysqlErr) => done(mysqlErr, conn));
+            });
+          });
         },
       },
     };

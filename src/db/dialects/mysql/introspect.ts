@@ -91,7 +91,7 @@ function toColumn(table: string, r: Row, isJson: boolean): ColumnInfo {
   column.has_auto_increment = extra.includes('auto_increment');
   column.is_generated = extra.includes('generated') && !extra.includes('default_generated');
   column.generation_expression = column.is_generated ? (r.generation_expression || null) : null;
-  column.default_value = column.is_generated ? null : parseDefaultValue(r.column_default);
+  column.default_value = column.is_generated ? null : mysqlDefault(r.column_default);
   // MySQL 8 writes literal string defaults unquoted; MariaDB quotes them. Both parse to the same value.
   if (typeof column.default_value === 'string' && /^current_timestamp/i.test(column.default_value)) column.default_value = 'CURRENT_TIMESTAMP';
   column.comment = r.column_comment || null;
@@ -159,4 +159,18 @@ export function mapMysqlType(column: ColumnInfo): ServiceType {
     default:
       return 'unknown';
   }
+}
+
+const ESCAPES: Record<string, string> = { '0': '\u0000', b: '\b', n: '\n', r: '\r', t: '\t', Z: '\u001a', '%': '\\%', _: '\\_' };
+
+/**
+ * MariaDB writes a string default as the SQL literal, escapes included (`'C:\\temp'` for C:\temp, `\n` for a
+ * newline, `''` for a quote); read as plain text, every backslash would double on each change of the column.
+ * MySQL 8 writes the text bare, and other defaults (numbers, functions) parse as on every database.
+ */
+export function mysqlDefault(raw: unknown): unknown {
+  if (typeof raw !== 'string') return parseDefaultValue(raw);
+  const quoted = /^'((?:[^'\\]|''|\\.)*)'$/s.exec(raw.trim());
+  if (!quoted) return parseDefaultValue(raw);
+  return quoted[1]!.replace(/''|\\(.)/gs, (match, ch: string | undefined) => (match === "''" ? "'" : (ESCAPES[ch!] ?? ch!)));
 }

@@ -1,5 +1,7 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { jsonPathText } from '../../../sql/json-path.js';
+import { orderClause } from '../../../sql/nested-list.js';
 
 const CONCEALED = `'**********'`;
 const DATE_PART: Record<string, (column: string) => string> = {
@@ -18,6 +20,9 @@ const NUMERIC_COLUMN = /^(bool|boolean|tinyint|bit|smallint|mediumint|int|intege
 export const mysqlSql: SqlDialect = {
   quote: (id) => `\`${id.replace(/`/g, '``')}\``,
   placeholder: () => '?',
+  // Statements go as text (the driver writes the values in): no parameter limit, and a long list is only a long text.
+  maxParameters: Number.POSITIVE_INFINITY,
+  listMembership: () => null,
   bind(field, value) {
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (typeof value !== 'string') return value;
@@ -27,6 +32,7 @@ export const mysqlSql: SqlDialect = {
     return value;
   },
   comparable: (column) => column,
+  sortable: (column) => column,
   asText: (column) => `cast(${column} as char)`,
   likeEscape: '',
   wireValue(column: string, field: FieldOverview): string {
@@ -65,9 +71,8 @@ export const mysqlSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${mysqlSql.stringLiteral(k)}, ${v}`).join(', ')})`,
-  jsonArrayText: (expression, orderBy) => `cast(coalesce(json_arrayagg(${expression} order by ${orderBy}), json_array()) as char)`,
+  jsonArrayText: (expression, orderBy) => `cast(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array()) as char)`,
   jsonText: (expression) => `cast(${expression} as char)`,
-  nullsOrder: () => '',
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
     // MySQL needs a LIMIT before OFFSET; the largest unsigned BIGINT means "no limit".
@@ -80,13 +85,29 @@ export const mysqlSql: SqlDialect = {
   jsonString: (expression) => `json_quote(${expression})`,
   nestedList(list) {
     // MariaDB has no LATERAL and no outer references in derived tables, but its JSON_ARRAYAGG sorts and limits by
-    // itself: the related rows are filtered by the index on the join column and only the kept ones are returned.
-    // The bounds are validated integers, written inline because the aggregate's LIMIT takes no placeholders.
-    const order = list.orderBy ? ` order by ${list.orderBy}` : '';
-    const window = list.limit === null && list.offset === 0 ? '' : ` limit ${list.limit === null ? '18446744073709551615' : Math.trunc(list.limit)}${list.offset > 0 ? ` offset ${Math.trunc(list.offset)}` : ''}`;
-    return `json_extract((select coalesce(json_arrayagg(${list.element}${order}${window}), json_array()) from ${list.from} where ${list.where}), '$')`;
+    // itself. The bounds are validated integers, written inline because the aggregate's LIMIT takes no placeholders.
+    const order = orderClause(list.sort);
+    const all = list.limit === null && list.offset === 0;
+    // Text keys stay in this form: a JSON_TABLE text column has its own collation, which MariaDB refuses to compare
+    // with a column of another one (and forcing one would keep the key's index from being used).
+    const integerKey = list.key?.field.type === 'integer' || list.key?.field.type === 'bigInteger';
+    if (all || !list.key || !integerKey) {
+      const window = all ? '' : ` limit ${list.limit === null ? '18446744073709551615' : Math.trunc(list.limit)}${list.offset > 0 ? ` offset ${Math.trunc(list.offset)}` : ''}`;
+      return `json_extract((select coalesce(json_arrayagg(${list.element}${order}${window}), json_array()) from ${list.from} where ${list.where}), '$')`;
+    }
+    // With a limit, only the kept rows may become JSON (their elements can hold whole nested levels): the parent's
+    // rows are found through the index on the join column and only their keys are sorted and limited, JSON_TABLE
+    // (which, unlike a derived table, may read the enclosing row) turns those keys into rows, and the elements are
+    // built for these rows alone, read by primary key in the order kept.
+    const window = ` limit ${list.limit === null ? '18446744073709551615' : Math.trunc(list.limit)}${list.offset > 0 ? ` offset ${Math.trunc(list.offset)}` : ''}`;
+    const keys = `(select json_arrayagg(${list.key.column}${order}${window}) from ${list.from} where ${list.where})`;
+    const kept = mysqlSql.quote('__strata_kept');
+    const rows = `json_table(${keys}, '$[*]' columns (${mysqlSql.quote('n')} for ordinality, ${mysqlSql.quote('k')} bigint path '$')) as ${kept}`;
+    return `json_extract((select coalesce(json_arrayagg(${list.element} order by ${kept}.${mysqlSql.quote('n')}), json_array()) from ${rows} straight_join ${list.from} on ${list.key.column} = ${kept}.${mysqlSql.quote('k')}), '$')`;
   },
   datePart: (part, column) => DATE_PART[part]!(column),
+  jsonPath: (column, path) =>
+    `json_extract(case when json_valid(${column}) then json_extract(${column}, ${mysqlSql.stringLiteral(jsonPathText(path))}) end, '$')`,
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as double)`,

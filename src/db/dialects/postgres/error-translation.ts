@@ -1,5 +1,6 @@
 /** node-postgres errors of failed writes → DatabaseFailure (SQLSTATE codes; the column from the error or its detail). */
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+import type { FailureKind } from '../../failure-kind.js';
 
 interface PgError {
   code?: string;
@@ -59,4 +60,22 @@ export function translatePostgresError(error: unknown): DatabaseFailure | null {
     default:
       return null;
   }
+}
+
+/**
+ * Failures that are not the statement's fault: the connection died or the server is going away (class 08,
+ * admin/crash shutdown, too many connections, and node-postgres's own messages for a dead client), a statement
+ * cancelled by `statement_timeout`, and values the server could not take for their type (class 22, data exceptions:
+ * a read never writes, so such a value is the query's fault).
+ */
+export function postgresFailureKind(error: unknown): FailureKind {
+  const e = error as PgError;
+  if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) {
+    if (e.code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(e.code)) return 'connection';
+    if (e.code === '57014' && /statement timeout/i.test(e.message)) return 'timeout';
+    if (e.code.startsWith('22')) return 'invalid_input';
+    return null;
+  }
+  if (e instanceof Error && /Connection terminated|is not queryable|connection error|Client was closed/i.test(e.message)) return 'connection';
+  return null;
 }

@@ -10,8 +10,10 @@ import { postgresWrite } from './write-hooks.js';
 export const postgresDialect: Dialect = {
   client: 'pg',
   label: 'PostgreSQL',
-  knexConfig(connection): Knex.Config {
-    return { client: 'pg', connection: connection as Knex.PgConnectionConfig, pool: { min: 0, max: 10 } };
+  knexConfig(connection, session): Knex.Config {
+    // statement_timeout is a startup parameter of each connection: no extra round trip per statement.
+    const timeout = session.statementTimeoutMs > 0 ? { statement_timeout: session.statementTimeoutMs } : {};
+    return { client: 'pg', connection: { ...(connection as Knex.PgConnectionConfig), ...timeout }, pool: { min: 0, max: 10 } };
   },
   async execute(connection, sql, params) {
     const result = await (connection as pg.Client).query({ text: sql, values: params as unknown[] });

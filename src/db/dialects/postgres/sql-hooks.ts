@@ -10,6 +10,9 @@ const NUMERIC_COLUMN = /^(smallint|integer|bigint|numeric|decimal|real|double pr
 export const postgresSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: (n) => `$${n}`,
+  maxParameters: 65_535,
+  // One array parameter; its element type is inferred from the column.
+  listMembership: (column, values, negate, param) => (negate ? `not (${column} = any(${param(values)}))` : `${column} = any(${param(values)})`),
   bind(field, value) {
     // Booleans of non-boolean columns (cast-boolean): numbers in numeric columns, true/false text otherwise.
     if (typeof value === 'boolean' && field.schema && field.schema.data_type !== 'boolean') {
@@ -19,6 +22,8 @@ export const postgresSql: SqlDialect = {
   },
   // json/jsonb have no equality with arbitrary text; filters compare their text.
   comparable: (column, field) => (field.type === 'json' ? `${column}::text` : column),
+  // json has no ordering operator: it sorts by its text.
+  sortable: (column, field) => (field.type === 'json' ? `${column}::text` : column),
   asText: (column) => `${column}::text`,
   likeEscape: '',
   wireValue(column: string, field: FieldOverview): string {
@@ -59,9 +64,8 @@ export const postgresSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_build_object(${pairs.map(([k, v]) => `${postgresSql.stringLiteral(k)}, ${v}`).join(', ')})`,
-  jsonArrayText: (expression, orderBy) => `coalesce(json_agg(${expression} order by ${orderBy}), '[]'::json)::text`,
+  jsonArrayText: (expression, orderBy) => `coalesce(json_agg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]'::json)::text`,
   jsonText: (expression) => `${expression}::text`,
-  nullsOrder: (descending) => (descending ? ' nulls last' : ' nulls first'),
   limitOffset(limit, offset, param) {
     let sql = '';
     if (limit !== null) sql += ` limit ${param(limit)}`;
@@ -71,11 +75,13 @@ export const postgresSql: SqlDialect = {
   stringLiteral: (text) => `'${text.replace(/'/g, "''")}'`,
   embedJson: (expression) => expression,
   jsonString: (expression) => `to_json(${expression})`,
-  nestedList: (list) => derivedTableList(list, postgresSql, (element, orderBy) => `coalesce(json_agg(${element} order by ${orderBy}), '[]'::json)`),
+  nestedList: (list) => derivedTableList(list, postgresSql, (element, orderBy) => `coalesce(json_agg(${element}${orderBy ? ` order by ${orderBy}` : ''}), '[]'::json)`),
   datePart(part, column, field) {
     const source = field.schema?.data_type === 'timestamp with time zone' ? `(${column} at time zone 'UTC')` : column;
     return `floor(extract(${EXTRACT[part]} from ${source}))::integer`;
   },
+  // Keys and indexes alike are text arguments of jsonb_extract_path (an index reads an array element).
+  jsonPath: (column, path) => `jsonb_extract_path(${column}::jsonb${path.map((segment) => `, ${postgresSql.stringLiteral(String(segment))}`).join('')})`,
   jsonLength(column, field) {
     const value = field.schema?.data_type === 'json' ? column : `${column}::json`;
     return `case when json_typeof(${value}) = 'array' then json_array_length(${value}) end`;

@@ -1,5 +1,6 @@
 /** better-sqlite3 errors of failed writes → DatabaseFailure (extended result codes; `table.column` from the message). */
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+import type { FailureKind } from '../../failure-kind.js';
 
 interface SqliteError {
   code?: string;
@@ -34,4 +35,13 @@ export function translateSqliteError(error: unknown): DatabaseFailure | null {
     default:
       return null;
   }
+}
+
+/** The file cannot be opened or read, or the connection was closed: the database is unavailable. */
+export function sqliteFailureKind(error: unknown): FailureKind {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR'))) return 'connection';
+  if (code === 'SQLITE_INTERRUPT') return 'timeout';
+  if (error instanceof TypeError && /database connection is not open/.test(error.message)) return 'connection';
+  return null;
 }

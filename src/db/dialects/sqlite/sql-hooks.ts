@@ -1,6 +1,8 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
+import { jsonPathText } from '../../../sql/json-path.js';
 import { derivedTableList } from '../../../sql/nested-list.js';
+import { dateBound } from './date-bounds.js';
 
 const CONCEALED = `'**********'`;
 const BOOLEAN_COLUMN = /^(bool|boolean|integer|int|tinyint|smallint)$/i;
@@ -22,11 +24,16 @@ function normalisedDate(column: string, format: string): string {
 export const sqliteSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: () => '?',
+  maxParameters: 32_766,
+  // One JSON text parameter; the column's affinity applies to the values json_each yields.
+  listMembership: (column, values, negate, param) => `${column} ${negate ? 'not in' : 'in'} (select value from json_each(${param(JSON.stringify(values))}))`,
   bind: (_field, value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value),
   comparable(column, field) {
     const format = DATE_FORMATS[field.type];
     return format ? normalisedDate(column, format) : column;
   },
+  sortable: (column) => column,
+  indexableBound: dateBound,
   asText: (column) => `cast(${column} as text)`,
   likeEscape: ` escape '\\'`,
   wireValue(column: string, field: FieldOverview): string {
@@ -60,9 +67,8 @@ export const sqliteSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${sqliteSql.stringLiteral(k)}, ${v}`).join(', ')})`,
-  jsonArrayText: (expression, orderBy) => `coalesce(json_group_array(${expression} order by ${orderBy}), '[]')`,
+  jsonArrayText: (expression, orderBy) => `coalesce(json_group_array(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`,
   jsonText: (expression) => expression,
-  nullsOrder: () => '',
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
     return ` limit ${limit === null ? '-1' : param(limit)}${offset > 0 ? ` offset ${param(offset)}` : ''}`;
@@ -72,10 +78,12 @@ export const sqliteSql: SqlDialect = {
   // nests as JSON without json() parsing the text again. Values read from a derived table's columns would not.
   embedJson: (expression) => expression,
   jsonString: (expression) => `json_quote(${expression})`,
-  nestedList: (list) => derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element} order by ${orderBy}), '[]')`),
+  nestedList: (list) => derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`),
   datePart(part, column, field) {
     return `cast(strftime('${PART_FORMAT[part]}', ${sqliteSql.comparable(column, field)}) as integer)`;
   },
+  // `->` answers the value's JSON text (strings quoted, objects whole); json() gives it the JSON subtype to nest.
+  jsonPath: (column, path) => `json(case when json_valid(${column}) then ${column} -> ${sqliteSql.stringLiteral(jsonPathText(path))} end)`,
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as real)`,

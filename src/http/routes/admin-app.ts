@@ -1,0 +1,55 @@
+/**
+ * Strata Studio, the admin app (`studio/`, built by `npm run build` into `dist/studio`), served at `/admin` as
+ * Directus serves its app. Hashed assets are cached for good; every other path under /admin is a route of the
+ * single-page app and gets index.html (never cached, so a new build is picked up at the next load). The app talks
+ * to the API like any client, so these routes carry no authentication of their own.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { RouteNotFoundError, ServiceUnavailableError } from '../../errors/catalogue.js';
+
+/** dist/studio from src/http/routes (tsx) and from dist/http/routes (built) alike. */
+export const STUDIO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/studio');
+
+// The app loads nothing from elsewhere; inline styles come from Vue's style bindings.
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
+
+export function adminAppRoutes(root: string): FastifyPluginAsync {
+  const built = existsSync(path.join(root, 'index.html'));
+
+  return async (app) => {
+    if (built) await app.register(fastifyStatic, { root, serve: false });
+    const publicRoute = { config: { public: true } };
+
+    const sendIndex = (reply: FastifyReply) => {
+      if (!built) throw new ServiceUnavailableError('admin', 'The admin app is not built: run npm run build');
+      return reply
+        .header('cache-control', 'no-cache')
+        .header('content-security-policy', CSP)
+        .header('x-content-type-options', 'nosniff')
+        .sendFile('index.html', { cacheControl: false });
+    };
+
+    app.get('/', publicRoute, async (_request, reply) => reply.redirect('/admin/'));
+    app.get('/admin', publicRoute, async (_request, reply) => sendIndex(reply));
+    app.get<{ Params: { '*': string } }>('/admin/*', publicRoute, async (request, reply) => {
+      const wanted = request.params['*'];
+      const file = path.resolve(root, wanted);
+      const inside = file.startsWith(root + path.sep);
+      if (built && inside && wanted !== 'index.html' && existsSync(file) && statSync(file).isFile()) {
+        // Vite names every built asset after its content hash.
+        const immutable = wanted.startsWith('assets/');
+        return reply
+          .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+          .header('x-content-type-options', 'nosniff')
+          .sendFile(path.relative(root, file), { cacheControl: false });
+      }
+      // A missing asset is a 404, not the app's page (a stale index.html asking for an old chunk must fail loudly).
+      if (wanted.startsWith('assets/') || path.extname(wanted) !== '') throw new RouteNotFoundError(request.url.split('?')[0]!);
+      return sendIndex(reply);
+    });
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Paths of one collection the caller may read: `/items/<c>` and `/items/<c>/{id}` (the system collections at
+ * `/users`, `/roles`, ... and `/settings`), with only the operations the caller may perform. Operation ids follow
+ * Directus's specification (`readItemsArticles`, `readSingleItemsArticles`, `createItemsArticles`, ...).
+ */
+import type { CollectionView } from '../graphql/access-view.js';
+import { errorResponses, LIST_PARAMETERS, ONE_PARAMETERS, paramRef } from './common-components.js';
+import { keySchema } from './collection-schemas.js';
+import { ref, type JsonSchema } from './json-schema.js';
+
+export interface CollectionPaths {
+  view: CollectionView;
+  /** `/items/articles`, `/users`, `/settings`. */
+  base: string;
+  singleton: boolean;
+  /** Component names of the read schema and of the create and update bodies. */
+  component: string;
+  createInput: string;
+  updateInput: string;
+  tag: string;
+}
+
+export function json(schema: JsonSchema): JsonSchema {
+  return { 'application/json': { schema } };
+}
+
+export function dataResponse(description: string, data: JsonSchema, meta = false): JsonSchema {
+  const properties: Record<string, JsonSchema> = { data };
+  if (meta) properties.meta = { type: 'object', properties: { total_count: { type: 'integer' }, filter_count: { type: 'integer' } } };
+  return { description, content: json({ type: 'object', properties }) };
+}
+
+const NO_CONTENT = { description: 'Done; nothing to answer (or nothing the caller may read back).' };
+
+/** Paths keyed by OpenAPI path, each holding the operations the caller may perform. */
+export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> {
+  const { view } = c;
+  const item = ref(c.component);
+  const list = { type: 'array', items: item };
+  const create = ref(c.createInput);
+  const update = ref(c.updateInput);
+  const tags = [c.tag];
+  const name = c.component;
+  const collectionOps: JsonSchema = {};
+  const itemOps: JsonSchema = {};
+
+  if (c.singleton) {
+    collectionOps.get = {
+      operationId: `read${name}`,
+      summary: `Read the ${view.collection.collection} singleton`,
+      tags,
+      parameters: ONE_PARAMETERS.map(paramRef),
+      responses: { '200': dataResponse('The item', item), ...errorResponses(false) },
+    };
+    if (view.update) {
+      collectionOps.patch = {
+        operationId: `update${name}`,
+        summary: `Update the ${view.collection.collection} singleton (created when missing)`,
+        tags,
+        parameters: ONE_PARAMETERS.map(paramRef),
+        requestBody: { required: true, content: json(update) },
+        responses: { '200': dataResponse('The item as updated', item), '204': NO_CONTENT, ...errorResponses(true) },
+      };
+    }
+    return { [c.base]: collectionOps };
+  }
+
+  const key = keySchema(view.collection);
+  const keys = { type: 'array', items: key };
+  collectionOps.get = {
+    operationId: `read${name}`,
+    summary: `List ${view.collection.collection} items`,
+    description: 'With `aggregate`/`groupBy` the rows are the groups and their aggregates instead.',
+    tags,
+    parameters: LIST_PARAMETERS.map(paramRef),
+    responses: { '200': dataResponse('The items', list, true), ...errorResponses(false) },
+  };
+  if (view.create) {
+    collectionOps.post = {
+      operationId: `create${name}`,
+      summary: `Create one ${view.collection.collection} item (an object) or several (an array)`,
+      tags,
+      parameters: ONE_PARAMETERS.map(paramRef),
+      requestBody: { required: true, content: json({ oneOf: [create, { type: 'array', items: create }] }) },
+      responses: { '200': dataResponse('The created item(s)', { oneOf: [item, list] }), '204': NO_CONTENT, ...errorResponses(true) },
+    };
+  }
+  if (view.update) {
+    collectionOps.patch = {
+      operationId: `update${name}`,
+      summary: `Update several ${view.collection.collection} items`,
+      description: 'An array of items holding their keys, `{keys, data}`, or `{query, data}`.',
+      tags,
+      parameters: ONE_PARAMETERS.map(paramRef),
+      requestBody: {
+        required: true,
+        content: json({
+          oneOf: [
+            { type: 'array', items: update },
+            { type: 'object', required: ['keys', 'data'], properties: { keys, data: update } },
+            { type: 'object', required: ['query', 'data'], properties: { query: { type: 'object' }, data: update } },
+          ],
+        }),
+      },
+      responses: { '200': dataResponse('The updated items', list), '204': NO_CONTENT, ...errorResponses(true) },
+    };
+  }
+  if (view.delete) {
+    collectionOps.delete = {
+      operationId: `delete${name}`,
+      summary: `Delete several ${view.collection.collection} items`,
+      description: 'An array of keys, `{keys}`, or `{query}`.',
+      tags,
+      requestBody: {
+        required: true,
+        content: json({ oneOf: [keys, { type: 'object', required: ['keys'], properties: { keys } }, { type: 'object', required: ['query'], properties: { query: { type: 'object' } } }] }),
+      },
+      responses: { '204': { description: 'Deleted' }, ...errorResponses(true) },
+    };
+  }
+
+  // A table without a key has no reads by key (and no writes: the access view allows none).
+  if (!view.collection.primary) return { [c.base]: collectionOps };
+  const id = { name: 'id', in: 'path', required: true, description: 'The item’s key.', schema: key };
+  itemOps.get = {
+    operationId: `readSingle${name}`,
+    summary: `Read one ${view.collection.collection} item`,
+    tags,
+    parameters: [id, ...ONE_PARAMETERS.map(paramRef)],
+    responses: { '200': dataResponse('The item', item), ...errorResponses(false) },
+  };
+  if (view.update) {
+    itemOps.patch = {
+      operationId: `updateSingle${name}`,
+      summary: `Update one ${view.collection.collection} item`,
+      tags,
+      parameters: [id, ...ONE_PARAMETERS.map(paramRef)],
+      requestBody: { required: true, content: json(update) },
+      responses: { '200': dataResponse('The item as updated', item), '204': NO_CONTENT, ...errorResponses(true) },
+    };
+  }
+  if (view.delete) {
+    itemOps.delete = {
+      operationId: `deleteSingle${name}`,
+      summary: `Delete one ${view.collection.collection} item`,
+      tags,
+      parameters: [id],
+      responses: { '204': { description: 'Deleted' }, ...errorResponses(true) },
+    };
+  }
+  return { [c.base]: collectionOps, [`${c.base}/{id}`]: itemOps };
+}

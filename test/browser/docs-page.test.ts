@@ -1,0 +1,110 @@
+/**
+ * /docs on every database: the page and its assets are served from the installed swagger-ui-dist (nothing from
+ * another host), DOCS_ENABLED=false removes them, and in headless Chromium (Debian's `chromium`, driven by
+ * playwright-core) the page renders the caller's collections: all of them for an admin's token, only the granted
+ * ones for the public.
+ */
+import assert from 'node:assert/strict';
+import { accessSync, constants } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { grantPublic } from '../helpers/access-fixture.js';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+import { ADMIN, errorCode, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = (() => {
+  try {
+    accessSync(CHROMIUM, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The headings of the tag sections Swagger UI rendered (one per collection or route group), as a reader sees them. */
+async function renderedTags(browser: Browser, url: string): Promise<{ tags: string[]; external: string[] }> {
+  const page = await browser.newPage();
+  const external: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(new URL(url).origin)) external.push(request.url());
+  });
+  try {
+    await page.goto(url);
+    // Swagger UI renders the sections a few at a time: wait until every tag of the loaded document has its heading.
+    await page.waitForFunction(
+      () => {
+        const ui = (window as unknown as { ui?: { specSelectors: { loadingStatus(): string; taggedOperations(): { size: number } } } }).ui;
+        if (!ui || ui.specSelectors.loadingStatus() !== 'success') return false;
+        const count = document.querySelectorAll('h3.opblock-tag').length;
+        return count > 0 && count === ui.specSelectors.taggedOperations().size;
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const tags = await page.$$eval('h3.opblock-tag', (nodes) => nodes.map((node) => node.textContent?.trim() ?? ''));
+    return { tags, external };
+  } finally {
+    await page.close();
+  }
+}
+
+for (const client of testClients()) {
+  describe(`/docs page (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    let base: string;
+    let browser: Browser | undefined;
+
+    before(async () => {
+      t = await startTestApp(client, { relations: true });
+      await grantPublic(t, [{ collection: 'tags', fields: 'id,name' }]);
+      base = await listenOnLoopback(t);
+      if (hasChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    });
+    after(async () => {
+      await browser?.close();
+      await t?.close();
+    });
+
+    it('serves the page and its assets from the installed package, with no token needed', async () => {
+      const pageResponse = await t.request({ method: 'GET', url: '/docs', token: null });
+      assert.equal(pageResponse.statusCode, 200);
+      assert.match(String(pageResponse.headers['content-type']), /text\/html/);
+      const sources = [...pageResponse.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+      assert.ok(sources.length >= 3);
+      for (const source of sources) {
+        assert.ok(source.startsWith('/docs/'), `${source} is served here`);
+        const asset = await t.request({ method: 'GET', url: source, token: null });
+        assert.equal(asset.statusCode, 200, source);
+        assert.ok(asset.rawPayload.length > 0);
+      }
+      const init = await t.request({ method: 'GET', url: '/docs/init.js', token: null });
+      assert.match(init.body, /\/server\/specs\/oas/);
+      const unknown = await t.request({ method: 'GET', url: '/docs/assets/package.json', token: null });
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(errorCode(unknown), 'ROUTE_NOT_FOUND');
+    });
+
+    it('is off with DOCS_ENABLED=false', async () => {
+      const off = await startTestApp(client, { fixture: false, env: { DOCS_ENABLED: 'false' } });
+      try {
+        const response = await off.request({ method: 'GET', url: '/docs', token: null });
+        assert.equal(response.statusCode, 404);
+        assert.equal(errorCode(response), 'ROUTE_NOT_FOUND');
+        assert.equal((await off.request({ method: 'GET', url: '/server/specs/oas' })).statusCode, 200, 'the document stays');
+      } finally {
+        await off.close();
+      }
+    });
+
+    it('renders the caller’s collections in Chromium', { skip: hasChromium ? false : `no ${CHROMIUM} (apt-get install chromium)` }, async () => {
+      const admin = await renderedTags(browser!, `${base}/docs?access_token=${ADMIN.token}`);
+      for (const tag of ['ItemsArticles', 'ItemsAuthors', 'ItemsTags', 'ItemsPagesSections', 'Users', 'Authentication']) assert.ok(admin.tags.includes(tag), `${tag} in ${admin.tags.join(', ')}`);
+      assert.deepEqual(admin.external, [], 'nothing is fetched from another host');
+
+      const anonymous = await renderedTags(browser!, `${base}/docs`);
+      assert.ok(anonymous.tags.includes('ItemsTags'), anonymous.tags.join(', '));
+      for (const hidden of ['ItemsArticles', 'ItemsAuthors', 'Users']) assert.ok(!anonymous.tags.includes(hidden), hidden);
+    });
+  });
+}
