@@ -95,13 +95,25 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
   for (const t of relationTargets) {
     const { collection, field, related_collection, meta, schema } = t.item;
     const body = { meta, schema: schema ? { on_delete: (schema as Record<string, Json>).on_delete ?? 'NO ACTION' } : null };
+    // A foreign key without metadata (meta null) stays without: its metadata row, if one was made, goes.
+    const dropMeta = meta === null && (t.kind === 'create' || (t.kind === 'update' && t.before.meta !== null));
+    const metaGone = (ctx: AppContext) => (dropMeta ? dropMetaRow(ctx, 'service_relations', { many_collection: collection, many_field: field }) : Promise.resolve());
     if (t.kind === 'create') {
       steps.push({
         description: `create relation "${collection}.${field}"${related_collection ? ` → "${related_collection}"` : ''}`,
-        run: (ctx, acc) => ctx.relations.create(acc, { collection, field, related_collection, ...body }),
+        run: async (ctx, acc) => {
+          await ctx.relations.create(acc, { collection, field, related_collection, ...body });
+          await metaGone(ctx);
+        },
       });
     } else if (t.kind === 'update') {
-      steps.push({ description: `change relation "${collection}.${field}"`, run: (ctx, acc) => ctx.relations.update(acc, collection, field, { related_collection, ...body }) });
+      steps.push({
+        description: `change relation "${collection}.${field}"`,
+        run: async (ctx, acc) => {
+          await ctx.relations.update(acc, collection, field, { related_collection, ...body });
+          await metaGone(ctx);
+        },
+      });
     }
   }
   for (const t of relationTargets) {
@@ -123,7 +135,7 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
 }
 
 /** A metadata row the snapshot does not have (meta null): removed, as one schema change. */
-async function dropMetaRow(context: AppContext, table: 'service_fields' | 'service_collections', where: Record<string, string>): Promise<void> {
+async function dropMetaRow(context: AppContext, table: 'service_fields' | 'service_collections' | 'service_relations', where: Record<string, string>): Promise<void> {
   await context.schemaChanges.run(() => {
     const plan = new SchemaChangePlan(`The metadata of "${Object.values(where).join('.')}" could not be removed`);
     plan.write((k) => k(table).where(where).delete());
