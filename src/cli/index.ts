@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `strata` command: `bootstrap` (install or migrate the database) and `start` (bootstrap if needed, then serve).
+ * The `strata` command: `bootstrap` (install or migrate the database), `start` (bootstrap if needed, then serve),
+ * `types`, and the data commands (schema, import, export, users, roles: data-commands.ts).
  * Settings come from the environment and `.env`; a bad one stops here with one line naming it.
  */
 import { Command } from 'commander';
@@ -10,6 +11,7 @@ import { VERSION } from '../version.js';
 import { runBootstrapCommand } from './bootstrap-command.js';
 import { ListenError, runStartCommand } from './start-command.js';
 import { registerTypesCommand } from './types-command.js';
+import { registerDataCommands } from './data-commands.js';
 
 function config(): Config {
   loadEnvFile();
@@ -41,5 +43,6 @@ program
   .action(() => run(async () => runStartCommand(config())));
 
 registerTypesCommand(program, config, run);
+registerDataCommands(program, config);
 
 await program.parseAsync(process.argv);

@@ -24,6 +24,7 @@ import { fieldRoutes } from './routes/fields.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { itemRoutes } from './routes/items.js';
 import { importRoutes } from './routes/import.js';
+import { schemaRoutes } from './routes/schema.js';
 import { relationRoutes } from './routes/relations.js';
 import { serverRoutes } from './routes/server.js';
 import { usersMeRoutes } from './routes/users-me.js';
@@ -180,6 +181,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(relationRoutes(context), { prefix: '/relations' });
   app.register(utilsRoutes(context), { prefix: '/utils' });
   app.register(importRoutes(context), { prefix: '/utils' });
+  app.register(schemaRoutes(context), { prefix: '/schema' });
   app.register(graphqlRoutes(context, specs));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 

@@ -19,6 +19,8 @@ export interface ExportReadOptions {
   /** The row limit of a read without `limit` (QUERY_LIMIT_DEFAULT), as /items applies it. */
   queryLimitDefault: number;
   read?: ReadOptions;
+  /** Told the size of every batch read (progress bars). */
+  onBatch?: (rows: number) => void;
 }
 
 export async function* exportBatches(collection: string, query: Query, options: ExportReadOptions): AsyncGenerator<Row[]> {
@@ -30,7 +32,9 @@ export async function* exportBatches(collection: string, query: Query, options: 
   // Aggregates, key lists and singletons answer in one read (their size does not grow with the table).
   if (query.aggregate || query.groupBy || query.keys || overview?.singleton) {
     const data = await read(base);
-    yield Array.isArray(data) ? (data as Row[]) : data ? [data as Row] : [];
+    const rows = Array.isArray(data) ? (data as Row[]) : data ? [data as Row] : [];
+    options.onBatch?.(rows.length);
+    yield rows;
     return;
   }
 
@@ -59,6 +63,7 @@ export async function* exportBatches(collection: string, query: Query, options: 
     }
     offset += rows.length;
     sent += rows.length;
+    options.onBatch?.(rows.length);
     if (rows.length) yield rows;
     if (rows.length < size) return;
   }

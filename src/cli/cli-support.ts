@@ -1,0 +1,66 @@
+/**
+ * What the data commands share: an app context over the configured database acting as an administrator, exit
+ * codes (0 ok, 1 error, 2 usage, 3 not found, 4 conflict), and output for people or, with `--json`, for scripts.
+ */
+import type { Config } from '../config/config.js';
+import { ServiceError, ServiceErrorList } from '../errors/catalogue.js';
+import type { Accountability } from '../permissions/accountability.js';
+import { createAppContext, type AppContext } from '../services/app-context.js';
+
+export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, conflict: 4 } as const;
+
+/** The CLI runs with the rights of an administrator: whoever can run it can read the database settings anyway. */
+export const CLI_ACCOUNTABILITY: Accountability = { user: null, role: null, roles: [], policies: [], admin: true, app: true, ip: null };
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface Output {
+  json: boolean;
+  /** A result: JSON on stdout with --json, else the text. */
+  result(value: unknown, text: string): void;
+  /** Progress and notes for people: stderr, silent with --json. */
+  note(text: string): void;
+}
+
+export function output(json: boolean): Output {
+  return {
+    json,
+    result: (value, text) => process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text.endsWith('\n') || !text ? text : `${text}\n`),
+    note: (text) => {
+      if (!json) process.stderr.write(`${text}\n`);
+    },
+  };
+}
+
+/** Opens the database (migrating it like `strata bootstrap`), runs `work`, closes. */
+export async function withContext<T>(config: Config, work: (context: AppContext) => Promise<T>): Promise<T> {
+  const context = await createAppContext({ ...config, logLevel: 'silent' }, { bootstrap: true, log: { info: () => {}, warn: (msg) => process.stderr.write(`${msg}\n`) } });
+  try {
+    return await work(context);
+  } finally {
+    await context.close();
+  }
+}
+
+/** A service error → its exit code: FORBIDDEN (for an admin: something that does not exist) 3, uniqueness 4, else 1. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof CliError) return error.exitCode;
+  const code = error instanceof ServiceErrorList ? error.errors[0]?.code : error instanceof ServiceError ? error.code : null;
+  if (code === 'FORBIDDEN' || code === 'ROUTE_NOT_FOUND') return EXIT.notFound;
+  if (code === 'RECORD_NOT_UNIQUE') return EXIT.conflict;
+  return EXIT.error;
+}
+
+/** The message of an error, with the details a person needs (field, line). */
+export function describeError(error: unknown): string {
+  if (error instanceof ServiceErrorList) return error.errors.map(describeError).join('\n');
+  if (error instanceof ServiceError) return `${error.message} [${error.code}]`;
+  return error instanceof Error ? error.message : String(error);
+}

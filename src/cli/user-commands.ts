@@ -1,0 +1,60 @@
+/** `strata users create|passwd|list` and `strata roles create`: through the same writer as /users and /roles. */
+import type { Config } from '../config/config.js';
+import type { AppContext } from '../services/app-context.js';
+import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
+
+const SYSTEM = { system: true };
+
+async function roleId(context: AppContext, role: string): Promise<string> {
+  const row = await context.db.knex('service_roles').where({ id: role }).orWhere({ name: role }).first('id');
+  if (!row) throw new CliError(`No role "${role}"`, EXIT.notFound);
+  return String(row.id);
+}
+
+async function userId(context: AppContext, email: string): Promise<string> {
+  const row = await context.db.knex('service_users').whereRaw('lower(email) = ?', [email.toLowerCase()]).first('id');
+  if (!row) throw new CliError(`No user with email ${email}`, EXIT.notFound);
+  return String(row.id);
+}
+
+export async function runUsersCreate(config: Config, out: Output, options: { email: string; password: string; role?: string; firstName?: string; lastName?: string }): Promise<void> {
+  const user = await withContext(config, async (context) => {
+    const payload: Record<string, unknown> = { email: options.email, password: options.password, status: 'active' };
+    if (options.role) payload.role = await roleId(context, options.role);
+    if (options.firstName) payload.first_name = options.firstName;
+    if (options.lastName) payload.last_name = options.lastName;
+    const body = await context.writer.create('service_users', [payload], false, { fields: ['id', 'email', 'role'] }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
+    return JSON.parse(body!).data as { id: string; email: string; role: string | null };
+  });
+  out.result(user, `Created user ${user.email} (${user.id})`);
+}
+
+export async function runUsersPasswd(config: Config, out: Output, options: { email: string; password: string }): Promise<void> {
+  await withContext(config, async (context) => {
+    const id = await userId(context, options.email);
+    await context.writer.updateOne('service_users', id, { password: options.password }, { fields: ['id'] }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
+  });
+  out.result({ email: options.email, changed: true }, `Password of ${options.email} changed`);
+}
+
+export async function runUsersList(config: Config, out: Output): Promise<void> {
+  const users = await withContext(config, async (context) => {
+    const body = await context.items.readMany('service_users', { fields: ['id', 'email', 'first_name', 'last_name', 'status', 'role.name'], sort: [{ field: 'email', order: 'asc' }], limit: -1 }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
+    return JSON.parse(body).data as { id: string; email: string | null; first_name: string | null; last_name: string | null; status: string; role: { name: string } | null }[];
+  });
+  const lines = users.map((u) => `${u.email ?? '(no email)'}\t${u.status}\t${u.role?.name ?? '-'}\t${[u.first_name, u.last_name].filter(Boolean).join(' ')}\t${u.id}`);
+  out.result(users, lines.length ? `email\tstatus\trole\tname\tid\n${lines.join('\n')}` : 'No users');
+}
+
+export async function runRolesCreate(config: Config, out: Output, options: { name: string; admin?: boolean; app?: boolean; parent?: string }): Promise<void> {
+  const role = await withContext(config, async (context) => {
+    const payload: Record<string, unknown> = { name: options.name };
+    if (options.parent) payload.parent = await roleId(context, options.parent);
+    if (options.admin || options.app) {
+      payload.policies = [{ policy: { name: options.name, admin_access: options.admin === true, app_access: options.admin === true || options.app === true } }];
+    }
+    const body = await context.writer.create('service_roles', [payload], false, { fields: ['id', 'name'] }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
+    return JSON.parse(body!).data as { id: string; name: string };
+  });
+  out.result(role, `Created role ${role.name} (${role.id})`);
+}

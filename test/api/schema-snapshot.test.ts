@@ -1,0 +1,119 @@
+/**
+ * /schema/snapshot, /schema/diff, /schema/apply: a snapshot of the blog fixture (m2o, o2m, m2m, m2a) taken on one
+ * database is applied to an empty one, then that one's to the next (SQLite → PostgreSQL → MariaDB when the URLs
+ * are set; SQLite → SQLite otherwise). After each apply the /collections, /fields and /relations answers of both
+ * match (in their database-independent parts) and a second diff finds nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parse as parseYaml } from 'yaml';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const PORTABLE_SCHEMA = ['default_value', 'max_length', 'is_nullable', 'is_unique', 'is_primary_key', 'has_auto_increment', 'foreign_key_table', 'foreign_key_column'];
+
+async function structure(t: TestApp) {
+  const get = async (url: string) => json((await t.request({ method: 'GET', url }))).data;
+  const user = (name: string) => !name.startsWith('service_');
+  const collections = (await get('/collections')).filter((c: any) => user(c.collection)).map((c: any) => ({ collection: c.collection, meta: c.meta, table: c.schema?.name ?? null }));
+  const fields = (await get('/fields'))
+    .filter((f: any) => user(f.collection))
+    .map((f: any) => ({
+      collection: f.collection,
+      field: f.field,
+      type: f.type,
+      meta: f.meta ? { ...f.meta, id: undefined } : null,
+      schema: f.schema ? Object.fromEntries(PORTABLE_SCHEMA.map((k) => [k, k === 'is_unique' ? f.schema.is_unique || f.schema.is_primary_key : f.schema[k]])) : null,
+    }))
+    .sort((a: any, b: any) => `${a.collection}.${a.field}`.localeCompare(`${b.collection}.${b.field}`));
+  const relations = (await get('/relations'))
+    .filter((r: any) => user(r.collection))
+    .map((r: any) => ({ collection: r.collection, field: r.field, related: r.related_collection, meta: r.meta ? { ...r.meta, id: undefined } : null, fk: Boolean(r.schema) }))
+    .sort((a: any, b: any) => `${a.collection}.${a.field}`.localeCompare(`${b.collection}.${b.field}`));
+  return { collections, fields, relations };
+}
+
+describe('schema snapshot / diff / apply', () => {
+  const chain = testClients();
+  if (chain.length === 1) chain.push('sqlite3');
+  const apps: TestApp[] = [];
+  before(async () => {
+    apps.push(await startTestApp(chain[0]!, { relations: true }));
+    for (const client of chain.slice(1)) apps.push(await startTestApp(client, { fixture: false }));
+  });
+  after(async () => {
+    for (const t of apps) await t.close();
+  });
+
+  it(`round trip ${chain.map(clientLabel).join(' → ')}: same collections, fields and relations; re-applying changes nothing`, async () => {
+    for (let i = 1; i < apps.length; i++) {
+      const source = apps[i - 1]!;
+      const target = apps[i]!;
+      const snapshot = json(await source.request({ method: 'GET', url: '/schema/snapshot' })).data;
+      assert.equal(snapshot.version, 1);
+      assert.ok(snapshot.collections.some((c: any) => c.collection === 'articles'));
+      const force = chain[i] !== chain[i - 1] ? '?force=true' : '';
+      if (force) {
+        const refused = await target.request({ method: 'POST', url: '/schema/diff', payload: snapshot });
+        assert.equal(errorCode(refused), 'INVALID_PAYLOAD');
+      }
+      const diffRes = await target.request({ method: 'POST', url: `/schema/diff${force}`, payload: snapshot });
+      assert.equal(diffRes.statusCode, 200, diffRes.body);
+      const diff = json(diffRes).data;
+      assert.match(diff.hash, /^[0-9a-f]{64}$/);
+      assert.ok(diff.diff.collections.some((c: any) => c.collection === 'articles' && c.diff[0].kind === 'N'));
+      const applied = await target.request({ method: 'POST', url: '/schema/apply', payload: diff });
+      assert.equal(applied.statusCode, 204, applied.body);
+      assert.deepEqual(await structure(target), await structure(source), `${clientLabel(chain[i - 1]!)} → ${clientLabel(chain[i]!)}`);
+      const again = await target.request({ method: 'POST', url: `/schema/diff${force}`, payload: snapshot });
+      assert.equal(again.statusCode, 204, again.body);
+      // The applied schema works: a nested write and read through the new relations.
+      const created = await target.request({ method: 'POST', url: '/items/articles?fields=title,author.name,tags.tags_id.name', payload: { title: 'T', author: { name: 'A' }, tags: [{ tags_id: { name: 'x' } }] } });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.deepEqual(json(created).data, { title: 'T', author: { name: 'A' }, tags: [{ tags_id: { name: 'x' } }] });
+    }
+  });
+
+  it('edits and removals: a changed field, a removed field and collection; a stale diff is refused', async () => {
+    const source = apps[0]!;
+    const target = apps[apps.length - 1]!;
+    const force = chain[0] !== chain[chain.length - 1] ? '?force=true' : '';
+    assert.equal((await source.request({ method: 'PATCH', url: '/fields/authors/bio', payload: { meta: { note: 'from the source' } } })).statusCode, 200);
+    // On the target: an extra collection and field, and another note.
+    assert.equal((await target.request({ method: 'POST', url: '/collections', payload: { collection: 'extra', fields: [{ field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } }] } })).statusCode, 200);
+    assert.equal((await target.request({ method: 'POST', url: '/fields/authors', payload: { field: 'nickname', type: 'string', schema: { max_length: 20 } } })).statusCode, 200);
+    assert.equal((await target.request({ method: 'PATCH', url: '/fields/authors/bio', payload: { meta: { note: 'changed' } } })).statusCode, 200);
+    const snapshot = json(await source.request({ method: 'GET', url: '/schema/snapshot' })).data;
+    const diff = json(await target.request({ method: 'POST', url: `/schema/diff${force}`, payload: snapshot })).data;
+    assert.deepEqual(diff.diff.collections.map((c: any) => [c.collection, c.diff[0].kind]), [['extra', 'D']]);
+    assert.deepEqual(diff.diff.fields.map((f: any) => [f.collection, f.field, f.diff[0].kind]).sort(), [['authors', 'bio', 'E'], ['authors', 'nickname', 'D'], ['extra', 'id', 'D']]);
+    // Stale: the schema changes between diff and apply.
+    await target.request({ method: 'PATCH', url: '/fields/authors/name', payload: { meta: { note: 'moved on' } } });
+    const stale = await target.request({ method: 'POST', url: '/schema/apply', payload: diff });
+    assert.equal(errorCode(stale), 'INVALID_PAYLOAD');
+    const fresh = json(await target.request({ method: 'POST', url: `/schema/diff${force}`, payload: snapshot })).data;
+    assert.equal((await target.request({ method: 'POST', url: '/schema/apply', payload: fresh })).statusCode, 204);
+    assert.deepEqual(await structure(target), await structure(source));
+  });
+
+  it('YAML export and body; admins only; bad bodies are INVALID_PAYLOAD', async () => {
+    const t = apps[0]!;
+    const yaml = await t.request({ method: 'GET', url: '/schema/snapshot?export=yaml' });
+    assert.match(String(yaml.headers['content-type']), /^text\/yaml/);
+    assert.match(String(yaml.headers['content-disposition']), /attachment; filename="snapshot-\d{8}-\d{6}\.yaml"/);
+    const parsed = parseYaml(yaml.body);
+    assert.deepEqual(parsed, json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data);
+    const same = await t.request({ method: 'POST', url: '/schema/diff', payload: yaml.body, headers: { 'content-type': 'application/yaml' } });
+    assert.equal(same.statusCode, 204, same.body);
+    for (const url of ['/schema/snapshot']) assert.equal((await t.request({ method: 'GET', url, token: null })).statusCode, 403);
+    assert.equal((await t.request({ method: 'POST', url: '/schema/apply', payload: { hash: 'x', diff: {} }, token: null })).statusCode, 403);
+    for (const payload of [{}, { collections: 'x', fields: [], relations: [] }, [1]]) {
+      const res = await t.request({ method: 'POST', url: '/schema/diff', payload: payload as object });
+      assert.equal(errorCode(res), 'INVALID_PAYLOAD', JSON.stringify(payload));
+    }
+    const badApply = await t.request({ method: 'POST', url: '/schema/apply', payload: { hash: 'x' } });
+    assert.equal(errorCode(badApply), 'INVALID_PAYLOAD');
+    const badYaml = await t.request({ method: 'POST', url: '/schema/diff', payload: 'a: [', headers: { 'content-type': 'text/yaml' } });
+    assert.equal(errorCode(badYaml), 'INVALID_PAYLOAD');
+  });
+});

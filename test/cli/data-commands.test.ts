@@ -1,0 +1,103 @@
+/**
+ * The data commands through the `strata` binary, on every database: users and roles, import and export, schema
+ * snapshot and apply, `--json` output and the exit codes (0 ok, 1 error, 2 usage, 3 not found, 4 conflict).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
+
+for (const client of testClients()) {
+  describe(`strata data commands (${clientLabel(client)})`, () => {
+    let db: TestDb;
+    let empty: TestDb;
+    let dir: string;
+    const cli = (args: string[], target: TestDb = db) =>
+      spawnSync(process.execPath, [...CLI, ...args], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...target.env, ADMIN_PASSWORD: 'cli-admin-password', LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    before(async () => {
+      db = await createTestDatabase(client, { fixture: true });
+      empty = await createTestDatabase(client, { fixture: false });
+      dir = mkdtempSync(path.join(tmpdir(), 'strata-cli-data-'));
+    });
+    after(async () => {
+      await db?.drop();
+      await empty?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('--help lists every command; usage errors exit 2', () => {
+      const help = cli(['--help']);
+      assert.equal(help.status, 0);
+      for (const name of ['bootstrap', 'start', 'types', 'schema', 'import', 'export', 'users', 'roles', 'schema apply', 'users passwd', 'roles create']) assert.ok(help.stdout.includes(name), name);
+      assert.equal(cli(['frobnicate']).status, 2);
+      assert.equal(cli(['users', 'create', '--email', 'x@example.com']).status, 2);
+      assert.equal(cli(['export', 'articles', '--format', 'pdf']).status, 2);
+    });
+
+    it('users and roles: create, list (--json), passwd; conflicts exit 4, unknown users and roles 3', () => {
+      const role = cli(['roles', 'create', '--name', 'Editors', '--app', '--json']);
+      assert.equal(role.status, 0, role.stderr);
+      assert.equal(JSON.parse(role.stdout).name, 'Editors');
+      const created = cli(['users', 'create', '--email', 'ed@example.com', '--password', 'first-password', '--role', 'Editors', '--json']);
+      assert.equal(created.status, 0, created.stderr);
+      assert.equal(JSON.parse(created.stdout).email, 'ed@example.com');
+      assert.equal(cli(['users', 'create', '--email', 'ed@example.com', '--password', 'x-password']).status, 4);
+      assert.equal(cli(['users', 'create', '--email', 'no@example.com', '--password', 'x-password', '--role', 'Nobody']).status, 3);
+      const list = cli(['users', 'list', '--json']);
+      const users = JSON.parse(list.stdout) as { email: string; role: { name: string } | null }[];
+      assert.deepEqual(users.map((u) => [u.email, u.role?.name]), [['admin@example.com', 'Administrator'], ['ed@example.com', 'Editors']]);
+      assert.match(cli(['users', 'list']).stdout, /ed@example\.com\tactive\tEditors/);
+      assert.equal(cli(['users', 'passwd', '--email', 'ed@example.com', '--password', 'second-password']).status, 0);
+      assert.equal(cli(['users', 'passwd', '--email', 'nobody@example.com', '--password', 'x']).status, 3);
+    });
+
+    it('export then import: a summary, the rows, bad rows named by line (exit 1), unknown collections 3', () => {
+      const out = path.join(dir, `tags-${client}.csv`);
+      const exported = cli(['export', 'tags', '--fields', 'name', '--sort', 'id', '--out', out, '--json']);
+      assert.equal(exported.status, 0, exported.stderr);
+      assert.equal(JSON.parse(exported.stdout).rows, 4);
+      assert.equal(readFileSync(out, 'utf8'), 'name\r\nscience\r\nhistory\r\ncomputing\r\nunused\r\n');
+      const stdout = cli(['export', 'articles', '--format', 'ndjson', '--fields', 'id', '--filter', '{"status":{"_eq":"published"}}']);
+      assert.equal(stdout.stdout.trim().split('\n').length, 4);
+      const file = path.join(dir, `authors-${client}.ndjson`);
+      writeFileSync(file, '{"name":"Cli One"}\n{"name":"Cli Two"}\n');
+      const imported = cli(['import', 'authors', file, '--json']);
+      assert.equal(imported.status, 0, imported.stderr);
+      assert.equal(JSON.parse(imported.stdout).created, 2);
+      writeFileSync(file, '{"name":"Cli Three"}\n{"bio":"no name"}\n');
+      const bad = cli(['import', 'authors', file]);
+      assert.equal(bad.status, 1);
+      assert.match(bad.stderr, /line 2/);
+      assert.equal(cli(['import', 'nope', file]).status, 3);
+      assert.equal(cli(['import', 'authors', path.join(dir, 'missing.csv')]).status, 3);
+      assert.equal(cli(['export', 'nope']).status, 3);
+    });
+
+    it('schema snapshot, then apply to an empty database: dry run in words, --yes applies, again nothing to do', () => {
+      const file = path.join(dir, `snapshot-${client}.yaml`);
+      assert.equal(cli(['schema', 'snapshot', file]).status, 0);
+      const dry = cli(['schema', 'apply', file, '--dry-run'], empty);
+      assert.equal(dry.status, 0, dry.stderr);
+      assert.match(dry.stdout, /create collection "articles" with \d+ fields/);
+      const refused = cli(['schema', 'apply', file], empty);
+      assert.equal(refused.status, 2);
+      const applied = cli(['schema', 'apply', file, '--yes', '--json'], empty);
+      assert.equal(applied.status, 0, applied.stderr);
+      assert.ok(JSON.parse(applied.stdout).applied.length > 0);
+      const again = cli(['schema', 'apply', file, '--yes'], empty);
+      assert.match(again.stdout, /nothing to do/);
+    });
+  });
+}
