@@ -104,26 +104,6 @@ export async function generateDataset(testDb: TestDb, size: DatasetSize = DEFAUL
   return counts;
 }
 
-/** Adds articles up to `total` (the 1M-row variant); returns how many were added. */
-export async function growArticles(testDb: TestDb, total: number, authors = DEFAULT_SIZE.authors): Promise<number> {
-  const k = knexFor(testDb);
-  const values = valueFormat(testDb.client);
-  try {
-    const [{ n }] = (await k('articles').max('id as n')) as { n: number | string | null }[];
-    const from = Number(n ?? 0) + 1;
-    if (from > total) return 0;
-    // One transaction per 100,000 rows keeps a failed run's work bounded without one huge transaction.
-    for (let start = from; start <= total; start += 100_000) {
-      const end = Math.min(total, start + 99_999);
-      await k.transaction((trx) => insertRows(trx, 'articles', ARTICLE_COLUMNS, start, end, (i) => articleRow(i, authors, values)));
-    }
-    await afterBulkLoad(k, testDb.client, ['articles']);
-    return total - from + 1;
-  } finally {
-    await k.destroy();
-  }
-}
-
 /** Rows first..last (inclusive) of a table, in multi-row INSERTs of as many rows as the parameter limit allows. */
 async function insertRows(trx: Knex.Transaction, table: string, columns: string[], first: number, last: number, row: (n: number) => unknown[]): Promise<void> {
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS_PER_STATEMENT / columns.length));

@@ -6,7 +6,9 @@
  * by PID and the database dropped, also on Ctrl-C. Settings: see README "Benchmark".
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +17,14 @@ import { readConfig } from '../src/config/config.js';
 import { createAppContext } from '../src/services/app-context.js';
 import { insertFixtureMeta } from '../test/helpers/fixture-meta.js';
 import { ADMIN } from '../test/helpers/test-app.js';
-import { clientLabel, type TestDb } from '../test/helpers/test-db.js';
-import { createBenchDatabase, DEFAULT_SIZE, generateDataset, growArticles } from './dataset.js';
+import { clientLabel, knexFor, type TestDb } from '../test/helpers/test-db.js';
+import { bulkLoadArticles } from './bulk-load.js';
+import { createBenchDatabase, DEFAULT_SIZE, generateDataset } from './dataset.js';
 import { Child } from './ipc.js';
 import { load, probe, type LoadSettings } from './load.js';
 import { printReport, writeReport, type BenchReport, type CeilingResult, type ScenarioResult } from './report.js';
-import { largeScenario, selectScenarios, type Scenario } from './scenarios.js';
+import { openRawDriver, scaleScenarios, type ScaleScenario } from './scale.js';
+import { selectScenarios, type Scenario } from './scenarios.js';
 import type { ServerCounters } from './server.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -37,21 +41,23 @@ interface Settings {
   databases: DbClient[];
   duration: number;
   connections: number;
-  large: boolean;
-  largeRows: number;
+  /** Scale mode: the article count (null = the usual load bench). */
+  rows: number | null;
   scenarios: Scenario[];
   profile: boolean;
 }
 
 function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
-  const unknownArg = argv.find((a) => a !== '--large');
-  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --large)`);
+  const rowsAt = argv.indexOf('--rows');
+  const rowsArg = rowsAt >= 0 ? argv[rowsAt + 1] : undefined;
+  const unknownArg = argv.find((a, i) => a !== '--rows' && !(rowsAt >= 0 && i === rowsAt + 1));
+  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N)`);
+  if (rowsAt >= 0 && !(Number.isInteger(Number(rowsArg)) && Number(rowsArg) >= 1000)) throw new Error('--rows needs an article count of at least 1000');
   return {
     databases: databasesFrom(env.BENCH_DB ?? 'sqlite', env),
     duration: positiveInt(env, 'BENCH_DURATION', 10),
     connections: positiveInt(env, 'BENCH_CONNECTIONS', 10),
-    large: argv.includes('--large') || env.BENCH_LARGE === '1' || env.BENCH_LARGE === 'true',
-    largeRows: positiveInt(env, 'BENCH_LARGE_ROWS', 1_000_000),
+    rows: rowsAt >= 0 ? Number(rowsArg) : null,
     scenarios: selectScenarios(env.BENCH_SCENARIOS),
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
   };
@@ -120,7 +126,7 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
   const label = clientLabel(client);
   const startedAt = new Date().toISOString();
   console.log(`\n== ${label}: generating the dataset`);
-  let t0 = performance.now();
+  const t0 = performance.now();
   const testDb = await createBenchDatabase(client);
   const dropDb = guard(() => testDb.drop());
   try {
@@ -132,7 +138,7 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
       node: process.version,
       cpus: os.cpus().length,
       loadAverageBefore,
-      settings: { durationSeconds: settings.duration, connections: settings.connections, large: settings.large },
+      settings: { durationSeconds: settings.duration, connections: settings.connections },
       dataset: { rows, seconds: seconds(t0) },
       strataMaxRssMb: null,
       scenarios: [],
@@ -152,15 +158,6 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
       const ceilingBase = `http://127.0.0.1:${await ceiling.call<number>('listen')}`;
       const servers = { strata, ceiling, strataBase, ceilingBase };
       for (const scenario of settings.scenarios) report.scenarios.push(await runScenario(scenario, servers, settings));
-      if (settings.large) {
-        console.log(`   growing articles to ${settings.largeRows.toLocaleString('en-US')}`);
-        t0 = performance.now();
-        report.dataset.largeArticles = settings.largeRows;
-        await growArticles(testDb, settings.largeRows);
-        report.dataset.largeSeconds = seconds(t0);
-        console.log(`   done in ${report.dataset.largeSeconds} s`);
-        report.scenarios.push(await runScenario(largeScenario(settings.largeRows), servers, settings));
-      }
       report.strataMaxRssMb = (await strata.call<ServerCounters>('read')).maxRssMb;
     } finally {
       await stopCeiling();
@@ -296,12 +293,148 @@ function gitCommit(): string | null {
   return git.status === 0 ? git.stdout.trim() : null;
 }
 
+// ---- scale mode ------------------------------------------------------------------------------------------------
+
+interface Timing {
+  medianMs: number;
+  runs: number;
+}
+
+interface ScaleResult {
+  id: string;
+  name: string;
+  path: string;
+  index: boolean;
+  status: number;
+  error: string | null;
+  strata: Timing | null;
+  ceiling: Timing | null;
+  /** Strata's rows are the ceiling's (same count, same keys in the same order). */
+  sameRows: boolean | null;
+  ratio: number | null;
+  /** Within 1.5x of the ceiling + 15 ms. */
+  withinTarget: boolean | null;
+}
+
+/** Runs `once` one at a time for about `seconds` (at least 5, at most 200 runs) after 2 warm-up runs; the median. */
+async function timeSequential(once: () => Promise<unknown>, seconds: number): Promise<Timing> {
+  for (let i = 0; i < 2; i++) await once();
+  const times: number[] = [];
+  const start = performance.now();
+  while (times.length < 5 || (times.length < 200 && performance.now() - start < seconds * 1000)) {
+    const t = performance.now();
+    await once();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { medianMs: Math.round(times[Math.floor(times.length / 2)]! * 10) / 10, runs: times.length };
+}
+
+function rowKeys(body: string): string | null {
+  const data = (JSON.parse(body) as { data?: unknown }).data;
+  if (!Array.isArray(data)) return null;
+  return JSON.stringify(data.map((row: Record<string, unknown>) => row.id ?? row.status ?? null));
+}
+
+async function benchScale(client: DbClient, settings: Settings, rows: number): Promise<void> {
+  const label = clientLabel(client);
+  console.log(`\n== ${label}: ${rows.toLocaleString('en-US')} articles (scale mode)`);
+  const testDb = await createBenchDatabase(client);
+  const dropDb = guard(() => testDb.drop());
+  const startedAt = new Date().toISOString();
+  try {
+    let t0 = performance.now();
+    await generateDataset(testDb, { ...DEFAULT_SIZE, articles: 0 });
+    const k = knexFor(testDb);
+    try {
+      await bulkLoadArticles(k, client, { from: 1, to: rows, authors: DEFAULT_SIZE.authors, tags: DEFAULT_SIZE.tags, tagsPerArticle: 2 });
+    } finally {
+      await k.destroy();
+    }
+    const loadSeconds = seconds(t0);
+    console.log(`   loaded in ${loadSeconds} s (${rows.toLocaleString('en-US')} articles, ${(rows * 2).toLocaleString('en-US')} article-tag links)`);
+
+    const env = strataEnv(testDb);
+    await bootstrapWithRelations(env);
+    const strata = await Child.start('strata', path.join(BUILD_DIR, 'server.js'), env);
+    const stopStrata = guard(() => strata.stop());
+    const raw = openRawDriver(testDb);
+    const results: ScaleResult[] = [];
+    try {
+      const base = `http://127.0.0.1:${await strata.call<number>('listen')}`;
+      const headers = { authorization: `Bearer ${ADMIN.token}` };
+      const [author] = await raw.run('select name from authors where id = 500');
+      const [tag] = await raw.run('select name from tags where id = 42');
+      const scenarios = scaleScenarios(rows, { authorName: String(author!.name), tagName: String(tag!.name) });
+      // The ceiling answers over loopback HTTP too (a bare node:http server here), so both sides pay one round trip.
+      const ceilingServer = http.createServer((request, response) => {
+        const scenario = scenarios.find((s) => s.path === request.url);
+        if (!scenario) return void response.writeHead(404).end();
+        scenario.ceiling(raw, client).then(
+          (text) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text),
+          (error: Error) => response.writeHead(500).end(error.message),
+        );
+      });
+      await new Promise<void>((resolve) => ceilingServer.listen(0, '127.0.0.1', resolve));
+      const stopCeilingServer = guard(() => new Promise<void>((resolve) => { ceilingServer.closeAllConnections(); ceilingServer.close(() => resolve()); }));
+      const ceilingBase = `http://127.0.0.1:${(ceilingServer.address() as AddressInfo).port}`;
+      const run = async (scenario: ScaleScenario, index: boolean) => {
+        const first = await probe(base + scenario.path, headers, 120_000);
+        const ok = first.status === 200;
+        const result: ScaleResult = { id: scenario.id, name: scenario.name, path: scenario.path, index, status: first.status, error: ok ? null : errorSummary(first.body), strata: null, ceiling: null, sameRows: null, ratio: null, withinTarget: null };
+        if (ok) {
+          result.strata = await timeSequential(() => probe(base + scenario.path, headers, 120_000), settings.duration);
+          const ceilingAnswer = await probe(ceilingBase + scenario.path, {}, 120_000);
+          result.sameRows = ceilingAnswer.status === 200 && rowKeys(ceilingAnswer.body) === rowKeys(first.body);
+          result.ceiling = await timeSequential(() => probe(ceilingBase + scenario.path, {}, 120_000), settings.duration);
+          result.ratio = Math.round((result.strata.medianMs / result.ceiling.medianMs) * 100) / 100;
+          result.withinTarget = result.strata.medianMs <= 1.5 * result.ceiling.medianMs + 15;
+        }
+        const timing = (t: Timing | null) => (t ? `${t.medianMs} ms` : '–');
+        console.log(`   (${scenario.id}${index ? ', index' : ''}) Strata ${first.status} ${timing(result.strata)}, ceiling ${timing(result.ceiling)}, ratio ${result.ratio ?? '–'}${result.sameRows === false ? ' (rows differ)' : ''}`);
+        results.push(result);
+      };
+      for (const scenario of scenarios) await run(scenario, false);
+      t0 = performance.now();
+      await raw.run('create index articles_published_at_index on articles (published_at)');
+      console.log(`   index on published_at created in ${seconds(t0)} s`);
+      for (const scenario of scenarios.filter((s) => s.indexed)) await run(scenario, true);
+      await stopCeilingServer();
+    } finally {
+      await raw.close();
+      await stopStrata();
+    }
+    printScaleTable(label, rows, results);
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = path.join(RESULTS_DIR, `scale-${label}-${startedAt.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify({ database: label, startedAt, commit: gitCommit(), node: process.version, rows, loadSeconds, loadAverageBefore: os.loadavg()[0], results }, null, 2)}\n`);
+    console.log(`written to ${path.relative(process.cwd(), file)}`);
+  } finally {
+    await dropDb();
+  }
+}
+
+function printScaleTable(label: string, rows: number, results: ScaleResult[]): void {
+  console.log(`\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http)`);
+  console.log('| scenario | index on published_at | Strata ms | ceiling ms | Strata/ceiling | ≤ 1.5x + 15 ms |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of results) {
+    const cell = (t: Timing | null) => (t ? String(t.medianMs) : '–');
+    const name = r.error ? `${r.name} (${r.status} ${r.error})` : `${r.name}${r.sameRows === false ? ' (rows differ)' : ''}`;
+    console.log(`| (${r.id}) ${name} | ${r.index ? 'yes' : 'no'} | ${cell(r.strata)} | ${cell(r.ceiling)} | ${r.ratio ?? '–'} | ${r.withinTarget === null ? '–' : r.withinTarget ? 'yes' : 'no'} |`);
+  }
+}
+
 // ---- main --------------------------------------------------------------------------------------------------------
 
 try {
   const settings = readSettings(process.env, process.argv.slice(2));
   buildServers();
   for (const client of settings.databases) {
+    if (settings.rows !== null) {
+      await benchScale(client, settings, settings.rows);
+      continue;
+    }
     const report = await benchDatabase(client, settings);
     printReport(report);
     console.log(`written to ${path.relative(process.cwd(), writeReport(report, RESULTS_DIR))}`);

@@ -31,12 +31,6 @@ export const SCENARIOS: Scenario[] = [
   { id: 'e', name: 'aggregate + groupBy', path: '/items/articles?aggregate[count]=*&aggregate[avg]=rating&groupBy[]=status&groupBy[]=author' },
 ];
 
-/** Scenario (c) again once the articles have grown to `rows` (a million unless BENCH_LARGE_ROWS says otherwise). */
-export function largeScenario(rows: number): Scenario {
-  const count = rows % 1_000_000 === 0 ? `${rows / 1_000_000}M` : rows.toLocaleString('en-US');
-  return { id: 'c-large', name: `filter + sort, 100 (${count} articles)`, path: SCENARIOS[2]!.path };
-}
-
 /** The scenarios named in a comma list (`a,c`), or all of them. */
 export function selectScenarios(list: string | undefined): Scenario[] {
   if (!list) return SCENARIOS;

@@ -3,7 +3,7 @@
  * at once. Checked on every request that carries a token with a `sid` claim, so the answer is kept in memory: a
  * live login for a few seconds (one database read per login and window), an ended one for good (an ended login
  * never comes back). The instance that ends a login forgets it at once and tells the others over the bus, so they
- * forget it too; without Redis, other instances see the end within the caching window.
+ * forget it too (the database bus, without Redis, only says that some login ended: live logins are checked again).
  */
 import type { Sessions } from './sessions.js';
 

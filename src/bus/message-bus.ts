@@ -21,4 +21,6 @@ export const CHANNELS = {
   permissions: 'permissions',
   /** A logout ended a login: `{family}`. */
   logins: 'logins',
+  /** Every cache cleared (POST /utils/cache/clear). */
+  caches: 'caches',
 } as const;

@@ -28,6 +28,8 @@ export interface DbConfig {
   database: string | null;
   user: string | null;
   password: string | null;
+  /** PostgreSQL: the schemas served, in lookup order (the first also holds the service_* tables). */
+  searchPath: string[];
   /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit; not on SQLite). */
   statementTimeoutMs?: number;
 }
@@ -124,6 +126,12 @@ export function readConfig(env: Env = process.env): Config {
     }
   }
 
+  const searchPath = (text: string) => {
+    const schemas = text.split(',').map((s) => s.trim()).filter(Boolean);
+    if (schemas.length === 0 || schemas.some((s) => s.length > 63)) throw new ConfigError('DB_SEARCH_PATH', 'expected a comma list of schema names, such as public,sales');
+    return schemas;
+  };
+
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
 
@@ -149,6 +157,7 @@ export function readConfig(env: Env = process.env): Config {
       database: str(env, 'DB_DATABASE'),
       user: str(env, 'DB_USER'),
       password: str(env, 'DB_PASSWORD'),
+      searchPath: searchPath(str(env, 'DB_SEARCH_PATH') ?? 'public'),
       statementTimeoutMs: str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
     },
     host,

@@ -64,7 +64,7 @@ export class Database {
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
     this.knex = knexFactory({
-      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: config.statementTimeoutMs ?? 0 }),
+      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: config.statementTimeoutMs ?? 0, searchPath: config.searchPath }),
       log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     });
   }
@@ -78,11 +78,17 @@ export class Database {
     for (const listener of this.listeners) listener(sql, params);
     const read = READ.test(sql);
     const client = this.knex.client as Pool;
+    // A new connection that cannot be made is tried once more (a server that is away may take a connect timeout).
+    let failedToConnect = false;
     for (let attempt = 1; ; attempt++) {
       let connection: unknown;
       try {
         connection = await client.acquireConnection();
       } catch (error) {
+        if (freshConnectionFailed(error) && !failedToConnect) {
+          failedToConnect = true;
+          continue;
+        }
         throw classified(error, read);
       }
       try {
@@ -120,12 +126,18 @@ export class Database {
    * throws (the error is rethrown). Statements go through the raw driver like `query`, and are observed the same way.
    */
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    let failedToConnect = false;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.transactionOnce(work);
       } catch (error) {
-        // The connection died before the transaction began: nothing ran, so it runs on a fresh connection.
-        if (error instanceof BeginFailed && attempt < CONNECTION_TRIES) continue;
+        // The connection died before the transaction began: nothing ran, so it runs on a fresh connection (a new
+        // connection that could not be made, once more only).
+        const connecting = error instanceof BeginFailed && error.connecting;
+        if (error instanceof BeginFailed && attempt < CONNECTION_TRIES && !(connecting && failedToConnect)) {
+          failedToConnect ||= connecting;
+          continue;
+        }
         throw classified(error instanceof BeginFailed ? error.failure : error, false);
       }
     }
@@ -137,7 +149,13 @@ export class Database {
    */
   private async transactionOnce<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
     const client = this.knex.client as Pool;
-    const connection = await client.acquireConnection();
+    let connection: unknown;
+    try {
+      connection = await client.acquireConnection();
+    } catch (error) {
+      if (freshConnectionFailed(error)) throw new BeginFailed(error, true);
+      throw error;
+    }
     const run = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
       for (const listener of this.listeners) listener(sql, params);
       try {
@@ -184,9 +202,21 @@ export class Database {
   }
 }
 
+/**
+ * A new connection could not be made (nothing ran on it): worth another try. Not a pool that stayed full until its
+ * acquire timeout, which has waited long enough already.
+ */
+function freshConnectionFailed(error: unknown): boolean {
+  return failureKind(error) === 'connection' && (error as Error).name !== 'KnexTimeoutError';
+}
+
 /** The connection died at `begin`: the transaction never started. */
 class BeginFailed extends Error {
-  constructor(readonly failure: unknown) {
+  constructor(
+    readonly failure: unknown,
+    /** No connection could be made (rather than a pooled one found dead). */
+    readonly connecting = false,
+  ) {
     super('The connection failed before the transaction began');
   }
 }

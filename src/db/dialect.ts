@@ -17,8 +17,11 @@ export interface Dialect {
   readonly client: DbClient;
   /** Human name used in health checks and messages. */
   readonly label: string;
-  /** knex configuration for this vendor (pool, driver options, the session's statement timeout; 0 = none). */
-  knexConfig(connection: unknown, session: { statementTimeoutMs: number }): Knex.Config;
+  /**
+   * knex configuration for this vendor (pool, driver options, the session's statement timeout, 0 = none; PostgreSQL:
+   * the schemas of the search path).
+   */
+  knexConfig(connection: unknown, session: { statementTimeoutMs: number; searchPath: string[] }): Knex.Config;
   /** Runs one statement with bound parameters on a raw connection; returns rows as plain objects. */
   execute(connection: RawConnection, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */

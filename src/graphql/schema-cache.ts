@@ -24,7 +24,11 @@ export class SchemaCache {
   private nextSetId = 1;
 
   constructor(private readonly app: AppContext) {
-    app.schema.onLoad(() => setImmediate(() => void this.warm()));
+    // Schemas of an older overview are never asked for again (keys carry the version): let them go at once.
+    app.schema.onLoad(() => {
+      this.cache.clear();
+      setImmediate(() => void this.warm());
+    });
     // The overview loaded at start is already there: warm for it too.
     setImmediate(() => void this.warm());
   }

@@ -21,6 +21,7 @@ import type { GraphQLContext } from './context.js';
 import { selectionQuery, type ReadLimits } from './items-root.js';
 import { GraphQLBigInt, GraphQLJSON } from './scalars.js';
 import { COLLECTION, FIELD, RELATION } from './schema-object-types.js';
+import { SERVER_HEALTH, SERVER_INFO } from './server-types.js';
 
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
@@ -52,8 +53,8 @@ function data(body: string | null): unknown {
 export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limits: ReadLimits): { query: Fields; mutation: Fields } {
   const query: Fields = {
     server_ping: { type: GraphQLString, resolve: () => 'pong' },
-    server_info: { type: GraphQLJSON, resolve: (_r, _a, ctx) => serverInfo(ctx.app, ctx.accountability) },
-    server_health: { type: GraphQLJSON, resolve: (_r, _a, ctx) => healthReport(ctx.app, ctx.accountability) },
+    server_info: { type: new GraphQLNonNull(SERVER_INFO), resolve: (_r, _a, ctx) => serverInfo(ctx.app, ctx.accountability) },
+    server_health: { type: new GraphQLNonNull(SERVER_HEALTH), resolve: (_r, _a, ctx) => healthReport(ctx.app, ctx.accountability) },
     server_specs_oas: { type: GraphQLJSON, resolve: (_r, _a, ctx) => ctx.oas() },
     server_specs_graphql: { type: GraphQLString, args: { scope: { type: SDL_SCOPE } }, resolve: (_r, a: Args, ctx) => ctx.sdl(a.scope === 'system' ? 'system' : 'items') },
     policies_me_globals: { type: GLOBALS, resolve: (_r, _a, ctx) => ctx.app.me.globals(ctx.accountability) },

@@ -10,7 +10,7 @@ import qs from 'qs';
 import type { TrustProxy } from '../config/scale-config.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
-import { RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
+import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
 import { checkJsonText } from './json-body.js';
 import { consume } from './rate-limiter.js';
@@ -33,15 +33,16 @@ import { specsRoutes } from './routes/specs.js';
 import { docsRoutes } from './routes/docs.js';
 import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
+import { utilsRoutes } from './routes/utils.js';
 
 declare module 'fastify' {
-  /** `public: true` routes skip authentication (login, refresh, ping, health, docs). */
-  interface FastifyContextConfig {
-    public?: boolean;
-  }
   interface FastifyRequest {
     accountability: Accountability;
     timer: StageTimer;
+  }
+  interface FastifyContextConfig {
+    /** The route resolves no caller: it answers anyone (ping, login, static assets). */
+    public?: boolean;
   }
 }
 
@@ -65,8 +66,17 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
       querystringParser: (text: string) =>
         qs.parse(text, { depth: context.config.querystring.maxDepth, arrayLimit: context.config.querystring.arrayLimit }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
+      // Keys (composite ones escaped) can be long; longer still is answered by frameworkErrors below.
+      maxParamLength: 2048,
     },
     trustProxy: trustProxyOption(context.config.ip.trustProxy),
+    // Errors of the router itself answer in the catalogue's shape too: a URL that does not decode routes nowhere,
+    // and a path segment longer than any key or name names nothing that exists.
+    frameworkErrors: (error, request, reply) => {
+      const code = (error as { code?: string }).code;
+      const mapped = code === 'FST_ERR_BAD_URL' ? new RouteNotFoundError(request.url.split('?')[0]!) : code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ForbiddenError() : error;
+      handleError(mapped, request, reply);
+    },
   });
   const ipHeader = context.config.ip.customHeader;
 
@@ -143,7 +153,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
 
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config && (request.routeOptions.config as { public?: boolean }).public) return;
+    if (request.routeOptions.config?.public) return;
     request.accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), clientIp(request, ipHeader));
     request.timer.mark('auth');
   });
@@ -166,8 +176,9 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(fieldRoutes(context), { prefix: '/fields' });
   app.register(collectionRoutes(context), { prefix: '/collections' });
   app.register(relationRoutes(context), { prefix: '/relations' });
-  app.register(graphqlRoutes(context, specs));
+  app.register(utilsRoutes(context), { prefix: '/utils' });
   app.register(importRoutes(context), { prefix: '/utils' });
+  app.register(graphqlRoutes(context, specs));
   app.register(schemaRoutes(context), { prefix: '/schema' });
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 

@@ -40,8 +40,10 @@ export function planSelection(
   deep: Record<string, DeepQuery> | undefined,
   where: string,
   planChild: (request: ChildRequest) => ReadLevel,
-  alias: Record<string, string> = {},
+  aliases: Record<string, string> = {},
 ): PlannedOutput[] {
+  // Own keys only: `fields=__proto__` or `constructor` is a name, not a property of every object.
+  const alias: Record<string, string> = Object.assign(Object.create(null), aliases);
   for (const key of Object.keys(deep ?? {})) {
     const name = key.split(':')[0]!;
     const target = fieldOf(scope, collection, parseFieldFunction(alias[name] ?? name).field, where);
@@ -113,7 +115,7 @@ export function planSelection(
       if (field.schema) outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
       continue;
     }
-    const childDeep = deep?.[e.key];
+    const childDeep = deep && Object.hasOwn(deep, e.key) ? deep[e.key] : undefined;
     if (link.kind === 'm2o') {
       if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
       if (!e.children.length) {
@@ -156,7 +158,7 @@ export function planSelection(
           if (!fields.length) return null;
           const join = joinFor(scope.schema, collection, link, name);
           if (!relatedReadable(join)) return null;
-          const level = planChild({ join, fields, deep: deep?.[`${e.key}:${name}`], where: here(`${e.key}:${name}`), shape: 'object', sortField: null });
+          const level = planChild({ join, fields, deep: deep && Object.hasOwn(deep, `${e.key}:${name}`) ? deep[`${e.key}:${name}`] : undefined, where: here(`${e.key}:${name}`), shape: 'object', sortField: null });
           return { collection: name, join, level };
         })
         .filter((b): b is NonNullable<typeof b> => b !== null);

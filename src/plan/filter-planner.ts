@@ -3,7 +3,7 @@
  * rules become EXISTS (m2o, a2o scopes, o2m `_some`) or NOT EXISTS (o2m `_none`) over the related rows the caller
  * may read, so they compose with `_and`/`_or` at any depth, never multiply rows, and never reveal hidden rows.
  */
-import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
+import { collectionForbidden, ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { FilterNode, FilterOperator, FilterValue, KeyInput, ScalarValue } from '../request/query.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
@@ -57,7 +57,12 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
   }
 }
 
+/** `$FOLLOW(collection, field)`: the rows of `collection` whose m2o `field` points at this row (no alias needed). */
+const FOLLOW = /^\$FOLLOW\(\s*([^,\s]+)\s*,\s*([^,)\s]+)\s*\)$/;
+
 function planRelation(collection: CollectionOverview, node: Extract<FilterNode, { type: 'relation' }>, ctx: FilterContext, where: string): PlannedFilter {
+  const follow = FOLLOW.exec(node.field);
+  if (follow) return planFollow(collection, node, follow[1]!, follow[2]!, ctx, where);
   const [name, scope] = node.field.split(':') as [string, string | undefined];
   const field = fieldOf(ctx, collection, name, where);
   const link = collection.links[field.field];
@@ -77,6 +82,27 @@ function planRelation(collection: CollectionOverview, node: Extract<FilterNode, 
 }
 
 /** Rows by key; a composite key matches every one of its columns. Keys that cannot be keys match nothing. */
+/**
+ * A reverse relation named by its many side, as an o2m alias field would name it: EXISTS (`_some`, the default) or
+ * NOT EXISTS (`_none`) over the related rows the caller may read, joined on the m2o field the caller may read.
+ */
+function planFollow(collection: CollectionOverview, node: Extract<FilterNode, { type: 'relation' }>, target: string, fieldName: string, ctx: FilterContext, where: string): PlannedFilter {
+  const path = where === 'root' ? node.field : `${where}.${node.field}`;
+  const related = ctx.schema.collections[target];
+  if (!related || !ctx.access.read(related)) throw collectionForbidden(target);
+  const field = fieldOf(ctx, related, fieldName, path);
+  const relation = ctx.schema.relations.find((r) => r.collection === target && r.field === fieldName);
+  const link = related.links[field.field];
+  if (!relation || relation.related_collection !== collection.collection || link?.kind !== 'm2o' || !collection.primary) {
+    throw new InvalidQueryError(`"${node.field}" needs a many-to-one field "${fieldName}" of collection "${target}" pointing at "${collection.collection}"`);
+  }
+  const join = { collection: related, table: related.schema!.name, relatedField: field, localField: collection.fields[collection.primary]!, anyCollectionField: null };
+  // Rows whose link the caller may not read relate to nothing, as through a hidden alias field.
+  const guard = ctx.access.read(related)?.guard(fieldName) ?? null;
+  const filter = and([accessTo(ctx, related).filter, guard, planFilter(related, node.filter, ctx, path)]);
+  return { kind: 'exists', join, filter, negate: node.quantifier === '_none' };
+}
+
 export function planKeys(collection: CollectionOverview, keys: KeyInput[]): PlannedFilter {
   const fields = keyFieldsOf(collection);
   if (fields.length === 0) throw new ForbiddenError();

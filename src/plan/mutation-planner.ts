@@ -5,7 +5,7 @@
  * together — and MAX_BATCH_MUTATION. Permissions: admins write everything; everyone else writes what the rules of
  * `ctx.access` grant (write-rules.ts), and nothing at all without it.
  */
-import { collectionForbidden, fieldForbidden, ForbiddenError, InvalidPayloadError, throwAll, type ServiceError } from '../errors/catalogue.js';
+import { collectionForbidden, fieldForbidden, ForbiddenError, InvalidPayloadError, MethodNotAllowedError, throwAll, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
@@ -39,6 +39,7 @@ export function writeTarget(name: string, ctx: WriteContext): CollectionOverview
   if (!collection || !collection.schema) throw collectionForbidden(name);
   if (collection.system && !(ctx.system && ITEM_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
   if (!ctx.accountability.admin && !ctx.access) throw collectionForbidden(name);
+  if (collection.view) throw new MethodNotAllowedError(['GET', 'SEARCH'], `Collection "${name}" is a view: its items are read-only`);
   return collection;
 }
 

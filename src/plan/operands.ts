@@ -136,24 +136,33 @@ export function refuseJsonFunction(name: string): void {
 }
 
 /**
- * A dot path through m2o relations to an operand at its end (`author.name`, `author.year(joined)`), for sort and
- * groupBy. Each hop is a related-row lookup limited to the rows the caller may read there; an o2m hop would
- * multiply rows and is refused.
+ * A dot path through relations to an operand at its end (`author.name`, `author.year(joined)`,
+ * `item:headings.level`), for sort and groupBy. Each hop is a related-row lookup limited to the rows the caller may
+ * read there: m2o hops and m2a hops scoped to one collection (`item:<collection>`) reach one row. One-to-many hops
+ * (o2m, m2m, m2a lists) reach many and are taken only when `toMany` says which value stands for them (sorts: the
+ * smallest ascending, the largest descending, so each row appears once); otherwise they are refused.
  */
-export function resolvePath(scope: Scope, collection: CollectionOverview, path: string, root: string): ResolvedOperand & { keys: string[] } {
+export function resolvePath(scope: Scope, collection: CollectionOverview, path: string, root: string, toMany?: 'min' | 'max'): ResolvedOperand & { keys: string[] } {
   const segments = splitFieldPath(path);
-  const hops: { join: Join; from: CollectionOverview; field: string }[] = [];
+  const hops: { join: Join; from: CollectionOverview; field: string; many: boolean }[] = [];
   let current = collection;
   let where = root;
   const keys: string[] = [];
   for (const segment of segments.slice(0, -1)) {
-    const field = fieldOf(scope, current, segment, where);
+    const [name, scoped] = segment.split(':') as [string, string | undefined];
+    const field = fieldOf(scope, current, name, where);
     const link = current.links[field.field];
-    if (!link || link.kind !== 'm2o') throw new InvalidQueryError(`"${path}" can only follow many-to-one fields; "${segment}" is not one`);
-    const join = joinFor(scope.schema, current, link);
+    const many = link?.kind === 'o2m';
+    const fits = link && (link.kind === 'm2o' || (link.kind === 'a2o' && scoped !== undefined) || (many && toMany));
+    if (!fits) {
+      const reason = link?.kind === 'a2o' ? 'needs a collection scope ("item:<collection>")' : toMany ? 'is not relational' : 'is not one';
+      throw new InvalidQueryError(`"${path}" can only follow many-to-one${toMany ? ', one-to-many' : ''} and scoped many-to-any fields; "${segment}" ${reason}`);
+    }
+    if (scoped !== undefined && link.kind !== 'a2o') throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${segment}")`);
+    const join = joinFor(scope.schema, current, link, scoped);
     accessTo(scope, join.collection);
-    hops.push({ join, from: current, field: field.field });
-    keys.push(segment);
+    hops.push({ join, from: current, field: field.field, many });
+    keys.push(name);
     current = join.collection;
     where = where === 'root' ? segment : `${where}.${segment}`;
   }
@@ -161,7 +170,8 @@ export function resolvePath(scope: Scope, collection: CollectionOverview, path: 
   const last = resolveOperand(scope, current, segments[segments.length - 1]!, where);
   let operand = last.operand;
   for (const hop of hops.reverse()) {
-    const related: Operand = { kind: 'related', join: hop.join, operand, filter: accessTo(scope, hop.join.collection).filter };
+    const filter = accessTo(scope, hop.join.collection).filter;
+    const related: Operand = hop.many ? { kind: 'related', join: hop.join, operand, filter, pick: toMany } : { kind: 'related', join: hop.join, operand, filter };
     operand = guarded(scope, hop.from, hop.field, related);
   }
   return { operand, field: last.field, key: last.key, keys: [...keys, last.key] };

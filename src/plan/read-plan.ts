@@ -32,7 +32,11 @@ export type Operand =
   /** `json(field, path)`: the JSON value at `path` inside a JSON column (null where there is none). */
   | { kind: 'json-path'; field: FieldOverview; path: JsonPathSegment[] }
   /** Through an m2o hop; `filter` restricts the related row (the caller's read access there). */
-  | { kind: 'related'; join: Join; operand: Operand; filter: PlannedFilter | null }
+  /**
+   * The operand on the related row of a hop. m2o and scoped m2a hops reach one row; an o2m hop (sorts only) reaches
+   * many, and `pick` says which value stands for them: the smallest for ascending sorts, the largest for descending.
+   */
+  | { kind: 'related'; join: Join; operand: Operand; filter: PlannedFilter | null; pick?: 'min' | 'max' }
   /** A value the caller may read only where `guard` holds; null elsewhere. */
   | { kind: 'guarded'; guard: PlannedFilter; operand: Operand };
 

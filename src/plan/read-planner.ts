@@ -95,7 +95,7 @@ function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: Deep
 
 function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
   return clauses.map((clause) => {
-    const resolved = resolvePath(ctx, collection, clause.field, where);
+    const resolved = resolvePath(ctx, collection, clause.field, where, clause.order === 'desc' ? 'max' : 'min');
     if (resolved.field.concealed) throw new InvalidQueryError(`Field "${clause.field}" is concealed and can't be sorted on`);
     return { operand: resolved.operand, field: resolved.field, descending: clause.order === 'desc' };
   });

@@ -125,7 +125,8 @@ function toTime(field: FieldOverview, value: unknown): string {
 /** A primary key from a URL or body, or null when it cannot be a key of that type (the caller answers FORBIDDEN). */
 export function coerceKey(field: FieldOverview, key: unknown): string | number | null {
   const text = typeof key === 'number' ? String(key) : typeof key === 'string' ? key : null;
-  if (text === null || text === '') return null;
+  // NUL cannot be in a key on PostgreSQL: no key holds it, on every database alike.
+  if (text === null || text === '' || text.includes('\u0000')) return null;
   switch (field.type) {
     case 'integer': {
       if (!INTEGER.test(text)) return null;

@@ -85,11 +85,22 @@ export function writeValue(collection: CollectionOverview, field: FieldOverview,
     case 'hash':
       if (typeof value !== 'string') throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
       return value;
-    default:
-      if (typeof value === 'string') return value;
-      if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-      throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
+    default: {
+      const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;
+      if (text === null) throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
+      const allowed = field.schema?.enum_values;
+      if (allowed) checkEnum(collection, field, path, text, allowed);
+      return text;
+    }
   }
+}
+
+/** An enumerated column's value (a set's: a comma list of its values) must be one it allows, checked before SQL. */
+function checkEnum(collection: CollectionOverview, field: FieldOverview, path: (string | number)[], text: string, allowed: { values: string[]; many: boolean }): void {
+  const given = allowed.many ? (text === '' ? [] : text.split(',')) : [text];
+  if (given.every((value) => allowed.values.includes(value))) return;
+  const list = allowed.values.map((v) => `"${v}"`).join(', ');
+  throw wrongType(collection, field, path, `Value for field "${field.field}" has to be ${allowed.many ? 'a comma list of' : 'one of'} ${list}`);
 }
 
 /** More integer digits than `numeric(p, s)` holds is out of range on every database (SQLite declares no scale). */

@@ -14,7 +14,7 @@ import type {
   TableInfo,
 } from './types.js';
 import { attachRelationalLinks } from './relation-links.js';
-import { SYSTEM_FIELDS, SYSTEM_RELATIONS } from './system-meta.js';
+import { SYSTEM_FIELDS, SYSTEM_RELATIONS, systemCollectionMeta } from './system-meta.js';
 
 type Row = Record<string, unknown>;
 
@@ -47,10 +47,11 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
     fieldMeta.set(meta.collection, [...(fieldMeta.get(meta.collection) ?? []), meta]);
   }
 
-  const collections: Record<string, CollectionOverview> = {};
+  // Maps keyed by names a request chooses: no prototype, so `fields=constructor` or `/items/__proto__` names nothing.
+  const collections: Record<string, CollectionOverview> = Object.create(null);
   for (const table of input.tables) {
     const metas = new Map((fieldMeta.get(table.name) ?? []).map((m) => [m.field, m]));
-    const fields: Record<string, FieldOverview> = {};
+    const fields: Record<string, FieldOverview> = Object.create(null);
     const order: string[] = [];
     for (const column of table.columns) {
       fields[column.name] = fieldFor(column.name, column, metas.get(column.name) ?? null, input.mapType);
@@ -61,25 +62,28 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
       fields[meta.field] = fieldFor(meta.field, null, meta, input.mapType);
       order.push(meta.field);
     }
-    const meta = collectionMeta.get(table.name) ?? null;
+    const rowMeta = collectionMeta.get(table.name) ?? null;
+    const system = table.name.startsWith('service_');
+    const meta = rowMeta ?? (system ? systemCollectionMeta(table.name) : null);
     collections[table.name] = {
       collection: table.name,
       // A composite key is never reduced to its first column: that addressed several rows as one.
       primary: table.primary_key.length === 1 ? table.primary_key[0]! : null,
       keyFields: [...table.primary_key],
-      singleton: meta?.singleton ?? false,
+      singleton: rowMeta?.singleton ?? false,
       sortField: meta?.sort_field && meta.sort_field in fields ? meta.sort_field : null,
       fields,
       fieldOrder: order,
       meta,
       schema: { name: table.name, comment: table.comment },
-      system: table.name.startsWith('service_'),
-      links: {},
+      system,
+      view: table.view === true,
+      links: Object.create(null),
     };
   }
   for (const [name, meta] of collectionMeta) {
     if (collections[name]) continue;
-    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: {}, fieldOrder: [], meta, schema: null, system: false, links: {} };
+    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: Object.create(null), fieldOrder: [], meta, schema: null, system: false, view: false, links: Object.create(null) };
   }
 
   const relations = buildRelations(input.tables, input.relations);

@@ -3,6 +3,7 @@
  * secrets, and the relations (with their o2m alias fields) between the system collections. Merged into the
  * overview as if they were rows of service_fields / service_relations.
  */
+import type { CollectionMeta } from './types.js';
 
 /** The service_* collections served with items semantics (REST's system routes, GraphQL); the others are internal. */
 export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
@@ -51,3 +52,51 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
   { many_collection: 'service_access', many_field: 'policy', one_collection: 'service_policies', one_field: 'roles', junction_field: 'role' },
   { many_collection: 'service_permissions', many_field: 'policy', one_collection: 'service_policies', one_field: 'permissions' },
 ].map((row, i) => ({ id: null, ...row, sort: i }));
+
+/**
+ * The collection meta Directus lists its own collections with (`system: true`, an icon, accountability), for the
+ * service_* tables, which have no service_collections row: clients that list /collections tell system collections
+ * apart by it. Display only: a singleton here changes nothing in how the collection is served.
+ */
+const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
+  service_users: { icon: 'people_alt', note: 'System users', archive_field: 'status', archive_value: 'archived', unarchive_value: 'draft', display_template: '{{ first_name }} {{ last_name }}' },
+  service_roles: { icon: 'supervised_user_circle', note: 'Roles that group users and policies' },
+  service_policies: { icon: 'admin_panel_settings', note: 'Access policies' },
+  service_access: { icon: 'key', note: 'Policies attached to roles and users' },
+  service_permissions: { icon: 'admin_panel_settings', note: 'Permission rules of the policies' },
+  service_settings: { icon: 'tune', note: 'Project settings', singleton: true },
+  service_collections: { icon: 'list_alt', note: 'Collection metadata' },
+  service_fields: { icon: 'input', note: 'Field metadata' },
+  service_relations: { icon: 'merge_type', note: 'Relation metadata' },
+  service_sessions: { icon: 'badge', note: 'Sessions and refresh tokens' },
+  service_activity: { icon: 'access_time', note: 'Activity log', accountability: null },
+  service_revisions: { icon: 'change_history', note: 'Revisions of items', accountability: null },
+  service_migrations: { icon: 'history', note: 'Applied migrations', hidden: true, accountability: null },
+};
+
+export function systemCollectionMeta(collection: string): CollectionMeta & { system: true } {
+  return {
+    collection,
+    icon: null,
+    note: null,
+    display_template: null,
+    hidden: false,
+    singleton: false,
+    translations: null,
+    archive_field: null,
+    archive_app_filter: true,
+    archive_value: null,
+    unarchive_value: null,
+    sort_field: null,
+    accountability: 'all',
+    color: null,
+    item_duplication_fields: null,
+    sort: null,
+    group: null,
+    collapse: 'open',
+    preview_url: null,
+    versioning: false,
+    ...SYSTEM_COLLECTION_META[collection],
+    system: true,
+  };
+}

@@ -44,6 +44,11 @@ export interface ColumnInfo {
   foreign_key_column: string | null;
   foreign_key_table: string | null;
   comment: string | null;
+  /**
+   * Enumerated columns (PostgreSQL enum types, MariaDB `enum` and `set`): the values allowed, checked before SQL.
+   * Internal: not part of the field schema object the API returns.
+   */
+  enum_values?: { values: string[]; many: boolean } | null;
 }
 
 /** One foreign-key constraint as introspected (single- or multi-column; multi-column ones are listed, not used as relations). */
@@ -64,6 +69,8 @@ export interface TableInfo {
   columns: ColumnInfo[];
   primary_key: string[];
   foreign_keys: ForeignKeyInfo[];
+  /** A view (or PostgreSQL materialized view): served read-only. */
+  view?: boolean;
 }
 
 /** A row of service_fields, decoded (special: string[], JSON columns parsed). */
@@ -112,6 +119,8 @@ export interface CollectionMeta {
   collapse: string;
   preview_url: string | null;
   versioning: boolean;
+  /** Only on the service_* collections' own meta, as Directus marks its system collections. */
+  system?: boolean;
 }
 
 export interface FieldOverview {
@@ -151,6 +160,8 @@ export interface CollectionOverview {
   schema: { name: string; comment: string | null } | null;
   /** True for service_* tables. */
   system: boolean;
+  /** A view or materialized view: its items are read, never written. */
+  view: boolean;
   /** Relational fields of this collection by field name (m2o columns, o2m/m2m/m2a alias fields, a2o columns). */
   links: Record<string, RelationalLink>;
 }

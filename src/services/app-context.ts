@@ -56,6 +56,8 @@ export interface AppContext {
   schemaChanged(): Promise<void>;
   /** Drop cached accountabilities and permissions here, and tell the other instances. */
   permissionsChanged(): Promise<void>;
+  /** POST /utils/cache/clear: every cache (schema overview, GraphQL schemas, permissions, users, settings) here and on every instance. */
+  clearCaches(): Promise<void>;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -113,6 +115,15 @@ export async function createAppContext(config: Config, options: ContextOptions =
       accountability.clear();
       permissions.clear();
     });
+    const dropCaches = () => {
+      accountability.clear();
+      permissions.clear();
+      settings.clear();
+    };
+    await bus.subscribe(CHANNELS.caches, () => {
+      dropCaches();
+      reloading = reloading.then(() => schema.load().then(() => undefined)).catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+    });
     await bus.subscribe(CHANNELS.logins, (notice) => {
       // Redis carries the login; the database's change counters only say that some login ended.
       if (typeof notice.family === 'string') logins.forget(notice.family);
@@ -128,6 +139,12 @@ export async function createAppContext(config: Config, options: ContextOptions =
       accountability.clear();
       permissions.clear();
       await bus.publish(CHANNELS.permissions, {});
+    };
+    // A reloaded overview has a new version, which the GraphQL schema cache keys on: its schemas go with it.
+    const clearCaches = async () => {
+      dropCaches();
+      await schema.load();
+      await bus.publish(CHANNELS.caches, {});
     };
     const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schema.current, changes: schemaChanges, ddl: db.dialect.ddl, permissions };
@@ -158,6 +175,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       rateLimiters,
       schemaChanged,
       permissionsChanged,
+      clearCaches,
       startedAt: Date.now(),
       async close() {
         await bus.close();

@@ -16,6 +16,9 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError, InvalidIpError, InvalidOtpError, InvalidPayloadError, UserSuspendedError } from '../errors/catalogue.js';
 
+
+/** An address with a local part and a domain of at least two labels (Joi's `email()` as Directus uses it). */
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 export type AuthMode = 'json' | 'cookie' | 'session';
 
 export interface ClientInfo {
@@ -70,6 +73,8 @@ export class AuthService {
     for (const key of ['email', 'password'] as const) {
       if (typeof body[key] !== 'string' || body[key] === '') throw new InvalidPayloadError(`"${key}" is required`);
     }
+    // Directus validates the address's shape before looking anyone up (a malformed one is 400, not 401).
+    if (!EMAIL.test(body.email as string)) throw new InvalidPayloadError(`"email" must be a valid email`);
     const mode = modeOf(body.mode, 'json');
     const email = (body.email as string).toLowerCase();
     const started = Date.now();

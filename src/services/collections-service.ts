@@ -104,11 +104,14 @@ export class CollectionsService {
     return this.describe(collection);
   }
 
-  /** PATCH /collections with an array of `{collection, meta}`: all change, or none. */
+  /**
+   * PATCH /collections with an array of `{collection, meta}` (what the app sends to sort and group collections), or
+   * Directus's `{keys, data: {meta}}` (one change for several): all change, or none.
+   */
   async updateMany(accountability: Accountability, body: unknown): Promise<CollectionObject[]> {
     requireAdmin(accountability);
-    if (!Array.isArray(body)) throw new InvalidPayloadError('Submitted body has to be an array');
-    const changes = body.map((item): [string, CollectionMetaInput | null | undefined] => {
+    const items = Array.isArray(body) ? body : keysAndData(body);
+    const changes = items.map((item): [string, CollectionMetaInput | null | undefined] => {
       const object = requireObject(item, 'Each collection');
       if (typeof object.collection !== 'string') throw new InvalidPayloadError(`"collection" is required`);
       return [object.collection, object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(requireObject(object.meta, '"meta"'), object.collection)];
@@ -192,4 +195,14 @@ export class CollectionsService {
       return { plan, result: undefined };
     });
   }
+}
+
+function keysAndData(body: unknown): unknown[] {
+  const object = requireObject(body, 'Payload');
+  const { keys, data } = object;
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string') || data === undefined) {
+    throw new InvalidPayloadError('Submitted body has to be an array, or an object with "keys" and "data"');
+  }
+  const change = requireObject(data, '"data"');
+  return keys.map((collection) => ({ ...change, collection }));
 }

@@ -13,6 +13,7 @@ import type { Query } from '../request/query.js';
 import { dynamicPaths } from '../request/parse-filter.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
+import { StatementCache } from './statement-cache.js';
 
 /** Receives the end of each stage (plan, sql, db, respond) for Server-Timing. */
 export interface StageMarks {
@@ -35,7 +36,12 @@ export interface ItemsServiceDeps {
   queryLimitDefault: number;
 }
 
+/** Compiled reads kept by shape (see statement-cache.ts). */
+const STATEMENT_CACHE_SIZE = 1000;
+
 export class ItemsService {
+  private readonly statements = new StatementCache(STATEMENT_CACHE_SIZE);
+
   constructor(private readonly deps: ItemsServiceDeps) {}
 
   /**
@@ -45,19 +51,30 @@ export class ItemsService {
   async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<string> {
     const schema = this.deps.schema();
     const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
-    const now = new Date();
-    const { access, dynamic } = await this.access(schema, accountability, now, query);
-    const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system, wire: options.wire });
-    marks.mark('plan');
-    const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
-    marks.mark('sql');
-    const [row] = await this.deps.db.query(sql, params);
+    const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
+    const key = this.statements.key(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.wire ?? 'rest'}`);
+    let read = key === null ? undefined : this.statements.get(key);
+    if (read) {
+      marks.mark('plan');
+      marks.mark('sql');
+    } else {
+      const now = new Date();
+      const { access, dynamic } = await this.accessFor(permissions, schema, accountability, now, query);
+      const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system, wire: options.wire });
+      marks.mark('plan');
+      const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+      read = { sql, params, primary: plan.collection.primary, totalCount: plan.meta.totalCount, filterCount: plan.meta.filterCount };
+      // Only reads planned from nothing but their key (no dynamic values) are kept.
+      if (key !== null && dynamic.size === 0) this.statements.set(key, read);
+      marks.mark('sql');
+    }
+    const [row] = await this.deps.db.query(read.sql, read.params);
     marks.mark('db');
     let data = row?.data as string | null | undefined;
-    if (singleton && (data === null || data === undefined)) data = JSON.stringify({ [plan.collection.primary ?? 'id']: null });
+    if (singleton && (data === null || data === undefined)) data = JSON.stringify({ [read.primary ?? 'id']: null });
     const meta: string[] = [];
-    if (plan.meta.totalCount) meta.push(`"total_count":${Number(row?.total_count ?? 0)}`);
-    if (plan.meta.filterCount) meta.push(`"filter_count":${Number(row?.filter_count ?? 0)}`);
+    if (read.totalCount) meta.push(`"total_count":${Number(row?.total_count ?? 0)}`);
+    if (read.filterCount) meta.push(`"filter_count":${Number(row?.filter_count ?? 0)}`);
     const body = `{"data":${data ?? '[]'}${meta.length ? `,"meta":{${meta.join(',')}}` : ''}}`;
     marks.mark('respond');
     return body;
@@ -103,6 +120,16 @@ export class ItemsService {
     query?: Query,
   ): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown>; permissions: PermissionSet | null }> {
     const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
+    return this.accessFor(permissions, schema, accountability, now, query);
+  }
+
+  private async accessFor(
+    permissions: PermissionSet | null,
+    schema: SchemaOverview,
+    accountability: Accountability,
+    now: Date,
+    query?: Query,
+  ): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown>; permissions: PermissionSet | null }> {
     const paths = new Set([...(permissions?.dynamicPaths ?? []), ...queryDynamicPaths(query)]);
     const dynamic = paths.size ? await this.dynamicValues(schema, accountability, [...paths], now) : new Map<string, unknown>();
     if (!permissions) return { access: FULL_ACCESS, dynamic, permissions };

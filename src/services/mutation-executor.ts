@@ -296,7 +296,9 @@ export class MutationExecutor {
       }
       if (dropped.size === 0) continue;
       await this.checkDeselect(related, link, [...dropped.values()]);
-      this.deselected += dropped.size;
+      // Keys named in `delete` were counted when the write was planned; only rows an array replaces count here.
+      const named = new Set(group.flatMap(({ set }) => set.remove.map(String)));
+      this.deselected += [...dropped.keys()].filter((key) => !named.has(key)).length;
       if (this.plannedRows + this.deselected > this.ctx.maxBatchMutation) {
         throw new InvalidPayloadError(`Exceeded max batch mutation limit of ${this.ctx.maxBatchMutation}`);
       }

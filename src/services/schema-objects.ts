@@ -18,13 +18,19 @@ export interface CollectionObject {
   schema: { name: string; comment: string | null } | null;
 }
 
+/** The field schema object as the API shows it (internal facts such as enum values left out). */
+function publicSchema(field: FieldOverview): ColumnInfo {
+  const { enum_values: _values, ...schema } = field.schema!;
+  return { ...schema, default_value: wireDefault(field.type, schema.default_value) };
+}
+
 export function fieldObject(collection: string, field: FieldOverview): FieldObject {
   return {
     collection,
     field: field.field,
     type: field.type,
     meta: field.meta,
-    schema: field.schema ? { ...field.schema, default_value: wireDefault(field.type, field.schema.default_value) } : null,
+    schema: field.schema ? publicSchema(field) : null,
   };
 }
 

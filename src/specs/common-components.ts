@@ -3,6 +3,7 @@
  * body and the error responses, and the ways to authenticate (bearer token, `access_token` query parameter, the
  * session cookie).
  */
+import { EXPORT_FORMATS } from '../io/export-formats.js';
 import type { JsonSchema } from './json-schema.js';
 
 const param = (name: string, description: string, schema: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({ name, in: 'query', required: false, description, schema, ...extra });
@@ -21,9 +22,13 @@ export const PARAMETERS: Record<string, JsonSchema> = {
   Alias: param('alias', 'More keys for fields (`alias[new]=field`), as JSON or in bracket syntax.', { type: 'string' }),
   Aggregate: param('aggregate', 'Aggregates (`aggregate[count]=*`, `aggregate[avg]=rating`), as JSON or in bracket syntax.', { type: 'string' }),
   GroupBy: param('groupBy', 'Fields to group aggregates by, comma separated.', { type: 'array', items: { type: 'string' } }, { style: 'form', explode: false }),
+  Export: param('export', 'Answer the rows as a download in this format instead (streamed; `json` is the bare array of items).', { type: 'string', enum: [...EXPORT_FORMATS] }),
 };
 
-export const LIST_PARAMETERS = ['Fields', 'Filter', 'Search', 'Sort', 'Limit', 'Offset', 'Page', 'Meta', 'Deep', 'Alias', 'Aggregate', 'GroupBy'];
+export const LIST_PARAMETERS = ['Fields', 'Filter', 'Search', 'Sort', 'Limit', 'Offset', 'Page', 'Meta', 'Deep', 'Alias', 'Aggregate', 'GroupBy', 'Export'];
+
+/** The other media types of a list read with `export` (JSON keeps the `application/json` entry). */
+export const EXPORT_MEDIA_TYPES = ['text/csv', 'application/x-ndjson', 'text/xml', 'text/yaml'];
 export const ONE_PARAMETERS = ['Fields', 'Deep', 'Alias'];
 
 export const paramRef = (name: string): JsonSchema => ({ $ref: `#/components/parameters/${name}` });

@@ -4,7 +4,7 @@
  * Directus's specification (`readItemsArticles`, `readSingleItemsArticles`, `createItemsArticles`, ...).
  */
 import type { CollectionView } from '../graphql/access-view.js';
-import { errorResponses, LIST_PARAMETERS, ONE_PARAMETERS, paramRef } from './common-components.js';
+import { errorResponses, EXPORT_MEDIA_TYPES, LIST_PARAMETERS, ONE_PARAMETERS, paramRef } from './common-components.js';
 import { keySchema } from './collection-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
@@ -30,7 +30,40 @@ export function dataResponse(description: string, data: JsonSchema, meta = false
   return { description, content: json({ type: 'object', properties }) };
 }
 
+/** The items, or with `export` a download in another format. */
+function listResponse(list: JsonSchema): JsonSchema {
+  const response = dataResponse('The items (with `export`: a download in that format)', list, true);
+  const content = response.content as Record<string, JsonSchema>;
+  for (const type of EXPORT_MEDIA_TYPES) content[type] = { schema: { type: 'string' } };
+  return response;
+}
+
 const NO_CONTENT = { description: 'Done; nothing to answer (or nothing the caller may read back).' };
+
+/** `POST /utils/import/<c>` for a collection the caller may create items in (when the server has the route). */
+export function importPath(c: CollectionPaths): Record<string, JsonSchema> {
+  const file = { type: 'string', format: 'binary' };
+  return {
+    [`/utils/import/${encodeURIComponent(c.view.collection.collection)}`]: {
+      post: {
+        operationId: `import${c.component}`,
+        summary: `Import ${c.view.collection.collection} items from a CSV, JSON or NDJSON file`,
+        description: 'All rows or none: a bad row names its line and field, and nothing is written.',
+        tags: [c.tag],
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file } } },
+            'text/csv': { schema: file },
+            'application/json': { schema: { type: 'array', items: ref(c.createInput) } },
+            'application/x-ndjson': { schema: file },
+          },
+        },
+        responses: { '200': dataResponse('What was imported', { type: 'object' }), '204': NO_CONTENT, ...errorResponses(true) },
+      },
+    },
+  };
+}
 
 /** Paths keyed by OpenAPI path, each holding the operations the caller may perform. */
 export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> {
@@ -73,7 +106,7 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
     description: 'With `aggregate`/`groupBy` the rows are the groups and their aggregates instead.',
     tags,
     parameters: LIST_PARAMETERS.map(paramRef),
-    responses: { '200': dataResponse('The items', list, true), ...errorResponses(false) },
+    responses: { '200': listResponse(list), ...errorResponses(false) },
   };
   if (view.create) {
     collectionOps.post = {

@@ -10,9 +10,12 @@ import type { SchemaOverview } from '../schema/types.js';
 import { VERSION } from '../version.js';
 import { ComponentNames, inputSchema, readSchema, type SchemaContext } from './collection-schemas.js';
 import { ERROR_SCHEMA, PARAMETERS, RESPONSES, SECURITY, securitySchemes } from './common-components.js';
-import { collectionPaths, type CollectionPaths } from './item-paths.js';
+import { collectionPaths, importPath, type CollectionPaths } from './item-paths.js';
 import { OPENAPI_VERSIONS, type JsonSchema, type OasVersion } from './json-schema.js';
-import { systemPaths, type RouteEntry } from './system-paths.js';
+import { openApiPath, systemPaths, type RouteEntry } from './system-paths.js';
+
+/** Pages for people rather than API routes: the reference page, the admin app and the root (which redirects to it). */
+const NOT_API = ['/', '/docs', '/admin'];
 
 export interface OasInput {
   schema: SchemaOverview;
@@ -35,6 +38,8 @@ export function buildOasDocument(input: OasInput): JsonSchema {
   // Names first: schemas refer to one another.
   const entries = [...view.values()].map((collectionView) => ({ collectionView, component: names.assign(collectionView) }));
 
+  const IMPORT = '/utils/import/{collection}';
+  const imports = input.routes.some((route) => route.method === 'POST' && openApiPath(route.url) === IMPORT);
   const components: Record<string, JsonSchema> = { Error: ERROR_SCHEMA };
   const paths: Record<string, JsonSchema> = {};
   const tags: JsonSchema[] = [];
@@ -52,21 +57,24 @@ export function buildOasDocument(input: OasInput): JsonSchema {
       tag: component,
     };
     components[component] = readSchema(ctx, collectionView);
-    const collectionPathsOf = collectionPaths(entry);
     if (collectionView.create) components[entry.createInput] = inputSchema(ctx, collectionView, 'create');
     if (collectionView.update) components[entry.updateInput] = inputSchema(ctx, collectionView, 'update');
-    Object.assign(paths, collectionPathsOf);
+    Object.assign(paths, collectionPaths(entry));
+    if (imports && collectionView.create && !collectionView.collection.system) Object.assign(paths, importPath(entry));
     const tag: JsonSchema = { name: component, 'x-collection': name };
     if (collectionView.collection.meta?.note) tag.description = collectionView.collection.meta.note;
     tags.push(tag);
   }
 
-  const collectionBases = new Set(Object.values(input.systemRoutes));
-  const other = systemPaths(input.routes, {
-    accountability: input.accountability,
-    schemaReader: input.schemaReader,
-    skip: (path) => path.startsWith('/items/') || path === '/items' || path.startsWith('/docs') || [...collectionBases].some((base) => path === base || path === `${base}/{pk}`),
-  });
+  // Served above per collection, or not part of the API.
+  const collectionBases = Object.values(input.systemRoutes);
+  const skip = (path: string) =>
+    path === IMPORT ||
+    path === '/items' ||
+    path.startsWith('/items/') ||
+    NOT_API.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ||
+    collectionBases.some((base) => path === base || path === `${base}/{pk}`);
+  const other = systemPaths(input.routes, { accountability: input.accountability, schemaReader: input.schemaReader, skip });
   for (const [path, operations] of Object.entries(other)) paths[path] = { ...(paths[path] ?? {}), ...operations };
 
   return {

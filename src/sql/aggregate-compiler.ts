@@ -73,7 +73,7 @@ function aggregateWire(d: SqlDialect, a: PlannedAggregate, value: string): strin
       return value;
     case 'avg':
     case 'avgDistinct':
-      return d.toFloat(value);
+      return d.average(value);
     default:
       return a.field!.type === 'integer' || a.field!.type === 'float' ? value : d.wireValue(value, a.field!);
   }

@@ -89,6 +89,8 @@ export interface SqlDialect {
   /** The value as text (a JSON string once embedded). */
   toText(expression: string): string;
   toFloat(expression: string): string;
+  /** An average (avg/avgDistinct) as the JSON number it answers: the exact decimal where the database has one. */
+  average(expression: string): string;
   /**
    * Statements that take and give back a named lock held by one connection across the whole server (so that
    * instances starting together migrate one at a time); null where the database is a file of one process.

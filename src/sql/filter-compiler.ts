@@ -1,7 +1,7 @@
 /** PlannedFilter → a WHERE condition with bound values. Relational rules are EXISTS subqueries. */
 import type { Operand, PlannedFilter } from '../plan/read-plan.js';
 import type { FieldOverview } from '../schema/types.js';
-import { compileOperand, joinCondition } from './operand-compiler.js';
+import { column, compileOperand, joinCondition } from './operand-compiler.js';
 import type { Statement } from './statement.js';
 
 /** Types stored as text on every database (LIKE on the column itself; '' counts as empty). */
@@ -29,8 +29,16 @@ export function compileFilter(filter: PlannedFilter, st: Statement, alias: strin
       return `not (${compileFilter(filter.child, st, alias)})`;
     case 'exists': {
       const related = st.alias();
+      const table = st.dialect.quote(filter.join.table);
+      if (!filter.negate && !filter.join.anyCollectionField) {
+        // The key IN the related rows' keys rather than a correlated EXISTS: the database may then start from the
+        // related rows (SQLite never turns a correlated EXISTS around, so it would test every row of a large
+        // table); PostgreSQL and MariaDB plan both as a semi-join. NOT EXISTS stays (NOT IN mishandles NULLs).
+        const inner = filter.filter ? ` where ${compileFilter(filter.filter, st, related)}` : '';
+        return `${column(st, alias, filter.join.localField.field)} in (select ${column(st, related, filter.join.relatedField.field)} from ${table} as ${related}${inner})`;
+      }
       const inner = filter.filter ? ` and ${compileFilter(filter.filter, st, related)}` : '';
-      const subquery = `select 1 from ${st.dialect.quote(filter.join.table)} as ${related} where ${joinCondition(filter.join, st, related, alias)}${inner}`;
+      const subquery = `select 1 from ${table} as ${related} where ${joinCondition(filter.join, st, related, alias)}${inner}`;
       return `${filter.negate ? 'not exists' : 'exists'} (${subquery})`;
     }
     case 'compare': {
@@ -55,7 +63,8 @@ function compileCompare(operand: Operand, field: FieldOverview, operator: string
   const plainColumn = operand.kind === 'field';
   const column = plainColumn ? d.comparable(raw, field) : raw;
   const bind = (v: unknown) => st.param(d.bind(field, v));
-  const text = plainColumn && TEXTUAL.has(field.type) ? raw : d.asText(column);
+  // Textual fields compare as they are; a type that only reads as text (PostgreSQL enums, inet) through `comparable`.
+  const text = plainColumn && TEXTUAL.has(field.type) ? column : d.asText(column);
   const like = (pattern: string, negate: boolean, insensitive: boolean) =>
     `${insensitive ? `lower(${text})` : text} ${negate ? 'not like' : 'like'} ${st.param(pattern)}${d.likeEscape}`;
 

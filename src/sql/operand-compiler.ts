@@ -36,6 +36,7 @@ export function compileOperand(operand: Operand, st: Statement, alias: string, u
       const related = st.alias();
       const value = compileOperand(operand.operand, st, related, use);
       const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
+      if (operand.pick) return `(select ${operand.pick}(${value}) from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter})`;
       return `(select ${value} from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter}${d.limitOffset(1, 0, String)})`;
     }
     case 'guarded':

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { createApp } from '../../src/http/app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -48,6 +49,16 @@ for (const client of testClients()) {
         assert.match(String(response.headers['content-type']), asset.endsWith('.js') ? /javascript/ : /css/);
         assert.equal(response.headers['cache-control'], 'public, max-age=31536000, immutable');
       }
+    });
+
+    it('ships less than 200 KB of gzipped JavaScript for the first screen', async () => {
+      // The sign-in screen needs the entry script and the chunks it preloads; views load on demand.
+      const page = await t.request({ method: 'GET', url: '/admin/', token: null });
+      const scripts = [...page.body.matchAll(/<(?:script[^>]+src|link[^>]+rel="modulepreload"[^>]+href)="([^"]+\.js)"/g)].map((m) => m[1]!);
+      assert.ok(scripts.length >= 1);
+      let bytes = 0;
+      for (const script of scripts) bytes += gzipSync((await t.request({ method: 'GET', url: script, token: null })).rawPayload).length;
+      assert.ok(bytes < 200 * 1024, `${bytes} bytes`);
     });
 
     it('answers a missing asset with 404 ROUTE_NOT_FOUND, not the app page', async () => {

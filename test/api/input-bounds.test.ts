@@ -72,6 +72,10 @@ for (const client of testClients()) {
         assert.equal(response.statusCode, 400, `${body}: ${response.body}`);
         assert.equal(errorCode(response), 'INVALID_PAYLOAD');
       }
+      // A key holding NUL is a key that does not exist (PostgreSQL refused it with a 500).
+      const codes = await t.request({ method: 'POST', url: '/collections', payload: { collection: 'codes', schema: {}, fields: [{ field: 'code', type: 'string', schema: { is_primary_key: true, max_length: 20 } }] } });
+      assert.equal(codes.statusCode, 200, codes.body);
+      assert.equal(errorCode(await get('/items/codes/a%00b')), 'FORBIDDEN');
       // An escaped backslash followed by "u0000" is text, not NUL.
       const text = await raw('POST', '/items/tags', '{"name":"C:\\\\u0000"}');
       assert.equal(json(text).data.name, 'C:\\u0000', text.body);

@@ -74,11 +74,15 @@ for (const client of testClients()) {
         assert.ok(doc.paths[p], p);
       }
       assert.deepEqual(methods(doc, '/settings'), ['get', 'patch']);
+      for (const page of ['/', '/admin', '/docs']) assert.ok(!doc.paths[page], `${page} is a page, not the API`);
+      const list = doc.paths['/items/articles']!.get;
+      assert.ok(list.parameters.some((p: { $ref: string }) => p.$ref === '#/components/parameters/Export'));
+      assert.ok(list.responses['200'].content['text/csv'] && doc.paths['/users']!.get.responses['200'].content['text/yaml']);
       assert.deepEqual(doc.paths['/auth/login']!.post.security, [], 'login needs no token');
 
       // Every documented operation is a route the server serves (collections through their generic routes).
       for (const [p, operations] of Object.entries(doc.paths)) {
-        const url = p.replace(/^\/items\/[^/]+/, '/items/:collection').replace('{id}', p.startsWith('/items/') ? ':pk' : ':pk').replace(/\{([^}]+)\}/g, ':$1');
+        const url = p.replace(/^\/items\/[^/]+/, '/items/:collection').replace('{id}', ':pk').replace(/\{([^}]+)\}/g, ':$1');
         for (const method of Object.keys(operations)) {
           const served = t.app.hasRoute({ method: method.toUpperCase() as 'GET', url }) || t.app.hasRoute({ method: method.toUpperCase() as 'GET', url: `${url}/` });
           assert.ok(served, `${method} ${p} (${url})`);
@@ -125,6 +129,9 @@ for (const client of testClients()) {
       const pages = json(await t.request({ method: 'GET', url: '/items/pages_sections?fields=*,item:headings.*,item:paragraphs.*&limit=-1' })).data;
       for (const section of pages) fits(doc, 'ItemsPagesSections', section);
       fits(doc, 'Users', json(await t.request({ method: 'GET', url: '/users/me' })).data);
+      const exported = await t.request({ method: 'GET', url: '/items/articles?export=json&fields=*,author.*&limit=-1' });
+      assert.equal(exported.statusCode, 200);
+      for (const article of json(exported)) fits(doc, 'ItemsArticles', article);
 
       const body = { title: 'From the spec', views: '12', price: '3.50', metadata: { a: 1 }, author: 1 };
       fits(doc, 'CreateItemsArticles', body);

@@ -5,22 +5,14 @@
  * ones for the public.
  */
 import assert from 'node:assert/strict';
-import { accessSync, constants } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromiumPath, launch } from '../e2e/browser.js';
 import { grantPublic } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = (() => {
-  try {
-    accessSync(CHROMIUM, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const CHROMIUM = chromiumPath();
 
 /** The headings of the tag sections Swagger UI rendered (one per collection or route group), as a reader sees them. */
 async function renderedTags(browser: Browser, url: string): Promise<{ tags: string[]; external: string[] }> {
@@ -59,7 +51,7 @@ for (const client of testClients()) {
       t = await startTestApp(client, { relations: true });
       await grantPublic(t, [{ collection: 'tags', fields: 'id,name' }]);
       base = await listenOnLoopback(t);
-      if (hasChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+      if (CHROMIUM) browser = await launch(CHROMIUM);
     });
     after(async () => {
       await browser?.close();
@@ -97,7 +89,7 @@ for (const client of testClients()) {
       }
     });
 
-    it('renders the caller’s collections in Chromium', { skip: hasChromium ? false : `no ${CHROMIUM} (apt-get install chromium)` }, async () => {
+    it('renders the caller’s collections in Chromium', { skip: CHROMIUM ? false : 'no chromium on PATH (apt-get install chromium)' }, async () => {
       const admin = await renderedTags(browser!, `${base}/docs?access_token=${ADMIN.token}`);
       for (const tag of ['ItemsArticles', 'ItemsAuthors', 'ItemsTags', 'ItemsPagesSections', 'Users', 'Authentication']) assert.ok(admin.tags.includes(tag), `${tag} in ${admin.tags.join(', ')}`);
       assert.deepEqual(admin.external, [], 'nothing is fetched from another host');

@@ -1,6 +1,6 @@
 /**
- * Debian's chromium driven by playwright-core (no browser download): the path is found on PATH, and the e2e tests
- * skip with a message when it is missing (`.ci/run` installs it).
+ * Debian's chromium driven by playwright-core (no browser download): CHROMIUM_PATH, or chromium found on PATH; the
+ * e2e tests skip with a message when there is none (`.ci/run` installs it).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export function chromiumPath(): string | null {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   for (const name of ['chromium', 'chromium-browser']) {
     try {
       return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || null;
@@ -27,8 +28,8 @@ export async function launch(executablePath: string): Promise<Browser> {
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
 
 /** With STUDIO_SCREENSHOTS=1, saves the page as docs/screenshots/<name>.png (the README shows them). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   if (process.env.STUDIO_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
 }

@@ -4,8 +4,11 @@
  * the last, as a person working through the app would). STUDIO_SCREENSHOTS=1 saves the README's screenshots.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { hashPassword } from '../../src/auth/passwords.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { chromiumPath, launch, screenshot } from './browser.js';
@@ -86,7 +89,7 @@ for (const client of testClients()) {
     let context: BrowserContext;
     let page: Page;
     const shots = client === 'sqlite3';
-    const shot = (name: string) => (shots ? screenshot(page, name) : Promise.resolve());
+    const shot = (name: string, fullPage = true) => (shots ? screenshot(page, name, fullPage) : Promise.resolve());
     const status = () => page.locator('.pager [role="status"]');
 
     before(async () => {
@@ -369,9 +372,9 @@ for (const client of testClients()) {
       await permission.getByLabel('Item rule 1: field').selectOption('pages');
       await permission.getByLabel('Item rule 1: operator').selectOption('_lte');
       await permission.getByLabel('Item rule 1: value').fill('100');
+      await shot('policy');
       await permission.getByRole('button', { name: 'Save permission' }).click();
       await page.getByRole('cell', { name: '3 fields · item rule' }).waitFor();
-      await shot('policy');
 
       await page.getByRole('link', { name: 'Roles' }).click();
       await page.getByRole('button', { name: 'Create role' }).click();
@@ -440,6 +443,40 @@ for (const client of testClients()) {
       await page.reload();
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       assert.equal(await page.getByRole('navigation', { name: 'Main' }).count(), 0);
+    });
+
+    it('asks an account with two-factor authentication for its one-time password', async () => {
+      const secret = new Secret({ size: 20 });
+      const knex = t.context.db.knex;
+      const [role] = await knex('service_roles').select('id').where({ name: 'Administrator' });
+      await knex('service_users').insert({ id: randomUUID(), email: 'otp@example.com', password: await hashPassword('otp-password-1'), status: 'active', role: role.id, provider: 'default', tfa_secret: secret.base32 });
+      await page.getByLabel('Email').fill('otp@example.com');
+      await page.getByLabel('Password').fill('otp-password-1');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const otp = page.getByLabel('One-time password');
+      await otp.waitFor();
+      await otp.fill('000000');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').waitFor();
+      await otp.fill(new TOTP({ secret, digits: 6, period: 30, algorithm: 'SHA1' }).generate());
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Data model' }).waitFor();
+    });
+
+    it('fits a phone-width window (menu behind a button) and follows the dark theme', async () => {
+      await page.setViewportSize({ width: 390, height: 800 });
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'books' }).waitFor({ state: 'hidden' });
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'books' }).click();
+      await status().waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, 'nothing wider than the window');
+      await page.getByRole('button', { name: /^Theme/ }).click(); // auto → dark
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.equal(background, 'rgb(18, 19, 23)');
+      await shot('phone-dark', false);
+      await page.setViewportSize({ width: 1280, height: 800 });
     });
   });
 }

@@ -55,10 +55,17 @@ for (const client of testClients()) {
     });
 
     it('answers server and schema fields as the REST routes do', async () => {
-      const data = await gqlData(t, '{ server_ping server_info server_health collections { collection } collections_by_name(name: "tags") { collection meta { icon hidden singleton } schema { name comment } } fields_in_collection(collection: "tags") { collection field type } fields_by_name(collection: "tags", field: "name") { field type meta { interface special } schema { data_type max_length is_nullable is_unique default_value } } relations { collection field related_collection } relations_in_collection(collection: "articles") { field } relations_by_name(collection: "articles", field: "author") { related_collection schema { foreign_key_table on_delete } } }', SYSTEM);
+      const data = await gqlData(t, '{ server_ping server_info { project { project_name project_descriptor project_logo project_color default_language public_foreground public_background public_note custom_css } rateLimit rateLimitGlobal queryLimit { default max } strata { version database } node { version } } server_health { status releaseId serviceId checks } collections { collection } collections_by_name(name: "tags") { collection meta { icon hidden singleton } schema { name comment } } fields_in_collection(collection: "tags") { collection field type } fields_by_name(collection: "tags", field: "name") { field type meta { interface special } schema { data_type max_length is_nullable is_unique default_value } } relations { collection field related_collection } relations_in_collection(collection: "articles") { field } relations_by_name(collection: "articles", field: "author") { related_collection schema { foreign_key_table on_delete } } }', SYSTEM);
       assert.equal(data.server_ping, 'pong');
-      assert.deepEqual(data.server_info, await rest(t, '/server/info'));
-      assert.equal(data.server_health.status, 'ok');
+      // Typed objects, their subfields selected (node.uptime moves between the two reads).
+      const info = await rest(t, '/server/info');
+      assert.deepEqual(data.server_info, { ...info, node: { version: info.node.version } });
+      const health = await t.request({ method: 'GET', url: '/server/health' });
+      const healthBody = JSON.parse(health.body);
+      assert.deepEqual(Object.keys(data.server_health), ['status', 'releaseId', 'serviceId', 'checks']);
+      assert.deepEqual([data.server_health.status, data.server_health.releaseId, Object.keys(data.server_health.checks)], [healthBody.status, healthBody.releaseId, Object.keys(healthBody.checks)]);
+      const partial = await gqlData(t, '{ server_info { queryLimit { max } } }', SYSTEM);
+      assert.deepEqual(partial.server_info, { queryLimit: { max: info.queryLimit.max } });
       assertSame(data.collections, (await rest(t, '/collections')).map((c: { collection: string }) => ({ collection: c.collection })));
       const tags = await rest(t, '/collections/tags');
       const pick = (value: Record<string, unknown> | null, keys: string[]) => (value ? Object.fromEntries(keys.map((k) => [k, value[k] ?? null])) : null);

@@ -141,6 +141,7 @@ function baseConfig(client: DbClient, over: Partial<DbConfig>): DbConfig {
     host: null,
     port: null,
     database: null,
+    searchPath: ['public'],
     user: null,
     password: null,
     ...over,

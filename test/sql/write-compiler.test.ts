@@ -87,6 +87,22 @@ describe('write compiler SQL', () => {
     ]);
   });
 
+  it('matches every column of a composite key, never the first alone', () => {
+    const rating = fields.rating!;
+    assert.deepEqual(compileDeletes('articles', [id, rating], [[1, 5], [2, 3]], HOOKS.postgres!), [
+      { sql: 'delete from "articles" where (("id" = $1 and "rating" = $2) or ("id" = $3 and "rating" = $4))', params: [1, 5, 2, 3] },
+    ]);
+    assert.deepEqual(compileUpdates('articles', [[title, 'x']], [id, rating], [[1, 5]], HOOKS.mysql!), [
+      { sql: 'update `articles` set `title` = ? where (`id` = ? and `rating` = ?)', params: ['x', 1, 5] },
+    ]);
+    assert.deepEqual(compileKeyLookups('articles', [id, rating], [[1, 5]], HOOKS.sqlite!), [
+      { sql: 'select "id" as "key0", "rating" as "key1" from "articles" where ("id" = ? and "rating" = ?)', params: [1, 5] },
+    ]);
+    // Chunks hold whole keys: two parameters per key.
+    const small = { ...HOOKS.postgres!, write: { ...HOOKS.postgres!.write, maxParameters: 4 } };
+    assert.deepEqual(compileDeletes('articles', [id, rating], [[1, 1], [2, 2], [3, 3]], small).map((s) => s.params), [[1, 1, 2, 2], [3, 3]]);
+  });
+
   it('binds booleans into non-boolean PostgreSQL columns as their column takes them', () => {
     const asInteger = { ...published, schema: { ...published.schema!, data_type: 'integer' } };
     const asText = { ...published, schema: { ...published.schema!, data_type: 'text' } };

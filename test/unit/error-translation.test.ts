@@ -19,7 +19,7 @@ describe('PostgreSQL errors', () => {
     assert.equal(translatePostgresError({ code: '22001', message: 'value too long for type character varying(20)' })!.maxLength, 20);
     assert.equal(translatePostgresError({ code: '22003', message: 'value "3000000000" is out of range for type integer' })!.value, '3000000000');
     assert.equal(translatePostgresError({ code: '22003', message: 'numeric field overflow' })!.value, null);
-    assert.deepEqual(pick(translatePostgresError({ code: '428C9', table: 'x', message: 'cannot insert a non-DEFAULT value into column "id"' })), { kind: 'invalid_value', table: 'x', column: 'id', value: null, referenced: false });
+    assert.deepEqual(pick(translatePostgresError({ code: '428C9', table: 'x', message: 'cannot insert a non-DEFAULT value into column "id"' })), { kind: 'read_only', table: 'x', column: 'id', value: null, referenced: false });
     assert.equal(translatePostgresError({ code: '22P02', message: 'invalid input syntax for type integer: "abc"' })!.value, 'abc');
   });
 

@@ -40,12 +40,12 @@ describe('field bodies', () => {
     assert.deepEqual(parseFieldUpdate({ meta: { readonly: null, width: null } }, 'c', 'f').meta, { readonly: false, width: null });
   });
 
-  it('accepts a field object as GET returns it, and refuses renaming and unknown keys', () => {
+  it('accepts a field object as GET returns it, ignores unknown keys (as Directus) and refuses renaming', () => {
     const body = { collection: 'c', field: 'f', type: 'string', meta: null, schema: { ...emptyColumn('c', 'f'), max_length: 10 } };
     assert.equal(parseFieldUpdate(body, 'c', 'f').schema!.max_length, 10);
     assert.equal(thrownCode(() => parseFieldUpdate({ field: 'g' }, 'c', 'f')), 'INVALID_PAYLOAD');
     assert.equal(thrownCode(() => parseFieldUpdate({ collection: 'd' }, 'c', 'f')), 'INVALID_PAYLOAD');
-    assert.equal(thrownCode(() => parseFieldUpdate({ colour: 1 }, 'c', 'f')), 'INVALID_PAYLOAD');
+    assert.deepEqual(parseFieldUpdate({ colour: 1, schema: { length: 36 } } as Record<string, unknown>, 'c', 'f'), { field: 'f', schema: {} });
     assert.equal(thrownCode(() => parseFieldUpdate({ meta: { special: [1] } }, 'c', 'f')), 'INVALID_PAYLOAD');
     assert.deepEqual(parseFieldUpdate({ meta: { special: 'a, b' } }, 'c', 'f').meta!.special, ['a', 'b']);
   });

@@ -49,6 +49,28 @@ describe('OpenAPI document builder', () => {
     assert.equal((await new Validator().validate(doc as never)).valid, true);
   });
 
+  it('lists import paths per writable collection and the schema routes for admins, when the server has them', async () => {
+    const routes = [
+      { method: 'POST', url: '/utils/import/:collection' },
+      { method: 'GET', url: '/schema/snapshot' },
+      { method: 'POST', url: '/schema/apply' },
+      { method: 'GET', url: '/admin/*' },
+      { method: 'GET', url: '/' },
+    ];
+    const withRoutes = buildOasDocument({ schema, view, accountability: admin, routes, systemRoutes: {}, schemaReader: () => true, version: '3.1', publicUrl: '/', sessionCookie: 's' }) as any;
+    assert.equal((await new Validator().validate(withRoutes as never)).valid, true);
+    assert.ok(withRoutes.paths['/utils/import/my-items'].post.requestBody.content['multipart/form-data']);
+    assert.ok(!withRoutes.paths['/utils/import/{collection}'], 'one path per collection instead of the generic route');
+    assert.deepEqual(withRoutes.paths['/schema/snapshot'].get.tags, ['Schema']);
+    assert.ok(withRoutes.paths['/schema/apply'].post.responses['204']);
+    assert.deepEqual(Object.keys(withRoutes.paths).filter((p) => p === '/' || p.startsWith('/admin')), []);
+
+    const reader = { ...admin, admin: false };
+    const readOnly = buildAccessView(schema, reader, null, () => false, 'any');
+    const limited = buildOasDocument({ schema, view: readOnly, accountability: reader, routes, systemRoutes: {}, schemaReader: () => false, version: '3.0', publicUrl: '/', sessionCookie: 's' }) as any;
+    assert.deepEqual(Object.keys(limited.paths).filter((p) => p.startsWith('/utils') || p.startsWith('/schema')), [], 'no imports without create, no schema routes for non-admins');
+  });
+
   it('says null the way each OpenAPI version does', () => {
     assert.deepEqual(nullable({ type: 'string' }, '3.0'), { type: 'string', nullable: true });
     assert.deepEqual(nullable({ type: 'string' }, '3.1'), { type: ['string', 'null'] });

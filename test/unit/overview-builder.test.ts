@@ -91,7 +91,11 @@ describe('buildSchemaOverview', () => {
   it('turns meta rows without a table into folder collections', () => {
     const folder = schema.collections.content!;
     assert.equal(folder.schema, null);
-    assert.deepEqual([folder.fieldOrder, folder.fields, folder.primary, folder.meta!.icon], [[], {}, null, 'folder']);
+    assert.deepEqual([folder.fieldOrder, Object.keys(folder.fields), folder.primary, folder.meta!.icon], [[], [], null, 'folder']);
+    // Maps keyed by names a request chooses have no prototype: `constructor` or `__proto__` name nothing.
+    assert.equal(schema.collections['constructor'], undefined);
+    assert.equal(schema.collections.authors!.fields['__proto__'], undefined);
+    assert.equal(schema.collections.authors!.links['toString'], undefined);
   });
 
   it('decodes collection meta from native and text encodings', () => {

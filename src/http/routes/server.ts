@@ -10,7 +10,8 @@ import { extractToken } from '../extract-token.js';
 
 export function serverRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/ping', { config: { public: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('pong'));
+    // As Directus answers it (clients that check the content type expect HTML's), never cached.
+    app.get('/ping', { config: { public: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send('pong'));
 
     // Health must answer while the database is down, so it resolves the caller itself and treats a caller it
     // cannot look up as public.

@@ -40,13 +40,20 @@ export function translateMysqlError(error: unknown): DatabaseFailure | null {
       return failure('foreign_key', { column: parts.referencedColumn, referenced: true });
     }
     case 1048:
+    case 1263:
     case 1364:
       return failure('not_null', { column: quotedColumn(message) });
+    case 3105:
+      // `The value specified for generated column 'total' in table 't' is not allowed`.
+      return failure('read_only', { column: quotedColumn(message) });
     case 1406:
       return failure('too_long', { column: quotedColumn(message) });
     case 1264:
     case 1690:
       return failure('out_of_range', { column: quotedColumn(message) });
+    case 1265:
+    case 1367:
+    case 1416:
     case 1366:
     case 1292:
     case 1411:

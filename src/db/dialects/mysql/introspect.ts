@@ -15,8 +15,8 @@ async function rows(knex: Knex, sql: string): Promise<Row[]> {
 
 export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
   const [tables, columns, indexes, foreignKeys, checks] = await Promise.all([
-    rows(knex, `select table_name as name, table_comment as comment from information_schema.tables
-      where table_schema = database() and table_type = 'BASE TABLE' order by table_name`),
+    rows(knex, `select table_name as name, table_comment as comment, table_type from information_schema.tables
+      where table_schema = database() and table_type in ('BASE TABLE', 'VIEW') order by table_name`),
     rows(knex, `select table_name, column_name, data_type, column_type, character_maximum_length, numeric_precision,
         numeric_scale, is_nullable, column_default, extra, generation_expression, column_comment, ordinal_position
       from information_schema.columns where table_schema = database() order by table_name, ordinal_position`),
@@ -69,7 +69,8 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
       primary: r.index_name === 'PRIMARY',
     }));
     const primary = applyIndexesAndKeys(cols, idx, fks);
-    return { name, comment: table.comment || null, columns: cols, primary_key: primary, foreign_keys: fks };
+    const view = table.table_type === 'VIEW';
+    return { name, comment: view ? null : table.comment || null, columns: cols, primary_key: primary, foreign_keys: fks, view };
   });
 }
 
@@ -96,7 +97,14 @@ function toColumn(table: string, r: Row, isJson: boolean): ColumnInfo {
   if (typeof column.default_value === 'string' && /^current_timestamp/i.test(column.default_value)) column.default_value = 'CURRENT_TIMESTAMP';
   column.comment = r.column_comment || null;
   columnTypes.set(column, String(r.column_type).toLowerCase());
+  if (column.data_type === 'enum' || column.data_type === 'set') column.enum_values = { values: enumValues(String(r.column_type)), many: column.data_type === 'set' };
   return column;
+}
+
+/** `enum('a','it''s')` → ['a', "it's"] (MariaDB doubles quotes inside the list). */
+function enumValues(columnType: string): string[] {
+  const inner = /^(?:enum|set)\((.*)\)$/is.exec(columnType.trim())?.[1] ?? '';
+  return [...inner.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'"));
 }
 
 export function mapMysqlType(column: ColumnInfo): ServiceType {

@@ -111,6 +111,7 @@ export const mysqlSql: SqlDialect = {
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as double)`,
+  average: (expression) => `cast(${expression} as double)`,
   toText: (expression) => `cast(${expression} as char)`,
   namedLock: (name) => ({ lock: `select get_lock(${mysqlSql.stringLiteral(name)}, 600)`, unlock: `select release_lock(${mysqlSql.stringLiteral(name)})` }),
 };

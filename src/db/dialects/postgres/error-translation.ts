@@ -44,7 +44,7 @@ export function translatePostgresError(error: unknown): DatabaseFailure | null {
     }
     case '428C9':
       // `cannot insert a non-DEFAULT value into column "id"` (GENERATED ALWAYS identity).
-      return failure('invalid_value', { table, column: /column "([^"]+)"/.exec(e.message)?.[1] ?? null });
+      return failure('read_only', { table, column: /column "([^"]+)"/.exec(e.message)?.[1] ?? null });
     case '22P02':
     case '22007':
     case '22008':

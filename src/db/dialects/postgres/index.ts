@@ -13,7 +13,8 @@ export const postgresDialect: Dialect = {
   knexConfig(connection, session): Knex.Config {
     // statement_timeout is a startup parameter of each connection: no extra round trip per statement.
     const timeout = session.statementTimeoutMs > 0 ? { statement_timeout: session.statementTimeoutMs } : {};
-    return { client: 'pg', connection: { ...(connection as Knex.PgConnectionConfig), ...timeout }, pool: { min: 0, max: 10 } };
+    // knex sets search_path on every new connection (DB_SEARCH_PATH): the schemas introspection serves.
+    return { client: 'pg', connection: { ...(connection as Knex.PgConnectionConfig), ...timeout }, searchPath: session.searchPath, pool: { min: 0, max: 10 } };
   },
   async execute(connection, sql, params) {
     const result = await (connection as pg.Client).query({ text: sql, values: params as unknown[] });

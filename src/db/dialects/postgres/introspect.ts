@@ -1,6 +1,7 @@
 /** PostgreSQL catalog → TableInfo[] for the current schema, in four queries for the whole database. */
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
+import { POSTGRES_TEXT_TYPES } from './text-types.js';
 import { applyIndexesAndKeys, emptyColumn, groupBy, numericDefault, parseDefaultValue, toNumber, type IndexColumn } from '../../introspection-utils.js';
 
 type Row = Record<string, any>;
@@ -8,15 +9,15 @@ type Row = Record<string, any>;
 const FK_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
 
 export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
-  const [tables, columns, indexes, foreignKeys] = await Promise.all([
+  const [tables, columns, indexes, foreignKeys, enums] = await Promise.all([
     knex.raw(`
-      select c.relname as name, obj_description(c.oid, 'pg_class') as comment
+      select c.relname as name, n.nspname as schema, obj_description(c.oid, 'pg_class') as comment, c.relkind in ('v', 'm') as is_view
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition
-      order by c.relname`),
+      where n.nspname = any(current_schemas(false)) and c.relkind in ('r', 'p', 'v', 'm') and not c.relispartition
+      order by c.relname, array_position(current_schemas(false), n.nspname)`),
     knex.raw(`
-      select c.relname as table_name, a.attname as column_name, a.attnum as position,
-        format_type(a.atttypid, a.atttypmod) as full_type, t.typname as udt_name,
+      select n.nspname || '.' || c.relname as table_key, c.relname as table_name, a.attname as column_name, a.attnum as position,
+        format_type(a.atttypid, a.atttypmod) as full_type, t.typname as udt_name, t.typtype as type_kind,
         ic.data_type, ic.character_maximum_length, ic.numeric_precision, ic.numeric_scale,
         not a.attnotnull as is_nullable, pg_get_expr(d.adbin, d.adrelid) as column_default,
         a.attidentity as identity, a.attgenerated as generated, col_description(c.oid, a.attnum) as comment
@@ -27,10 +28,10 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
       left join information_schema.columns ic
         on ic.table_schema = n.nspname and ic.table_name = c.relname and ic.column_name = a.attname
-      where n.nspname = current_schema() and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+      where n.nspname = any(current_schemas(false)) and c.relkind in ('r', 'p', 'v', 'm') and a.attnum > 0 and not a.attisdropped
       order by c.relname, a.attnum`),
     knex.raw(`
-      select t.relname as table_name, i.relname as index_name, a.attname as column_name, k.ord as position,
+      select n.nspname || '.' || t.relname as table_key, t.relname as table_name, i.relname as index_name, a.attname as column_name, k.ord as position,
         ix.indisunique and ix.indpred is null as is_unique, ix.indisprimary as is_primary
       from pg_index ix
       join pg_class t on t.oid = ix.indrelid
@@ -38,9 +39,9 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       join pg_namespace n on n.oid = t.relnamespace
       cross join lateral unnest(ix.indkey::int2[]) with ordinality as k(attnum, ord)
       left join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
-      where n.nspname = current_schema() and k.ord <= ix.indnkeyatts`),
+      where n.nspname = any(current_schemas(false)) and k.ord <= ix.indnkeyatts`),
     knex.raw(`
-      select cl.relname as table_name, att.attname as column_name, fcl.relname as foreign_table,
+      select n.nspname || '.' || cl.relname as table_key, cl.relname as table_name, att.attname as column_name, fcl.relname as foreign_table,
         fatt.attname as foreign_column, con.conname as constraint_name, con.confupdtype as on_update,
         con.confdeltype as on_delete
       from pg_constraint con
@@ -49,17 +50,24 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       join pg_class fcl on fcl.oid = con.confrelid
       join pg_attribute att on att.attrelid = con.conrelid and att.attnum = con.conkey[1]
       join pg_attribute fatt on fatt.attrelid = con.confrelid and fatt.attnum = con.confkey[1]
-      where con.contype = 'f' and n.nspname = current_schema() and array_length(con.conkey, 1) = 1`),
+      where con.contype = 'f' and n.nspname = any(current_schemas(false)) and array_length(con.conkey, 1) = 1`),
+    knex.raw(`select t.typname as type_name, e.enumlabel as label from pg_enum e join pg_type t on t.oid = e.enumtypid order by t.typname, e.enumsortorder`),
   ]);
+  const enumLabels = new Map<string, string[]>();
+  for (const row of enums.rows as Row[]) enumLabels.set(row.type_name, [...(enumLabels.get(row.type_name) ?? []), row.label]);
 
-  const columnsByTable = groupBy(columns.rows as Row[], (r) => r.table_name);
-  const indexesByTable = groupBy(indexes.rows as Row[], (r) => r.table_name);
-  const fksByTable = groupBy(foreignKeys.rows as Row[], (r) => r.table_name);
+  const columnsByTable = groupBy(columns.rows as Row[], (r) => r.table_key);
+  const indexesByTable = groupBy(indexes.rows as Row[], (r) => r.table_key);
+  const fksByTable = groupBy(foreignKeys.rows as Row[], (r) => r.table_key);
+  // A name in several schemas of the search path is the first one's, as unqualified SQL resolves it.
+  const seen = new Set<string>();
+  const served = (tables.rows as Row[]).filter((table) => !seen.has(table.name) && Boolean(seen.add(table.name)));
 
-  return (tables.rows as Row[]).map((table) => {
+  return served.map((table) => {
     const name = table.name as string;
-    const cols = (columnsByTable.get(name) ?? []).map((r) => toColumn(name, r));
-    const fks: ForeignKeyInfo[] = (fksByTable.get(name) ?? []).map((r) => ({
+    const key = `${table.schema}.${name}`;
+    const cols = (columnsByTable.get(key) ?? []).map((r) => toColumn(name, r, enumLabels));
+    const fks: ForeignKeyInfo[] = (fksByTable.get(key) ?? []).map((r) => ({
       table: name,
       column: r.column_name,
       foreign_key_table: r.foreign_table,
@@ -68,7 +76,7 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       on_update: FK_ACTIONS[r.on_update] ?? null,
       on_delete: FK_ACTIONS[r.on_delete] ?? null,
     }));
-    const idx: IndexColumn[] = (indexesByTable.get(name) ?? []).map((r) => ({
+    const idx: IndexColumn[] = (indexesByTable.get(key) ?? []).map((r) => ({
       table: name,
       index: r.index_name,
       // An expression part has no column; it still decides which column comes first.
@@ -78,17 +86,19 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       primary: r.is_primary,
     }));
     const primary = applyIndexesAndKeys(cols, idx, fks);
-    return { name, comment: table.comment ?? null, columns: cols, primary_key: primary, foreign_keys: fks };
+    return { name, comment: table.comment ?? null, columns: cols, primary_key: primary, foreign_keys: fks, view: table.is_view === true };
   });
 }
 
 const NUMERIC_TYPES = new Set(['smallint', 'integer', 'bigint', 'real', 'double precision', 'numeric']);
 
-function toColumn(table: string, r: Row): ColumnInfo {
+function toColumn(table: string, r: Row, enumLabels: Map<string, string[]>): ColumnInfo {
   const column = emptyColumn(table, r.column_name);
   const rawDefault: string | null = r.column_default;
   const sequence = typeof rawDefault === 'string' && /^nextval\(/i.test(rawDefault);
-  column.data_type = r.data_type === 'USER-DEFINED' ? r.udt_name : (r.data_type ?? r.full_type);
+  // Arrays keep their element type (`text[]`, `integer[]`); enums their type name, with their labels in order.
+  column.data_type = r.data_type === 'ARRAY' ? r.full_type : r.data_type === 'USER-DEFINED' ? r.udt_name : (r.data_type ?? r.full_type);
+  if (r.type_kind === 'e') column.enum_values = { values: enumLabels.get(r.udt_name) ?? [], many: false };
   column.max_length = toNumber(r.character_maximum_length);
   column.numeric_precision = toNumber(r.numeric_precision);
   column.numeric_scale = toNumber(r.numeric_scale);
@@ -103,6 +113,10 @@ function toColumn(table: string, r: Row): ColumnInfo {
 }
 
 export function mapPostgresType(column: ColumnInfo): ServiceType {
+  // Arrays read and write as JSON arrays; enums are strings with known values.
+  if (column.data_type.endsWith('[]')) return 'json';
+  if (column.enum_values) return 'string';
+  if (POSTGRES_TEXT_TYPES.has(column.data_type)) return 'string';
   switch (column.data_type) {
     case 'integer':
     case 'smallint':

@@ -1,10 +1,14 @@
 import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 import { derivedTableList } from '../../../sql/nested-list.js';
+import { POSTGRES_TEXT_TYPES } from './text-types.js';
 
 const CONCEALED = `'**********'`;
 const EXTRACT: Record<string, string> = { year: 'year', month: 'month', week: 'week', day: 'day', weekday: 'dow', hour: 'hour', minute: 'minute', second: 'second' };
 const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+/** Text-like types (introspect.ts) read as their text. */
+const TEXT_TYPES = POSTGRES_TEXT_TYPES;
+
 const NUMERIC_COLUMN = /^(smallint|integer|bigint|numeric|decimal|real|double precision)$/i;
 
 export const postgresSql: SqlDialect = {
@@ -20,8 +24,8 @@ export const postgresSql: SqlDialect = {
     }
     return value;
   },
-  // json/jsonb have no equality with arbitrary text; filters compare their text.
-  comparable: (column, field) => (field.type === 'json' ? `${column}::text` : column),
+  // json/jsonb, arrays, enums and text-like types have no equality or LIKE with arbitrary text: filters compare their text.
+  comparable: (column, field) => (field.type === 'json' || (field.type === 'string' && field.schema && (TEXT_TYPES.has(field.schema.data_type) || field.schema.enum_values)) ? `${column}::text` : column),
   // json has no ordering operator: it sorts by its text.
   sortable: (column, field) => (field.type === 'json' ? `${column}::text` : column),
   asText: (column) => `${column}::text`,
@@ -40,6 +44,7 @@ export const postgresSql: SqlDialect = {
           ? column
           : `case when ${column} is null or ${column}::text = '' then null else lower(${column}::text) in ('1', 'true', 't') end`;
       case 'json':
+        if (dataType.endsWith('[]')) return `to_json(${column})`;
         return dataType === 'json' || dataType === 'jsonb' ? column : `${column}::json`;
       case 'csv':
         return `case when ${column} is null then null when ${column} = '' then '[]'::json else to_json(string_to_array(${column}, ',')) end`;
@@ -59,6 +64,10 @@ export const postgresSql: SqlDialect = {
       case 'geometry':
       case 'unknown':
         return `${column}::text`;
+      case 'string':
+        // An address of one host reads without its mask (`10.0.0.1`, not `10.0.0.1/32`), as it was written.
+        if (dataType === 'inet') return `case when masklen(${column}) = case family(${column}) when 4 then 32 else 128 end then host(${column}) else ${column}::text end`;
+        return TEXT_TYPES.has(dataType) || field.schema?.enum_values ? `${column}::text` : column;
       default:
         return column;
     }
@@ -92,6 +101,7 @@ export const postgresSql: SqlDialect = {
     return expression;
   },
   toFloat: (expression) => `(${expression})::double precision`,
+  average: (expression) => `(${expression})::double precision`,
   toText: (expression) => `(${expression})::text`,
   namedLock: (name) => ({ lock: `select pg_advisory_lock(hashtext(${postgresSql.stringLiteral(name)}))`, unlock: `select pg_advisory_unlock(hashtext(${postgresSql.stringLiteral(name)}))` }),
 };

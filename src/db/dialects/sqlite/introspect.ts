@@ -7,7 +7,7 @@ type Row = Record<string, any>;
 
 export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
   const tables = (await knex.raw(
-    `select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name not like 'knex\\_%' escape '\\' order by name`,
+    `select name, sql, type from sqlite_master where type in ('table', 'view') and name not like 'sqlite\\_%' escape '\\' and name not like 'knex\\_%' escape '\\' order by name`,
   )) as Row[];
   const result: TableInfo[] = [];
   for (const table of tables) {
@@ -50,7 +50,7 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
     }
 
     const primary = applyIndexesAndKeys(columns, indexes, foreignKeys);
-    result.push({ name, comment: null, columns, primary_key: primary, foreign_keys: foreignKeys });
+    result.push({ name, comment: null, columns, primary_key: primary, foreign_keys: foreignKeys, view: table.type === 'view' });
   }
   return result;
 }

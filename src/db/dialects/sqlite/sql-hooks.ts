@@ -87,6 +87,9 @@ export const sqliteSql: SqlDialect = {
   jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as real)`,
+  // SQLite has only binary floats: avg(16.24, 16.25) is 16.244999999999997. Fifteen significant digits (what a
+  // double holds exactly) give the decimal answer the other databases compute (16.245).
+  average: (expression) => `case when ${expression} is null then null else cast(printf('%.15g', ${expression}) as real) end`,
   toText: (expression) => `cast(${expression} as text)`,
   namedLock: () => null,
 };

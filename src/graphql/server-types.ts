@@ -1,0 +1,48 @@
+/**
+ * Types of /graphql/system's `server_info` and `server_health` (Directus docs: GraphQL, "Server"): objects whose
+ * subfields a query selects, as REST's /server/info and /server/health answer them. Parts only some callers see
+ * (query limits for signed-in users, versions and checks for admins) are null for the others.
+ */
+import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLJSON } from './scalars.js';
+
+const S = { type: GraphQLString };
+
+const PROJECT = new GraphQLObjectType({
+  name: 'server_info_project',
+  fields: {
+    project_name: S,
+    project_descriptor: S,
+    project_logo: S,
+    project_color: S,
+    default_language: S,
+    public_foreground: S,
+    public_background: S,
+    public_note: S,
+    custom_css: S,
+  },
+});
+
+export const SERVER_INFO = new GraphQLObjectType({
+  name: 'server_info',
+  fields: {
+    project: { type: PROJECT },
+    // Strata's rate limits are not announced (REST answers false): a boolean, as that answer is.
+    rateLimit: { type: GraphQLBoolean },
+    rateLimitGlobal: { type: GraphQLBoolean },
+    queryLimit: { type: new GraphQLObjectType({ name: 'server_info_query_limit', fields: { default: { type: GraphQLInt }, max: { type: GraphQLInt } } }) },
+    strata: { type: new GraphQLObjectType({ name: 'server_info_strata', fields: { version: S, database: S } }) },
+    node: { type: new GraphQLObjectType({ name: 'server_info_node', fields: { version: S, uptime: { type: GraphQLFloat } } }) },
+  },
+});
+
+export const SERVER_HEALTH = new GraphQLObjectType({
+  name: 'server_health',
+  fields: {
+    status: { type: new GraphQLNonNull(GraphQLString) },
+    releaseId: S,
+    serviceId: S,
+    /** Per component, a list of check objects (their keys are `<database>:responseTime`, not GraphQL names). */
+    checks: { type: GraphQLJSON },
+  },
+});

@@ -1,0 +1,18 @@
+/**
+ * /utils: `POST /utils/cache/clear` (admins) drops every cache Strata keeps — the schema overview (and the GraphQL
+ * schemas built on it), permissions, users and settings — on this instance and, through the bus, on every other.
+ * Directus's `?system` flag is accepted: Strata's caches are all system caches, so both forms clear everything.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { ForbiddenError } from '../../errors/catalogue.js';
+import type { AppContext } from '../../services/app-context.js';
+
+export function utilsRoutes(context: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    app.post('/cache/clear', async (request, reply) => {
+      if (!request.accountability.admin) throw new ForbiddenError();
+      await context.clearCaches();
+      return reply.code(200).send();
+    });
+  };
+}
