@@ -2,7 +2,24 @@
  * GraphQL documents of one schema: parsed (with the token limit), validated (introspection refused when it is
  * switched off) and compiled by graphql-jit once per (operation name, query text), in a bounded LRU.
  */
-import { GraphQLError, Kind, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode } from 'graphql';
+import {
+  execute,
+  getNamedType,
+  GraphQLError,
+  isInputObjectType,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  typeFromAST,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type OperationTypeNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLConfig } from '../config/graphql-config.js';
 import { GraphQLValidationError } from '../errors/catalogue.js';
@@ -13,7 +30,7 @@ const MAX_DOCUMENTS = 500;
 
 export interface CompiledDocument {
   operation: OperationTypeNode;
-  compiled: CompiledQuery;
+  compiled: Pick<CompiledQuery, 'query'>;
   /** The operation to run and the document's fragments (for the pass-through of plain queries). */
   node: OperationDefinitionNode;
   fragments: Record<string, FragmentDefinitionNode>;
@@ -54,12 +71,45 @@ export class DocumentCache {
       const message = operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${operationName}".`;
       return new GraphQLValidationError([{ message }]);
     }
-    const compiled = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
-    if (!isCompiledQuery(compiled)) return new GraphQLValidationError((compiled.errors ?? []).map(formatGraphQLError));
     const fragments: Record<string, FragmentDefinitionNode> = {};
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    if (hasRecursiveVariable(schema, operation)) {
+      // graphql-jit writes the coercion code of a variable's input type inline, field by field, and never stops on
+      // a type that contains itself (every `<c>_filter`, through `_and`/`_or`): it ran out of memory. Such
+      // operations run on graphql-js, which coerces variables by walking the values instead; same schema, same
+      // resolvers, same answers.
+      const compiled: Pick<CompiledQuery, 'query'> = {
+        query: (root, context, variables) => execute({ schema, document, operationName: operation.name?.value, rootValue: root, contextValue: context, variableValues: variables }),
+      };
+      return { operation: operation.operation, compiled, node: operation, fragments };
+    }
+    const compiled = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
+    if (!isCompiledQuery(compiled)) return new GraphQLValidationError((compiled.errors ?? []).map(formatGraphQLError));
     return { operation: operation.operation, compiled, node: operation, fragments };
   }
+}
+
+/** Whether a variable's input object type reaches a cycle of input types (one visit per type: linear in the schema). */
+function hasRecursiveVariable(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  const done = new Set<string>();
+  const open = new Set<string>();
+  const cyclic = (type: GraphQLInputObjectType): boolean => {
+    if (open.has(type.name)) return true;
+    if (done.has(type.name)) return false;
+    open.add(type.name);
+    const found = Object.values(type.getFields()).some((field) => {
+      const named = getNamedType(field.type);
+      return isInputObjectType(named) && cyclic(named);
+    });
+    open.delete(type.name);
+    done.add(type.name);
+    return found;
+  };
+  return (operation.variableDefinitions ?? []).some((definition) => {
+    const type = typeFromAST(schema, definition.type);
+    const named = type ? getNamedType(type) : undefined;
+    return named !== undefined && isInputObjectType(named) && cyclic(named);
+  });
 }
 
 export function formatGraphQLError(error: GraphQLError): Record<string, unknown> {

@@ -43,6 +43,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route resolves no caller: it answers anyone (ping, login, static assets). */
     public?: boolean;
+    /** `false`: left out of the OpenAPI document (routes that only refuse, such as 405 answers). */
+    openapi?: boolean;
   }
 }
 
@@ -161,6 +163,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // The route table, for the OpenAPI document (every route there is, described or not).
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
+    if (route.config?.openapi === false) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   const systemPaths = Object.fromEntries([...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]), ['service_settings', '/settings']]);
@@ -178,8 +181,8 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(relationRoutes(context), { prefix: '/relations' });
   app.register(utilsRoutes(context), { prefix: '/utils' });
   app.register(importRoutes(context), { prefix: '/utils' });
-  app.register(graphqlRoutes(context, specs));
   app.register(schemaRoutes(context), { prefix: '/schema' });
+  app.register(graphqlRoutes(context, specs));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 
   return app;

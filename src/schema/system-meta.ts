@@ -56,22 +56,23 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
 /**
  * The collection meta Directus lists its own collections with (`system: true`, an icon, accountability), for the
  * service_* tables, which have no service_collections row: clients that list /collections tell system collections
- * apart by it. Display only: a singleton here changes nothing in how the collection is served.
+ * apart by it. Display only: a singleton here changes nothing in how the collection is served. No notes: the
+ * OpenAPI document and the typed clients describe collections by their notes, and these have their own words there.
  */
 const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
-  service_users: { icon: 'people_alt', note: 'System users', archive_field: 'status', archive_value: 'archived', unarchive_value: 'draft', display_template: '{{ first_name }} {{ last_name }}' },
+  service_users: { icon: 'people_alt', archive_field: 'status', archive_value: 'archived', unarchive_value: 'draft', display_template: '{{ first_name }} {{ last_name }}' },
   service_roles: { icon: 'supervised_user_circle', note: 'Roles that group users and policies' },
   service_policies: { icon: 'admin_panel_settings', note: 'Access policies' },
   service_access: { icon: 'key', note: 'Policies attached to roles and users' },
   service_permissions: { icon: 'admin_panel_settings', note: 'Permission rules of the policies' },
-  service_settings: { icon: 'tune', note: 'Project settings', singleton: true },
+  service_settings: { icon: 'tune', singleton: true },
   service_collections: { icon: 'list_alt', note: 'Collection metadata' },
   service_fields: { icon: 'input', note: 'Field metadata' },
   service_relations: { icon: 'merge_type', note: 'Relation metadata' },
   service_sessions: { icon: 'badge', note: 'Sessions and refresh tokens' },
-  service_activity: { icon: 'access_time', note: 'Activity log', accountability: null },
-  service_revisions: { icon: 'change_history', note: 'Revisions of items', accountability: null },
-  service_migrations: { icon: 'history', note: 'Applied migrations', hidden: true, accountability: null },
+  service_activity: { icon: 'access_time', accountability: null },
+  service_revisions: { icon: 'change_history', accountability: null },
+  service_migrations: { icon: 'history', hidden: true, accountability: null },
 };
 
 export function systemCollectionMeta(collection: string): CollectionMeta & { system: true } {

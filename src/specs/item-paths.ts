@@ -59,7 +59,10 @@ export function importPath(c: CollectionPaths): Record<string, JsonSchema> {
             'application/x-ndjson': { schema: file },
           },
         },
-        responses: { '200': dataResponse('What was imported', { type: 'object' }), '204': NO_CONTENT, ...errorResponses(true) },
+        responses: {
+          '200': dataResponse('What was imported', { type: 'object', properties: { collection: { type: 'string' }, created: { type: 'integer', description: 'Rows written.' } } }),
+          ...errorResponses(true),
+        },
       },
     },
   };

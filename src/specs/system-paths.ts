@@ -76,6 +76,7 @@ const DESCRIBED: Record<string, Described> = {
   'GET /schema/snapshot': { summary: 'The schema as a snapshot (collections, fields, relations); `?export=yaml` for YAML', tag: 'Schema', audience: 'admin', answer: anyData },
   'POST /schema/diff': { summary: 'The changes that would turn this schema into the snapshot sent (`?force` across vendors and versions)', tag: 'Schema', audience: 'admin', body: { type: 'object' }, answer: anyData },
   'POST /schema/apply': { summary: 'Apply a diff from /schema/diff (`{hash, diff}`)', tag: 'Schema', audience: 'admin', body: { type: 'object', required: ['hash', 'diff'], properties: { hash: { type: 'string' }, diff: { type: 'object' } } }, answer: null },
+  'POST /utils/cache/clear': { summary: 'Drop every cache (schema, permissions, users, settings) on every instance', tag: 'Utilities', audience: 'admin', answer: { description: 'Cleared (no body)' } },
   'GET /collections': { summary: 'Collections the caller may see', tag: 'Collections', audience: 'schema', answer: dataResponse('The collections', array) },
   'GET /collections/{collection}': { summary: 'One collection', tag: 'Collections', audience: 'schema', answer: anyData },
   'POST /collections': { summary: 'Create a collection (with its fields)', tag: 'Collections', audience: 'admin', body: { type: 'object' }, answer: anyData },

@@ -30,10 +30,13 @@ export function compileFilter(filter: PlannedFilter, st: Statement, alias: strin
     case 'exists': {
       const related = st.alias();
       const table = st.dialect.quote(filter.join.table);
-      if (!filter.negate && !filter.join.anyCollectionField) {
-        // The key IN the related rows' keys rather than a correlated EXISTS: the database may then start from the
-        // related rows (SQLite never turns a correlated EXISTS around, so it would test every row of a large
-        // table); PostgreSQL and MariaDB plan both as a semi-join. NOT EXISTS stays (NOT IN mishandles NULLs).
+      const toOne = filter.join.relatedField.field === filter.join.collection.primary;
+      if (!filter.negate && !filter.join.anyCollectionField && toOne) {
+        // m2o: the foreign key IN the matching related keys rather than a correlated EXISTS, so the database may
+        // start from the (few) related rows and reach the rows through the foreign-key index: SQLite never turns
+        // a correlated EXISTS around and would test every row of a large table (counts included). o2m lists keep
+        // EXISTS, which stops at the first related row and lets a limited, sorted read stop early; PostgreSQL and
+        // MariaDB plan both forms as semi-joins. NOT EXISTS stays (NOT IN mishandles NULLs).
         const inner = filter.filter ? ` where ${compileFilter(filter.filter, st, related)}` : '';
         return `${column(st, alias, filter.join.localField.field)} in (select ${column(st, related, filter.join.relatedField.field)} from ${table} as ${related}${inner})`;
       }

@@ -69,6 +69,21 @@ for (const client of testClients()) {
       assert.deepEqual(json(updated).data, { metadata_lang_json: 'it' });
     });
 
+    it('answers JSON values where a field permission shows the field, null elsewhere', async () => {
+      const policy = json(await send('POST', '/policies', { name: 'Partial', app_access: false, admin_access: false })).data;
+      const role = json(await send('POST', '/roles', { name: 'Partial', policies: [{ policy: policy.id }] })).data;
+      await send('POST', '/users', { email: 'partial@example.com', password: 'partial-password-1', role: role.id, token: 'partial-token' });
+      await send('POST', '/permissions', { policy: policy.id, collection: 'articles', action: 'read', fields: ['id'] });
+      await send('POST', '/permissions', { policy: policy.id, collection: 'articles', action: 'read', fields: ['id', 'metadata'], permissions: { status: { _eq: 'published' } } });
+      const res = await t.request({ method: 'GET', url: '/items/articles?fields=id,json(metadata, lang),json(metadata, tags)&filter[id][_in]=1,3&sort=id', token: 'partial-token' });
+      assert.equal(res.statusCode, 200, res.body);
+      // Article 1 is published (metadata shown), article 3 a draft (metadata hidden).
+      assert.deepEqual(json(res).data, [
+        { id: 1, metadata_lang_json: 'en', metadata_tags_json: ['a', 'b'] },
+        { id: 3, metadata_lang_json: null, metadata_tags_json: null },
+      ]);
+    });
+
     it('refuses non-JSON fields, unsupported paths, paths deeper than MAX_JSON_QUERY_DEPTH and json() outside fields', async () => {
       for (const fields of ['json(title, a)', 'json(metadata, tags[*])', 'json(metadata, tags[])', 'json(metadata, $.lang)', 'json(metadata)', 'json(metadata, a.b.c.d)']) {
         const res = await get(`/items/articles?fields=${encodeURIComponent(fields)}`);

@@ -74,6 +74,9 @@ for (const client of testClients()) {
         assert.ok(doc.paths[p], p);
       }
       assert.deepEqual(methods(doc, '/settings'), ['get', 'patch']);
+      assert.equal(doc.paths['/utils/import/articles']!.post.operationId, 'importItemsArticles');
+      assert.ok(doc.paths['/utils/cache/clear']!.post);
+      assert.deepEqual(methods(doc, '/graphql'), ['get', 'post'], 'routes that only answer 405 are not operations');
       for (const page of ['/', '/admin', '/docs']) assert.ok(!doc.paths[page], `${page} is a page, not the API`);
       const list = doc.paths['/items/articles']!.get;
       assert.ok(list.parameters.some((p: { $ref: string }) => p.$ref === '#/components/parameters/Export'));
@@ -82,7 +85,7 @@ for (const client of testClients()) {
 
       // Every documented operation is a route the server serves (collections through their generic routes).
       for (const [p, operations] of Object.entries(doc.paths)) {
-        const url = p.replace(/^\/items\/[^/]+/, '/items/:collection').replace('{id}', ':pk').replace(/\{([^}]+)\}/g, ':$1');
+        const url = p.replace(/^\/items\/[^/]+/, '/items/:collection').replace(/^\/utils\/import\/[^/]+/, '/utils/import/:collection').replace('{id}', ':pk').replace(/\{([^}]+)\}/g, ':$1');
         for (const method of Object.keys(operations)) {
           const served = t.app.hasRoute({ method: method.toUpperCase() as 'GET', url }) || t.app.hasRoute({ method: method.toUpperCase() as 'GET', url: `${url}/` });
           assert.ok(served, `${method} ${p} (${url})`);
@@ -155,6 +158,7 @@ for (const client of testClients()) {
       assert.ok(!anonymous.components.schemas.ItemsAuthors && !anonymous.components.schemas.CreateItemsArticles);
       for (const hidden of ['/users', '/users/me', '/fields', '/collections', '/relations', '/settings', '/server/specs/typescript']) assert.ok(!anonymous.paths[hidden], hidden);
       assert.ok(anonymous.paths['/auth/login'] && anonymous.paths['/server/ping'] && anonymous.paths['/graphql']);
+      assert.ok(!Object.keys(anonymous.paths).some((p) => p.startsWith('/utils/')), 'no imports without create rules, no cache clearing');
 
       const policy = await createPolicy(t, {
         permissions: [
@@ -167,6 +171,7 @@ for (const client of testClients()) {
       const doc = await oas(t, writer.token);
       await assertValid(doc);
       assert.deepEqual(methods(doc, '/items/articles'), ['get', 'post']);
+      assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/utils/')), ['/utils/import/articles']);
       assert.deepEqual(Object.keys(doc.components.schemas.CreateItemsArticles.properties), ['title', 'status']);
       assert.deepEqual(Object.keys(doc.components.schemas.ItemsAuthors.properties), ['name']);
       assert.ok(doc.paths['/users/me'], 'signed-in callers have their own user');

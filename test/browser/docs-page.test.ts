@@ -14,7 +14,7 @@ import { ADMIN, errorCode, listenOnLoopback, startTestApp, type TestApp } from '
 
 const CHROMIUM = chromiumPath();
 
-/** The headings of the tag sections Swagger UI rendered (one per collection or route group), as a reader sees them. */
+/** The tag sections Swagger UI rendered (one per collection or route group), by tag name. */
 async function renderedTags(browser: Browser, url: string): Promise<{ tags: string[]; external: string[] }> {
   const page = await browser.newPage();
   const external: string[] = [];
@@ -34,7 +34,7 @@ async function renderedTags(browser: Browser, url: string): Promise<{ tags: stri
       undefined,
       { timeout: 30_000 },
     );
-    const tags = await page.$$eval('h3.opblock-tag', (nodes) => nodes.map((node) => node.textContent?.trim() ?? ''));
+    const tags = await page.$$eval('h3.opblock-tag', (nodes) => nodes.map((node) => node.getAttribute('data-tag') ?? ''));
     return { tags, external };
   } finally {
     await page.close();

@@ -41,6 +41,7 @@ async function seedLibrary(t: TestApp): Promise<void> {
     ],
   });
   await addRelations(post);
+  await post('/collections', { collection: 'about', meta: { group: 'library', sort: 9, singleton: true }, fields: [idField, { field: 'motto', type: 'string' }] });
   await post(
     '/items/books',
     Array.from({ length: 30 }, (_, i) => ({ title: `Book ${String(i + 1).padStart(2, '0')}`, pages: (i + 1) * 10, in_print: i % 2 === 0 })),
@@ -353,6 +354,16 @@ for (const client of testClients()) {
       await status().filter({ hasText: '0–0 of 0' }).waitFor();
       const titles = json(await t.request({ method: 'GET', url: '/items/films?fields=title' })).data;
       assert.deepEqual(titles, [{ title: 'Parable' }]);
+    });
+
+    it('edits a singleton on its collection page', async () => {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'about' }).click();
+      const form = page.getByRole('form', { name: 'about item' });
+      await form.getByLabel('Motto').fill('Read widely.');
+      await form.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      assert.deepEqual(json(await t.request({ method: 'GET', url: '/items/about?fields=motto' })).data, { motto: 'Read widely.' });
+      assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 0);
     });
 
     it('grants access: a policy with item rule and field checkboxes, a role holding it, a user in the role; settings', async () => {

@@ -11,7 +11,9 @@ import { buildSchemaOverview } from '../../src/schema/overview-builder.js';
 import type { ColumnInfo, ServiceType, TableInfo } from '../../src/schema/types.js';
 import { nullable } from '../../src/specs/json-schema.js';
 import { buildOasDocument } from '../../src/specs/oas-document.js';
+import { SpecsService } from '../../src/specs/specs-service.js';
 import { typescriptTypes } from '../../src/specs/typescript-types.js';
+import type { AppContext } from '../../src/services/app-context.js';
 
 const TYPES: Record<string, ServiceType> = { int: 'integer', varchar: 'string', uuid: 'uuid', json: 'json' };
 const column = (table: string, name: string, data_type: string, facts: Partial<ColumnInfo> = {}): ColumnInfo => ({ ...emptyColumn(table, name), data_type, ...facts });
@@ -92,5 +94,29 @@ describe('TypeScript types builder', () => {
     assert.match(text, /\n {2}data: unknown;/);
     assert.match(text, /\n {2}schema: Schema2\[\];/);
     assert.match(text, /\n {2}"2fa": C2fa\[\];/);
+  });
+});
+
+describe('OpenAPI document cache', () => {
+  it('serves a document again from the cache, and forgets the least recently used past its size', async () => {
+    let builds = 0;
+    const app = {
+      schema: { current: schema },
+      permissions: { forPolicies: async () => { throw new Error('admins need no permission set'); } },
+      writer: { canWrite: (collection: string, action: string) => (collection === 'a_b' && action === 'create' && builds++, true) },
+      config: { docs: { publicUrl: '/' }, auth: { sessionCookie: { name: 's' } } },
+    } as unknown as AppContext;
+    const size = (await new SpecsService(app, [], {}).oas(admin, '3.0')).length;
+    builds = 0;
+    const specs = new SpecsService(app, [], {}, Math.floor(size * 1.5));
+    const first = await specs.oas(admin, '3.0');
+    assert.equal(await specs.oas(admin, '3.0'), first);
+    assert.equal(builds, 1, 'built once');
+    await specs.oas(admin, '3.1');
+    assert.equal(builds, 2);
+    await specs.oas(admin, '3.1');
+    assert.equal(builds, 2, 'the 3.1 document is cached');
+    assert.equal(await specs.oas(admin, '3.0'), first);
+    assert.equal(builds, 3, 'the 3.0 document was evicted to make room, and is built again');
   });
 });

@@ -37,7 +37,7 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
       cookies: request.cookies,
       cookieChanges: [],
       sdl: (scope) => service.sdl(scope, request.accountability),
-      oas: async () => (await specs.oas(request.accountability)).document,
+      oas: async () => JSON.parse(await specs.oas(request.accountability)) as unknown,
     };
     let body: string;
     try {
@@ -57,6 +57,7 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
       app.route({
         method: [...OTHER_METHODS],
         url: path,
+        config: { openapi: false },
         handler: async (_request, reply) => {
           void reply.header('allow', 'GET, POST');
           throw new MethodNotAllowedError(['GET', 'POST']);

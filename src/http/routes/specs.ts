@@ -16,8 +16,8 @@ export function specsRoutes(specs: SpecsService, schema: () => SchemaOverview): 
     app.get<{ Querystring: { openapi?: unknown } }>('/server/specs/oas', async (request, reply) => {
       const requested = request.query.openapi;
       if (requested !== undefined && requested !== '3.0' && requested !== '3.1') throw new InvalidQueryError('"openapi" must be 3.0 or 3.1');
-      const answer = await specs.oas(request.accountability, (requested ?? '3.0') as OasVersion);
-      return reply.type('application/json; charset=utf-8').send(answer.text);
+      const text = await specs.oas(request.accountability, (requested ?? '3.0') as OasVersion);
+      return reply.type('application/json; charset=utf-8').send(text);
     });
 
     app.get('/server/specs/typescript', async (request, reply) => {

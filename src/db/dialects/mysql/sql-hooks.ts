@@ -91,7 +91,9 @@ export const mysqlSql: SqlDialect = {
     // Text keys stay in this form: a JSON_TABLE text column has its own collation, which MariaDB refuses to compare
     // with a column of another one (and forcing one would keep the key's index from being used).
     const integerKey = list.key?.field.type === 'integer' || list.key?.field.type === 'bigInteger';
-    if (all || !list.key || !integerKey) {
+    // Elements without subqueries (columns only, or a key list) cost no more than the kept keys themselves.
+    const costlyElement = /\bselect\b/i.test(list.element);
+    if (all || !list.key || !integerKey || !costlyElement) {
       const window = all ? '' : ` limit ${list.limit === null ? '18446744073709551615' : Math.trunc(list.limit)}${list.offset > 0 ? ` offset ${Math.trunc(list.offset)}` : ''}`;
       return `json_extract((select coalesce(json_arrayagg(${list.element}${order}${window}), json_array()) from ${list.from} where ${list.where}), '$')`;
     }

@@ -1,0 +1,47 @@
+/**
+ * POST /utils/cache/clear on one instance clears the caches of the others too (here two instances on one database
+ * without Redis, which hear of it through the database's change counters): a change made behind Strata's back is
+ * served by both once one of them clears.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { readConfig } from '../../src/config/config.js';
+import { createApp } from '../../src/http/app.js';
+import { createAppContext, type AppContext } from '../../src/services/app-context.js';
+import { ADMIN, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+for (const client of testClients()) {
+  describe(`cache clear reaches every instance (${clientLabel(client)})`, () => {
+    let a: TestApp;
+    let b: { context: AppContext; app: FastifyInstance };
+    before(async () => {
+      a = await startTestApp(client);
+      const context = await createAppContext(readConfig({ ...a.testDb.env, SECRET: 'strata-test-secret-0123456789abcdef', LOG_LEVEL: 'silent', RATE_LIMITER_ENABLED: 'false', PRESSURE_LIMITER_ENABLED: 'false' }));
+      b = { context, app: createApp(context, { logger: false }) };
+      await b.app.ready();
+    });
+    after(async () => {
+      await b?.app.close();
+      await b?.context.close();
+      await a?.close();
+    });
+
+    it('a change made behind both instances shows on the other one once the first clears its caches', async () => {
+      const note = async () => json(await b.app.inject({ method: 'GET', url: '/fields/tags/name', headers: { authorization: `Bearer ${ADMIN.token}` } })).data.meta?.note ?? null;
+      assert.equal(await note(), null);
+      await a.context.db.knex('service_fields').insert({ collection: 'tags', field: 'name', note: 'Set behind Strata' });
+      await wait(700);
+      assert.equal(await note(), null, 'no instance knows of it yet');
+      assert.equal((await a.request({ method: 'POST', url: '/utils/cache/clear' })).statusCode, 200);
+      const started = Date.now();
+      while ((await note()) !== 'Set behind Strata') {
+        assert.ok(Date.now() - started < 3_000, 'the other instance reloaded within 3 s');
+        await wait(50);
+      }
+    });
+  });
+}
