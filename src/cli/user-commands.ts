@@ -6,7 +6,9 @@ import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './
 const SYSTEM = { system: true };
 
 async function roleId(context: AppContext, role: string): Promise<string> {
-  const row = await context.db.knex('service_roles').where({ id: role }).orWhere({ name: role }).first('id');
+  // A uuid-shaped value is an id (PostgreSQL refuses to compare a uuid column with other text), anything else a name.
+  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(role);
+  const row = await context.db.knex('service_roles').where(byId ? { id: role } : { name: role }).first('id');
   if (!row) throw new CliError(`No role "${role}"`, EXIT.notFound);
   return String(row.id);
 }
