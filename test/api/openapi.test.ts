@@ -76,6 +76,7 @@ for (const client of testClients()) {
       assert.deepEqual(methods(doc, '/settings'), ['get', 'patch']);
       assert.equal(doc.paths['/utils/import/articles']!.post.operationId, 'importItemsArticles');
       assert.ok(doc.paths['/utils/cache/clear']!.post);
+      for (const p of ['/schema/snapshot', '/schema/diff', '/schema/apply']) assert.deepEqual(Object.values(doc.paths[p] ?? {}).map((op) => op.tags), [['Schema']], p);
       assert.deepEqual(methods(doc, '/graphql'), ['get', 'post'], 'routes that only answer 405 are not operations');
       for (const page of ['/', '/admin', '/docs']) assert.ok(!doc.paths[page], `${page} is a page, not the API`);
       const list = doc.paths['/items/articles']!.get;
@@ -156,7 +157,7 @@ for (const client of testClients()) {
       assert.deepEqual(Object.keys(anonymous.components.schemas.ItemsArticles.properties), ['id', 'title', 'author']);
       assert.deepEqual(anonymous.components.schemas.ItemsArticles.properties.author.oneOf, undefined, 'authors are not readable: the key only');
       assert.ok(!anonymous.components.schemas.ItemsAuthors && !anonymous.components.schemas.CreateItemsArticles);
-      for (const hidden of ['/users', '/users/me', '/fields', '/collections', '/relations', '/settings', '/server/specs/typescript']) assert.ok(!anonymous.paths[hidden], hidden);
+      for (const hidden of ['/users', '/users/me', '/fields', '/collections', '/relations', '/settings', '/server/specs/typescript', '/schema/snapshot']) assert.ok(!anonymous.paths[hidden], hidden);
       assert.ok(anonymous.paths['/auth/login'] && anonymous.paths['/server/ping'] && anonymous.paths['/graphql']);
       assert.ok(!Object.keys(anonymous.paths).some((p) => p.startsWith('/utils/')), 'no imports without create rules, no cache clearing');
 
