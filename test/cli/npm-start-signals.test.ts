@@ -1,0 +1,70 @@
+/**
+ * `npm start` runs npm → scripts/start.mjs → the server: a stop signal sent to the outermost process (as a shell, a
+ * container runtime or a process manager sends it) must stop the server too, which logs one line and frees the port.
+ * Before start.mjs passed signals on, the server kept running, orphaned.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers/strata-process.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+async function pings(url: string): Promise<boolean> {
+  return fetch(`${url}/server/ping`).then(
+    (r) => r.ok,
+    () => false,
+  );
+}
+
+describe('npm start', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`stops the server when npm receives ${signal}`, { timeout: 240_000 }, async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'strata-npm-start-'));
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      // The admin app is left out: its build is the e2e tests' business, not this one's.
+      const npm = spawn('npm', ['start', '--silent'], {
+        cwd: ROOT,
+        env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dir, ADMIN_APP_ENABLED: 'false', LOG_LEVEL: 'info', ADMIN_PASSWORD: 'npm-start-signal-test' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group, so that whatever it leaves behind can be ended by the test.
+        detached: true,
+      });
+      let output = '';
+      npm.stdout.on('data', (chunk) => (output += chunk));
+      npm.stderr.on('data', (chunk) => (output += chunk));
+      const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+      try {
+        let up = false;
+        for (let i = 0; i < 900 && !up && npm.exitCode === null; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          up = await pings(url);
+        }
+        assert.ok(up, `the server started:\n${output}`);
+        npm.kill(signal);
+        const gone = await Promise.race([exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 15_000))]);
+        assert.ok(gone, `npm still runs 15 s after ${signal}:\n${output}`);
+        // npm is gone; the server must be gone too (it may take a moment to close its pool).
+        let stopped = false;
+        for (let i = 0; i < 50 && !stopped; i++) {
+          stopped = !(await pings(url));
+          if (!stopped) await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        assert.ok(stopped, `the server still answers after npm received ${signal}:\n${output}`);
+        assert.match(output, /Stopped on SIG/, 'one line says the server stopped');
+      } finally {
+        try {
+          process.kill(-npm.pid!, 'SIGKILL');
+        } catch {
+          // the group is already gone
+        }
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
