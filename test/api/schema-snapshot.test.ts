@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { CHANNELS } from '../../src/bus/message-bus.js';
 
 const PORTABLE_SCHEMA = ['default_value', 'max_length', 'is_nullable', 'is_unique', 'is_primary_key', 'has_auto_increment', 'foreign_key_table', 'foreign_key_column'];
 
@@ -150,6 +151,7 @@ for (const client of testClients()) {
       snapshot.relations.push({ collection: 'notes', field: 'ghost', related_collection: 'tags', meta: null, schema: { table: 'notes', column: 'ghost', foreign_key_table: 'tags', foreign_key_column: 'id', on_delete: 'SET NULL' } });
       const diffRes = await t.request({ method: 'POST', url: '/schema/diff', payload: snapshot });
       assert.equal(diffRes.statusCode, 200, diffRes.body);
+      const notices = countSchemaNotices(t);
       const res = await t.request({ method: 'POST', url: '/schema/apply', payload: json(diffRes).data });
       assert.equal(errorCode(res), 'INVALID_PAYLOAD', res.body);
       const error = json(res).errors[0];
@@ -160,7 +162,9 @@ for (const client of testClients()) {
         const after = await structure(t);
         assert.ok(after.collections.some((c: any) => c.collection === 'tags'));
         assert.ok(after.fields.some((f: any) => f.collection === 'notes' && f.field === 'extra'));
+        assert.equal(notices.count, 2, 'each applied step is announced');
       } else {
+        assert.equal(notices.count, 0, 'a rolled-back apply is not announced');
         assert.deepEqual(error.extensions.applied, []);
         assert.match(error.message, /nothing was applied \(2 earlier steps rolled back\)/);
         assert.deepEqual(await structure(t), before);
@@ -173,5 +177,30 @@ for (const client of testClients()) {
       assert.deepEqual(json(await t.request({ method: 'GET', url: '/items/notes?fields=title' })).data, [{ title: 'kept' }]);
       assert.equal((await t.request({ method: 'PATCH', url: '/fields/notes/title', payload: { meta: { note: 'after' } } })).statusCode, 200);
     });
+
+    it(client === 'mysql' ? 'announces each step of an apply' : 'announces an apply once, after it committed', async () => {
+      const snapshot = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
+      const title = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'title');
+      for (const name of ['first', 'second']) snapshot.fields.push({ ...title, field: name, meta: title.meta && { ...title.meta, field: name }, schema: title.schema && { ...title.schema, name } });
+      const diff = json(await t.request({ method: 'POST', url: '/schema/diff', payload: snapshot })).data;
+      const notices = countSchemaNotices(t);
+      const res = await t.request({ method: 'POST', url: '/schema/apply', payload: diff });
+      assert.equal(res.statusCode, 204, res.body);
+      assert.equal(notices.count, client === 'mysql' ? 2 : 1);
+      const fields = json(await t.request({ method: 'GET', url: '/fields/notes' })).data.map((f: any) => f.field);
+      assert.ok(fields.includes('first') && fields.includes('second'), fields.join());
+    });
   });
+}
+
+/** Counts the schema notices the app sends the other instances from now on. */
+function countSchemaNotices(t: TestApp): { count: number } {
+  const counter = { count: 0 };
+  const bus = t.context.bus;
+  const publish = bus.publish.bind(bus);
+  bus.publish = (channel, notice) => {
+    if (channel === CHANNELS.schema) counter.count += 1;
+    return publish(channel, notice);
+  };
+  return counter;
 }
