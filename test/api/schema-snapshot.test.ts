@@ -178,6 +178,29 @@ for (const client of testClients()) {
       assert.equal((await t.request({ method: 'PATCH', url: '/fields/notes/title', payload: { meta: { note: 'after' } } })).statusCode, 200);
     });
 
+    it('refuses a field change the data does not allow, after a new collection: ' + (client === 'mysql' ? 'the collection stays' : 'nothing stays'), async () => {
+      const before = await structure(t);
+      const snapshot = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
+      const notes = snapshot.collections.find((c: any) => c.collection === 'notes');
+      const id = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'id');
+      const title = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'title');
+      // New collections come first; then "title" ("kept" is no integer) is changed.
+      snapshot.collections.push({ ...notes, collection: 'labels', meta: { ...notes.meta, collection: 'labels' }, schema: { name: 'labels' } });
+      snapshot.fields.push({ ...id, collection: 'labels', meta: id.meta && { ...id.meta, collection: 'labels' }, schema: id.schema && { ...id.schema, table: 'labels' } });
+      Object.assign(title, { type: 'integer', schema: { ...title.schema, data_type: id.schema.data_type, max_length: null } });
+      const diff = json(await t.request({ method: 'POST', url: '/schema/diff', payload: snapshot })).data;
+      const res = await t.request({ method: 'POST', url: '/schema/apply', payload: diff });
+      assert.equal(errorCode(res), 'INVALID_PAYLOAD', res.body);
+      const error = json(res).errors[0];
+      assert.equal(error.extensions.failed, 'change field "notes.title"', error.message);
+      if (client === 'mysql') {
+        assert.deepEqual(error.extensions.applied, ['create collection "labels" with 1 field']);
+        assert.equal((await t.request({ method: 'DELETE', url: '/collections/labels' })).statusCode, 204);
+      } else assert.deepEqual(error.extensions.applied, [], error.message);
+      assert.deepEqual(await structure(t), before);
+      assert.deepEqual(json(await t.request({ method: 'GET', url: '/items/notes?fields=title' })).data, [{ title: 'kept' }]);
+    });
+
     it(client === 'mysql' ? 'announces each step of an apply' : 'announces an apply once, after it committed', async () => {
       const snapshot = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
       const title = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'title');
