@@ -44,11 +44,8 @@ export function planSelection(
 ): PlannedOutput[] {
   // Own keys only: `fields=__proto__` or `constructor` is a name, not a property of every object.
   const alias: Record<string, string> = Object.assign(Object.create(null), aliases);
-  for (const key of Object.keys(deep ?? {})) {
-    const name = key.split(':')[0]!;
-    const target = fieldOf(scope, collection, parseFieldFunction(alias[name] ?? name).field, where);
-    if (!collection.links[target.field]) throw new InvalidQueryError(`"deep" can only hold relational fields; "${key}" in collection "${collection.collection}" is not one`);
-  }
+  // `deep` keys apply to the relations this read selects; others (not relational, unknown, not readable) are
+  // ignored, as Directus ignores them, so they reveal nothing of the schema either.
 
   const entries = new Map<string, Entry>();
   const entry = (key: string, target: string, explicit: boolean) => {

@@ -27,10 +27,14 @@ export function parseQuery(raw: Record<string, unknown>, options: QueryParseOpti
   if (raw.page !== undefined) query.page = Math.max(1, parseInteger(raw.page, 'page', 0));
   if (raw.search !== undefined && typeof raw.search === 'string' && raw.search !== '') query.search = searchTerm(raw.search, 'search');
   if (raw.meta !== undefined) query.meta = parseMeta(raw.meta);
-  if (raw.deep !== undefined) query.deep = parseDeep(parseObjectParam(raw.deep, 'deep'), options, 'deep');
-  if (raw.alias !== undefined) query.alias = parseAlias(raw.alias);
-  if (raw.aggregate !== undefined) query.aggregate = parseAggregate(raw.aggregate);
-  if (raw.groupBy !== undefined) query.groupBy = parseList(raw.groupBy, 'groupBy', true);
+  // As in Directus, an empty `deep`, `alias`, `aggregate` or `groupBy` is no parameter at all.
+  if (raw.deep !== undefined && raw.deep !== '') query.deep = parseDeep(deepObject(raw.deep), options, 'deep');
+  if (raw.alias !== undefined && raw.alias !== '') query.alias = parseAlias(raw.alias);
+  if (raw.aggregate !== undefined && raw.aggregate !== '') query.aggregate = parseAggregate(raw.aggregate);
+  if (raw.groupBy !== undefined) {
+    const groupBy = parseList(raw.groupBy, 'groupBy', true);
+    if (groupBy.length) query.groupBy = groupBy;
+  }
   checkDepth(query, options.maxRelationalDepth);
   checkJsonPaths(query, options.maxJsonQueryDepth ?? 10);
   return query;
@@ -51,10 +55,11 @@ function parseSort(raw: unknown): SortClause[] {
   );
 }
 
+/** Read as Directus reads it (`Number(text)`): `''` is 0, `1e2` and `5.0` are integers; `1.5` or `x` are not. */
 function parseInteger(raw: unknown, name: string, min: number): number {
   const text = typeof raw === 'number' ? String(raw) : raw;
-  if (typeof text !== 'string' || !/^-?\d+$/.test(text.trim())) throw new InvalidQueryError(`"${name}" has to be an integer`);
-  const value = safeInteger(text, name);
+  if (typeof text !== 'string' || !Number.isInteger(Number(text))) throw new InvalidQueryError(`"${name}" has to be an integer`);
+  const value = text.trim() === '' ? 0 : safeInteger(text.trim(), name);
   if (value < min) throw new InvalidQueryError(`"${name}" has to be ${min} or greater`);
   return value;
 }
@@ -90,6 +95,22 @@ function parseObjectParam(raw: unknown, name: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/**
+ * `deep` that is not an object, or not JSON, is ignored as Directus ignores it (it logs a warning); `filter`,
+ * `alias` and `aggregate` stay errors there and here.
+ */
+function deepObject(raw: unknown): Record<string, unknown> {
+  let value = raw;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return {};
+    }
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
 function parseAlias(raw: unknown): Record<string, string> {
   const alias = parseObjectParam(raw, 'alias');
   for (const [key, value] of Object.entries(alias)) {
@@ -108,14 +129,18 @@ function parseAggregate(raw: unknown): Record<string, string[]> {
   return result;
 }
 
-/** `deep` object → DeepQuery per relation; `_`-keys are that level's query, other keys are deeper relations. */
+/**
+ * `deep` object → DeepQuery per relation; `_`-keys are that level's query, other keys are deeper relations. As in
+ * Directus, what cannot be a level is ignored: unknown `_` parameters, `_` keys outside a relation, and relations
+ * given something other than an object (the planner also ignores relations the read does not select).
+ */
 function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at: string, depth = 1): Record<string, DeepQuery> {
   // Checked before recursing: a `deep` JSON string may nest as deep as the client likes.
   if (depth > options.maxRelationalDepth) throw new InvalidQueryError('Max relational depth exceeded');
   const result: Record<string, DeepQuery> = {};
   for (const [relation, value] of Object.entries(raw)) {
-    if (relation.startsWith('_')) throw new InvalidQueryError(`"${at}" can't hold "${relation}" here; sub-query parameters go under a relational field`);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidQueryError(`"${at}[${relation}]" has to be an object`);
+    if (relation.startsWith('_')) continue;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
     const level: DeepQuery = {};
     const children: Record<string, unknown> = {};
     for (const [key, param] of Object.entries(value as Record<string, unknown>)) {
@@ -139,8 +164,7 @@ function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at:
           if (typeof param === 'string' && param !== '') level.search = searchTerm(param, `${at}[${relation}][_search]`);
           break;
         default:
-          if (key.startsWith('_')) throw new InvalidQueryError(`Unknown deep parameter "${key}" in "${at}[${relation}]"`);
-          children[key] = param;
+          if (!key.startsWith('_')) children[key] = param;
       }
     }
     if (Object.keys(children).length) level.deep = parseDeep(children, options, `${at}[${relation}]`, depth + 1);

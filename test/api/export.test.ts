@@ -110,6 +110,16 @@ for (const client of testClients()) {
       assert.equal(errorCode(anonymous), 'FORBIDDEN');
     });
 
+    it('an empty export is no export, as Directus reads it (items, system collections, snapshot)', async () => {
+      for (const url of ['/items/articles?fields=id&sort=id&limit=2&export=', '/users?fields=email&export=', '/schema/snapshot?export=']) {
+        const res = await get(url);
+        assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+        assert.match(String(res.headers['content-type']), /^application\/json/, url);
+        assert.equal(res.headers['content-disposition'], undefined, url);
+      }
+      assert.deepEqual(await dataOf('/items/articles?fields=id&sort=id&limit=2&export='), [{ id: 1 }, { id: 2 }]);
+    });
+
     it('system collections export too (/users)', async () => {
       const res = await get('/users?fields=email&export=csv');
       assert.equal(res.statusCode, 200, res.body);

@@ -191,10 +191,7 @@ for (const client of testClients()) {
       assert.match(await reason({ filter: { author: { nope: { _eq: 1 } } } }), /^403 FORBIDDEN .*"nope"/);
       assert.match(await reason({ sort: 'title.name' }), /^400 INVALID_QUERY .*many-to-one/);
       assert.match(await reason({ sort: 'tags.name' }), /^403 FORBIDDEN .*"name" in collection "articles_tags"/);
-      assert.match(await reason({ deep: { nope: { _limit: 1 } } }), /^403 FORBIDDEN .*"nope"/);
-      assert.match(await reason({ deep: { title: { _limit: 1 } } }), /^400 INVALID_QUERY .*relational/);
       assert.match(await reason({ deep: { tags: { _limit: 'x' } } }), /^400 INVALID_QUERY .*_limit/);
-      assert.match(await reason({ deep: { tags: { _bogus: 1 } } }), /^400 INVALID_QUERY .*_bogus/);
       assert.match(await reason({ fields: 'a.b.c.d.e.f.g.h.i.j.k' }), /^400 INVALID_QUERY .*depth/);
       assert.match(await reason({ deep: JSON.stringify({ tags: { tags_id: { articles: { articles_id: { tags: { tags_id: { articles: { articles_id: { tags: { tags_id: { articles: { _limit: 1 } } } } } } } } } } } }) }), /^400 INVALID_QUERY .*depth/);
       assert.match(await reason({ filter: { published: { _gt: true } } }), /^400 INVALID_QUERY .*"_gt".*boolean/);
@@ -207,6 +204,48 @@ for (const client of testClients()) {
       assert.match(await reason({ aggregate: { count: '*' }, groupBy: 'nope' }), /^403 FORBIDDEN .*"nope"/);
       assert.match(await reason({ aggregate: { count: '*' }, groupBy: 'status', sort: 'title' }), /^400 INVALID_QUERY .*sort/);
       assert.match(await reason({ filter: { sections: { item: { text: { _eq: 'x' } } } } }, '/items/pages'), /^400 INVALID_QUERY .*scope/);
+    });
+
+    it('ignores deep keys Directus ignores: unknown parameters, non-relational, unknown or unselected fields', async () => {
+      const query = { fields: 'id,title,tags.tags_id.name', filter: { id: { _lte: 3 } }, sort: 'id' };
+      const plain = await get('/items/articles', query);
+      assert.equal(plain.statusCode, 200, plain.body);
+      for (const deep of [
+        { tags: { _bogus: 1, _limit: 50 } },
+        { nope: { _limit: 1 } },
+        { title: { _limit: 1 } },
+        { author: { _limit: 1 } },
+        { _limit: 1 },
+        { tags: 'x' },
+        { tags: { tags_id: { _nope: true } } },
+      ]) {
+        for (const form of [deep, JSON.stringify(deep)]) {
+          const response = await get('/items/articles', { ...query, deep: form });
+          assert.equal(response.statusCode, 200, `${JSON.stringify(deep)}: ${response.body}`);
+          assert.deepEqual(json(response).data, json(plain).data, JSON.stringify(deep));
+        }
+      }
+      // What is known is still applied, and bad values of known parameters stay errors.
+      const limited = await get('/items/articles', { ...query, deep: { tags: { _limit: 1, _bogus: 1 }, nope: {} } });
+      assert.equal(limited.statusCode, 200, limited.body);
+      assert.ok(json(limited).data.every((row: { tags: unknown[] }) => row.tags.length <= 1));
+    });
+
+    it('reads empty and Number() forms of parameters as Directus does', async () => {
+      const url = async (search: string) => {
+        const response = await t.request({ method: 'GET', url: `/items/articles?fields=id&sort=id&filter[id][_lte]=3&${search}` });
+        assert.equal(response.statusCode, 200, `${search}: ${response.body}`);
+        return json(response).data.map((row: { id: number }) => row.id);
+      };
+      for (const search of ['deep=', 'deep={bad', 'deep=[1]', 'alias=', 'aggregate=', 'groupBy=', 'page=', 'offset=', 'fields=&sort=']) {
+        assert.deepEqual(await url(search), [1, 2, 3], search);
+      }
+      assert.deepEqual(await url('limit='), []);
+      assert.deepEqual(await url('limit=2e0&offset=1.0'), [2, 3]);
+      for (const search of ['limit=1.5', 'limit=x', 'alias={bad', 'aggregate={bad', 'filter={bad']) {
+        const response = await t.request({ method: 'GET', url: `/items/articles?${search}` });
+        assert.equal(`${response.statusCode} ${errorCode(response)}`, '400 INVALID_QUERY', search);
+      }
     });
 
     it('runs one SQL statement per read, three levels deep with counts', async () => {

@@ -71,6 +71,15 @@ describe('parseQuery', () => {
     assert.deepEqual(parse({ something: 'else', access_token: 'x' }), {});
   });
 
+  it('reads what Directus reads: empty parameters, Number() integers, deep it cannot use', () => {
+    assert.deepEqual(parse({ deep: '', alias: '', aggregate: '', groupBy: '', fields: '', sort: ',' }), { fields: [], sort: [] });
+    assert.deepEqual(parse({ limit: '', offset: ' ', page: '' }), { limit: 0, offset: 0, page: 1 });
+    assert.deepEqual(parse({ limit: '1e1', offset: '5.0' }), { limit: 10, offset: 5 });
+    for (const deep of ['{', '[1]', '3', { tags: 3 }, { _limit: 1 }, { tags: { _nope: 1 } }]) {
+      assert.deepEqual(parse({ deep }).deep, typeof deep === 'object' && 'tags' in deep && typeof deep.tags === 'object' ? { tags: {} } : {}, JSON.stringify(deep));
+    }
+  });
+
   it('refuses malformed parameters with INVALID_QUERY naming them', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ limit: 'abc' }, '"limit"'],
@@ -82,10 +91,10 @@ describe('parseQuery', () => {
       [{ fields: { a: 1 } }, '"fields"'],
       [{ sort: 5 }, '"sort"'],
       [{ filter: '{' }, 'filter'],
-      [{ deep: '{' }, 'deep'],
       [{ deep: { tags: { _limit: 'x' } } }, 'deep'],
-      [{ deep: { tags: { _nope: 1 } } }, '_nope'],
-      [{ deep: { tags: 3 } }, 'deep[tags]'],
+      [{ alias: '{' }, 'alias'],
+      [{ aggregate: '{' }, 'aggregate'],
+      [{ limit: '1e400' }, '"limit"'],
       [{ alias: { 'a.b': 'c' } }, '"alias"'],
       [{ alias: { a: 1 } }, '"alias"'],
       [{ fields: 'a.b.c.d' }, 'depth'],

@@ -21,7 +21,8 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       const raw = request.query as Record<string, unknown>;
       const query = parseQuery(raw, parseOptions);
       request.timer.mark('parse');
-      if (raw.export !== undefined) return sendExport(context, reply, request.params.collection, query, raw.export, request.accountability);
+      // `export=` (empty) is no export, as in Directus.
+      if (raw.export !== undefined && raw.export !== '') return sendExport(context, reply, request.params.collection, query, raw.export, request.accountability);
       const body = await context.items.readMany(request.params.collection, query, request.accountability, request.timer);
       return reply.type('application/json; charset=utf-8').send(body);
     });

@@ -25,7 +25,7 @@ export function schemaRoutes(context: AppContext): FastifyPluginAsync {
     app.get('/snapshot', async (request, reply) => {
       const snapshot = sync.snapshot(request.accountability);
       const format = (request.query as Record<string, unknown>).export;
-      if (format === undefined) return reply.type('application/json; charset=utf-8').send({ data: snapshot });
+      if (format === undefined || format === '') return reply.type('application/json; charset=utf-8').send({ data: snapshot });
       if (format !== 'json' && format !== 'yaml') throw new InvalidQueryError('"export" must be json or yaml');
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
       void reply.header('content-disposition', contentDisposition(`snapshot-${stamp}.${format}`));

@@ -48,7 +48,7 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
     for (const [route, table] of Object.entries(SYSTEM_ROUTES)) {
       app.get(`/${route}`, async (request, reply) => {
         const format = (request.query as Record<string, unknown>).export;
-        if (format !== undefined) return sendExport(context, reply, table, query(request), format, request.accountability, system);
+        if (format !== undefined && format !== '') return sendExport(context, reply, table, query(request), format, request.accountability, system);
         return send(reply, await context.items.readMany(table, query(request), request.accountability, request.timer, system));
       });
       app.get<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) =>
