@@ -2,8 +2,11 @@
  * A diff → the schema changes that make the current schema match the snapshot it came from, run through the same
  * services as /collections, /fields and /relations (their checks, DDL and metadata). Steps run in dependency
  * order: new collections (with their new fields), new and changed fields, collection settings, new and changed
- * relations, then removed relations, fields and collections. Each step is all-or-nothing; when one fails, the
- * error lists the steps already applied (`extensions.applied`).
+ * relations, then removed relations, fields and collections. Where DDL is transactional (PostgreSQL, SQLite) all
+ * steps run as one schema-change batch (one transaction, each step planned against the schema as the transaction
+ * sees it): a failure leaves the schema as it was. On MySQL/MariaDB DDL commits on its own, so each step is
+ * all-or-nothing by itself and a failure leaves the steps before it applied. Either way the error names the failing
+ * step (`extensions.failed`) and lists the steps that stay applied (`extensions.applied`, empty after a rollback).
  */
 import deepDiff from 'deep-diff';
 import { InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
@@ -143,22 +146,32 @@ async function dropMetaRow(context: AppContext, table: 'service_fields' | 'servi
   });
 }
 
-/** Runs the steps in order; a failure answers its own error with `applied` (the steps done before it) and `failed`. */
+/**
+ * Runs the steps in order, as one batch; a failure answers its own error with `failed` (the step) and `applied` (the
+ * steps that stay applied: none where the batch rolled back, the ones before it on MySQL/MariaDB).
+ */
 export async function runApply(steps: ApplyStep[], context: AppContext, accountability: Accountability, onStep?: (step: ApplyStep) => void): Promise<string[]> {
-  const applied: string[] = [];
-  for (const step of steps) {
-    try {
-      await step.run(context, accountability);
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      throw new ServiceError(error.code, error.status, `${error.message} (while applying: ${step.description}; ${applied.length} step${applied.length === 1 ? '' : 's'} applied before)`, {
-        ...error.extensions,
-        applied,
-        failed: step.description,
-      });
+  const atomic = context.db.dialect.ddl.transactional;
+  return context.schemaChanges.batch(async () => {
+    const applied: string[] = [];
+    for (const step of steps) {
+      try {
+        await step.run(context, accountability);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        const kept = atomic ? [] : applied;
+        const outcome = atomic
+          ? `nothing was applied${applied.length ? ` (${applied.length} earlier step${applied.length === 1 ? '' : 's'} rolled back)` : ''}`
+          : `${applied.length} step${applied.length === 1 ? '' : 's'} applied before`;
+        throw new ServiceError(error.code, error.status, `${error.message} (while applying: ${step.description}; ${outcome})`, {
+          ...error.extensions,
+          applied: kept,
+          failed: step.description,
+        });
+      }
+      applied.push(step.description);
+      onStep?.(step);
     }
-    applied.push(step.description);
-    onStep?.(step);
-  }
-  return applied;
+    return applied;
+  });
 }

@@ -8,7 +8,12 @@
  * writes. Where DDL is transactional (PostgreSQL, SQLite) all three run in one transaction: any failure leaves
  * nothing behind. On MySQL/MariaDB every DDL statement commits on its own: the checks run first, then the DDL, then
  * the metadata in a transaction; if a later step fails, the DDL steps already taken are undone in reverse order.
+ *
+ * `batch` groups several changes (a schema apply): where DDL is transactional they share one transaction under the
+ * lock, each planned against the overview as that transaction sees it, so a failure undoes all of them; elsewhere
+ * each change stays its own.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import type { Database } from '../db/connection.js';
 import { isConnectionError } from '../db/connection-errors.js';
@@ -59,6 +64,8 @@ export interface SchemaChangeHooks {
   stale(): Promise<boolean>;
   /** Reloads the overview from the database (without announcing anything). */
   reload(): Promise<SchemaOverview>;
+  /** Reads the overview through `knex` (a batch's transaction), without keeping it. */
+  read(knex: Knex): Promise<SchemaOverview>;
   /** Reloads the overview after a change, and tells the other instances. */
   schemaChanged(): Promise<void>;
   /** Drops cached permissions here and on the other instances. */
@@ -67,8 +74,18 @@ export interface SchemaChangeHooks {
 
 type ChangeBuilder<T> = (schema: SchemaOverview) => { plan: SchemaChangePlan; result: T } | Promise<{ plan: SchemaChangePlan; result: T }>;
 
+/** A batch in progress: its transaction, the overview as the transaction sees it, and what it touched. */
+interface Batch {
+  trx: Knex.Transaction;
+  schema: SchemaOverview;
+  changed: boolean;
+  permissionsTouched: boolean;
+  result: unknown;
+}
+
 export class SchemaChanges {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly batches = new AsyncLocalStorage<Batch>();
 
   constructor(
     private readonly db: Database,
@@ -81,9 +98,72 @@ export class SchemaChanges {
    * value to answer with). The overview is reloaded before the promise settles.
    */
   run<T>(build: ChangeBuilder<T>): Promise<T> {
+    const batch = this.batches.getStore();
+    if (batch) return this.applyInBatch(batch, build);
     const turn = this.queue.then(() => this.db.withLock('strata:schema-change', () => this.apply(build)));
     this.queue = turn.catch(() => {});
     return turn;
+  }
+
+  /**
+   * The overview services describe their results from: inside a batch, the batch's (the stored one does not have
+   * its uncommitted changes yet).
+   */
+  current(): SchemaOverview {
+    return this.batches.getStore()?.schema ?? this.hooks.current();
+  }
+
+  /**
+   * Runs `work`, whose schema changes (`run` calls) then form one unit. With transactional DDL: one transaction under
+   * the lock, committed when `work` resolves and rolled back entirely when it throws; the overview is reloaded and
+   * announced once, after a commit. Without (MySQL/MariaDB, where DDL commits on its own): `work` runs as is, each
+   * change on its own.
+   */
+  batch<T>(work: () => Promise<T>): Promise<T> {
+    const ddl = this.db.dialect.ddl;
+    if (!ddl.transactional || this.batches.getStore()) return work();
+    const turn = this.queue.then(() =>
+      this.db.withLock('strata:schema-change', async () => {
+        if (await this.hooks.stale()) await this.hooks.reload();
+        const state = await (async () => {
+          try {
+            return await ddl.transaction(this.db.knex, async (trx) => {
+              const batch: Batch = { trx, schema: await this.hooks.read(trx), changed: false, permissionsTouched: false, result: undefined };
+              batch.result = await this.batches.run(batch, work);
+              return batch;
+            });
+          } catch (error) {
+            // Errors of the changes arrive translated; a failing commit (SQLite's foreign key check of rebuilt
+            // tables) names no change.
+            throw this.translate(error, new SchemaChangePlan('The schema changes could not be committed'));
+          }
+        })();
+        // Rolled back, nothing changed; committed, everyone is told once.
+        if (state.changed) {
+          await this.hooks.schemaChanged();
+          if (state.permissionsTouched) await this.hooks.permissionsChanged();
+        }
+        return state.result as T;
+      }),
+    );
+    this.queue = turn.catch(() => {});
+    return turn;
+  }
+
+  private async applyInBatch<T>(batch: Batch, build: ChangeBuilder<T>): Promise<T> {
+    const { plan, result } = await build(batch.schema);
+    if (plan.empty) return result;
+    try {
+      for (const step of plan.checks) await step(batch.trx);
+      for (const step of plan.ddl) await step(batch.trx);
+      for (const step of plan.writes) await step(batch.trx);
+    } catch (error) {
+      throw this.translate(error, plan);
+    }
+    batch.changed = true;
+    batch.permissionsTouched ||= plan.permissionsTouched;
+    batch.schema = await this.hooks.read(batch.trx);
+    return result;
   }
 
   private async apply<T>(build: ChangeBuilder<T>): Promise<T> {

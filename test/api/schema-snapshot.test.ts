@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { CHANNELS } from '../../src/bus/message-bus.js';
 
 const PORTABLE_SCHEMA = ['default_value', 'max_length', 'is_nullable', 'is_unique', 'is_primary_key', 'has_auto_increment', 'foreign_key_table', 'foreign_key_column'];
 
@@ -117,3 +118,112 @@ describe('schema snapshot / diff / apply', () => {
     assert.equal(errorCode(badYaml), 'INVALID_PAYLOAD');
   });
 });
+
+// A diff whose last step fails: PostgreSQL and SQLite roll the whole apply back; MariaDB (DDL commits on its own)
+// keeps the steps before the failing one and says which.
+for (const client of testClients()) {
+  describe(`schema apply that fails half-way (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(client, { fixture: false });
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    it(client === 'mysql' ? 'reports the steps applied before the failing one' : 'leaves collections, fields and relations as they were', async () => {
+      const created = await t.request({
+        method: 'POST',
+        url: '/collections',
+        payload: { collection: 'notes', fields: [{ field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } }, { field: 'title', type: 'string' }] },
+      });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.equal((await t.request({ method: 'POST', url: '/items/notes', payload: { title: 'kept' } })).statusCode, 200);
+      const before = await structure(t);
+      const snapshot = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
+      const id = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'id');
+      const title = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'title');
+      const notes = snapshot.collections.find((c: any) => c.collection === 'notes');
+      // Wanted: a new collection, a new field, and last a relation on a column that exists nowhere.
+      snapshot.collections.push({ ...notes, collection: 'tags', meta: { ...notes.meta, collection: 'tags' }, schema: { name: 'tags' } });
+      snapshot.fields.push({ ...id, collection: 'tags', meta: id.meta && { ...id.meta, collection: 'tags' }, schema: id.schema && { ...id.schema, table: 'tags' } });
+      snapshot.fields.push({ ...title, field: 'extra', meta: title.meta && { ...title.meta, field: 'extra' }, schema: title.schema && { ...title.schema, name: 'extra' } });
+      snapshot.relations.push({ collection: 'notes', field: 'ghost', related_collection: 'tags', meta: null, schema: { table: 'notes', column: 'ghost', foreign_key_table: 'tags', foreign_key_column: 'id', on_delete: 'SET NULL' } });
+      const diffRes = await t.request({ method: 'POST', url: '/schema/diff', payload: snapshot });
+      assert.equal(diffRes.statusCode, 200, diffRes.body);
+      const notices = countSchemaNotices(t);
+      const res = await t.request({ method: 'POST', url: '/schema/apply', payload: json(diffRes).data });
+      assert.equal(errorCode(res), 'INVALID_PAYLOAD', res.body);
+      const error = json(res).errors[0];
+      assert.equal(error.extensions.failed, 'create relation "notes.ghost" → "tags"');
+      assert.match(error.message, /notes\.ghost/);
+      if (client === 'mysql') {
+        assert.deepEqual(error.extensions.applied, ['create collection "tags" with 1 field', 'create field "notes.extra" (string)']);
+        const after = await structure(t);
+        assert.ok(after.collections.some((c: any) => c.collection === 'tags'));
+        assert.ok(after.fields.some((f: any) => f.collection === 'notes' && f.field === 'extra'));
+        assert.equal(notices.count, 2, 'each applied step is announced');
+      } else {
+        assert.equal(notices.count, 0, 'a rolled-back apply is not announced');
+        assert.deepEqual(error.extensions.applied, []);
+        assert.match(error.message, /nothing was applied \(2 earlier steps rolled back\)/);
+        assert.deepEqual(await structure(t), before);
+        // Nothing half-made below the metadata either: the table and column names are free again.
+        const again = await t.request({ method: 'POST', url: '/collections', payload: { collection: 'tags', fields: [{ field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } }] } });
+        assert.equal(again.statusCode, 200, again.body);
+        assert.equal((await t.request({ method: 'POST', url: '/fields/notes', payload: { field: 'extra', type: 'string' } })).statusCode, 200);
+      }
+      // The data is untouched, and the lock is free for the single-change path.
+      assert.deepEqual(json(await t.request({ method: 'GET', url: '/items/notes?fields=title' })).data, [{ title: 'kept' }]);
+      assert.equal((await t.request({ method: 'PATCH', url: '/fields/notes/title', payload: { meta: { note: 'after' } } })).statusCode, 200);
+    });
+
+    it('refuses a field change the data does not allow, after a new collection: ' + (client === 'mysql' ? 'the collection stays' : 'nothing stays'), async () => {
+      const before = await structure(t);
+      const snapshot = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
+      const notes = snapshot.collections.find((c: any) => c.collection === 'notes');
+      const id = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'id');
+      const title = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'title');
+      // New collections come first; then "title" ("kept" is no integer) is changed.
+      snapshot.collections.push({ ...notes, collection: 'labels', meta: { ...notes.meta, collection: 'labels' }, schema: { name: 'labels' } });
+      snapshot.fields.push({ ...id, collection: 'labels', meta: id.meta && { ...id.meta, collection: 'labels' }, schema: id.schema && { ...id.schema, table: 'labels' } });
+      Object.assign(title, { type: 'integer', schema: { ...title.schema, data_type: id.schema.data_type, max_length: null } });
+      const diff = json(await t.request({ method: 'POST', url: '/schema/diff', payload: snapshot })).data;
+      const res = await t.request({ method: 'POST', url: '/schema/apply', payload: diff });
+      assert.equal(errorCode(res), 'INVALID_PAYLOAD', res.body);
+      const error = json(res).errors[0];
+      assert.equal(error.extensions.failed, 'change field "notes.title"', error.message);
+      if (client === 'mysql') {
+        assert.deepEqual(error.extensions.applied, ['create collection "labels" with 1 field']);
+        assert.equal((await t.request({ method: 'DELETE', url: '/collections/labels' })).statusCode, 204);
+      } else assert.deepEqual(error.extensions.applied, [], error.message);
+      assert.deepEqual(await structure(t), before);
+      assert.deepEqual(json(await t.request({ method: 'GET', url: '/items/notes?fields=title' })).data, [{ title: 'kept' }]);
+    });
+
+    it(client === 'mysql' ? 'announces each step of an apply' : 'announces an apply once, after it committed', async () => {
+      const snapshot = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
+      const title = snapshot.fields.find((f: any) => f.collection === 'notes' && f.field === 'title');
+      for (const name of ['first', 'second']) snapshot.fields.push({ ...title, field: name, meta: title.meta && { ...title.meta, field: name }, schema: title.schema && { ...title.schema, name } });
+      const diff = json(await t.request({ method: 'POST', url: '/schema/diff', payload: snapshot })).data;
+      const notices = countSchemaNotices(t);
+      const res = await t.request({ method: 'POST', url: '/schema/apply', payload: diff });
+      assert.equal(res.statusCode, 204, res.body);
+      assert.equal(notices.count, client === 'mysql' ? 2 : 1);
+      const fields = json(await t.request({ method: 'GET', url: '/fields/notes' })).data.map((f: any) => f.field);
+      assert.ok(fields.includes('first') && fields.includes('second'), fields.join());
+    });
+  });
+}
+
+/** Counts the schema notices the app sends the other instances from now on. */
+function countSchemaNotices(t: TestApp): { count: number } {
+  const counter = { count: 0 };
+  const bus = t.context.bus;
+  const publish = bus.publish.bind(bus);
+  bus.publish = (channel, notice) => {
+    if (channel === CHANNELS.schema) counter.count += 1;
+    return publish(channel, notice);
+  };
+  return counter;
+}

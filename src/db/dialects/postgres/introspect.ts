@@ -8,8 +8,19 @@ type Row = Record<string, any>;
 
 const FK_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
 
+/**
+ * Runs the (lazy) queries in parallel on the pool, or one after another on a transaction's single connection
+ * (a schema apply reads the schema inside its transaction; pg deprecates overlapping queries on one client).
+ */
+async function inTurn(knex: Knex, queries: Knex.Raw[]): Promise<any[]> {
+  if (!knex.isTransaction) return Promise.all(queries);
+  const results: any[] = [];
+  for (const query of queries) results.push(await query);
+  return results;
+}
+
 export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
-  const [tables, columns, indexes, foreignKeys, enums] = await Promise.all([
+  const [tables, columns, indexes, foreignKeys, enums] = await inTurn(knex, [
     knex.raw(`
       select c.relname as name, n.nspname as schema, obj_description(c.oid, 'pg_class') as comment, c.relkind in ('v', 'm') as is_view
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
