@@ -17,6 +17,8 @@ export interface Dialect {
   readonly client: DbClient;
   /** Human name used in health checks and messages. */
   readonly label: string;
+  /** The vendor as a Directus schema snapshot records it (`vendor`: sqlite, postgres, mysql). */
+  readonly snapshotVendor: string;
   /**
    * knex configuration for this vendor (pool, driver options, the session's statement timeout, 0 = none; PostgreSQL:
    * the schemas of the search path).

@@ -12,7 +12,7 @@ export class SchemaSync {
 
   snapshot(accountability: Accountability): Snapshot {
     requireAdmin(accountability);
-    return takeSnapshot(this.context.schema.current, this.context.config.db.client);
+    return takeSnapshot(this.context.schema.current, this.context.db.dialect.snapshotVendor);
   }
 
   /** null when the snapshot matches the current schema. A snapshot of another vendor or version needs `force`. */

@@ -5,7 +5,6 @@
  * Service tables are left out, as Directus leaves out its directus_* tables.
  */
 import { createHash } from 'node:crypto';
-import type { DbClient } from '../config/config.js';
 import type { FieldOverview, SchemaOverview, ServiceType } from '../schema/types.js';
 import { collectionObject, fieldObject, relationObject } from '../services/schema-objects.js';
 import { VERSION } from '../version.js';
@@ -40,7 +39,6 @@ export interface Snapshot {
   relations: SnapshotRelation[];
 }
 
-const VENDOR: Record<DbClient, string> = { sqlite3: 'sqlite', pg: 'postgres', mysql: 'mysql' };
 const SIZED: ServiceType[] = ['string', 'csv', 'hash', 'uuid'];
 
 function plain<T>(value: T): Json {
@@ -72,7 +70,7 @@ function fieldSchema(field: FieldOverview, collection: string): Record<string, J
   };
 }
 
-export function takeSnapshot(schema: SchemaOverview, client: DbClient): Snapshot {
+export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
   const names = Object.keys(schema.collections)
     .filter((name) => !schema.collections[name]!.system)
     .sort();
@@ -106,7 +104,7 @@ export function takeSnapshot(schema: SchemaOverview, client: DbClient): Snapshot
         : null,
     }))
     .sort((a, b) => a.collection.localeCompare(b.collection) || a.field.localeCompare(b.field));
-  return { version: 1, directus: VERSION, vendor: VENDOR[client], collections, fields, relations };
+  return { version: 1, directus: VERSION, vendor, collections, fields, relations };
 }
 
 /** `NO ACTION` and `RESTRICT` behave alike for a single statement; databases report one or the other. */

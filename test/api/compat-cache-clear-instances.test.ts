@@ -5,11 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { readConfig } from '../../src/config/config.js';
-import { createApp } from '../../src/http/app.js';
-import { createAppContext, type AppContext } from '../../src/services/app-context.js';
-import { ADMIN, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, json, startSecondInstance, startTestApp, type SecondInstance, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,16 +13,13 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 for (const client of testClients()) {
   describe(`cache clear reaches every instance (${clientLabel(client)})`, () => {
     let a: TestApp;
-    let b: { context: AppContext; app: FastifyInstance };
+    let b: SecondInstance;
     before(async () => {
       a = await startTestApp(client);
-      const context = await createAppContext(readConfig({ ...a.testDb.env, SECRET: 'strata-test-secret-0123456789abcdef', LOG_LEVEL: 'silent', RATE_LIMITER_ENABLED: 'false', PRESSURE_LIMITER_ENABLED: 'false' }));
-      b = { context, app: createApp(context, { logger: false }) };
-      await b.app.ready();
+      b = await startSecondInstance(a);
     });
     after(async () => {
-      await b?.app.close();
-      await b?.context.close();
+      await b?.close();
       await a?.close();
     });
 

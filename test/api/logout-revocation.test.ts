@@ -4,11 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createApp } from '../../src/http/app.js';
-import { readConfig } from '../../src/config/config.js';
-import { createAppContext } from '../../src/services/app-context.js';
 import { redisServerAvailable, TestRedis } from '../helpers/redis-server.js';
-import { ADMIN, errorCode, json, startTestApp } from '../helpers/test-app.js';
+import { ADMIN, errorCode, json, startSecondInstance, startTestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
 const login = { email: ADMIN.email, password: ADMIN.password };
@@ -49,13 +46,10 @@ describe('logout revocation across instances', { skip: !redisServerAvailable() &
   it('ends the login on every instance that shares the Redis bus, including ones that had cached it as live', async () => {
     const redis = await TestRedis.start();
     const t = await startTestApp('sqlite3', { fixture: false, env: { REDIS: redis.url, REDIS_NAMESPACE: 'logout-test' } });
-    const second = await createAppContext(
-      readConfig({ ...t.testDb.env, SECRET: 'strata-test-secret-0123456789abcdef', LOG_LEVEL: 'silent', RATE_LIMITER_ENABLED: 'false', PRESSURE_LIMITER_ENABLED: 'false', REDIS: redis.url, REDIS_NAMESPACE: 'logout-test' }),
-    );
-    const secondApp = createApp(second, { logger: false });
+    const second = await startSecondInstance(t, { REDIS: redis.url, REDIS_NAMESPACE: 'logout-test' });
     try {
       const tokens = json(await t.request({ method: 'POST', url: '/auth/login', payload: login, token: null })).data;
-      const meOnSecond = () => secondApp.inject({ method: 'GET', url: '/users/me?fields=email', headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const meOnSecond = () => second.app.inject({ method: 'GET', url: '/users/me?fields=email', headers: { authorization: `Bearer ${tokens.access_token}` } });
       assert.equal((await meOnSecond()).statusCode, 200);
       await t.request({ method: 'POST', url: '/auth/logout', payload: { refresh_token: tokens.refresh_token }, token: null });
       let status = 200;
@@ -66,7 +60,6 @@ describe('logout revocation across instances', { skip: !redisServerAvailable() &
       }
       assert.equal(status, 401);
     } finally {
-      await secondApp.close();
       await second.close();
       await t.close();
       await redis.stop();

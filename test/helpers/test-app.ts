@@ -80,3 +80,26 @@ export async function listenOnLoopback(t: TestApp): Promise<string> {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
 }
+
+export interface SecondInstance {
+  app: FastifyInstance;
+  context: AppContext;
+  close(): Promise<void>;
+}
+
+/** Another instance on the first one's database (no bootstrap, no fixture), as a second server behind a balancer. */
+export async function startSecondInstance(first: TestApp, env: Record<string, string> = {}): Promise<SecondInstance> {
+  const context = await createAppContext(
+    readConfig({ ...first.testDb.env, SECRET: 'strata-test-secret-0123456789abcdef', LOG_LEVEL: 'silent', RATE_LIMITER_ENABLED: 'false', PRESSURE_LIMITER_ENABLED: 'false', ...env }),
+  );
+  const app = createApp(context, { logger: false });
+  await app.ready();
+  return {
+    app,
+    context,
+    async close() {
+      await app.close();
+      await context.close();
+    },
+  };
+}

@@ -13,6 +13,7 @@ interface CallbackConnection {
 export const mysqlDialect: Dialect = {
   client: 'mysql',
   label: 'MySQL/MariaDB',
+  snapshotVendor: 'mysql',
   knexConfig(connection, session): Knex.Config {
     const seconds = session.statementTimeoutMs / 1000;
     return {

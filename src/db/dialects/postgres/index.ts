@@ -10,6 +10,7 @@ import { postgresWrite } from './write-hooks.js';
 export const postgresDialect: Dialect = {
   client: 'pg',
   label: 'PostgreSQL',
+  snapshotVendor: 'postgres',
   knexConfig(connection, session): Knex.Config {
     // statement_timeout is a startup parameter of each connection: no extra round trip per statement.
     const timeout = session.statementTimeoutMs > 0 ? { statement_timeout: session.statementTimeoutMs } : {};

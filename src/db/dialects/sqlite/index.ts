@@ -28,6 +28,7 @@ function prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite
 export const sqliteDialect: Dialect = {
   client: 'sqlite3',
   label: 'SQLite',
+  snapshotVendor: 'sqlite',
   // better-sqlite3 cannot interrupt a running statement: DB_STATEMENT_TIMEOUT does not apply (docs/decisions.md).
   knexConfig(connection): Knex.Config {
     return {
