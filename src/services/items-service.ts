@@ -13,7 +13,7 @@ import type { Query } from '../request/query.js';
 import { dynamicPaths } from '../request/parse-filter.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
-import { StatementCache } from './statement-cache.js';
+import { StatementCache, type CachedRead } from './statement-cache.js';
 
 /** Receives the end of each stage (plan, sql, db, respond) for Server-Timing. */
 export interface StageMarks {
@@ -52,23 +52,26 @@ export class ItemsService {
     const schema = this.deps.schema();
     const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
     const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
-    const key = this.statements.key(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.wire ?? 'rest'}`);
-    let read = key === null ? undefined : this.statements.get(key);
+    const lookup = this.statements.find(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.wire ?? 'rest'}`);
+    let read = lookup.read;
     if (read) {
       marks.mark('plan');
       marks.mark('sql');
     } else {
       const now = new Date();
       const { access, dynamic } = await this.accessFor(permissions, schema, accountability, now, query);
-      const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system, wire: options.wire });
-      marks.mark('plan');
-      const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
-      read = { sql, params, primary: plan.collection.primary, totalCount: plan.meta.totalCount, filterCount: plan.meta.filterCount };
+      const compile = (q: Query, stages: StageMarks): CachedRead => {
+        const plan = planRead(collection, q, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system, wire: options.wire });
+        stages.mark('plan');
+        const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+        return { sql, params, primary: plan.collection.primary, totalCount: plan.meta.totalCount, filterCount: plan.meta.filterCount };
+      };
+      read = compile(query, marks);
       // Only reads planned from nothing but their key (no dynamic values) are kept.
-      if (key !== null && dynamic.size === 0) this.statements.set(key, read);
+      if (dynamic.size === 0) this.statements.remember(lookup, read, (other) => compile(other, NO_MARKS));
       marks.mark('sql');
     }
-    const [row] = await this.deps.db.query(read.sql, read.params);
+    const [row] = await this.deps.db.query(read.sql, read.params, read.name);
     marks.mark('db');
     let data = row?.data as string | null | undefined;
     if (singleton && (data === null || data === undefined)) data = JSON.stringify({ [read.primary ?? 'id']: null });
