@@ -7,8 +7,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -314,6 +312,10 @@ interface ScaleResult {
   ratio: number | null;
   /** Within 1.5x of the ceiling + 15 ms. */
   withinTarget: boolean | null;
+  /** Indexed scenarios: Strata's median at GROWTH_BASE_ROWS articles, this one's time over it, and ≤ GROWTH_TARGET. */
+  baseMs?: number;
+  growth?: number;
+  withinGrowth?: boolean;
 }
 
 /** Runs `once` one at a time for about `seconds` (at least 5, at most 200 runs) after 2 warm-up runs; the median. */
@@ -336,12 +338,40 @@ function rowKeys(body: string): string | null {
   return JSON.stringify(data.map((row: Record<string, unknown>) => row.id ?? row.status ?? null));
 }
 
+/** The table size at which the indexed scenarios are timed again, for the growth of their time with the table. */
+const GROWTH_BASE_ROWS = 20_000;
+/** Each indexed scenario at `rows` stays within this factor of its time at GROWTH_BASE_ROWS. */
+const GROWTH_TARGET = 2;
+
 async function benchScale(client: DbClient, settings: Settings, rows: number): Promise<void> {
   const label = clientLabel(client);
-  console.log(`\n== ${label}: ${rows.toLocaleString('en-US')} articles (scale mode)`);
+  const startedAt = new Date().toISOString();
+  const loadAverageBefore = os.loadavg()[0];
+  const { results, loadSeconds } = await scalePass(client, settings, rows, false);
+  // The indexed scenarios at 20,000 articles, on a database of their own with the same generator and index.
+  if (rows !== GROWTH_BASE_ROWS) {
+    const base = await scalePass(client, settings, GROWTH_BASE_ROWS, true);
+    for (const result of results.filter((r) => r.index)) {
+      const small = base.results.find((r) => r.id === result.id && r.index);
+      if (!small?.strata || !result.strata) continue;
+      result.baseMs = small.strata.medianMs;
+      result.growth = Math.round((result.strata.medianMs / small.strata.medianMs) * 100) / 100;
+      result.withinGrowth = result.growth <= GROWTH_TARGET;
+    }
+  }
+  printScaleTable(label, rows, results);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `scale-${label}-${startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ database: label, startedAt, commit: gitCommit(), node: process.version, rows, loadSeconds, loadAverageBefore, loadAverageAfter: os.loadavg()[0], results }, null, 2)}\n`);
+  console.log(`written to ${path.relative(process.cwd(), file)}`);
+}
+
+/** One database of `rows` articles: every scenario without and the indexed ones with the index (or only those). */
+async function scalePass(client: DbClient, settings: Settings, rows: number, indexedOnly: boolean): Promise<{ results: ScaleResult[]; loadSeconds: number }> {
+  const label = clientLabel(client);
+  console.log(`\n== ${label}: ${rows.toLocaleString('en-US')} articles (scale mode${indexedOnly ? ', indexed scenarios only' : ''})`);
   const testDb = await createBenchDatabase(client);
   const dropDb = guard(() => testDb.drop());
-  const startedAt = new Date().toISOString();
   try {
     let t0 = performance.now();
     await generateDataset(testDb, { ...DEFAULT_SIZE, articles: 0 });
@@ -358,6 +388,9 @@ async function benchScale(client: DbClient, settings: Settings, rows: number): P
     await bootstrapWithRelations(env);
     const strata = await Child.start('strata', path.join(BUILD_DIR, 'server.js'), env);
     const stopStrata = guard(() => strata.stop());
+    // The ceiling answers from a child process too, over loopback HTTP: both sides pay the same round trip.
+    const ceiling = await Child.start('ceiling', path.join(BUILD_DIR, 'scale-ceiling.js'), ceilingEnv(testDb));
+    const stopCeiling = guard(() => ceiling.stop());
     const raw = openRawDriver(testDb);
     const results: ScaleResult[] = [];
     try {
@@ -365,19 +398,9 @@ async function benchScale(client: DbClient, settings: Settings, rows: number): P
       const headers = { authorization: `Bearer ${ADMIN.token}` };
       const [author] = await raw.run('select name from authors where id = 500');
       const [tag] = await raw.run('select name from tags where id = 42');
-      const scenarios = scaleScenarios(rows, { authorName: String(author!.name), tagName: String(tag!.name) });
-      // The ceiling answers over loopback HTTP too (a bare node:http server here), so both sides pay one round trip.
-      const ceilingServer = http.createServer((request, response) => {
-        const scenario = scenarios.find((s) => s.path === request.url);
-        if (!scenario) return void response.writeHead(404).end();
-        scenario.ceiling(raw, client).then(
-          (text) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text),
-          (error: Error) => response.writeHead(500).end(error.message),
-        );
-      });
-      await new Promise<void>((resolve) => ceilingServer.listen(0, '127.0.0.1', resolve));
-      const stopCeilingServer = guard(() => new Promise<void>((resolve) => { ceilingServer.closeAllConnections(); ceilingServer.close(() => resolve()); }));
-      const ceilingBase = `http://127.0.0.1:${(ceilingServer.address() as AddressInfo).port}`;
+      const names = { authorName: String(author!.name), tagName: String(tag!.name) };
+      const scenarios = scaleScenarios(rows, names);
+      const ceilingBase = `http://127.0.0.1:${await ceiling.call<number>('listen', { rows, names })}`;
       const run = async (scenario: ScaleScenario, index: boolean) => {
         const first = await probe(base + scenario.path, headers, 120_000);
         const ok = first.status === 200;
@@ -394,34 +417,31 @@ async function benchScale(client: DbClient, settings: Settings, rows: number): P
         console.log(`   (${scenario.id}${index ? ', index' : ''}) Strata ${first.status} ${timing(result.strata)}, ceiling ${timing(result.ceiling)}, ratio ${result.ratio ?? '–'}${result.sameRows === false ? ' (rows differ)' : ''}`);
         results.push(result);
       };
-      for (const scenario of scenarios) await run(scenario, false);
+      if (!indexedOnly) for (const scenario of scenarios) await run(scenario, false);
       t0 = performance.now();
       await raw.run('create index articles_published_at_index on articles (published_at)');
       console.log(`   index on published_at created in ${seconds(t0)} s`);
       for (const scenario of scenarios.filter((s) => s.indexed)) await run(scenario, true);
-      await stopCeilingServer();
     } finally {
       await raw.close();
+      await stopCeiling();
       await stopStrata();
     }
-    printScaleTable(label, rows, results);
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = path.join(RESULTS_DIR, `scale-${label}-${startedAt.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, `${JSON.stringify({ database: label, startedAt, commit: gitCommit(), node: process.version, rows, loadSeconds, loadAverageBefore: os.loadavg()[0], results }, null, 2)}\n`);
-    console.log(`written to ${path.relative(process.cwd(), file)}`);
+    return { results, loadSeconds };
   } finally {
     await dropDb();
   }
 }
 
 function printScaleTable(label: string, rows: number, results: ScaleResult[]): void {
-  console.log(`\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http)`);
-  console.log('| scenario | index on published_at | Strata ms | ceiling ms | Strata/ceiling | ≤ 1.5x + 15 ms |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(`\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http, in a child process as Strata)`);
+  console.log(`| scenario | index on published_at | Strata ms | ceiling ms | Strata/ceiling | ≤ 1.5x + 15 ms | Strata ms at ${GROWTH_BASE_ROWS.toLocaleString('en-US')} | growth (≤ ${GROWTH_TARGET}x) |`);
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const cell = (t: Timing | null) => (t ? String(t.medianMs) : '–');
     const name = r.error ? `${r.name} (${r.status} ${r.error})` : `${r.name}${r.sameRows === false ? ' (rows differ)' : ''}`;
-    console.log(`| (${r.id}) ${name} | ${r.index ? 'yes' : 'no'} | ${cell(r.strata)} | ${cell(r.ceiling)} | ${r.ratio ?? '–'} | ${r.withinTarget === null ? '–' : r.withinTarget ? 'yes' : 'no'} |`);
+    const growth = r.growth === undefined ? '–' : `${r.growth}${r.withinGrowth ? '' : ' ✗'}`;
+    console.log(`| (${r.id}) ${name} | ${r.index ? 'yes' : 'no'} | ${cell(r.strata)} | ${cell(r.ceiling)} | ${r.ratio ?? '–'} | ${r.withinTarget === null ? '–' : r.withinTarget ? 'yes' : 'no'} | ${r.baseMs ?? '–'} | ${growth} |`);
   }
 }
 

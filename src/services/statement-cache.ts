@@ -130,15 +130,17 @@ export class StatementCache {
 
   /** The exact cache key of a read (its values in it), or null when it must be planned every time. */
   key(schemaVersion: number, collection: string, query: Query, accountability: Accountability, permissions: PermissionSet | null, options: string): string | null {
-    const scope = this.scope(schemaVersion, collection, query, accountability, permissions, options);
-    return scope === null ? null : `${scope}\u0000${JSON.stringify(query)}`;
+    const text = JSON.stringify(query);
+    const scope = this.scope(schemaVersion, collection, text, accountability, permissions, options);
+    return scope === null ? null : `${scope}\u0000${text}`;
   }
 
   /** A compiled read for this request, from its exact key or its shape; what to remember it under when there is none. */
   find(schemaVersion: number, collection: string, query: Query, accountability: Accountability, permissions: PermissionSet | null, options: string): Lookup {
-    const scope = this.scope(schemaVersion, collection, query, accountability, permissions, options);
+    const text = JSON.stringify(query);
+    const scope = this.scope(schemaVersion, collection, text, accountability, permissions, options);
     if (scope === null) return { read: undefined, exact: null, shape: null };
-    const exact = `${scope}\u0000${JSON.stringify(query)}`;
+    const exact = `${scope}\u0000${text}`;
     const hit = this.entries.get(exact);
     if (hit) return { read: hit, exact, shape: null };
     const values: unknown[] = [];
@@ -200,8 +202,8 @@ export class StatementCache {
     return name;
   }
 
-  private scope(schemaVersion: number, collection: string, query: Query, accountability: Accountability, permissions: PermissionSet | null, options: string): string | null {
-    const text = JSON.stringify(query);
+  /** What besides the query decides a read: schema version, collection, options, the caller where rules name it. */
+  private scope(schemaVersion: number, collection: string, text: string, accountability: Accountability, permissions: PermissionSet | null, options: string): string | null {
     if (MOVING.test(text)) return null;
     let caller = 'admin';
     if (permissions) {
