@@ -19,7 +19,7 @@ import { clientLabel, knexFor, type TestDb } from '../test/helpers/test-db.js';
 import { bulkLoadArticles } from './bulk-load.js';
 import { createBenchDatabase, DEFAULT_SIZE, generateDataset } from './dataset.js';
 import { Child } from './ipc.js';
-import { load, probe, type LoadSettings } from './load.js';
+import { load, probe, type LoadResult, type LoadSettings, type Probe } from './load.js';
 import { printReport, writeReport, type BenchReport, type CeilingResult, type ScenarioResult } from './report.js';
 import { openRawDriver, scaleScenarios, type ScaleScenario } from './scale.js';
 import { selectScenarios, type Scenario } from './scenarios.js';
@@ -34,6 +34,8 @@ const PROFILES_DIR = path.join(RESULTS_DIR, 'profiles');
 /** Requests sent one by one before loading: to warm up, and to count statements per request. */
 const WARMUP_REQUESTS = 5;
 const COUNTED_REQUESTS = 20;
+/** Load rounds per side and scenario (at most one per second of BENCH_DURATION). */
+const ROUNDS_MAX = 5;
 
 interface Settings {
   databases: DbClient[];
@@ -231,8 +233,28 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
   const counted = await strata.call<ServerCounters>('read');
   const ok = first.status >= 200 && first.status < 300;
 
+  // The ceiling replays the statements of exactly one request; it is warmed up before the loads.
+  const ceilingUrl = servers.ceilingBase + scenario.path;
+  let replay: Probe | null = null;
+  if (ok && once.captured.length > 0) {
+    await ceiling.call('route', { path: scenario.path, statements: once.captured });
+    replay = await probe(ceilingUrl);
+    for (let i = 1; i < WARMUP_REQUESTS; i++) await probe(ceilingUrl);
+  }
+
+  // Strata and the ceiling are loaded in alternating rounds, so that both meet the same load from other work on a
+  // shared machine (one long run each would compare two different minutes of it).
+  const rounds = Math.min(ROUNDS_MAX, settings.duration);
+  const roundSettings: LoadSettings = { ...loadSettings, duration: Math.max(1, Math.round(settings.duration / rounds)) };
+  const strataRounds: LoadResult[] = [];
+  const ceilingRounds: LoadResult[] = [];
   await strata.call('mark');
-  const strataLoad = await load(url, loadSettings);
+  await ceiling.call('mark');
+  for (let round = 0; round < rounds; round++) {
+    strataRounds.push(await load(url, roundSettings));
+    if (replay) ceilingRounds.push(await load(ceilingUrl, { ...roundSettings, headers: {} }));
+  }
+  const strataLoad = combineRounds(strataRounds, roundSettings.duration);
   const strataAfter = await strata.call<ServerCounters>('read');
   const result: ScenarioResult = {
     id: scenario.id,
@@ -253,13 +275,8 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
   };
   console.log(`   (${scenario.id}) Strata: ${first.status}, ${Math.round(strataLoad.reqPerSec)} req/s, ${result.strata.readStatementsPerRequest.toFixed(2)} read statements/request`);
 
-  if (ok && once.captured.length > 0) {
-    await ceiling.call('route', { path: scenario.path, statements: once.captured });
-    const ceilingUrl = servers.ceilingBase + scenario.path;
-    const replay = await probe(ceilingUrl);
-    for (let i = 1; i < WARMUP_REQUESTS; i++) await probe(ceilingUrl);
-    await ceiling.call('mark');
-    const ceilingLoad = await load(ceilingUrl, loadSettings);
+  if (replay) {
+    const ceilingLoad = combineRounds(ceilingRounds, roundSettings.duration);
     const ceilingAfter = await ceiling.call<{ peakMb: number }>('read');
     const ceilingResult: CeilingResult = { status: replay.status, sameBody: replay.body === first.body, load: ceilingLoad, peakRssMb: ceilingAfter.peakMb };
     result.ceiling = ceilingResult;
@@ -269,6 +286,21 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
     console.log(`   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}`);
   }
   return result;
+}
+
+/** Rounds of one side as one run: requests over the whole time; latency percentiles as the median round's. */
+function combineRounds(rounds: LoadResult[], secondsEach: number): LoadResult {
+  const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  const middle = (pick: (r: LoadResult) => number) => rounds.map(pick).sort((x, y) => x - y)[Math.floor(rounds.length / 2)] ?? 0;
+  return {
+    reqPerSec: rounds.length ? sum((r) => r.requests) / (rounds.length * secondsEach) : 0,
+    p50Ms: middle((r) => r.p50Ms),
+    p99Ms: middle((r) => r.p99Ms),
+    requests: sum((r) => r.requests),
+    sent: sum((r) => r.sent),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+  };
 }
 
 /** `CODE: message` of a Directus-style error body, or the start of whatever came back. */
@@ -318,18 +350,29 @@ interface ScaleResult {
   withinGrowth?: boolean;
 }
 
-/** Runs `once` one at a time for about `seconds` (at least 5, at most 200 runs) after 2 warm-up runs; the median. */
-async function timeSequential(once: () => Promise<unknown>, seconds: number): Promise<Timing> {
-  for (let i = 0; i < 2; i++) await once();
-  const times: number[] = [];
-  const start = performance.now();
-  while (times.length < 5 || (times.length < 200 && performance.now() - start < seconds * 1000)) {
-    const t = performance.now();
-    await once();
-    times.push(performance.now() - t);
+/**
+ * Runs `a` and `b` one request at a time, in turns, for about `seconds` each (at least 5, at most 200 runs each)
+ * after 2 warm-up runs each; the medians. Taking turns lets both sides meet the same load from other work.
+ */
+async function timeAlternating(a: () => Promise<unknown>, b: () => Promise<unknown>, seconds: number): Promise<[Timing, Timing]> {
+  for (let i = 0; i < 2; i++) {
+    await a();
+    await b();
   }
-  times.sort((a, b) => a - b);
-  return { medianMs: Math.round(times[Math.floor(times.length / 2)]! * 10) / 10, runs: times.length };
+  const times: [number[], number[]] = [[], []];
+  const start = performance.now();
+  while (times[0].length < 5 || (times[0].length < 200 && performance.now() - start < 2 * seconds * 1000)) {
+    for (const [side, once] of [a, b].entries()) {
+      const t = performance.now();
+      await once();
+      times[side]!.push(performance.now() - t);
+    }
+  }
+  const median = (list: number[]): Timing => {
+    list.sort((x, y) => x - y);
+    return { medianMs: Math.round(list[Math.floor(list.length / 2)]! * 10) / 10, runs: list.length };
+  };
+  return [median(times[0]), median(times[1])];
 }
 
 function rowKeys(body: string): string | null {
@@ -406,10 +449,13 @@ async function scalePass(client: DbClient, settings: Settings, rows: number, ind
         const ok = first.status === 200;
         const result: ScaleResult = { id: scenario.id, name: scenario.name, path: scenario.path, index, status: first.status, error: ok ? null : errorSummary(first.body), strata: null, ceiling: null, sameRows: null, ratio: null, withinTarget: null };
         if (ok) {
-          result.strata = await timeSequential(() => probe(base + scenario.path, headers, 120_000), settings.duration);
           const ceilingAnswer = await probe(ceilingBase + scenario.path, {}, 120_000);
           result.sameRows = ceilingAnswer.status === 200 && rowKeys(ceilingAnswer.body) === rowKeys(first.body);
-          result.ceiling = await timeSequential(() => probe(ceilingBase + scenario.path, {}, 120_000), settings.duration);
+          [result.strata, result.ceiling] = await timeAlternating(
+            () => probe(base + scenario.path, headers, 120_000),
+            () => probe(ceilingBase + scenario.path, {}, 120_000),
+            settings.duration,
+          );
           result.ratio = Math.round((result.strata.medianMs / result.ceiling.medianMs) * 100) / 100;
           result.withinTarget = result.strata.medianMs <= 1.5 * result.ceiling.medianMs + 15;
         }
