@@ -268,6 +268,7 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
       readStatementsPerRequest: counted.reads / COUNTED_REQUESTS,
       probeErrors,
       peakRssMb: strataAfter.peakMb,
+      cpuMsPerRequest: strataLoad.requests > 0 ? strataAfter.cpuMs / strataLoad.requests : null,
     },
     ceiling: null,
     ratio: null,
@@ -277,13 +278,16 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
 
   if (replay) {
     const ceilingLoad = combineRounds(ceilingRounds, roundSettings.duration);
-    const ceilingAfter = await ceiling.call<{ peakMb: number }>('read');
-    const ceilingResult: CeilingResult = { status: replay.status, sameBody: replay.body === first.body, load: ceilingLoad, peakRssMb: ceilingAfter.peakMb };
+    const ceilingAfter = await ceiling.call<{ peakMb: number; cpuMs: number }>('read');
+    const ceilingCpu = ceilingLoad.requests > 0 ? ceilingAfter.cpuMs / ceilingLoad.requests : null;
+    const ceilingResult: CeilingResult = { status: replay.status, sameBody: replay.body === first.body, load: ceilingLoad, peakRssMb: ceilingAfter.peakMb, cpuMsPerRequest: ceilingCpu };
     result.ceiling = ceilingResult;
     // Throughput of error answers is no measure: a side that answered non-2xx under load gets no ratio.
     const comparable = ceilingLoad.reqPerSec > 0 && strataLoad.non2xx === 0 && ceilingLoad.non2xx === 0;
     result.ratio = comparable ? strataLoad.reqPerSec / ceilingLoad.reqPerSec : null;
-    console.log(`   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}`);
+    const strataCpu = result.strata.cpuMsPerRequest;
+    result.cpuRatio = comparable && strataCpu && ceilingCpu ? ceilingCpu / strataCpu : null;
+    console.log(`   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}, CPU ratio ${result.cpuRatio?.toFixed(2) ?? '–'}`);
   }
   return result;
 }
