@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
 import type { Knex } from 'knex';
 import type { DbClient } from '../../src/config/config.js';
 import { readConfig } from '../../src/config/config.js';
@@ -78,7 +79,7 @@ for (const client of testClients()) {
       );
       const app = createApp(context, { logger: false });
       const headers = { authorization: `Bearer ${ADMIN.token}` };
-      const assertTimedOut = (response: { statusCode: number; body: string }) => {
+      const assertTimedOut = (response: LightMyRequestResponse) => {
         assert.equal(response.statusCode, 503, response.body);
         const body = json(response);
         assert.equal(body.errors.length, 1, response.body);

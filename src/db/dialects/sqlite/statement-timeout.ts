@@ -6,13 +6,29 @@
  * install) Strata runs without the timeout on SQLite and says so at start.
  */
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 
 const SUFFIX = process.platform === 'win32' ? '.dll' : process.platform === 'darwin' ? '.dylib' : '.so';
 
-/** Where scripts/build-native.mjs puts the library: build/native/ at the package root (from src/ and dist/ alike). */
-export const STATEMENT_TIMEOUT_LIBRARY = fileURLToPath(new URL(`../../../../build/native/statement-timeout${SUFFIX}`, import.meta.url));
+/**
+ * Where scripts/build-native.mjs puts the library: build/native/ at the package root, found upwards from this file
+ * (src/, dist/ and the bench's own build sit at different depths). Where none is found: the place at the root.
+ */
+export const STATEMENT_TIMEOUT_LIBRARY = findLibrary(`build/native/statement-timeout${SUFFIX}`);
+
+function findLibrary(relative: string): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  const fallback = path.resolve(dir, '../../../..', relative);
+  for (;;) {
+    const candidate = path.join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) return fallback;
+    dir = parent;
+  }
+}
 
 /** Why the last connection could not get its timeout (the library failed to load), for the start-up warning. */
 let loadFailure: string | null = null;
