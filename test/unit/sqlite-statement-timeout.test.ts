@@ -121,11 +121,25 @@ describe('SQLite statement-timeout extension', () => {
     }
   });
 
+  it('can be loaded again on a connection: the new load starts without a timeout and works', () => {
+    const db = connection();
+    try {
+      setTimeoutMs(db, 100);
+      db.loadExtension(STATEMENT_TIMEOUT_LIBRARY);
+      assert.deepEqual(db.prepare(SLOW).get(SLOW_PATTERN), { n: 0 });
+      setTimeoutMs(db, 100);
+      assert.equal(failure(() => db.prepare(ENDLESS).get())?.code, 'SQLITE_INTERRUPT');
+    } finally {
+      db.close();
+    }
+  });
+
   it('refuses a timeout that is not a non-negative number of milliseconds', () => {
     const db = connection();
     try {
       assert.match(failure(() => setTimeoutMs(db, -1))?.message ?? '', /negative/);
       assert.match(failure(() => db.prepare("select strata_statement_timeout('soon')").get())?.message ?? '', /milliseconds/);
+      assert.match(failure(() => db.prepare('select strata_statement_timeout(1, 2)').get())?.message ?? '', /at most one argument/);
       assert.equal(setTimeoutMs(db, 0.5), 1);
     } finally {
       db.close();

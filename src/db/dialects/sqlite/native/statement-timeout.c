@@ -111,6 +111,10 @@ static int on_trace(unsigned event, void *context, void *statement, void *detail
 
 static void set_timeout(sqlite3_context *context, int argc, sqlite3_value **argv) {
   Watch *w = (Watch *)sqlite3_user_data(context);
+  if (argc > 1) {
+    sqlite3_result_error(context, "strata_statement_timeout: takes at most one argument (milliseconds)", -1);
+    return;
+  }
   if (argc == 0) {
     pthread_mutex_lock(&w->lock);
     int64_t ms = w->timeout_ns / 1000000LL;
@@ -181,15 +185,9 @@ int sqlite3_statementtimeout_init(sqlite3 *db, char **error, const sqlite3_api_r
 #endif
   pthread_cond_init(&w->wake, &attributes);
   pthread_condattr_destroy(&attributes);
-  int flags = SQLITE_UTF8 | SQLITE_DIRECTONLY;
-  /* Both arities share the watch; SQLite destroys it with the one that owns it (the one-argument form). */
-  int rc = sqlite3_create_function_v2(db, "strata_statement_timeout", 1, flags, w, set_timeout, NULL, NULL, destroy_watch);
-  if (rc != SQLITE_OK) {
-    /* create_function_v2 has already called destroy_watch on failure. */
-    if (error) *error = sqlite3_mprintf("strata_statement_timeout: could not register the function");
-    return rc;
-  }
-  rc = sqlite3_create_function_v2(db, "strata_statement_timeout", 0, flags, w, set_timeout, NULL, NULL, NULL);
+  /* One registration for both arities (-1), so that the watch has exactly one owner to destroy it. */
+  int rc = sqlite3_create_function_v2(db, "strata_statement_timeout", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, w, set_timeout, NULL, NULL, destroy_watch);
+  /* On failure SQLite has already called destroy_watch. */
   if (rc != SQLITE_OK && error) *error = sqlite3_mprintf("strata_statement_timeout: could not register the function");
   return rc;
 }
