@@ -11,6 +11,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { readConfig } from '../../src/config/config.js';
+import { Database as StrataDatabase } from '../../src/db/connection.js';
 import { failureKind } from '../../src/db/failure-kind.js';
 import { STATEMENT_TIMEOUT_LIBRARY } from '../../src/db/dialects/sqlite/statement-timeout.js';
 
@@ -144,6 +146,28 @@ describe('SQLite statement-timeout extension', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('SQLite connections of Strata', () => {
+  it('get DB_STATEMENT_TIMEOUT from the extension, and no start-up warning', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'strata-timeout-'));
+    for (const [setting, expected] of [['7s', 7000], ['0', null]] as const) {
+      const db = new StrataDatabase(readConfig({ DB_CLIENT: 'sqlite3', DB_FILENAME: path.join(dir, `${setting}.db`), DB_STATEMENT_TIMEOUT: setting }).db);
+      try {
+        await db.ping();
+        assert.deepEqual(db.settingWarnings(), []);
+        // Without a timeout the extension is not even loaded.
+        const answer = await db.query<{ ms: number }>('select strata_statement_timeout() as ms').then(
+          (rows) => rows[0]!.ms,
+          () => null,
+        );
+        assert.equal(answer, expected);
+      } finally {
+        await db.close();
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
