@@ -17,15 +17,10 @@
  * SQL: strata_statement_timeout(ms) sets the timeout of this connection (0 = none, the default) and returns it;
  * strata_statement_timeout() returns it.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#ifdef __APPLE__
-#include <sys/time.h>
-#endif
 
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
