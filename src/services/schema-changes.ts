@@ -4,10 +4,11 @@
  * while the change is built and run); when other instances may exist, the overview is reloaded under that lock
  * first, so a change is never planned against a structure another instance has just altered.
  *
- * A change is a plan of three phases: checks (reads that refuse bad changes with a clear reason), DDL, and metadata
- * writes. Where DDL is transactional (PostgreSQL, SQLite) all three run in one transaction: any failure leaves
- * nothing behind. On MySQL/MariaDB every DDL statement commits on its own: the checks run first, then the DDL, then
- * the metadata in a transaction; if a later step fails, the DDL steps already taken are undone in reverse order.
+ * A change is a plan of three phases, as data (src/db/schema-steps.ts, run by src/db/schema-executor.ts): checks
+ * (counts that refuse bad changes with a clear reason), DDL steps, and metadata writes. Where DDL is transactional
+ * (PostgreSQL, SQLite) all three run in one transaction: any failure leaves nothing behind. On MySQL/MariaDB every
+ * DDL statement commits on its own: the checks run first, then the DDL, then the metadata in a transaction; if a
+ * later step fails, the DDL statements already run are undone in reverse order.
  *
  * `batch` groups several changes (a schema apply): where DDL is transactional they share one transaction under the
  * lock, each planned against the overview as that transaction sees it, so a failure undoes all of them; elsewhere
