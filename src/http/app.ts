@@ -13,7 +13,7 @@ import type { AppContext } from '../services/app-context.js';
 import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
 import { checkJsonText } from './json-body.js';
-import { consume } from './rate-limiter.js';
+import { consume } from '../bus/rate-limiters.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
 import { StageTimer } from './server-timing.js';
