@@ -12,7 +12,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
-import { checkJsonText } from './json-body.js';
+import { checkJsonText } from '../request/json-text.js';
 import { consume } from '../bus/rate-limiters.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
