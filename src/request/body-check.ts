@@ -9,7 +9,8 @@
  *
  * The wire messages are Directus's (mostly Joi's wording). A schema node may carry `errorMessage`: one text for any
  * failure of that node, or one per ajv keyword (`{type: ..., required: ...}`); `{path}` in it is replaced by the
- * failing value's label (`value`, `keys[2]`, `meta.icon`). Without one, the formatter words the failure itself.
+ * failing value's label (`value`, `keys[2]`, `meta.icon`), `{value}` by the value, `{index}` by the position in the
+ * innermost array. Without one, the formatter words the failure itself.
  * Order matters when a body has several faults: `Type.Intersect([...])` (ajv's `allOf`) checks its steps in order and
  * stops at the first that fails, which is how a schema says which fault is reported.
  */
@@ -71,7 +72,7 @@ export function errorMessage(errors: readonly ErrorObject[]): string {
     path = `${path}/${escape((error.params as { additionalProperty: string }).additionalProperty)}`;
   }
   const label = labelOf(path);
-  if (custom !== undefined) return custom.replaceAll('{path}', label);
+  if (custom !== undefined) return custom.replaceAll('{path}', label).replaceAll('{value}', String(error.data)).replaceAll('{index}', lastIndex(path));
   return defaultMessage(error, label);
 }
 
@@ -116,6 +117,11 @@ function labelOf(pointer: string): string {
   return label;
 }
 
+/** The position in the innermost array on the path (`/diff/fields/3/diff` → 3). */
+function lastIndex(pointer: string): string {
+  return pointer.split('/').reverse().find((segment) => /^\d+$/.test(segment)) ?? '';
+}
+
 function escape(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
@@ -125,9 +131,10 @@ function escape(key: string): string {
 /** A present body: JSON `null` (or no body at all) fails with `message`. */
 export const Present = (message: string) => Type.Unsafe<unknown>({ not: { type: 'null' }, errorMessage: message });
 
-/** A schema that also accepts null (one `type` list, so a failure reads as the schema's own type). */
+/** A schema of one `type` that also accepts null (one type list, so a failure reads as the schema's own type). */
 export function Nullable<T extends TSchema>(schema: T, options: { errorMessage?: ErrorMessage } = {}) {
-  const type = (schema as { type?: string }).type;
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type !== 'string') throw new TypeError('Nullable takes a schema of one type');
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...options });
 }
 
