@@ -69,6 +69,11 @@ const DeleteBody = compileSchema(
   ]),
 );
 
+/** PATCH /users/me/track/page: the page the app shows. */
+const TrackPageBody = compileSchema(
+  Type.Intersect([Present(REQUIRED), Item, Type.Object({ last_page: Type.String({ minLength: 1, errorMessage: '"last_page" key is required' }) })]),
+);
+
 export function parseCreateBody(body: unknown): { many: boolean; items: Payload[] } {
   const checked = checkBody(CreateBody, body) as Payload | Payload[];
   return Array.isArray(checked) ? { many: true, items: checked } : { many: false, items: [checked] };
@@ -76,6 +81,10 @@ export function parseCreateBody(body: unknown): { many: boolean; items: Payload[
 
 export function parseItemBody(body: unknown): Payload {
   return checkBody(ItemBody, body) as Payload;
+}
+
+export function parseTrackPageBody(body: unknown): string {
+  return checkBody(TrackPageBody, body).last_page;
 }
 
 export function parseUpdateBody(body: unknown, options: QueryParseOptions): UpdateBody {

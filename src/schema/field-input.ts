@@ -117,22 +117,23 @@ const Schema = Type.Object({
 });
 
 /** One field object; `what` names a body that is not an object. Type names are resolved below (aliases, support). */
-const field = (what: string) =>
-  ObjectSteps(what, [Type.Object({ field: Name('Field') }),
-    Type.Object({ type: Type.Optional(Nullable(Type.String())) }),
-    Type.Object({ meta: Type.Optional(Nullable(Meta)) }),
-    Type.Object({ schema: Type.Optional(Nullable(Schema)) }),
-  ]);
+const fieldSteps = [
+  Type.Object({ field: Name('Field') }),
+  Type.Object({ type: Type.Optional(Nullable(Type.String())) }),
+  Type.Object({ meta: Type.Optional(Nullable(Meta)) }),
+  Type.Object({ schema: Type.Optional(Nullable(Schema)) }),
+] as const;
+const field = (what: string) => ObjectSteps(what, [...fieldSteps]);
 type FieldBody = Static<ReturnType<typeof field>>;
 
 const FieldBody = compileSchema(field('Payload'));
+/** A new field names its type. */
+const FieldCreate = compileSchema(ObjectSteps('Payload', [...fieldSteps, Type.Object({ type: Type.String({ errorMessage: '"type" is required' }) })]));
 const BatchItem = compileSchema(field('Each field'));
 const Payload = compileSchema(ObjectOf('Payload'));
 
 export function parseFieldCreate(body: unknown, collection: string): FieldInput {
-  const input = parseField(checkBody(FieldBody, body), collection);
-  if (input.type === undefined) throw new InvalidPayloadError(`"type" is required`);
-  return input;
+  return parseField(checkBody(FieldCreate, body), collection);
 }
 
 export function parseFieldUpdate(body: unknown, collection: string, field: string): FieldInput {
