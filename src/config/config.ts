@@ -29,7 +29,7 @@ export interface DbConfig {
   password: string | null;
   /** PostgreSQL: the schemas served, in lookup order (the first also holds the service_* tables). */
   searchPath: string[];
-  /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit; not on SQLite). */
+  /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit). */
   statementTimeoutMs?: number;
 }
 

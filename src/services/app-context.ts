@@ -74,6 +74,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
   let redis: RedisClient | null = null;
   try {
     await waitForDatabase(db, config, log);
+    for (const warning of db.settingWarnings()) log.warn(warning);
     if (options.bootstrap) {
       const result = await bootstrap(db, config, log);
       if (result.generatedPassword) {

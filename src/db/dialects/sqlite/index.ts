@@ -6,6 +6,7 @@ import { introspectSqlite, mapSqliteType } from './introspect.js';
 import { sqliteSql } from './sql-hooks.js';
 import { translateSqliteError } from './error-translation.js';
 import { sqliteWrite } from './write-hooks.js';
+import { applyStatementTimeout, statementTimeoutWarnings } from './statement-timeout.js';
 
 /** Prepared statements per connection, by SQL text: request shapes repeat, and preparing costs more than running. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -29,8 +30,7 @@ export const sqliteDialect: Dialect = {
   client: 'sqlite3',
   label: 'SQLite',
   snapshotVendor: 'sqlite',
-  // better-sqlite3 cannot interrupt a running statement: DB_STATEMENT_TIMEOUT does not apply (docs/decisions.md).
-  knexConfig(connection): Knex.Config {
+  knexConfig(connection, session): Knex.Config {
     return {
       client: 'better-sqlite3',
       connection: connection as Knex.BetterSqlite3ConnectionConfig,
@@ -41,6 +41,7 @@ export const sqliteDialect: Dialect = {
         afterCreate(conn: BetterSqlite3.Database, done: (err: Error | null, conn: unknown) => void) {
           conn.pragma('foreign_keys = ON');
           conn.pragma('journal_mode = WAL');
+          applyStatementTimeout(conn, session.statementTimeoutMs);
           done(null, conn);
         },
       },
@@ -53,6 +54,7 @@ export const sqliteDialect: Dialect = {
     statement.run(...values);
     return [];
   },
+  settingWarnings: (session) => statementTimeoutWarnings(session.statementTimeoutMs),
   introspect: introspectSqlite,
   mapType: mapSqliteType,
   sql: sqliteSql,
