@@ -29,7 +29,7 @@ import { DatabaseBus } from '../bus/database-bus.js';
 import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
-import { consume, createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
+import { consume, createRateLimiters, type RateLimiters } from '../bus/rate-limiters.js';
 
 export interface AppContext {
   config: Config;

@@ -4,9 +4,9 @@
  * `PATCH /settings` (singleton).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidCredentialsError, InvalidPayloadError } from '../../errors/catalogue.js';
+import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
-import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
+import { parseCreateBody, parseDeleteBody, parseItemBody, parseTrackPageBody, parseUpdateBody } from '../../request/write-body.js';
 import type { AppContext } from '../../services/app-context.js';
 import type { WriteResult } from '../../services/items-writer.js';
 
@@ -33,8 +33,7 @@ export function registerSystemWrites(app: FastifyInstance, context: AppContext, 
   app.patch('/users/me/track/page', async (request, reply) => {
     const user = request.accountability.user;
     if (!user) throw new InvalidCredentialsError();
-    const { last_page: lastPage } = parseItemBody(request.body);
-    if (typeof lastPage !== 'string' || lastPage === '') throw new InvalidPayloadError('"last_page" key is required');
+    const lastPage = parseTrackPageBody(request.body);
     await writer.updateOne('service_users', user, { last_page: lastPage }, { fields: ['id'] }, { ...request.accountability, admin: true }, request.timer, system);
     return reply.code(204).send();
   });
