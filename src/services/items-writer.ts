@@ -26,7 +26,6 @@ import { NO_MARKS, type ItemsService, type JsonRead, type OutputForm, type ReadO
 import { MutationExecutor } from './mutation-executor.js';
 import type { SystemWrites } from './system-writes.js';
 
-
 export interface ItemsWriterDeps {
   db: Database;
   schema: () => SchemaOverview;
