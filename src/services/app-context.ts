@@ -21,6 +21,7 @@ import { RelationsService } from './relations-service.js';
 import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
 import { SystemWrites } from './system-writes.js';
+import { AccessResolver } from '../permissions/access-resolver.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { TfaService } from './tfa-service.js';
@@ -49,6 +50,8 @@ export interface AppContext {
   accountability: AccountabilityResolver;
   /** Permission rows per policy set (cached; GraphQL builds its schemas from them). */
   permissions: PermissionStore;
+  /** The caller's read and write access per request (permission sets, variables, rules). */
+  access: AccessResolver;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
   redis: RedisClient | null;
@@ -86,7 +89,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const schema = new SchemaStore(db);
     await schema.load();
     const permissions = new PermissionStore(db);
-    const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
+    const access = new AccessResolver({ db, permissions });
+    const items = new ItemsService({ db, schema: () => schema.current, access, queryLimitDefault: config.queryLimitDefault });
     const settings = new SettingsService(db);
     // Bound below, once the bus exists: system writes call it after they commit.
     let notifyPermissions = async (): Promise<void> => {};
@@ -97,7 +101,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settingsChanged: () => settings.clear(),
       passwordPolicy: () => settings.passwordPolicy(),
     });
-    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
+    const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites });
     const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
     const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
 
@@ -170,6 +174,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       }, logins),
       accountability,
       permissions,
+      access,
       tfa: new TfaService(db, 'Strata'),
       me: new MeService(db, permissions, () => schema.current),
       bus,
