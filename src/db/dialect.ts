@@ -24,6 +24,8 @@ export interface Dialect {
    * the schemas of the search path).
    */
   knexConfig(connection: unknown, session: { statementTimeoutMs: number; searchPath: string[] }): Knex.Config;
+  /** Session settings it cannot apply on this machine, as lines for the start-up log (after the first connection). */
+  settingWarnings?(session: { statementTimeoutMs: number }): string[];
   /**
    * Runs one statement with bound parameters on a raw connection; returns rows as plain objects. `name` (a stable
    * name of this text) asks for a prepared statement kept by the connection, where the driver keeps them by name.

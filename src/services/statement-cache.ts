@@ -18,7 +18,7 @@
  * are never hit and simply age out of the LRU.
  */
 import { createHash } from 'node:crypto';
-import { Lru } from '../graphql/lru.js';
+import { LRUCache } from 'lru-cache';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { DeepQuery, FilterNode, FilterValue, Query } from '../request/query.js';
@@ -117,15 +117,15 @@ export interface Lookup {
 const NAMED_STATEMENTS_MAX = 2000;
 
 export class StatementCache {
-  private readonly entries: Lru<string, CachedRead>;
-  private readonly shapes: Lru<string, ShapeEntry>;
+  private readonly entries: LRUCache<string, CachedRead>;
+  private readonly shapes: LRUCache<string, ShapeEntry>;
   private readonly names = new Map<string, string>();
   private readonly sets = new WeakMap<PermissionSet, string>();
   private nextSet = 0;
 
   constructor(size: number) {
-    this.entries = new Lru(size);
-    this.shapes = new Lru(size);
+    this.entries = new LRUCache({ max: size });
+    this.shapes = new LRUCache({ max: size });
   }
 
   /** The exact cache key of a read (its values in it), or null when it must be planned every time. */
