@@ -2,6 +2,7 @@
  * Token → Accountability. JWTs are verified (cached by fast-jwt); the user's roles, policies and admin/app flags
  * are recomputed from the database, as Directus 11 does, and kept for a few seconds so a request costs no round trip.
  */
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import { publicAccountability, type Accountability } from '../permissions/accountability.js';
@@ -32,9 +33,10 @@ export class AccountabilityResolver {
     secret: string,
     ttlMs = 900_000,
     private readonly logins: LoginLiveness | null = null,
+    clock: Clock = systemClock,
   ) {
-    this.tokens = new AccessTokens(secret, ttlMs);
-    this.sessions = new Sessions(db);
+    this.tokens = new AccessTokens(secret, ttlMs, clock);
+    this.sessions = new Sessions(db, clock);
   }
 
   async resolve(token: string | null, ip: string | null): Promise<Accountability> {

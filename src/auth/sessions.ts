@@ -4,6 +4,7 @@
  * period so requests already on their way are not failed.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 
 export interface SessionRow {
@@ -23,7 +24,10 @@ export function hashToken(raw: string): string {
 }
 
 export class Sessions {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async create(user: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {}, family: string | null = newFamily()): Promise<string> {
     const raw = randomBytes(48).toString('base64url');
@@ -31,7 +35,7 @@ export class Sessions {
       token: hashToken(raw),
       user,
       family,
-      expires: new Date(Date.now() + ttlMs),
+      expires: new Date(this.clock.now() + ttlMs),
       ip: meta.ip ?? null,
       user_agent: meta.userAgent ?? null,
       origin: meta.origin ?? null,
@@ -44,14 +48,14 @@ export class Sessions {
     const row = await this.db.knex('service_sessions').select('user', 'expires', 'family').where('token', hashToken(raw)).first();
     if (!row) return null;
     const expires = new Date(row.expires);
-    if (expires.getTime() <= Date.now()) return null;
+    if (expires.getTime() <= this.clock.now()) return null;
     return { user: String(row.user), expires, family: row.family ?? null };
   }
 
   /** Whether any session of a login is still live (its access tokens are valid only while one is). */
   async familyLive(family: string): Promise<boolean> {
     const rows = await this.db.knex('service_sessions').select('expires').where('family', family);
-    const now = Date.now();
+    const now = this.clock.now();
     return rows.some((row: { expires: unknown }) => new Date(row.expires as string).getTime() > now);
   }
 
@@ -71,7 +75,7 @@ export class Sessions {
     // The new row exists before the old one goes, so the login's family is never without a live session.
     const next = await this.create(session.user, ttlMs, meta, session.family);
     if (graceMs > 0) {
-      const until = new Date(Math.min(session.expires.getTime(), Date.now() + graceMs));
+      const until = new Date(Math.min(session.expires.getTime(), this.clock.now() + graceMs));
       const claimed = await this.db.knex('service_sessions').where('token', old).whereNull('next_token').update({ expires: until, next_token: hashToken(next) });
       if (claimed !== 1) {
         await this.remove(next);

@@ -2,6 +2,7 @@
  * Everything a running Strata holds: the connection, the schema store and the services over them. Built once at
  * start (and by tests); the HTTP front end only talks to this.
  */
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { resolveSecret } from '../config/secret-store.js';
 import { Database } from '../db/connection.js';
@@ -66,6 +67,8 @@ export interface ContextOptions {
   /** Run bootstrap (migrations; first admin on a fresh database) before serving. */
   bootstrap?: boolean;
   log?: { info(msg: string): void; warn(msg: string): void; error?(object: unknown, msg: string): void };
+  /** What expiry (tokens, sessions, TFA windows) is measured against; the system clock unless a test injects one. */
+  clock?: Clock;
 }
 
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -96,8 +99,9 @@ export async function createAppContext(config: Config, options: ContextOptions =
       passwordPolicy: () => settings.passwordPolicy(),
     });
     const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
-    const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
-    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
+    const clock = options.clock ?? systemClock;
+    const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);
+    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
@@ -165,10 +169,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings,
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'), async (key) => {
         if (rateLimiters.login) await consume(rateLimiters.login, key);
-      }, logins),
+      }, logins, clock),
       accountability,
       permissions,
-      tfa: new TfaService(db, 'Strata'),
+      tfa: new TfaService(db, 'Strata', clock),
       me: new MeService(db, permissions, () => schema.current),
       bus,
       redis,

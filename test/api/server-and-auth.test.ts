@@ -113,7 +113,8 @@ for (const client of testClients()) {
       const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '1s' } });
       try {
         const login = json(await short.request({ method: 'POST', url: '/auth/login', token: null, payload: { email: ADMIN.email, password: ADMIN.password } }));
-        await new Promise((resolve) => setTimeout(resolve, 1100));
+        assert.equal((await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token })).statusCode, 200);
+        short.clock.advance(1_100);
         const res = await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token });
         assert.equal(res.statusCode, 401);
         assert.equal(errorCode(res), 'TOKEN_EXPIRED');

@@ -7,6 +7,7 @@ import type { DbClient } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { createAppContext, type AppContext, type ContextOptions } from '../../src/services/app-context.js';
 import { insertFixtureMeta } from './fixture-meta.js';
+import { TestClock } from './test-clock.js';
 import { createTestDatabase, type TestDb } from './test-db.js';
 import { templateFor, type Template } from './test-templates.js';
 
@@ -16,6 +17,8 @@ export interface TestApp {
   app: FastifyInstance;
   context: AppContext;
   testDb: TestDb;
+  /** The time the app measures expiry against: `clock.advance(ms)` instead of sleeping. */
+  clock: TestClock;
   /** inject with the admin's static token unless `token` is given (null = no token). */
   request(options: InjectOptions & { token?: string | null }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -59,7 +62,8 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
   try {
     const config = readConfig(testEnv(testDb, options.env));
     // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
-    const context = await createAppContext(config, { ...options.context, bootstrap: true });
+    const clock = new TestClock();
+    const context = await createAppContext(config, { clock, ...options.context, bootstrap: true });
     if (options.relations) await insertFixtureMeta(context);
     const app = createApp(context, { logger: false });
     await app.ready();
@@ -67,6 +71,7 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
       app,
       context,
       testDb,
+      clock,
       request({ token, ...inject }) {
         const headers = { ...(inject.headers ?? {}) } as Record<string, string>;
         const bearer = token === undefined ? ADMIN.token : token;
