@@ -29,7 +29,9 @@ for (const client of testClients()) {
       const anon = await t.request({ method: 'GET', url: '/server/health', token: null });
       assert.equal(anon.statusCode, 200);
       assert.match(String(anon.headers['content-type']), /application\/health\+json/);
-      assert.deepEqual(json(anon), { status: 'ok' });
+      // Only the status for anonymous callers; 'warn' when the database answered slowly (a loaded test machine).
+      assert.deepEqual(Object.keys(json(anon)), ['status']);
+      assert.ok(['ok', 'warn'].includes(json(anon).status));
       const admin = json(await t.request({ method: 'GET', url: '/server/health' }));
       assert.ok(['ok', 'warn'].includes(admin.status));
       const check = Object.values(admin.checks as Record<string, { status: string; componentType: string }[]>)[0]![0]!;
