@@ -39,6 +39,8 @@ if (!templates) process.stdout.write('Template databases could not be built: eve
 // database or a socket. Each uses databases, ports, Redis servers and Redis namespaces of its own.
 const concurrency = process.env.TEST_CONCURRENCY || '4';
 const env = { ...process.env, NODE_ENV: 'test', ...(templates ? { STRATA_TEST_TEMPLATES: templates } : {}) };
+// Ctrl-C stops the tests (they get the signal too) but not this script, which still drops the templates.
+process.on('SIGINT', () => {});
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   cwd: root,
