@@ -51,8 +51,8 @@ export interface TestAppOptions {
   relations?: boolean;
   /** Copy the run's bootstrapped template database when there is one (default); false migrates an empty one. */
   template?: boolean;
-  /** Options for the app context (an injected clock, …). */
-  context?: ContextOptions;
+  /** More options for the app context (its clock is always the app's TestClock). */
+  context?: Omit<ContextOptions, 'clock' | 'bootstrap'>;
 }
 
 export async function startTestApp(client: DbClient, options: TestAppOptions = {}): Promise<TestApp> {
@@ -63,7 +63,7 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
     const config = readConfig(testEnv(testDb, options.env));
     // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
     const clock = new TestClock();
-    const context = await createAppContext(config, { clock, ...options.context, bootstrap: true });
+    const context = await createAppContext(config, { ...options.context, clock, bootstrap: true });
     if (options.relations) await insertFixtureMeta(context);
     const app = createApp(context, { logger: false });
     await app.ready();
