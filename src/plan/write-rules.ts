@@ -7,20 +7,15 @@
  */
 import { collectionForbidden, FailedValidationError, fieldForbidden } from '../errors/catalogue.js';
 import type { CollectionOverview } from '../schema/types.js';
+import type { Payload } from '../request/write-body.js';
 import type { RowWrite } from './mutation-plan.js';
-import { setValue, type Planning, type WriteContext } from './mutation-planner.js';
 import { isKeyField } from './row-key.js';
 import { evaluate } from './validation.js';
 import type { WriteAction, WriteRules } from './write-access.js';
-
-type Payload = Record<string, unknown>;
+import { setValue, where, type Planning, type WriteContext } from './write-context.js';
 
 /** Fields only admins may write, whatever a policy grants (static tokens). */
 const ADMIN_ONLY_FIELDS: Record<string, string[]> = { service_users: ['token'] };
-
-function where(path: (string | number)[]): string {
-  return path.length ? path.join('.') : 'root';
-}
 
 /**
  * The caller's rules for `action` on `collection`: null for admins (no restriction); FORBIDDEN when the caller has

@@ -9,7 +9,7 @@ import type { SqlDialect } from '../sql/dialect-hooks.js';
 import { FailedValidationError, throwAll, UnprocessableContentError, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { RowWrite } from '../plan/mutation-plan.js';
-import { CONCEALED } from '../plan/mutation-planner.js';
+import { CONCEALED } from '../schema/concealed.js';
 import { FULL_ACCESS } from '../plan/access.js';
 import { planRead } from '../plan/read-planner.js';
 import { regexOf } from '../plan/validation.js';
