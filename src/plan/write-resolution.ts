@@ -33,21 +33,28 @@ export function childParentKey(row: RowWrite, key: Key | null, local: string): K
   return value === undefined ? null : (value as Key | null);
 }
 
-/** Per `related\0foreign key`: keys of rows a write names under that relation anywhere in the draft. */
-export function keptKeys(rows: readonly RowWrite[]): Map<string, Set<string>> {
+/**
+ * Per `related\0foreign key`: keys of rows a write names under that relation anywhere in the draft (a composite
+ * key completed by its parent's key where that is known; `topKey`: a singleton's row).
+ */
+export function keptKeys(rows: readonly RowWrite[], topKey: Key | null = null): Map<string, Set<string>> {
   const kept = new Map<string, Set<string>>();
-  const visit = (row: RowWrite) => {
-    row.parents.forEach((parent) => visit(parent.row));
+  const visit = (row: RowWrite, key: Key | null) => {
+    row.parents.forEach((parent) => visit(parent.row, draftKey(parent.row, null)));
     for (const set of row.children) {
       const id = `${set.related.collection}\u0000${set.link.relatedField}`;
       const keys = kept.get(id) ?? new Set<string>();
-      for (const child of [...set.rows, ...set.updates]) if (child.key !== null) keys.add(String(child.key));
-      set.assign.forEach((key) => keys.add(String(key)));
       kept.set(id, keys);
-      [...set.rows, ...set.updates].forEach(visit);
+      set.assign.forEach((assigned) => keys.add(String(assigned)));
+      const parentKey = childParentKey(row, key, set.link.localField);
+      for (const child of [...set.rows, ...set.updates]) {
+        const childKey = draftKey(child, parentKey);
+        if (childKey !== null) keys.add(String(childKey));
+        visit(child, childKey);
+      }
     }
   };
-  rows.forEach(visit);
+  rows.forEach((row) => visit(row, topKey ?? draftKey(row, null)));
   return kept;
 }
 
@@ -70,7 +77,7 @@ interface Resolution {
 
 /** Draft + lookups + hashes → the plan; every failure found is thrown together (finishPlanning). */
 export function resolvePlan(draft: MutationPlan, lookups: WriteLookups, hashes: WriteHashes, ctx: WriteContext): MutationPlan {
-  const r: Resolution = { planning: startPlanning(ctx, draft.rowCount), lookups, hashes, kept: keptKeys(draft.rows) };
+  const r: Resolution = { planning: startPlanning(ctx, draft.rowCount), lookups, hashes, kept: keptKeys(draft.rows, lookups.singleton ?? null) };
   const rows = draft.rows.map((row) => resolveRow(r, row, null, lookups.singleton));
   finishPlanning(r.planning);
   return { collection: draft.collection, rows, rowCount: r.planning.rowCount };

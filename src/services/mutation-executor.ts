@@ -18,8 +18,8 @@ import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schem
 import type { CompiledStatement } from '../sql/statement.js';
 import { compileDeletes, compileInserts, compileKeyLookups, compileUpdates, type WriteHooks } from '../sql/write-compiler.js';
 import { keyColumnsOf, keyValuesOf } from './write-lookups.js';
+import type { Row } from '../db/connection.js';
 
-type Row = Record<string, unknown>;
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();

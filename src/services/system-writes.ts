@@ -15,10 +15,9 @@ import { planRead } from '../plan/read-planner.js';
 import { regexOf } from '../plan/validation.js';
 import { parseFilter } from '../request/parse-filter.js';
 import type { Query } from '../request/query.js';
+import type { Payload } from '../request/write-body.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
-
-type Payload = Record<string, unknown>;
 
 const ACTIONS = ['create', 'read', 'update', 'delete', 'share'];
 /** Writes here can change who is an active admin. */

@@ -116,7 +116,7 @@ export class WriteLookupStage {
 
     // The caller's rule for the deselect action, on the rows that would get it.
     if (!this.ctx.accountability.admin && sets.length > 0) {
-      const kept = keptKeys(draft.rows);
+      const kept = keptKeys(draft.rows, singletonKey ?? null);
       const guarded = { update: new KeyRequests(), delete: new KeyRequests() };
       for (const { set, parentKey } of sets) {
         const action = set.link.deselectAction === 'delete' ? 'delete' : 'update';
