@@ -1,9 +1,10 @@
 /**
- * Payloads + schema + accountability → MutationPlan / DeletePlan (pure, synchronous). Everything that can be
- * checked without the database is checked here, before any SQL runs: unknown fields (403 FORBIDDEN), value types,
- * lengths, required and non-nullable fields, field validation rules — all failures of the whole request answered
- * together — and MAX_BATCH_MUTATION. Permissions: admins write everything; everyone else writes what the rules of
- * `ctx.access` grant (write-rules.ts), and nothing at all without it.
+ * Payloads + schema + accountability → the draft MutationPlan / DeletePlan (pure, synchronous). Everything that can
+ * be checked without the database is checked here, before any SQL runs: unknown fields (403 FORBIDDEN), value
+ * types, lengths, required and non-nullable fields, field validation rules — all failures of the whole request
+ * answered together — and MAX_BATCH_MUTATION. Permissions: admins write everything; everyone else writes what the
+ * rules of `ctx.access` grant (write-rules.ts), and nothing at all without it. Upserts (nested objects naming a
+ * key, a singleton's row) stay open in the draft: write-resolution.ts settles them from the lookups.
  */
 import { fieldForbidden, ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
 import type { Payload } from '../request/write-body.js';
