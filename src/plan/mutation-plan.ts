@@ -94,8 +94,6 @@ export interface WriteLookups {
   singleton?: Key | null;
 }
 
-export const NO_LOOKUPS: WriteLookups = { updatable: new Map(), deletable: new Map(), linked: new Map() };
-
 export function linkKey(related: string, foreignKey: string, parent: Key): string {
   return `${related}\u0000${foreignKey}\u0000${String(parent)}`;
 }

@@ -95,10 +95,6 @@ export class ItemsWriter {
     return accountability.admin || Boolean(permissions?.for(collection, action).length);
   }
 
-  isSingleton(collection: string): boolean {
-    return this.deps.schema().collections[collection]?.singleton === true;
-  }
-
   /** POST: one item (object) or many (array); answered with the created items as `query` reads them. */
   async create(target: OpenedCollection, items: Payload[], many: boolean, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
     const { collection, ctx } = target;

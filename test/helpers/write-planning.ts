@@ -3,7 +3,7 @@
  * is planned), and lookups built by hand: what the lookup stage would have read inside the transaction.
  */
 import type { DeletePlan, Key, MutationPlan, WriteLookups } from '../../src/plan/mutation-plan.js';
-import { linkKey, NO_LOOKUPS } from '../../src/plan/mutation-plan.js';
+import { linkKey } from '../../src/plan/mutation-plan.js';
 import * as planner from '../../src/plan/mutation-planner.js';
 import type { WriteContext } from '../../src/plan/write-context.js';
 import type { Payload } from '../../src/request/write-body.js';
@@ -28,7 +28,6 @@ export function lookups(
 ): WriteLookups {
   const maps = (byCollection: Record<string, Record<string, boolean>>) => new Map(Object.entries(byCollection).map(([name, keys]) => [name, new Map(Object.entries(keys))]));
   return {
-    ...NO_LOOKUPS,
     updatable: maps(rows),
     deletable: maps(deletable),
     linked: new Map(linked.map(({ related, fk, parent, keys }) => [linkKey(related, fk, parent), keys])),
