@@ -13,31 +13,29 @@ import { hashPassword } from '../auth/passwords.js';
 import type { Database, Executor } from '../db/connection.js';
 import { atLine, ForbiddenError, InvalidPayloadError, RouteNotFoundError, ServiceError } from '../errors/catalogue.js';
 import type { ImportRecord } from '../io/import-records.js';
+import type { AccessResolver } from '../permissions/access-resolver.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { Key, MutationPlan, RowWrite, WriteHashes } from '../plan/mutation-plan.js';
 import { itemsCollection, planCreate, planDelete, planSingleton, planUpdate } from '../plan/mutation-planner.js';
 import { keyOfValues } from '../plan/row-key.js';
-import { policyWriteAccess, type WriteAccess, type WriteAction } from '../plan/write-access.js';
+import type { WriteAccess, WriteAction } from '../plan/write-access.js';
 import type { WriteContext } from '../plan/write-context.js';
 import { checkDeletes, resolvePlan } from '../plan/write-resolution.js';
 import { writeValue, WriteValueProblem } from '../plan/write-values.js';
 import type { Query } from '../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
 import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
-import type { ItemsService, StageMarks } from './items-service.js';
+import { NO_MARKS, type ItemsService, type JsonRead, type OutputForm, type ReadOptions, type RowsRead, type StageMarks } from './items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
 import type { SystemWrites } from './system-writes.js';
 import { WriteLookupStage } from './write-lookups.js';
-
-const NO_MARKS: StageMarks = { mark: () => {} };
-/** Keys per re-read statement: well inside every database's parameter limit. */
-const REREAD_CHUNK = 10_000;
 
 export interface ItemsWriterDeps {
   db: Database;
   schema: () => SchemaOverview;
   items: ItemsService;
+  access: AccessResolver;
   maxBatchMutation: number;
   /** Checks and cache invalidation of system-collection writes (needed for `options.system`). */
   systemWrites?: SystemWrites;
@@ -45,27 +43,31 @@ export interface ItemsWriterDeps {
   hash?: (plain: string) => Promise<string>;
 }
 
-export interface WriteOptions {
+export interface WriteOptions<R extends Reread = 'json'> {
   /** Opens the service_* collections that have routes of their own (users, roles, policies, ...). */
   system?: boolean;
+  /** How the written items are read back: the database's JSON text (REST), or values (GraphQL's resolvers). */
+  reread?: R;
+  /** The JSON form of the values read back (see items-service.ts). */
+  form?: OutputForm;
 }
+
+export type Reread = 'json' | 'rows';
 
 /** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
 const UNCHECKED: WriteAccess = { rules: () => null };
 
-/** A write's answer: the response body, or null for 204 No Content. */
-export type WriteResult = string | null;
+/** A write's answer: the written items as read back, or null when the caller may not read them (204 No Content). */
+export type WriteResult<R extends Reread = 'json'> = (R extends 'rows' ? RowsRead : JsonRead) | null;
 
 /** A collection opened for writing by `ItemsWriter.open`: checked, with the caller's context. */
-export interface OpenedCollection {
+export interface OpenedCollection<R extends Reread = 'json'> {
   collection: CollectionOverview;
   ctx: WriteContext;
-  options: WriteOptions;
+  options: WriteOptions<R>;
 }
 
 export class ItemsWriter {
-  /** Per request (its accountability object): the caller's resolved write rules. */
-  private readonly resolved = new WeakMap<Accountability, { schema: SchemaOverview; loading: Promise<WriteAccess | undefined> }>();
   private readonly hash: (plain: string) => Promise<string>;
 
   constructor(private readonly deps: ItemsWriterDeps) {
@@ -77,7 +79,7 @@ export class ItemsWriter {
    * not a service_* table unless `options.system`) and the caller has a rule for `action` (null: the write's own
    * rules decide, as for a singleton that may be created or updated). Front ends call it before reading the body.
    */
-  async open(collection: string, action: WriteAction | null, accountability: Accountability, options: WriteOptions = {}): Promise<OpenedCollection> {
+  async open<R extends Reread = 'json'>(collection: string, action: WriteAction | null, accountability: Accountability, options: WriteOptions<R> = {}): Promise<OpenedCollection<R>> {
     const ctx = await this.context(accountability, options);
     return { collection: itemsCollection(collection, ctx, action ?? undefined), ctx, options };
   }
@@ -86,7 +88,7 @@ export class ItemsWriter {
    * Whether the caller has a rule for `action` on a writable `collection`, from an already loaded permission set
    * (null for admins): for front ends that list what may be written (GraphQL mutations), without a database trip.
    */
-  canWrite(collection: string, action: WriteAction, accountability: Accountability, permissions: PermissionSet | null, options: WriteOptions = {}): boolean {
+  canWrite(collection: string, action: WriteAction, accountability: Accountability, permissions: PermissionSet | null, options: WriteOptions<Reread> = {}): boolean {
     try {
       itemsCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
     } catch {
@@ -96,7 +98,7 @@ export class ItemsWriter {
   }
 
   /** POST: one item (object) or many (array); answered with the created items as `query` reads them. */
-  async create(target: OpenedCollection, items: Payload[], many: boolean, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
+  async create<R extends Reread>(target: OpenedCollection<R>, items: Payload[], many: boolean, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}`);
     await this.checkSystemPayloads(target, items, many);
@@ -116,7 +118,7 @@ export class ItemsWriter {
    * number of items created. Hashes are made before each batch's turn in the transaction (import collections with
    * `hash` fields are rare; their argon2 time is spent while the import's connection waits).
    */
-  async importRecords(target: OpenedCollection, records: AsyncIterable<ImportRecord>, batchSize: number, onProgress?: (rows: number) => void): Promise<number> {
+  async importRecords(target: OpenedCollection<Reread>, records: AsyncIterable<ImportRecord>, batchSize: number, onProgress?: (rows: number) => void): Promise<number> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new InvalidPayloadError(`Can't import into the singleton "${collection.collection}"`);
     let written = 0;
@@ -170,7 +172,7 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{c}/{pk}. */
-  async updateOne(target: OpenedCollection, key: string, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
+  async updateOne<R extends Reread>(target: OpenedCollection<R>, key: string, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}/${key}`);
     await this.checkSystemPayloads(target, [payload], false);
@@ -184,7 +186,7 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
-  async updateMany(target: OpenedCollection, body: UpdateBody, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
+  async updateMany<R extends Reread>(target: OpenedCollection<R>, body: UpdateBody, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     let draft: MutationPlan;
     if (body.kind === 'batch') {
@@ -193,7 +195,7 @@ export class ItemsWriter {
     } else {
       await this.checkSystemPayloads(target, [body.data], false);
       const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
-      if (keys.length === 0) return '{"data":[]}';
+      if (keys.length === 0) return this.readKeys(target, [], query);
       draft = planUpdate(collection, keys.map((key) => ({ key, payload: body.data })), false, ctx);
     }
     marks.mark('plan');
@@ -205,19 +207,24 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{singleton} (and /settings): updates its one row, or creates it (looked up in the transaction). */
-  async upsertSingleton(target: OpenedCollection, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult> {
+  async upsertSingleton<R extends Reread>(target: OpenedCollection<R>, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
     const draft = planSingleton(target.collection, payload, target.ctx);
     marks.mark('plan');
     await this.execute(target, draft, true);
     marks.mark('write');
     const { collection, options, ctx } = target;
-    const body = await this.reread(() => this.deps.items.readMany(collection.collection, { ...query, meta: undefined }, ctx.accountability, NO_MARKS, { system: options.system, singleton: true }));
+    const singletonQuery = { ...query, meta: undefined };
+    const body = await this.reread(
+      options,
+      (items, read) => items.readMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, { ...read, singleton: true }),
+      (items, read) => items.rowsMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, { ...read, singleton: true }),
+    );
     marks.mark('read');
     return body;
   }
 
   /** DELETE /items/{c}/{pk} and DELETE /items/{c} (array of keys, `{keys}` or `{query}`); always 204. */
-  async delete(target: OpenedCollection, body: DeleteBody, marks: StageMarks = NO_MARKS): Promise<void> {
+  async delete(target: OpenedCollection<Reread>, body: DeleteBody, marks: StageMarks = NO_MARKS): Promise<void> {
     const { collection, ctx } = target;
     const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
     const plan = planDelete(collection, keys, ctx);
@@ -229,7 +236,7 @@ export class ItemsWriter {
     marks.mark('write');
   }
 
-  private baseContext(accountability: Accountability, options: WriteOptions): WriteContext {
+  private baseContext(accountability: Accountability, options: WriteOptions<Reread>): WriteContext {
     return { schema: this.deps.schema(), accountability, now: new Date(), uuid: randomUUID, maxBatchMutation: this.deps.maxBatchMutation, system: options.system };
   }
 
@@ -237,26 +244,18 @@ export class ItemsWriter {
    * The write context; a non-admin's rules resolved for this request (variables such as $CURRENT_USER included),
    * once per request.
    */
-  private async context(accountability: Accountability, options: WriteOptions): Promise<WriteContext> {
+  private async context(accountability: Accountability, options: WriteOptions<Reread>): Promise<WriteContext> {
     const ctx = this.baseContext(accountability, options);
     if (accountability.admin) return ctx;
-    let access = this.resolved.get(accountability);
-    if (!access || access.schema !== ctx.schema) {
-      const loading = this.deps.items.access(ctx.schema, accountability, ctx.now).then(({ permissions, dynamic }) =>
-        permissions ? policyWriteAccess(permissions, { schema: ctx.schema, accountability, now: ctx.now, dynamic }) : undefined,
-      );
-      access = { schema: ctx.schema, loading };
-      this.resolved.set(accountability, access);
-    }
-    return { ...ctx, access: await access.loading };
+    return { ...ctx, access: await this.deps.access.write(ctx.schema, accountability, ctx.now) };
   }
 
-  private async checkSystemPayloads(target: OpenedCollection, payloads: Payload[], many: boolean): Promise<void> {
+  private async checkSystemPayloads(target: OpenedCollection<Reread>, payloads: Payload[], many: boolean): Promise<void> {
     if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
   }
 
   /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */
-  private async execute(target: OpenedCollection, draft: MutationPlan, singleton = false): Promise<Key[]> {
+  private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
     const { ctx } = target;
     const hashes = await this.hashes(draft, ctx);
     const touched = this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
@@ -317,42 +316,42 @@ export class ItemsWriter {
    * The keys of the items a query selects, read through the read engine (so the caller's read rules apply, and
    * the default limit: update and delete by query touch at most QUERY_LIMIT_DEFAULT items unless `limit` says more).
    */
-  private async keysByQuery(opened: OpenedCollection, query: Query): Promise<Key[]> {
+  private async keysByQuery(opened: OpenedCollection<Reread>, query: Query): Promise<Key[]> {
     const target = opened.collection;
-    const body = await this.deps.items.readMany(target.collection, { ...query, fields: [...target.keyFields], meta: undefined }, opened.ctx.accountability, NO_MARKS, { system: opened.options.system });
-    const data = (JSON.parse(body) as { data: Record<string, Key>[] | Record<string, Key> | null }).data;
-    const rows = Array.isArray(data) ? data : data ? [data] : [];
+    const { data } = await this.deps.items.rowsMany(target.collection, { ...query, fields: [...target.keyFields], meta: undefined }, opened.ctx.accountability, NO_MARKS, { system: opened.options.system });
+    const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, Key>[];
     return rows.map((row) => keyOfValues(target, row)).filter((key): key is Key => key !== null && key !== undefined);
   }
 
-  private readKey(target: OpenedCollection, key: Key, query: Query): Promise<WriteResult> {
+  private readKey<R extends Reread>(target: OpenedCollection<R>, key: Key, query: Query): Promise<WriteResult<R>> {
     const { collection, ctx, options } = target;
-    return this.reread(() => this.deps.items.readOne(collection.collection, String(key), { ...query, meta: undefined }, ctx.accountability, NO_MARKS, { system: options.system }));
+    const keyQuery = { ...query, meta: undefined };
+    return this.reread(
+      options,
+      (items, read) => items.readOne(collection.collection, String(key), keyQuery, ctx.accountability, NO_MARKS, read),
+      (items, read) => items.rowsOne(collection.collection, String(key), keyQuery, ctx.accountability, NO_MARKS, read),
+    );
   }
 
-  /** The written rows, in the read engine's order (the collection's sort field, else the key), in bounded chunks. */
-  private async readKeys(target: OpenedCollection, keys: Key[], query: Query): Promise<WriteResult> {
-    if (keys.length === 0) return '{"data":[]}';
+  /** The written rows, in the read engine's order (the collection's sort field, else the key). */
+  private readKeys<R extends Reread>(target: OpenedCollection<R>, keys: Key[], query: Query): Promise<WriteResult<R>> {
     const { collection, ctx, options } = target;
-    const read = (chunk: Key[]) =>
-      this.deps.items.readMany(collection.collection, { ...query, meta: undefined, keys: chunk, limit: query.limit ?? chunk.length }, ctx.accountability, NO_MARKS, { system: options.system });
-    if (keys.length <= REREAD_CHUNK || query.limit !== undefined) return this.reread(() => read(keys));
-    const sorted = keys.every((key) => typeof key === 'number') ? [...keys].sort((a, b) => (a as number) - (b as number)) : keys;
-    return this.reread(async () => {
-      const parts: string[] = [];
-      for (let i = 0; i < sorted.length; i += REREAD_CHUNK) {
-        // Each body is exactly `{"data":[...]}`: the arrays are joined without parsing them.
-        const array = (await read(sorted.slice(i, i + REREAD_CHUNK))).slice('{"data":['.length, -2);
-        if (array) parts.push(array);
-      }
-      return `{"data":[${parts.join(',')}]}`;
-    });
+    return this.reread(
+      options,
+      (items, read) => items.readKeys(collection.collection, keys, query, ctx.accountability, read),
+      (items, read) => items.rowsKeys(collection.collection, keys, query, ctx.accountability, read),
+    );
   }
 
-  /** A re-read the caller is not allowed (FORBIDDEN) answers 204, as Directus does. */
-  private async reread(read: () => Promise<string>): Promise<WriteResult> {
+  /** The re-read in the form the caller asked for; one the caller is not allowed (FORBIDDEN) answers 204, as Directus does. */
+  private async reread<R extends Reread>(
+    options: WriteOptions<R>,
+    json: (items: ItemsService, read: ReadOptions) => Promise<JsonRead>,
+    rows: (items: ItemsService, read: ReadOptions) => Promise<RowsRead>,
+  ): Promise<WriteResult<R>> {
+    const read: ReadOptions = { system: options.system, form: options.form };
     try {
-      return await read();
+      return (await (options.reread === 'rows' ? rows(this.deps.items, read) : json(this.deps.items, read))) as WriteResult<R>;
     } catch (error) {
       if (error instanceof ForbiddenError) return null;
       throw error;

@@ -41,6 +41,7 @@ for (const client of testClients()) {
         db,
         schema: () => t.context.schema.current,
         items: t.context.items,
+        access: t.context.access,
         maxBatchMutation: Infinity,
         hash: (plain) => {
           hashedDuring.push(open);
