@@ -45,7 +45,7 @@ try {
   await once(out, 'finish');
 
   let t0 = performance.now();
-  const created = await context.writer.importRecords('records', importRecords('csv', createReadStream(file)), config.io.importBatchSize, CLI_ACCOUNTABILITY);
+  const created = await context.writer.importRecords(await context.writer.open('records', 'create', CLI_ACCOUNTABILITY), importRecords('csv', createReadStream(file)), config.io.importBatchSize);
   const importSeconds = (performance.now() - t0) / 1000;
 
   t0 = performance.now();

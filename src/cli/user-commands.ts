@@ -27,7 +27,7 @@ export async function runUsersCreate(config: Config, out: Output, options: { ema
     if (options.role) payload.role = await roleId(context, options.role);
     if (options.firstName) payload.first_name = options.firstName;
     if (options.lastName) payload.last_name = options.lastName;
-    const created = await context.writer.create('service_users', [payload], false, { fields: ['id', 'email', 'role'] }, CLI_ACCOUNTABILITY, undefined, ROWS);
+    const created = await context.writer.create(await context.writer.open('service_users', 'create', CLI_ACCOUNTABILITY, ROWS), [payload], false, { fields: ['id', 'email', 'role'] });
     return created!.data as { id: string; email: string; role: string | null };
   });
   out.result(user, `Created user ${user.email} (${user.id})`);
@@ -36,7 +36,7 @@ export async function runUsersCreate(config: Config, out: Output, options: { ema
 export async function runUsersPasswd(config: Config, out: Output, options: { email: string; password: string }): Promise<void> {
   await withContext(config, async (context) => {
     const id = await userId(context, options.email);
-    await context.writer.updateOne('service_users', id, { password: options.password }, { fields: ['id'] }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
+    await context.writer.updateOne(await context.writer.open('service_users', 'update', CLI_ACCOUNTABILITY, SYSTEM), id, { password: options.password }, { fields: ['id'] });
   });
   out.result({ email: options.email, changed: true }, `Password of ${options.email} changed`);
 }
@@ -57,7 +57,7 @@ export async function runRolesCreate(config: Config, out: Output, options: { nam
     if (options.admin || options.app) {
       payload.policies = [{ policy: { name: options.name, admin_access: options.admin === true, app_access: options.admin === true || options.app === true } }];
     }
-    const created = await context.writer.create('service_roles', [payload], false, { fields: ['id', 'name'] }, CLI_ACCOUNTABILITY, undefined, ROWS);
+    const created = await context.writer.create(await context.writer.open('service_roles', 'create', CLI_ACCOUNTABILITY, ROWS), [payload], false, { fields: ['id', 'name'] });
     return created!.data as { id: string; name: string };
   });
   out.result(role, `Created role ${role.name} (${role.id})`);

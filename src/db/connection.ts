@@ -13,9 +13,12 @@ import { failureKind } from './failure-kind.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
 
+/** A row as a statement answers it: column (or alias) → value, as the driver gives it. */
+export type Row = Record<string, unknown>;
+
 /** Runs statements on one connection (a transaction's). */
 export interface Executor {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
 type Pool = { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
@@ -76,7 +79,7 @@ export class Database {
    * run once more on a fresh one (a read changes nothing, so running it twice is harmless); any other statement is
    * never repeated. Failures of the database come back as catalogue errors (503, or 400 for a value it refused).
    */
-  async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
     const read = READ.test(sql);
     const client = this.knex.client as Pool;
