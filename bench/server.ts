@@ -23,6 +23,8 @@ export interface ServerCounters {
   captured: CapturedStatement[];
   peakMb: number;
   maxRssMb: number;
+  /** CPU time of the process since the last mark, ms. */
+  cpuMs: number;
 }
 
 const CAPTURE_MAX = 100;

@@ -78,8 +78,10 @@ export class Database {
    * Runs one statement with bound parameters on a pooled raw connection. A read whose connection turns out dead is
    * run once more on a fresh one (a read changes nothing, so running it twice is harmless); any other statement is
    * never repeated. Failures of the database come back as catalogue errors (503, or 400 for a value it refused).
+   * `name`: a statement the caller runs again and again (a cached read), prepared once per connection where the
+   * driver keeps prepared statements by name.
    */
-  async query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  async query<T = Row>(sql: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
     const read = READ.test(sql);
     const client = this.knex.client as Pool;
@@ -97,7 +99,7 @@ export class Database {
         throw classified(error, read);
       }
       try {
-        return (await this.dialect.execute(connection, sql, params)) as T[];
+        return (await this.dialect.execute(connection, sql, params, name)) as T[];
       } catch (error) {
         if (failureKind(error) !== 'connection') throw classified(error, read);
         discard(connection, error);
