@@ -146,7 +146,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       await schema.load();
       await bus.publish(CHANNELS.caches, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (knex) => schema.read(knex), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (connection) => schema.read(connection), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schemaChanges.current(), changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;

@@ -15,7 +15,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
-import type { Database } from '../db/connection.js';
+import { queryBuilder, type Database } from '../db/connection.js';
 import { isConnectionError } from '../db/connection-errors.js';
 import { ForeignKeyViolationError, SchemaRefusedError, type Undo } from '../db/schema-ddl.js';
 import { InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
@@ -127,7 +127,7 @@ export class SchemaChanges {
         if (await this.hooks.stale()) await this.hooks.reload();
         const state = await (async () => {
           try {
-            return await ddl.transaction(this.db.knex, async (trx) => {
+            return await ddl.transaction(queryBuilder(this.db), async (trx) => {
               const batch: Batch = { trx, schema: await this.hooks.read(trx), changed: false, permissionsTouched: false, result: undefined };
               batch.result = await this.batches.run(batch, work);
               return batch;
@@ -187,7 +187,7 @@ export class SchemaChanges {
   }
 
   private async execute(plan: SchemaChangePlan): Promise<void> {
-    const { knex } = this.db;
+    const knex = queryBuilder(this.db);
     const ddl = this.db.dialect.ddl;
     if (ddl.transactional) {
       await ddl.transaction(knex, async (trx) => {
