@@ -18,6 +18,7 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\.knex\b/, 'uses `.knex`'],
   [/\bqueryBuilder\b/, 'takes the query builder (queryBuilder)'],
   [/db\/repositories\/statements\.js/, "runs builder statements (repositories' statements.ts)"],
+  [/\bonPooledConnection\b/, 'runs statements on raw pooled connections (a repository does that)'],
 ];
 
 function sourceFiles(dir: string): string[] {
