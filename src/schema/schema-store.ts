@@ -3,7 +3,8 @@
  * schema changes); requests only ever read `current`.
  */
 import type { Database } from '../db/connection.js';
-import { readSchemaSource, type SchemaConnection } from '../db/repositories/schema-metadata.js';
+import { readSchemaSource } from '../db/repositories/schema-metadata.js';
+import type { SchemaSession } from '../db/schema-executor.js';
 import { buildSchemaOverview } from './overview-builder.js';
 import type { SchemaOverview } from './types.js';
 
@@ -27,12 +28,12 @@ export class SchemaStore {
   }
 
   /**
-   * The overview as `connection` sees it (the pool by default; a transaction's connection sees its own uncommitted
+   * The overview as `session` sees it (the pool by default; a schema change's session sees its own uncommitted
    * changes), neither kept nor announced: a multi-step schema change plans each step against it.
    */
-  async read(connection?: SchemaConnection, version = this.version): Promise<SchemaOverview> {
+  async read(session?: SchemaSession, version = this.version): Promise<SchemaOverview> {
     return buildSchemaOverview({
-      ...(await readSchemaSource(this.db, connection)),
+      ...(await readSchemaSource(this.db, session)),
       mapType: (column) => this.db.dialect.mapType(column),
       version,
     });

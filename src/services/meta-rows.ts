@@ -72,12 +72,3 @@ export function relationMetaRow(meta: RelationMetaInput): Row {
     one_deselect_action: meta.one_deselect_action,
   });
 }
-
-/** Removes `name` from a CSV list (permission `fields`, a2o allowed collections); null when nothing is left. */
-export function withoutListItem(list: unknown, name: string): string | null {
-  const items = String(list ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s && s !== name);
-  return items.length ? items.join(',') : null;
-}

@@ -2,12 +2,9 @@
  * What the SchemaOverview is built from: the introspected tables and the rows of the metadata tables, as one
  * connection sees them (a schema change's transaction sees its own uncommitted changes).
  */
-import type { Knex } from 'knex';
 import type { TableInfo } from '../../schema/types.js';
 import { queryBuilder, type Database } from '../connection.js';
-
-/** A connection to read through: the pool, or a transaction in progress (opaque outside src/db). */
-export type SchemaConnection = Knex | Knex.Transaction;
+import { knexOf, type SchemaSession } from '../schema-executor.js';
 
 const META_TABLES = ['service_collections', 'service_fields', 'service_relations'] as const;
 
@@ -20,7 +17,9 @@ export interface SchemaSource {
   relations: Rows;
 }
 
-export async function readSchemaSource(db: Database, connection: SchemaConnection = queryBuilder(db)): Promise<SchemaSource> {
+/** Through the pool, or through a schema change's session (its transaction). */
+export async function readSchemaSource(db: Database, session?: SchemaSession): Promise<SchemaSource> {
+  const connection = session ? knexOf(session) : queryBuilder(db);
   const tables = await db.dialect.introspect(connection);
   const present = new Set(tables.map((t) => t.name));
   // One query at a time: on a transaction's single connection, concurrent queries would only queue anyway.
