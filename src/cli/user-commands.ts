@@ -1,5 +1,7 @@
 /** `strata users create|passwd|list` and `strata roles create`: through the same writer as /users and /roles. */
 import type { Config } from '../config/config.js';
+import { AccessRepository } from '../db/repositories/access.js';
+import { UsersRepository } from '../db/repositories/users.js';
 import type { AppContext } from '../services/app-context.js';
 import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
 
@@ -10,13 +12,13 @@ const ROWS = { system: true, reread: 'rows' as const };
 async function roleId(context: AppContext, role: string): Promise<string> {
   // A uuid-shaped value is an id (PostgreSQL refuses to compare a uuid column with other text), anything else a name.
   const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(role);
-  const row = await context.db.knex('service_roles').where(byId ? { id: role } : { name: role }).first('id');
+  const row = await new AccessRepository(context.db).roleId(byId ? 'id' : 'name', role);
   if (!row) throw new CliError(`No role "${role}"`, EXIT.notFound);
   return String(row.id);
 }
 
 async function userId(context: AppContext, email: string): Promise<string> {
-  const row = await context.db.knex('service_users').whereRaw('lower(email) = ?', [email.toLowerCase()]).first('id');
+  const row = await new UsersRepository(context.db).idByEmail(email.toLowerCase());
   if (!row) throw new CliError(`No user with email ${email}`, EXIT.notFound);
   return String(row.id);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword, verifyPassword } from '../../src/auth/passwords.js';
-import type { Executor } from '../../src/db/connection.js';
+import { queryBuilder, type Executor } from '../../src/db/connection.js';
 import { ItemsWriter } from '../../src/services/items-writer.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
@@ -70,7 +70,7 @@ for (const client of testClients()) {
       await writer.create(await writer.open('service_roles', 'create', accountability, SYSTEM), [{ name: 'hashing', users: [{ id: user, password: 'second-Passw0rd' }] }], false, { fields: ['id'] });
       await writer.updateOne(await writer.open('service_users', 'update', accountability, SYSTEM), user, { password: 'third-Passw0rd' }, { fields: ['id'] });
       assert.deepEqual(hashedDuring, [0, 0, 0]);
-      const stored = await t.context.db.knex('service_users').where({ id: user }).first();
+      const stored = await queryBuilder(t.context.db)('service_users').where({ id: user }).first();
       assert.equal(await verifyPassword(String(stored.password), 'third-Passw0rd'), true);
     });
 
@@ -81,7 +81,7 @@ for (const client of testClients()) {
       await writer.create(await writer.open('service_roles', 'create', accountability, SYSTEM), [{ name: 'nested', users: [{ id: user, email: 'hash-2@example.com' }] }], false, { fields: ['id'] });
       // One hash per preset (create and update rules), both made with no transaction open.
       assert.deepEqual(hashedDuring, [0, 0]);
-      const stored = await t.context.db.knex('service_users').where({ id: user }).first();
+      const stored = await queryBuilder(t.context.db)('service_users').where({ id: user }).first();
       assert.equal(await verifyPassword(String(stored.password), 'preset-Passw0rd'), true);
     });
   });
