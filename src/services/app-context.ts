@@ -7,7 +7,6 @@ import type { Config } from '../config/config.js';
 import { resolveSecret } from '../config/secret-store.js';
 import { Database } from '../db/connection.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
-import { knexOf } from '../db/schema-executor.js';
 import { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import { LoginLiveness } from '../auth/login-liveness.js';
 import { Sessions } from '../auth/sessions.js';
@@ -156,7 +155,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       await schema.load();
       await bus.publish(CHANNELS.caches, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (session) => schema.read(knexOf(session)), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (session) => schema.read(session), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schemaChanges.current(), changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;

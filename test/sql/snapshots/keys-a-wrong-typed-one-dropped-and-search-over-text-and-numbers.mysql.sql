@@ -1,8 +1,8 @@
 -- keys (a wrong-typed one dropped) and search over text and numbers
 select (
-  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`) order by `t0`.`__strata_s0` asc), json_array()) as char)
+  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`) order by `t0`.`id` asc), json_array()) as char)
   from (
-    select `t0`.`id`, `t0`.`id` as `__strata_s0`
+    select `t0`.`id`
     from `articles` as `t0`
     where ((`t0`.`id` = ? or lower(`t0`.`title`) like ? or `t0`.`rating` = ? or `t0`.`price` = ? or `t0`.`author` = ?) and `t0`.`id` in (?, ?))
     order by `t0`.`id` asc

@@ -1,8 +1,8 @@
 -- keys (a wrong-typed one dropped) and search over text and numbers
 select (
-  select coalesce(json_agg(json_build_object('id', "t0"."id") order by "t0"."__strata_s0" asc), '[]'::json)::text
+  select coalesce(json_agg(json_build_object('id', "t0"."id") order by "t0"."id" asc), '[]'::json)::text
   from (
-    select "t0"."id", "t0"."id" as "__strata_s0"
+    select "t0"."id"
     from "articles" as "t0"
     where (("t0"."id" = $1 or lower("t0"."title") like $2 or "t0"."rating" = $3 or "t0"."price" = $4 or "t0"."author" = $5) and "t0"."id" in ($6, $7))
     order by "t0"."id" asc

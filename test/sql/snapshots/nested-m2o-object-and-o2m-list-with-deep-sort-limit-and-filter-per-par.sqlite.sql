@@ -5,15 +5,15 @@ select (
           from "authors" as "t1"
           where "t1"."id" = "t0"."author"
           limit 1), 'comments', (
-          select coalesce(json_group_array(json_object('body', "t2"."body", 'id', "t2"."id") order by "t2"."__strata_s0" desc), '[]')
+          select coalesce(json_group_array(json_object('body', "t2"."body", 'id', "t2"."id") order by "t2"."id" desc), '[]')
           from (
-            select "t2"."body", "t2"."id", "t2"."id" as "__strata_s0"
+            select "t2"."body", "t2"."id"
             from "comments" as "t2"
             where "t2"."article" = "t0"."id" and "t2"."body" is not null
             order by "t2"."id" desc
-            limit ?) as "t2")) order by "t0"."__strata_s0" asc), '[]')
+            limit ?) as "t2")) order by "t0"."id" asc), '[]')
   from (
-    select "t0"."id", "t0"."author", "t0"."id" as "__strata_s0"
+    select "t0"."id", "t0"."author"
     from "articles" as "t0"
     order by "t0"."id" asc
     limit ?) as "t0") as "data"

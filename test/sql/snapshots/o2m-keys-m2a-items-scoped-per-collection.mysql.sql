@@ -16,9 +16,9 @@ select (
               from json_table((
                   select json_arrayagg(`t2`.`id` order by `t2`.`id` asc limit 100)
                   from `articles_blocks` as `t2`
-                  where `t2`.`articles_id` = `t0`.`id`), '$[*]' columns (`n` for ordinality, `k` bigint path '$')) as `__strata_kept` straight_join `articles_blocks` as `t2` on `t2`.`id` = `__strata_kept`.`k`), '$')) order by `t0`.`__strata_s0` asc), json_array()) as char)
+                  where `t2`.`articles_id` = `t0`.`id`), '$[*]' columns (`n` for ordinality, `k` bigint path '$')) as `__strata_kept` straight_join `articles_blocks` as `t2` on `t2`.`id` = `__strata_kept`.`k`), '$')) order by `t0`.`id` asc), json_array()) as char)
   from (
-    select `t0`.`id`, `t0`.`id` as `__strata_s0`
+    select `t0`.`id`
     from `articles` as `t0`
     order by `t0`.`id` asc
     limit ?) as `t0`) as `data`

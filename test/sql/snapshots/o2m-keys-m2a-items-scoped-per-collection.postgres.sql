@@ -1,9 +1,9 @@
 -- o2m keys, m2a items scoped per collection
 select (
   select coalesce(json_agg(json_build_object('id', "t0"."id", 'comments', (
-          select coalesce(json_agg("t1"."id" order by "t1"."__strata_s0" asc), '[]'::json)
+          select coalesce(json_agg("t1"."id" order by "t1"."id" asc), '[]'::json)
           from (
-            select "t1"."id", "t1"."id" as "__strata_s0"
+            select "t1"."id"
             from "comments" as "t1"
             where "t1"."article" = "t0"."id"
             order by "t1"."id" asc
@@ -22,9 +22,9 @@ select (
             from "articles_blocks" as "t2"
             where "t2"."articles_id" = "t0"."id"
             order by "t2"."id" asc
-            limit $4) as "t2")) order by "t0"."__strata_s0" asc), '[]'::json)::text
+            limit $4) as "t2")) order by "t0"."id" asc), '[]'::json)::text
   from (
-    select "t0"."id", "t0"."id" as "__strata_s0"
+    select "t0"."id"
     from "articles" as "t0"
     order by "t0"."id" asc
     limit $5) as "t0") as "data"

@@ -1,9 +1,9 @@
 -- o2m keys, m2a items scoped per collection
 select (
   select coalesce(json_group_array(json_object('id', "t0"."id", 'comments', (
-          select coalesce(json_group_array("t1"."id" order by "t1"."__strata_s0" asc), '[]')
+          select coalesce(json_group_array("t1"."id" order by "t1"."id" asc), '[]')
           from (
-            select "t1"."id", "t1"."id" as "__strata_s0"
+            select "t1"."id"
             from "comments" as "t1"
             where "t1"."article" = "t0"."id"
             order by "t1"."id" asc
@@ -22,9 +22,9 @@ select (
             from "articles_blocks" as "t2"
             where "t2"."articles_id" = "t0"."id"
             order by "t2"."id" asc
-            limit ?) as "t2")) order by "t0"."__strata_s0" asc), '[]')
+            limit ?) as "t2")) order by "t0"."id" asc), '[]')
   from (
-    select "t0"."id", "t0"."id" as "__strata_s0"
+    select "t0"."id"
     from "articles" as "t0"
     order by "t0"."id" asc
     limit ?) as "t0") as "data"

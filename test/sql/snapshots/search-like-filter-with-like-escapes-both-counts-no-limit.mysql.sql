@@ -1,8 +1,8 @@
 -- search-like filter with LIKE escapes, both counts, no limit
 select (
-  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`) order by `t0`.`__strata_s0` asc), json_array()) as char)
+  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`) order by `t0`.`id` asc), json_array()) as char)
   from (
-    select `t0`.`id`, `t0`.`id` as `__strata_s0`
+    select `t0`.`id`
     from `articles` as `t0`
     where lower(`t0`.`title`) like ?
     order by `t0`.`id` asc) as `t0`) as `data`, (

@@ -1,8 +1,8 @@
 -- search-like filter with LIKE escapes, both counts, no limit
 select (
-  select coalesce(json_agg(json_build_object('id', "t0"."id") order by "t0"."__strata_s0" asc), '[]'::json)::text
+  select coalesce(json_agg(json_build_object('id', "t0"."id") order by "t0"."id" asc), '[]'::json)::text
   from (
-    select "t0"."id", "t0"."id" as "__strata_s0"
+    select "t0"."id"
     from "articles" as "t0"
     where lower("t0"."title") like $1
     order by "t0"."id" asc) as "t0") as "data", (

@@ -1,8 +1,8 @@
 -- search-like filter with LIKE escapes, both counts, no limit
 select (
-  select coalesce(json_group_array(json_object('id', "t0"."id") order by "t0"."__strata_s0" asc), '[]')
+  select coalesce(json_group_array(json_object('id', "t0"."id") order by "t0"."id" asc), '[]')
   from (
-    select "t0"."id", "t0"."id" as "__strata_s0"
+    select "t0"."id"
     from "articles" as "t0"
     where lower("t0"."title") like ? escape '\'
     order by "t0"."id" asc) as "t0") as "data", (
