@@ -3,6 +3,7 @@
  * are recomputed from the database, as Directus 11 does, and kept for a few seconds so a request costs no round trip.
  */
 import { LRUCache } from 'lru-cache';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 import { AccessRepository } from '../db/repositories/access.js';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
@@ -34,9 +35,10 @@ export class AccountabilityResolver {
     secret: string,
     ttlMs = 900_000,
     private readonly logins: LoginLiveness | null = null,
+    clock: Clock = systemClock,
   ) {
-    this.tokens = new AccessTokens(secret, ttlMs);
-    this.sessions = new Sessions(db);
+    this.tokens = new AccessTokens(secret, ttlMs, clock);
+    this.sessions = new Sessions(db, clock);
   }
 
   async resolve(token: string | null, ip: string | null): Promise<Accountability> {

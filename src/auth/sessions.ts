@@ -4,6 +4,7 @@
  * period so requests already on their way are not failed.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 import { SessionsRepository } from '../db/repositories/sessions.js';
 
@@ -26,7 +27,10 @@ export function hashToken(raw: string): string {
 export class Sessions {
   private readonly rows: SessionsRepository;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.rows = new SessionsRepository(db);
   }
 
@@ -36,7 +40,7 @@ export class Sessions {
       token: hashToken(raw),
       user,
       family,
-      expires: new Date(Date.now() + ttlMs),
+      expires: new Date(this.clock.now() + ttlMs),
       ip: meta.ip ?? null,
       user_agent: meta.userAgent ?? null,
       origin: meta.origin ?? null,
@@ -49,14 +53,14 @@ export class Sessions {
     const row = await this.rows.byToken(hashToken(raw));
     if (!row) return null;
     const expires = new Date(row.expires);
-    if (expires.getTime() <= Date.now()) return null;
+    if (expires.getTime() <= this.clock.now()) return null;
     return { user: String(row.user), expires, family: row.family ?? null };
   }
 
   /** Whether any session of a login is still live (its access tokens are valid only while one is). */
   async familyLive(family: string): Promise<boolean> {
     const rows = await this.rows.expiriesOfFamily(family);
-    const now = Date.now();
+    const now = this.clock.now();
     return rows.some((row) => new Date(row.expires).getTime() > now);
   }
 
@@ -76,7 +80,7 @@ export class Sessions {
     // The new row exists before the old one goes, so the login's family is never without a live session.
     const next = await this.create(session.user, ttlMs, meta, session.family);
     if (graceMs > 0) {
-      const until = new Date(Math.min(session.expires.getTime(), Date.now() + graceMs));
+      const until = new Date(Math.min(session.expires.getTime(), this.clock.now() + graceMs));
       const claimed = await this.rows.claim(old, until, hashToken(next));
       if (claimed !== 1) {
         await this.remove(next);

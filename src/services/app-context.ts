@@ -2,6 +2,7 @@
  * Everything a running Strata holds: the connection, the schema store and the services over them. Built once at
  * start (and by tests); the HTTP front end only talks to this.
  */
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { resolveSecret } from '../config/secret-store.js';
 import { Database } from '../db/connection.js';
@@ -69,6 +70,8 @@ export interface ContextOptions {
   /** Run bootstrap (migrations; first admin on a fresh database) before serving. */
   bootstrap?: boolean;
   log?: { info(msg: string): void; warn(msg: string): void; error?(object: unknown, msg: string): void };
+  /** What expiry (tokens, sessions, TFA windows) is measured against; the system clock unless a test injects one. */
+  clock?: Clock;
 }
 
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -101,8 +104,9 @@ export async function createAppContext(config: Config, options: ContextOptions =
       passwordPolicy: () => settings.passwordPolicy(),
     });
     const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites });
-    const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
-    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
+    const clock = options.clock ?? systemClock;
+    const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);
+    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
@@ -170,11 +174,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings,
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'), async (key) => {
         if (rateLimiters.login) await consume(rateLimiters.login, key);
-      }, logins),
+      }, logins, clock),
       accountability,
       permissions,
       access,
-      tfa: new TfaService(db, 'Strata'),
+      tfa: new TfaService(db, 'Strata', clock),
       me: new MeService(db, permissions, () => schema.current),
       bus,
       redis,

@@ -12,6 +12,7 @@ import { newFamily, Sessions } from '../auth/sessions.js';
 import { otpValid } from '../auth/tfa.js';
 import { loadUserAccountability, type UserAccountability } from '../auth/user-accountability.js';
 import type { CookieConfig } from '../config/auth-config.js';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { SettingsRepository } from '../db/repositories/settings.js';
@@ -55,10 +56,11 @@ export class AuthService {
     private readonly throttle: (key: string) => Promise<void> = async () => {},
     /** Ends logins on logout, on every instance. */
     private readonly logins: LoginLiveness | null = null,
+    private readonly clock: Clock = systemClock,
   ) {
-    this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs);
-    this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs);
-    this.sessions = new Sessions(db);
+    this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs, clock);
+    this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs, clock);
+    this.sessions = new Sessions(db, clock);
     this.users = new UsersRepository(db);
     this.settings = new SettingsRepository(db);
   }
@@ -90,7 +92,7 @@ export class AuthService {
       await stall();
       throw new InvalidCredentialsError();
     }
-    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp)) throw new InvalidOtpError();
+    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now())) throw new InvalidOtpError();
     const accountability = await this.allowedFrom(String(user.id), client.ip);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
 

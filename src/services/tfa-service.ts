@@ -1,6 +1,7 @@
 /** Two-factor setup for the signed-in user (Directus docs: Authentication): generate (password re-checked), enable, disable. */
 import { verifyPassword } from '../auth/passwords.js';
 import { newTfaSecret, otpValid } from '../auth/tfa.js';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 import { UsersRepository, type TfaUser } from '../db/repositories/users.js';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors/catalogue.js';
@@ -13,6 +14,7 @@ export class TfaService {
   constructor(
     db: Database,
     private readonly issuer: string,
+    private readonly clock: Clock = systemClock,
   ) {
     this.users = new UsersRepository(db);
   }
@@ -30,14 +32,14 @@ export class TfaService {
     const row = await this.user(user);
     if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
     // Directus 11 answers a wrong code here as a bad payload (401 would make SDKs refresh their token and retry).
-    if (!otpValid(secret, otp)) throw new InvalidPayloadError('"otp" is invalid');
+    if (!otpValid(secret, otp, this.clock.now())) throw new InvalidPayloadError('"otp" is invalid');
     await this.users.setTfaSecret(row.id, secret);
   }
 
   async disable(user: string | null, body: Record<string, unknown>): Promise<void> {
     const { otp } = checkTfaDisable(body);
     const row = await this.user(user);
-    if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp)) throw new InvalidPayloadError('"otp" is invalid');
+    if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp, this.clock.now())) throw new InvalidPayloadError('"otp" is invalid');
     await this.users.setTfaSecret(row.id, null);
   }
 

@@ -98,10 +98,38 @@ for (const client of testClients()) {
       try {
         const { access_token } = json(await short.request({ method: 'POST', url: '/auth/login', payload: { email: ADMIN.email, password: ADMIN.password }, token: null })).data;
         assert.equal((await short.request({ method: 'GET', url: '/server/info', token: access_token })).statusCode, 200);
-        await new Promise((resolve) => setTimeout(resolve, 1_300));
+        short.clock.advance(1_300);
         const expired = await short.request({ method: 'GET', url: '/server/info', token: access_token });
         assert.equal(expired.statusCode, 401);
         assert.equal(errorCode(expired), 'TOKEN_EXPIRED');
+      } finally {
+        await short.close();
+      }
+    });
+
+    it('refuses a refresh token and a session past their lifetimes (REFRESH_TOKEN_TTL, SESSION_COOKIE_TTL)', async () => {
+      const short = await startTestApp(client, { fixture: false, env: { REFRESH_TOKEN_TTL: '1h', SESSION_COOKIE_TTL: '2h' } });
+      try {
+        const credentials = { email: ADMIN.email, password: ADMIN.password };
+        const { refresh_token } = json(await short.request({ method: 'POST', url: '/auth/login', payload: credentials, token: null })).data;
+        const session = cookieOf(await short.request({ method: 'POST', url: '/auth/login', payload: { ...credentials, mode: 'session' }, token: null }), 'service_session_token')!.value;
+        const sessionMe = () => short.request({ method: 'GET', url: '/users/me?fields=email', token: null, cookies: { service_session_token: session } });
+        // Minutes of margin around each lifetime: the clock also runs on in real time while the test does.
+        short.clock.advance(30 * 60_000);
+        const live = await short.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token }, token: null });
+        assert.equal(live.statusCode, 200, live.body);
+        const next = json(live).data.refresh_token;
+        assert.equal((await sessionMe()).statusCode, 200);
+        // The rotated token lives an hour from the refresh on: 61 minutes later it is refused.
+        short.clock.advance(61 * 60_000);
+        const expired = await short.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: next }, token: null });
+        assert.equal(expired.statusCode, 401);
+        assert.equal(errorCode(expired), 'INVALID_CREDENTIALS');
+        assert.equal((await sessionMe()).statusCode, 200);
+        // Past two hours from its login, the session is over: its cookie is no credential any more.
+        short.clock.advance(30 * 60_000);
+        const ended = await sessionMe();
+        assert.equal(ended.statusCode, 401, ended.body);
       } finally {
         await short.close();
       }

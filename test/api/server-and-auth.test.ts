@@ -30,7 +30,9 @@ for (const client of testClients()) {
       const anon = await t.request({ method: 'GET', url: '/server/health', token: null });
       assert.equal(anon.statusCode, 200);
       assert.match(String(anon.headers['content-type']), /application\/health\+json/);
-      assert.deepEqual(json(anon), { status: 'ok' });
+      // Only the status for anonymous callers; 'warn' when the database answered slowly (a loaded test machine).
+      assert.deepEqual(Object.keys(json(anon)), ['status']);
+      assert.ok(['ok', 'warn'].includes(json(anon).status));
       const admin = json(await t.request({ method: 'GET', url: '/server/health' }));
       assert.ok(['ok', 'warn'].includes(admin.status));
       const check = Object.values(admin.checks as Record<string, { status: string; componentType: string }[]>)[0]![0]!;
@@ -114,7 +116,8 @@ for (const client of testClients()) {
       const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '1s' } });
       try {
         const login = json(await short.request({ method: 'POST', url: '/auth/login', token: null, payload: { email: ADMIN.email, password: ADMIN.password } }));
-        await new Promise((resolve) => setTimeout(resolve, 1100));
+        assert.equal((await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token })).statusCode, 200);
+        short.clock.advance(1_100);
         const res = await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token });
         assert.equal(res.statusCode, 401);
         assert.equal(errorCode(res), 'TOKEN_EXPIRED');
