@@ -2,7 +2,9 @@
  * Token → Accountability. JWTs are verified (cached by fast-jwt); the user's roles, policies and admin/app flags
  * are recomputed from the database, as Directus 11 does, and kept for a few seconds so a request costs no round trip.
  */
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connection.js';
+import { AccessRepository } from '../db/repositories/access.js';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import { publicAccountability, type Accountability } from '../permissions/accountability.js';
 import { AccessTokens, looksLikeJwt } from './access-tokens.js';
@@ -22,8 +24,8 @@ interface Cached {
 
 export class AccountabilityResolver {
   private readonly tokens: AccessTokens;
-  private readonly users = new Map<string, Cached>();
-  private readonly staticTokens = new Map<string, Cached>();
+  private readonly users = new LRUCache<string, Cached>({ max: CACHE_MAX });
+  private readonly staticTokens = new LRUCache<string, Cached>({ max: CACHE_MAX });
   private publicPolicies: { at: number; ids: string[] } | null = null;
   private readonly sessions: Sessions;
 
@@ -46,9 +48,9 @@ export class AccountabilityResolver {
       if (claims.session !== undefined && !(await this.sessions.find(claims.session))) throw new InvalidCredentialsError();
       // An access token of a login that was logged out stops working at once (a memory lookup per request).
       if (typeof claims.sid === 'string' && this.logins && !(await this.logins.isLive(claims.sid))) throw new InvalidCredentialsError();
-      user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db.knex, 'id', claims.id));
+      user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db, 'id', claims.id));
     } else {
-      user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db.knex, 'token', token));
+      user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db, 'token', token));
     }
     if (!user) throw new InvalidCredentialsError();
     if (!ipAllowed(user.allow, ip)) throw new InvalidIpError();
@@ -63,13 +65,12 @@ export class AccountabilityResolver {
     this.publicPolicies = null;
   }
 
-  private async cached(map: Map<string, Cached>, key: string, load: () => Promise<UserAccountability | null>): Promise<Cached['value']> {
+  private async cached(map: LRUCache<string, Cached>, key: string, load: () => Promise<UserAccountability | null>): Promise<Cached['value']> {
     const hit = map.get(key);
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.value;
     const loaded = await load();
     const value = loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
-    if (map.size >= CACHE_MAX) map.clear();
     map.set(key, { at: now, value });
     return value;
   }
@@ -77,8 +78,7 @@ export class AccountabilityResolver {
   private async publicPolicyIds(): Promise<string[]> {
     const now = Date.now();
     if (this.publicPolicies && now - this.publicPolicies.at < CACHE_MS) return this.publicPolicies.ids;
-    const rows = await this.db.knex('service_access').select('policy').whereNull('role').whereNull('user');
-    this.publicPolicies = { at: now, ids: rows.map((r: { policy: string }) => r.policy) };
+    this.publicPolicies = { at: now, ids: await new AccessRepository(this.db).publicPolicies() };
     return this.publicPolicies.ids;
   }
 }

@@ -1,10 +1,11 @@
 /**
  * What a dialect offers for schema changes (fields, collections, relations). Vendor-neutral: the services describe
- * the columns they want as ColumnSpecs; src/db/dialects/<vendor>/ddl.ts writes the DDL. Every method runs on the
- * knex handle it is given (the schema change's transaction where the database has transactional DDL).
+ * the columns they want as ColumnSpecs in DdlSteps (schema-steps.ts); src/db/dialects/<vendor>/ddl.ts renders each
+ * step as statements, and schema-executor.ts runs them.
  */
 import type { Knex } from 'knex';
-import type { ColumnInfo, ForeignKeyInfo } from '../schema/types.js';
+import type { ColumnInfo } from '../schema/types.js';
+import type { DdlStep, Refusal } from './schema-steps.js';
 import type { ConversionCheck } from './type-conversions.js';
 
 /** Service types that own a column, as they are stored (csv is stored as text, hash as string; alias has none). */
@@ -64,10 +65,23 @@ export interface StorageShape {
 }
 
 /**
- * Puts a non-transactional change back (MySQL/MariaDB). Dialects with transactional DDL return null: the
- * transaction's rollback does it.
+ * One statement of a schema change, as a dialect renders it. `undo` puts it back where DDL is not transactional
+ * (MySQL/MariaDB; run last-first when a later statement fails). `refusal`: when the database rejects the statement
+ * in the way the dialect's `refuses` recognises, the change is refused with this reason instead.
  */
-export type Undo = (knex: Knex) => Promise<void>;
+export interface DdlStatement {
+  sql: string;
+  params?: unknown[];
+  undo?: DdlStatement[];
+  refusal?: string;
+}
+
+/** What a dialect may read while it renders a step: the catalog as the change's previous statements left it. */
+export interface DdlCatalog {
+  query(sql: string, params?: unknown[]): Promise<Record<string, any>[]>;
+  /** The schema change in progress (one per transaction), for what a dialect tracks across its statements. */
+  readonly session: object;
+}
 
 export interface SchemaDdl {
   /** DDL takes part in transactions (rolled back with them). */
@@ -76,33 +90,24 @@ export interface SchemaDdl {
   readonly comments: boolean;
   /** A uuid column is recognisable as such without the `uuid` special flag. */
   readonly nativeUuid: boolean;
-  /** Runs a schema change in a transaction suited to it (SQLite: foreign keys off for table rebuilds, checked before commit). */
+  /**
+   * Runs a schema change in a transaction suited to it (SQLite: foreign keys off for table rebuilds, checked before
+   * commit). The transaction is the DdlCatalog.session of the steps run in it.
+   */
   transaction<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /** Runs one statement on the connection behind `knex` (bypassing knex's `?` rewriting; announced as a `query` event). */
+  run(knex: Knex, sql: string, params?: unknown[]): Promise<Record<string, any>[]>;
   /** How introspection would describe a column made from `spec`. */
   shape(spec: ColumnSpec): StorageShape;
-  createTable(knex: Knex, table: string, columns: ColumnSpec[]): Promise<Undo | null>;
-  addColumn(knex: Knex, table: string, column: ColumnSpec): Promise<Undo | null>;
   /**
-   * Changes a column to `target`. `from` is the check the conversion passed (how values are converted follows it);
-   * `keys` are the single-column foreign keys that involve the column on either side.
+   * The statements of a step, yielded one at a time: each runs before the next is asked for, so reads of the catalog
+   * see what the step's earlier statements did.
    */
-  alterColumn(
-    knex: Knex,
-    table: string,
-    current: ColumnInfo,
-    target: ColumnSpec,
-    changes: ColumnChanges,
-    conversion: ConversionCheck | null,
-    keys: ForeignKeyInfo[],
-  ): Promise<Undo | null>;
-  /** Drops a column (and the foreign keys and indexes it is part of; `keys` as for alterColumn). */
-  dropColumn(knex: Knex, table: string, column: string, keys: ForeignKeyInfo[]): Promise<void>;
-  /** Drops a table; `keys` are the foreign keys of other tables that reference it, dropped first. */
-  dropTable(knex: Knex, table: string, keys: ForeignKeyInfo[]): Promise<void>;
-  addForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<Undo | null>;
-  dropForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<Undo | null>;
-  /** How many non-null values of `column` would not survive the conversion `check` to `target`. */
-  countLossy(knex: Knex, table: string, column: string, check: ConversionCheck, target: ColumnSpec): Promise<number>;
+  statements(step: DdlStep, catalog: DdlCatalog): AsyncGenerator<DdlStatement>;
+  /** The rejection `DdlStatement.refusal` is about (MySQL/MariaDB: the two columns of a foreign key differ in type). */
+  refuses(error: unknown): boolean;
+  /** A `select count(*) as n` of the non-null values of `column` that would not survive the conversion to `target`. */
+  lossyCount(table: string, column: string, check: ConversionCheck, target: ColumnSpec): DdlStatement;
 }
 
 /** True when a column made from `spec` would be stored exactly like `current` (no type change needed). */
@@ -129,5 +134,15 @@ export class ForeignKeyViolationError extends Error {
 export class SchemaRefusedError extends Error {
   constructor(readonly reason: string) {
     super(reason);
+  }
+}
+
+/** A check of a schema change found values that forbid it (`count` of them); the service says why. */
+export class SchemaCheckFailedError extends Error {
+  constructor(
+    readonly refusal: Refusal,
+    readonly count: number,
+  ) {
+    super(refusal.kind === 'invalid' ? refusal.message : refusal.kind === 'counted' ? `${refusal.before}${count}${refusal.after}` : `${refusal.collection}.${refusal.field} holds nulls`);
   }
 }

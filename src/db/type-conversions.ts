@@ -1,6 +1,6 @@
 /**
  * Which column type changes Strata makes, and what must hold of the existing values first. The same on every
- * database: each dialect turns a check into a count of the rows it would not keep (SchemaDdl.countLossy), and a
+ * database: each dialect turns a check into a count of the rows it would not keep (SchemaDdl.lossyCount), and a
  * change runs only when that count is zero. Pairs that are not listed are refused outright: their result would
  * differ between databases or lose meaning (booleans or dates turned into text, time zones added or dropped).
  */

@@ -36,10 +36,10 @@ export class GraphQLService {
   /** The JSON body of the answer (always status 200 once the document is valid). */
   async execute(scope: Scope, request: GraphQLRequest, method: 'GET' | 'POST', context: GraphQLContext, log: Logger): Promise<string> {
     const schemas = await this.schemas.forCaller(context.accountability);
-    const { operation, compiled, node, fragments } = schemas.documents.get(schemas[scope], request.query, request.operationName);
+    const { operation, compiled, node, fragments, plans } = schemas.documents.get(schemas[scope], request.query, request.operationName);
     if (method === 'GET' && operation !== 'query') throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
     if (operation === 'query') {
-      const passed = await passThrough(schemas[scope], node, fragments, request.variables ?? {}, context);
+      const passed = await passThrough(schemas[scope], node, fragments, request.variables ?? {}, plans, context, (error) => executionErrors(error, log));
       if (passed !== null) return passed;
     }
     const result = await compiled.query(undefined, context, request.variables ?? {});

@@ -4,10 +4,12 @@
  * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
  */
 import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type FieldNode, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLResolveInfo } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { InvalidQueryError } from '../errors/catalogue.js';
-import { filterDepth } from '../request/parse-filter.js';
+import { checkDepth } from '../request/parse-query.js';
 import type { Query } from '../request/query.js';
-import { splitFieldPath } from '../request/field-path.js';
+import type { WriteAction } from '../plan/write-access.js';
+import type { RowsRead } from '../services/items-service.js';
 import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import { QUERY_ARGS, type TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
@@ -39,7 +41,7 @@ export interface ReadLimits {
  * Query IRs already walked, per field (the compiled document keeps its AST nodes) and variable values: a document
  * asked again costs no walk. The IR is never mutated downstream, so it can be shared.
  */
-const walked = new WeakMap<readonly FieldNode[], Map<string, Query>>();
+const walked = new WeakMap<readonly FieldNode[], LRUCache<string, Query>>();
 const MAX_VARIANTS = 20;
 
 /** The Query IR of a field returning items of `view`'s collection, from its selection set and query arguments. */
@@ -49,8 +51,7 @@ export function selectionQuery(info: GraphQLResolveInfo, args: Args, filterType:
   const hit = variants?.get(key);
   if (hit) return hit;
   const query = walkSelection(info, args, filterType, limits);
-  if (!variants) walked.set(info.fieldNodes, (variants = new Map()));
-  if (variants.size >= MAX_VARIANTS) variants.clear();
+  if (!variants) walked.set(info.fieldNodes, (variants = new LRUCache({ max: MAX_VARIANTS })));
   variants.set(key, query);
   return query;
 }
@@ -76,14 +77,9 @@ function unwrapObject(type: unknown): GraphQLObjectType {
   return t as GraphQLObjectType;
 }
 
-function checkDepth(query: Query, max: number): void {
-  const deepest = Math.max(0, ...(query.fields ?? []).map((p) => splitFieldPath(p).length), filterDepth(query.filter), ...(query.sort ?? []).map((s) => splitFieldPath(s.field).length));
-  if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
-}
-
-function data(body: string | null): unknown {
-  if (body === null) return null;
-  return (JSON.parse(body) as { data: unknown }).data;
+/** The data of a read (null: a write the caller may not read back). */
+function data(read: RowsRead | null): unknown {
+  return read === null ? null : read.data;
 }
 
 export function collectionRootFields(types: TypeSet, views: CollectionView[], limits: ReadLimits): { query: Fields; mutation: Fields } {
@@ -96,7 +92,7 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
     const filter = types.filter(name);
     const singleton = view.collection.singleton || SYSTEM_SINGLETONS.has(name);
     const options = { system: view.collection.system, singleton };
-    const read = (ctx: GraphQLContext, q: Query) => ctx.app.items.readMany(name, q, ctx.accountability, ctx.marks, options);
+    const read = (ctx: GraphQLContext, q: Query) => ctx.app.items.rowsMany(name, q, ctx.accountability, ctx.marks, options);
 
     if (singleton) {
       query[root] = {
@@ -119,7 +115,7 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
           extensions: { strata: { root: { collection: name, kind: 'by_id', options, limits } satisfies RootRead } },
           resolve: async (_root, args, ctx, info) =>
-            data(await ctx.app.items.readOne(name, String(args.id), selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, options)),
+            data(await ctx.app.items.rowsOne(name, String(args.id), selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, options)),
         };
       }
       query[`${root}_aggregated`] = {
@@ -179,14 +175,16 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
   const list = new GraphQLList(new GraphQLNonNull(type));
   const reread = (info: GraphQLResolveInfo, args: Args) => selectionQuery(info, args, filter, limits);
   const writer = (ctx: GraphQLContext) => ctx.app.writer;
-  const options = { system: view.collection.system };
+  const options = { system: view.collection.system, reread: 'rows' as const };
+  // The writer's one writability check; the singleton's rule is that of what its write turns out to be.
+  const open = (ctx: GraphQLContext, action: WriteAction | null) => writer(ctx).open(name, action, ctx.accountability, options);
 
   if (view.collection.singleton || SYSTEM_SINGLETONS.has(name)) {
     if (view.update) {
       mutation[`update_${root}`] = {
         type,
         args: { data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(name, args.data as Args, reread(info, {}), ctx.accountability, ctx.marks, options)),
+        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(await open(ctx, null), args.data as Args, reread(info, {}), ctx.marks)),
       };
     }
     return;
@@ -195,12 +193,12 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
     mutation[`create_${root}_items`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'create'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(await open(ctx, 'create'), (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.marks)),
     };
     mutation[`create_${root}_item`] = {
       type,
       args: { data: { type: new GraphQLNonNull(types.input(name, 'create')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, [args.data as Args], false, reread(info, {}), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(await open(ctx, 'create'), [args.data as Args], false, reread(info, {}), ctx.marks)),
     };
   }
   if (view.update) {
@@ -208,17 +206,17 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       type: list,
       args: { ...QUERY_ARGS(filter), ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
       resolve: async (_r, args, ctx, info) =>
-        data(await writer(ctx).updateMany(name, { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.accountability, ctx.marks, options)),
+        data(await writer(ctx).updateMany(await open(ctx, 'update'), { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.marks)),
     };
     mutation[`update_${root}_batch`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'update'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(name, { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(await open(ctx, 'update'), { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.marks)),
     };
     mutation[`update_${root}_item`] = {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(name, String(args.id), args.data as Args, reread(info, {}), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(await open(ctx, 'update'), String(args.id), args.data as Args, reread(info, {}), ctx.marks)),
     };
   }
   if (view.delete) {
@@ -227,7 +225,7 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       args: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
       resolve: async (_r, args, ctx) => {
         const ids = (args.ids as (string | null)[]).filter((k): k is string => k !== null);
-        await writer(ctx).delete(name, { kind: 'keys', keys: ids }, ctx.accountability, ctx.marks, options);
+        await writer(ctx).delete(await open(ctx, 'delete'), { kind: 'keys', keys: ids }, ctx.marks);
         return { ids };
       },
     };
@@ -235,7 +233,7 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       type: DELETE_ONE,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: async (_r, args, ctx) => {
-        await writer(ctx).delete(name, { kind: 'keys', keys: [String(args.id)] }, ctx.accountability, ctx.marks, options);
+        await writer(ctx).delete(await open(ctx, 'delete'), { kind: 'keys', keys: [String(args.id)] }, ctx.marks);
         return { id: args.id };
       },
     };

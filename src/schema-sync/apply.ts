@@ -141,7 +141,7 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
 async function dropMetaRow(context: AppContext, table: 'service_fields' | 'service_collections' | 'service_relations', where: Record<string, string>): Promise<void> {
   await context.schemaChanges.run(() => {
     const plan = new SchemaChangePlan(`The metadata of "${Object.values(where).join('.')}" could not be removed`);
-    plan.write((k) => k(table).where(where).delete());
+    plan.write({ kind: 'deleteRows', table, where });
     return { plan, result: undefined };
   });
 }

@@ -20,6 +20,7 @@ import { RelationsService } from './relations-service.js';
 import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
 import { SystemWrites } from './system-writes.js';
+import { AccessResolver } from '../permissions/access-resolver.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { TfaService } from './tfa-service.js';
@@ -48,6 +49,8 @@ export interface AppContext {
   accountability: AccountabilityResolver;
   /** Permission rows per policy set (cached; GraphQL builds its schemas from them). */
   permissions: PermissionStore;
+  /** The caller's read and write access per request (permission sets, variables, rules). */
+  access: AccessResolver;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
   redis: RedisClient | null;
@@ -85,7 +88,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const schema = new SchemaStore(db);
     await schema.load();
     const permissions = new PermissionStore(db);
-    const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
+    const access = new AccessResolver({ db, permissions });
+    const items = new ItemsService({ db, schema: () => schema.current, access, queryLimitDefault: config.queryLimitDefault });
     const settings = new SettingsService(db);
     // Bound below, once the bus exists: system writes call it after they commit.
     let notifyPermissions = async (): Promise<void> => {};
@@ -96,7 +100,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settingsChanged: () => settings.clear(),
       passwordPolicy: () => settings.passwordPolicy(),
     });
-    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
+    const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites });
     const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
     const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
 
@@ -147,7 +151,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       await schema.load();
       await bus.publish(CHANNELS.caches, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (knex) => schema.read(knex), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (session) => schema.read(session), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schemaChanges.current(), changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;
@@ -169,6 +173,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       }, logins),
       accountability,
       permissions,
+      access,
       tfa: new TfaService(db, 'Strata'),
       me: new MeService(db, permissions, () => schema.current),
       bus,

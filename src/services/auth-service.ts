@@ -14,6 +14,8 @@ import { loadUserAccountability, type UserAccountability } from '../auth/user-ac
 import type { CookieConfig } from '../config/auth-config.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import { SettingsRepository } from '../db/repositories/settings.js';
+import { UsersRepository } from '../db/repositories/users.js';
 import { InvalidCredentialsError, InvalidIpError, InvalidOtpError, InvalidPayloadError, UserSuspendedError } from '../errors/catalogue.js';
 import { checkLogin, checkMode, type AuthMode } from '../request/auth-bodies.js';
 
@@ -41,6 +43,8 @@ export class AuthService {
   private readonly accessTokens: AccessTokens;
   private readonly sessionTokens: AccessTokens;
   private readonly sessions: Sessions;
+  private readonly users: UsersRepository;
+  private readonly settings: SettingsRepository;
 
   constructor(
     private readonly db: Database,
@@ -55,6 +59,8 @@ export class AuthService {
     this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs);
     this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs);
     this.sessions = new Sessions(db);
+    this.users = new UsersRepository(db);
+    this.settings = new SettingsRepository(db);
   }
 
   async login(body: Record<string, unknown>, client: ClientInfo): Promise<AuthResult> {
@@ -70,8 +76,8 @@ export class AuthService {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     };
 
-    const user = await this.db.knex('service_users').select('id', 'password', 'status', 'tfa_secret').whereRaw('lower(email) = ?', [email]).first();
-    const passwordOk = Boolean(user) && typeof user.password === 'string' && (await verifyPassword(user.password, checked.password));
+    const user = await this.users.forLogin(email);
+    const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
     if (!user || user.status !== 'active') {
       await stall();
       throw new InvalidCredentialsError();
@@ -79,7 +85,7 @@ export class AuthService {
     const allowed = await this.allowedAttempts();
     if (!passwordOk) {
       if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
-        await this.db.knex('service_users').update({ status: 'suspended' }).where('id', user.id);
+        await this.users.setStatus(user.id, 'suspended');
       }
       await stall();
       throw new InvalidCredentialsError();
@@ -88,7 +94,7 @@ export class AuthService {
     const accountability = await this.allowedFrom(String(user.id), client.ip);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
 
-    await this.db.knex('service_users').update({ last_access: new Date() }).where('id', user.id);
+    await this.users.touchLastAccess(user.id, new Date());
     const family = newFamily();
     return this.issue(accountability, mode, await this.sessions.create(String(user.id), this.ttl(mode), client, family), family);
   }
@@ -99,7 +105,7 @@ export class AuthService {
     const raw = this.tokenFrom(body, cookies, mode);
     const session = await this.sessions.find(raw);
     if (!session) throw new InvalidCredentialsError();
-    const user = await this.db.knex('service_users').select('status').where('id', session.user).first();
+    const user = await this.users.status(session.user);
     if (user?.status === 'suspended') throw new UserSuspendedError();
     if (user?.status !== 'active') throw new InvalidCredentialsError();
     const accountability = await this.allowedFrom(session.user, client.ip);
@@ -167,14 +173,14 @@ export class AuthService {
    * allow-lists and the client is on none of them.
    */
   private async allowedFrom(user: string, ip: string | null): Promise<UserAccountability> {
-    const accountability = await loadUserAccountability(this.db.knex, 'id', user);
+    const accountability = await loadUserAccountability(this.db, 'id', user);
     if (!accountability) throw new InvalidCredentialsError();
     if (!ipAllowed(accountability.ipAccess.map(allowList), ip)) throw new InvalidIpError();
     return accountability;
   }
 
   private async allowedAttempts(): Promise<number | null> {
-    const row = await this.db.knex('service_settings').select('auth_login_attempts').first();
+    const row = await this.settings.loginAttempts();
     const value = row?.auth_login_attempts;
     return value === null || value === undefined ? (row ? null : 25) : Number(value) > 0 ? Number(value) : null;
   }

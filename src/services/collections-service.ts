@@ -9,7 +9,8 @@ import { parseCollectionBatchItem, parseCollectionCreate, parseCollectionKeysAnd
 import type { FieldInput } from '../schema/field-input.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { fieldCreation, newDeleteState, planFieldDelete, type PlanContext } from './field-plans.js';
-import { collectionMetaRow, withoutListItem } from './meta-rows.js';
+import { withoutListItem } from '../db/list-items.js';
+import { collectionMetaRow } from './meta-rows.js';
 import { SchemaChangePlan, type SchemaChanges } from './schema-changes.js';
 import type { PermissionStore } from '../permissions/permission-store.js';
 import { existingCollection, requireAdmin, schemaVisibility, writableCollection } from './schema-access.js';
@@ -67,7 +68,7 @@ export class CollectionsService {
       const folder = input.schema === null || (input.schema === undefined && input.fields === undefined);
       if (folder) {
         if (input.fields?.length) throw new InvalidPayloadError(`Collection "${name}" is a folder (schema null) and can't have fields`);
-        plan.write((k) => k('service_collections').insert({ collection: name, ...collectionMetaRow(input.meta ?? {}) }));
+        plan.write({ kind: 'insertRow', table: 'service_collections', row: { collection: name, ...collectionMetaRow(input.meta ?? {}) } });
       } else {
         this.planTable(plan, { schema, ddl: this.deps.ddl }, input);
       }
@@ -86,14 +87,13 @@ export class CollectionsService {
     }
     const created = fields.map((field) => fieldCreation(ctx, name, field, true));
     const columns = created.flatMap((c) => (c.column ? [c.column] : []));
-    plan.alter((k) => ctx.ddl.createTable(k, name, columns));
+    plan.alter({ kind: 'createTable', table: name, columns });
     if (input.meta) {
-      const meta = input.meta;
-      plan.write((k) => k('service_collections').insert({ collection: name, ...collectionMetaRow(meta) }));
+      plan.write({ kind: 'insertRow', table: 'service_collections', row: { collection: name, ...collectionMetaRow(input.meta) } });
     }
     const rows = created.flatMap((c) => (c.metaRow ? [c.metaRow] : []));
     // One insert per row: the rows set different columns, and a multi-row insert would null the others.
-    for (const row of rows) plan.write((k) => k('service_fields').insert(row));
+    for (const row of rows) plan.write({ kind: 'insertRow', table: 'service_fields', row });
   }
 
   async update(accountability: Accountability, collection: string, body: unknown): Promise<CollectionObject> {
@@ -123,9 +123,9 @@ export class CollectionsService {
         if (!meta) continue;
         const row = collectionMetaRow(meta);
         if (target.meta) {
-          if (Object.keys(row).length) plan.write((k) => k('service_collections').where({ collection }).update(row));
+          if (Object.keys(row).length) plan.write({ kind: 'updateRows', table: 'service_collections', where: { collection }, set: row });
         } else {
-          plan.write((k) => k('service_collections').insert({ collection, ...row }));
+          plan.write({ kind: 'insertRow', table: 'service_collections', row: { collection, ...row } });
         }
       }
       return { plan, result: undefined };
@@ -155,38 +155,35 @@ export class CollectionsService {
             if (other?.primaryKey) {
               // A key column of another table stays; only its foreign key to this table goes.
               const key = relation.schema;
-              if (key) plan.alter((k) => ctx.ddl.dropForeignKey(k, key));
-              plan.write((k) => k('service_relations').where({ many_collection: relation.collection, many_field: relation.field }).delete());
+              if (key) plan.alter({ kind: 'dropForeignKey', key });
+              plan.write({ kind: 'deleteRows', table: 'service_relations', where: { many_collection: relation.collection, many_field: relation.field } });
             } else {
               planFieldDelete(plan, ctx, relation.collection, relation.field, state);
             }
           }
         }
         // Every key of another table that pointed here went above, with its column or on its own.
-        plan.alter((k) => ctx.ddl.dropTable(k, collection, []));
+        plan.alter({ kind: 'dropTable', table: collection, keys: [] });
         plan.permissionsTouched = true;
-        plan.write(async (k) => {
-          await k('service_fields').where({ collection }).delete();
-          await k('service_relations').where({ many_collection: collection }).delete();
-          await k('service_relations').where({ one_collection: collection }).delete();
-          await k('service_permissions').where({ collection }).delete();
-          await k('service_revisions').where({ collection }).delete();
-          await k('service_activity').where({ collection }).delete();
-        });
+        plan.write({ kind: 'deleteRows', table: 'service_fields', where: { collection } });
+        plan.write({ kind: 'deleteRows', table: 'service_relations', where: { many_collection: collection } });
+        plan.write({ kind: 'deleteRows', table: 'service_relations', where: { one_collection: collection } });
+        plan.write({ kind: 'deleteRows', table: 'service_permissions', where: { collection } });
+        plan.write({ kind: 'deleteRows', table: 'service_revisions', where: { collection } });
+        plan.write({ kind: 'deleteRows', table: 'service_activity', where: { collection } });
         for (const relation of schema.relations) {
           const allowed = relation.meta?.one_allowed_collections;
           if (!allowed?.includes(collection)) continue;
-          plan.write((k) =>
-            k('service_relations')
-              .where({ many_collection: relation.collection, many_field: relation.field })
-              .update({ one_allowed_collections: withoutListItem(allowed.join(','), collection) }),
-          );
+          plan.write({
+            kind: 'updateRows',
+            table: 'service_relations',
+            where: { many_collection: relation.collection, many_field: relation.field },
+            set: { one_allowed_collections: withoutListItem(allowed.join(','), collection) },
+          });
         }
       }
-      plan.write(async (k) => {
-        await k('service_collections').where({ collection }).delete();
-        await k('service_collections').where({ group: collection }).update({ group: null });
-      });
+      plan.write({ kind: 'deleteRows', table: 'service_collections', where: { collection } });
+      plan.write({ kind: 'updateRows', table: 'service_collections', where: { group: collection }, set: { group: null } });
       return { plan, result: undefined };
     });
   }

@@ -3,22 +3,20 @@
  * and the collections service (a collection's fields, the fields of other collections that point at a deleted
  * collection). Decisions are taken on the schema overview; the plan's checks look at the data.
  */
-import type { Knex } from 'knex';
-import { countDuplicates, countNulls, countRows } from '../db/column-checks.js';
 import type { ColumnSpec, SchemaDdl } from '../db/schema-ddl.js';
-import { ContainsNullValuesError, InvalidPayloadError } from '../errors/catalogue.js';
+import { InvalidPayloadError } from '../errors/catalogue.js';
 import type { FieldInput } from '../schema/field-input.js';
 import type { FieldOverview, ForeignKeyInfo, SchemaOverview } from '../schema/types.js';
 import { alterColumn, hasChanges, newColumn, specialFor } from './field-columns.js';
-import { fieldMetaRow, withoutListItem } from './meta-rows.js';
+import { fieldMetaRow } from './meta-rows.js';
 import type { SchemaChangePlan } from './schema-changes.js';
+import type { Row } from '../db/connection.js';
 
 export interface PlanContext {
   schema: SchemaOverview;
   ddl: SchemaDdl;
 }
 
-type Row = Record<string, unknown>;
 
 /** The single-column foreign keys that involve a column, on either side. */
 export function keysOf(schema: SchemaOverview, collection: string, column: string): ForeignKeyInfo[] {
@@ -53,20 +51,18 @@ export function planFieldCreate(plan: SchemaChangePlan, ctx: PlanContext, collec
     if (!target.schema) throw new InvalidPayloadError(`Collection "${collection}" is a folder: its fields can only be alias fields`);
     if (!column.nullable && column.default.kind === 'none') {
       // Rows already there would hold null in the new column.
-      plan.check(async (k) => {
-        if ((await countRows(k, collection)) > 0) throw new ContainsNullValuesError(collection, input.field);
-      });
+      plan.check({ query: { count: 'rows', table: collection }, atMost: 0, refusal: { kind: 'containsNulls', collection, field: input.field } });
     }
     if (column.unique && column.default.kind !== 'none') {
-      plan.check(async (k) => {
-        if ((await countRows(k, collection)) > 1) {
-          throw new InvalidPayloadError(`Field "${input.field}" can't be unique: every row of collection "${collection}" would hold its default`);
-        }
+      plan.check({
+        query: { count: 'rows', table: collection },
+        atMost: 1,
+        refusal: { kind: 'invalid', message: `Field "${input.field}" can't be unique: every row of collection "${collection}" would hold its default` },
       });
     }
-    plan.alter((k) => ctx.ddl.addColumn(k, collection, column));
+    plan.alter({ kind: 'addColumn', table: collection, column });
   }
-  if (metaRow) plan.write((k) => k('service_fields').insert(metaRow));
+  if (metaRow) plan.write({ kind: 'insertRow', table: 'service_fields', row: metaRow });
 }
 
 /** Changes a field's type, schema attributes and meta; attributes that stay as they are cause no DDL. */
@@ -76,28 +72,29 @@ export function planFieldUpdate(plan: SchemaChangePlan, ctx: PlanContext, collec
   if (field.schema) {
     const { target, changes, conversion } = alterColumn(collection, field, input, ctx.ddl);
     if (changes.nullable && !target.nullable) {
-      plan.check(async (k) => {
-        if ((await countNulls(k, collection, name)) > 0) throw new ContainsNullValuesError(collection, name);
-      });
+      plan.check({ query: { count: 'nulls', table: collection, column: name }, atMost: 0, refusal: { kind: 'containsNulls', collection, field: name } });
     }
     if (changes.type && conversion !== null && conversion !== 'none') {
-      plan.check(async (k) => {
-        const lost = await ctx.ddl.countLossy(k, collection, name, conversion, target);
-        if (lost > 0) {
-          throw new InvalidPayloadError(
-            `Field "${name}" in collection "${collection}" can't be changed from ${describe(field)} to ${describeTarget(newType, target)}: ${lost} value(s) would not survive the change`,
-          );
-        }
+      plan.check({
+        query: { count: 'lossy', table: collection, column: name, conversion, target },
+        atMost: 0,
+        refusal: {
+          kind: 'counted',
+          before: `Field "${name}" in collection "${collection}" can't be changed from ${describe(field)} to ${describeTarget(newType, target)}: `,
+          after: ' value(s) would not survive the change',
+        },
       });
     }
     if (changes.unique && target.unique) {
-      plan.check(async (k) => {
-        if ((await countDuplicates(k, collection, name)) > 0) throw new InvalidPayloadError(`Field "${name}" in collection "${collection}" holds duplicate values and can't be made unique`);
+      plan.check({
+        query: { count: 'duplicates', table: collection, column: name },
+        atMost: 0,
+        refusal: { kind: 'invalid', message: `Field "${name}" in collection "${collection}" holds duplicate values and can't be made unique` },
       });
     }
     if (hasChanges(changes)) {
       const keys = keysOf(ctx.schema, collection, name);
-      plan.alter((k) => ctx.ddl.alterColumn(k, collection, field.schema!, target, changes, conversion, keys));
+      plan.alter({ kind: 'alterColumn', table: collection, current: field.schema!, target, changes, conversion, keys });
     }
   } else {
     if (newType !== 'alias') throw new InvalidPayloadError(`Field "${name}" is an alias field and can't become ${newType}`);
@@ -113,8 +110,8 @@ export function planFieldUpdate(plan: SchemaChangePlan, ctx: PlanContext, collec
   const specialChanged = JSON.stringify(special ?? []) !== JSON.stringify(currentSpecial ?? []);
   const row = fieldMetaRow({ ...(input.meta ?? {}), ...(specialChanged || input.meta?.special !== undefined ? { special } : {}) });
   if (Object.keys(row).length === 0) return;
-  if (field.meta) plan.write((k) => k('service_fields').where({ collection, field: name }).update(row));
-  else plan.write((k) => k('service_fields').insert({ collection, field: name, ...row }));
+  if (field.meta) plan.write({ kind: 'updateRows', table: 'service_fields', where: { collection, field: name }, set: row });
+  else plan.write({ kind: 'insertRow', table: 'service_fields', row: { collection, field: name, ...row } });
 }
 
 function describe(field: FieldOverview): string {
@@ -159,39 +156,25 @@ export function planFieldDelete(plan: SchemaChangePlan, ctx: PlanContext, collec
   for (const relation of ctx.schema.relations) {
     if (relation.collection === collection && relation.field === name) {
       // The field holds this relation (m2o, a2o or a bare foreign key): the relation goes, and so does its o2m side.
-      plan.write((k) => k('service_relations').where({ many_collection: collection, many_field: name }).delete());
-      plan.write((k) => k('service_relations').where({ many_collection: collection, junction_field: name }).update({ junction_field: null }));
+      plan.write({ kind: 'deleteRows', table: 'service_relations', where: { many_collection: collection, many_field: name } });
+      plan.write({ kind: 'updateRows', table: 'service_relations', where: { many_collection: collection, junction_field: name }, set: { junction_field: null } });
       if (relation.related_collection && relation.meta?.one_field) planFieldDelete(plan, ctx, relation.related_collection, relation.meta.one_field, state);
     } else if (relation.related_collection === collection && relation.meta?.one_field === name) {
       // The field is the o2m side of a relation held elsewhere: that relation stays, without it.
-      plan.write((k) => k('service_relations').where({ many_collection: relation.collection, many_field: relation.field }).update({ one_field: null }));
+      plan.write({ kind: 'updateRows', table: 'service_relations', where: { many_collection: relation.collection, many_field: relation.field }, set: { one_field: null } });
     }
   }
 
   if (field.schema && !state.droppedTables.has(collection)) {
     const keys = keysOf(ctx.schema, collection, name);
-    plan.alter(async (k) => {
-      await ctx.ddl.dropColumn(k, collection, name, keys);
-    });
+    plan.alter({ kind: 'dropColumn', table: collection, column: name, keys });
   }
 
   plan.permissionsTouched = true;
-  plan.write(async (k) => {
-    await k('service_fields').where({ collection, field: name }).delete();
-    await k('service_fields').where({ collection, group: name }).update({ group: null });
-    await k('service_collections').where({ collection, archive_field: name }).update({ archive_field: null });
-    await k('service_collections').where({ collection, sort_field: name }).update({ sort_field: null });
-    await k('service_relations').where({ many_collection: collection, sort_field: name }).update({ sort_field: null });
-    await removeFromPermissions(k, collection, name);
-  });
-}
-
-/** Permission rows list their fields as CSV; a deleted field leaves every list it was on. */
-async function removeFromPermissions(k: Knex, collection: string, name: string): Promise<void> {
-  const rows = (await k('service_permissions').select('id', 'fields').where({ collection })) as { id: number; fields: string | null }[];
-  for (const row of rows) {
-    const fields = String(row.fields ?? '').split(',').map((s) => s.trim());
-    if (!fields.includes(name)) continue;
-    await k('service_permissions').where({ id: row.id }).update({ fields: withoutListItem(row.fields, name) });
-  }
+  plan.write({ kind: 'deleteRows', table: 'service_fields', where: { collection, field: name } });
+  plan.write({ kind: 'updateRows', table: 'service_fields', where: { collection, group: name }, set: { group: null } });
+  plan.write({ kind: 'updateRows', table: 'service_collections', where: { collection, archive_field: name }, set: { archive_field: null } });
+  plan.write({ kind: 'updateRows', table: 'service_collections', where: { collection, sort_field: name }, set: { sort_field: null } });
+  plan.write({ kind: 'updateRows', table: 'service_relations', where: { many_collection: collection, sort_field: name }, set: { sort_field: null } });
+  plan.write({ kind: 'dropPermissionField', collection, field: name });
 }

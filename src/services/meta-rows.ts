@@ -5,8 +5,8 @@
 import type { MetaInput } from '../schema/field-input.js';
 import type { CollectionMetaInput } from '../schema/collection-input.js';
 import type { RelationMetaInput } from '../schema/relation-input.js';
+import type { Row } from '../db/connection.js';
 
-type Row = Record<string, unknown>;
 
 const json = (value: unknown) => (value === null || value === undefined ? value : JSON.stringify(value));
 const csv = (value: string[] | null | undefined) => (value === null || value === undefined ? value : value.length ? value.join(',') : null);
@@ -71,13 +71,4 @@ export function relationMetaRow(meta: RelationMetaInput): Row {
     sort_field: meta.sort_field,
     one_deselect_action: meta.one_deselect_action,
   });
-}
-
-/** Removes `name` from a CSV list (permission `fields`, a2o allowed collections); null when nothing is left. */
-export function withoutListItem(list: unknown, name: string): string | null {
-  const items = String(list ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s && s !== name);
-  return items.length ? items.join(',') : null;
 }

@@ -3,7 +3,6 @@
  * foreign key with its actions), change its meta or foreign key, delete it with its foreign key (Directus docs: Relations,
  * API reference). m2m and m2a are built the Directus way: a junction collection with two relations.
  */
-import { countOrphans } from '../db/column-checks.js';
 import { constraintName } from '../db/ddl-names.js';
 import type { SchemaDdl } from '../db/schema-ddl.js';
 import { storageOfField } from '../db/type-conversions.js';
@@ -86,7 +85,7 @@ export class RelationsService {
         one_collection: related,
         ...relationMetaRow(input.meta ?? {}),
       };
-      plan.write((k) => k('service_relations').insert(row));
+      plan.write({ kind: 'insertRow', table: 'service_relations', row });
       return { plan, result: undefined };
     });
     return this.describe(input.collection, input.field);
@@ -109,29 +108,22 @@ export class RelationsService {
         this.checkMeta(schema, input, related, merged);
         const row = relationMetaRow(input.meta);
         if (relation.meta) {
-          if (Object.keys(row).length) plan.write((k) => k('service_relations').where({ many_collection: collection, many_field: field }).update(row));
+          if (Object.keys(row).length) plan.write({ kind: 'updateRows', table: 'service_relations', where: { many_collection: collection, many_field: field }, set: row });
         } else {
-          plan.write((k) => k('service_relations').insert({ many_collection: collection, many_field: field, one_collection: related, ...row }));
+          plan.write({ kind: 'insertRow', table: 'service_relations', row: { many_collection: collection, many_field: field, one_collection: related, ...row } });
         }
       }
       const key = relation.schema;
       if (input.schema === null && key) {
-        plan.alter((k) => this.deps.ddl.dropForeignKey(k, key));
+        plan.alter({ kind: 'dropForeignKey', key });
       } else if (input.schema && related) {
         const wanted = { on_delete: input.schema.on_delete ?? key?.on_delete ?? 'NO ACTION', on_update: input.schema.on_update ?? key?.on_update ?? null };
         if (!key) {
           this.planForeignKey(plan, schema, schema.collections[collection]!.fields[field]!, collection, related, input);
         } else if (wanted.on_delete !== key.on_delete || (input.schema.on_update !== undefined && wanted.on_update !== key.on_update)) {
-          plan.alter(async (k) => {
-            const undoDrop = await this.deps.ddl.dropForeignKey(k, key);
-            try {
-              const undoAdd = await this.deps.ddl.addForeignKey(k, { ...key, ...wanted });
-              return undoAdd && undoDrop ? async (kk) => (await undoAdd(kk), await undoDrop(kk)) : null;
-            } catch (error) {
-              if (undoDrop) await undoDrop(k);
-              throw error;
-            }
-          });
+          // The key is replaced: dropped, then added with the new actions (a failure puts the old one back).
+          plan.alter({ kind: 'dropForeignKey', key });
+          plan.alter({ kind: 'addForeignKey', key: { ...key, ...wanted } });
         }
       }
       return { plan, result: undefined };
@@ -147,8 +139,8 @@ export class RelationsService {
       if (schema.collections[collection]?.system) throw new ForbiddenError(`Collection "${collection}" is a system collection and can't be changed`);
       const plan = new SchemaChangePlan(`Relation "${collection}.${field}" could not be deleted`);
       const key = relation.schema;
-      if (key) plan.alter((k) => this.deps.ddl.dropForeignKey(k, key));
-      plan.write((k) => k('service_relations').where({ many_collection: collection, many_field: field }).delete());
+      if (key) plan.alter({ kind: 'dropForeignKey', key });
+      plan.write({ kind: 'deleteRows', table: 'service_relations', where: { many_collection: collection, many_field: field } });
       return { plan, result: undefined };
     });
   }
@@ -180,13 +172,12 @@ export class RelationsService {
     if (key.on_delete === 'SET NULL' && !column.nullable) {
       throw new InvalidPayloadError(`Field "${input.field}" in collection "${collection}" is not nullable: "on_delete" can't be SET NULL`);
     }
-    plan.check(async (k) => {
-      const orphans = await countOrphans(k, collection, input.field, related, target.field);
-      if (orphans > 0) {
-        throw new InvalidPayloadError(`Field "${input.field}" in collection "${collection}" holds ${orphans} value(s) that are not keys of collection "${related}"`);
-      }
+    plan.check({
+      query: { count: 'orphans', table: collection, column: input.field, foreignTable: related, foreignColumn: target.field },
+      atMost: 0,
+      refusal: { kind: 'counted', before: `Field "${input.field}" in collection "${collection}" holds `, after: ` value(s) that are not keys of collection "${related}"` },
     });
-    plan.alter((k) => this.deps.ddl.addForeignKey(k, key));
+    plan.alter({ kind: 'addForeignKey', key });
   }
 
   /** The fields and collections a relation's meta names must exist (an o2m `one_field` may be created later). */

@@ -4,29 +4,30 @@
  * while the change is built and run); when other instances may exist, the overview is reloaded under that lock
  * first, so a change is never planned against a structure another instance has just altered.
  *
- * A change is a plan of three phases: checks (reads that refuse bad changes with a clear reason), DDL, and metadata
- * writes. Where DDL is transactional (PostgreSQL, SQLite) all three run in one transaction: any failure leaves
- * nothing behind. On MySQL/MariaDB every DDL statement commits on its own: the checks run first, then the DDL, then
- * the metadata in a transaction; if a later step fails, the DDL steps already taken are undone in reverse order.
+ * A change is a plan of three phases, as data (src/db/schema-steps.ts, run by src/db/schema-executor.ts): checks
+ * (counts that refuse bad changes with a clear reason), DDL steps, and metadata writes. Where DDL is transactional
+ * (PostgreSQL, SQLite) all three run in one transaction: any failure leaves nothing behind. On MySQL/MariaDB every
+ * DDL statement commits on its own: the checks run first, then the DDL, then the metadata in a transaction; if a
+ * later step fails, the DDL statements already run are undone in reverse order.
  *
  * `batch` groups several changes (a schema apply): where DDL is transactional they share one transaction under the
  * lock, each planned against the overview as that transaction sees it, so a failure undoes all of them; elsewhere
  * each change stays its own.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Knex } from 'knex';
 import type { Database } from '../db/connection.js';
 import { isConnectionError } from '../db/connection-errors.js';
-import { ForeignKeyViolationError, SchemaRefusedError, type Undo } from '../db/schema-ddl.js';
-import { InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
+import { ForeignKeyViolationError, SchemaCheckFailedError, SchemaRefusedError } from '../db/schema-ddl.js';
+import { SchemaExecutor, type SchemaSession } from '../db/schema-executor.js';
+import { formatSteps, type CheckStep, type DdlStep, type SchemaSteps, type WriteStep } from '../db/schema-steps.js';
+import { ContainsNullValuesError, InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
 import type { SchemaOverview } from '../schema/types.js';
 
-type Step = (knex: Knex) => Promise<unknown>;
-
-export class SchemaChangePlan {
-  readonly checks: Step[] = [];
-  readonly ddl: Step[] = [];
-  readonly writes: Step[] = [];
+/** A planned change: data (schema-steps.ts), built from the schema overview without touching the database. */
+export class SchemaChangePlan implements SchemaSteps {
+  readonly checks: CheckStep[] = [];
+  readonly ddl: DdlStep[] = [];
+  readonly writes: WriteStep[] = [];
   /** The change edits service_permissions rows: cached permission sets must go. */
   permissionsTouched = false;
 
@@ -35,21 +36,24 @@ export class SchemaChangePlan {
     public failure: string,
   ) {}
 
-  check(step: Step): void {
-    this.checks.push(step);
+  check(step: Omit<CheckStep, 'kind'>): void {
+    this.checks.push({ kind: 'check', ...step });
   }
 
-  /** A DDL step; it may return an Undo (non-transactional databases). */
-  alter(step: (knex: Knex) => Promise<Undo | null | void>): void {
+  alter(step: DdlStep): void {
     this.ddl.push(step);
   }
 
-  write(step: Step): void {
+  write(step: WriteStep): void {
     this.writes.push(step);
   }
 
   get empty(): boolean {
     return this.ddl.length === 0 && this.writes.length === 0;
+  }
+
+  toString(): string {
+    return formatSteps(this);
   }
 }
 
@@ -64,8 +68,8 @@ export interface SchemaChangeHooks {
   stale(): Promise<boolean>;
   /** Reloads the overview from the database (without announcing anything). */
   reload(): Promise<SchemaOverview>;
-  /** Reads the overview through `knex` (a batch's transaction), without keeping it. */
-  read(knex: Knex): Promise<SchemaOverview>;
+  /** Reads the overview as a batch's transaction sees it, without keeping it. */
+  read(session: SchemaSession): Promise<SchemaOverview>;
   /** Reloads the overview after a change, and tells the other instances. */
   schemaChanged(): Promise<void>;
   /** Drops cached permissions here and on the other instances. */
@@ -76,7 +80,7 @@ type ChangeBuilder<T> = (schema: SchemaOverview) => { plan: SchemaChangePlan; re
 
 /** A batch in progress: its transaction, the overview as the transaction sees it, and what it touched. */
 interface Batch {
-  trx: Knex.Transaction;
+  session: SchemaSession;
   schema: SchemaOverview;
   changed: boolean;
   permissionsTouched: boolean;
@@ -86,12 +90,15 @@ interface Batch {
 export class SchemaChanges {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly batches = new AsyncLocalStorage<Batch>();
+  private readonly executor: SchemaExecutor;
 
   constructor(
     private readonly db: Database,
     private readonly hooks: SchemaChangeHooks,
     private readonly log: SchemaChangeLog = { error: () => {} },
-  ) {}
+  ) {
+    this.executor = new SchemaExecutor(db, { onUndoFailure: (error) => this.log.error({ err: error }, 'Undoing a failed schema change failed') });
+  }
 
   /**
    * Queues a change: `build` gets the schema as it is when the change's turn comes and returns the plan (and the
@@ -120,15 +127,14 @@ export class SchemaChanges {
    * change on its own.
    */
   batch<T>(work: () => Promise<T>): Promise<T> {
-    const ddl = this.db.dialect.ddl;
-    if (!ddl.transactional || this.batches.getStore()) return work();
+    if (!this.executor.transactional || this.batches.getStore()) return work();
     const turn = this.queue.then(() =>
       this.db.withLock('strata:schema-change', async () => {
         if (await this.hooks.stale()) await this.hooks.reload();
         const state = await (async () => {
           try {
-            return await ddl.transaction(this.db.knex, async (trx) => {
-              const batch: Batch = { trx, schema: await this.hooks.read(trx), changed: false, permissionsTouched: false, result: undefined };
+            return await this.executor.transaction(async (session) => {
+              const batch: Batch = { session, schema: await this.hooks.read(session), changed: false, permissionsTouched: false, result: undefined };
               batch.result = await this.batches.run(batch, work);
               return batch;
             });
@@ -154,15 +160,13 @@ export class SchemaChanges {
     const { plan, result } = await build(batch.schema);
     if (plan.empty) return result;
     try {
-      for (const step of plan.checks) await step(batch.trx);
-      for (const step of plan.ddl) await step(batch.trx);
-      for (const step of plan.writes) await step(batch.trx);
+      await this.executor.runIn(batch.session, plan);
     } catch (error) {
       throw this.translate(error, plan);
     }
     batch.changed = true;
     batch.permissionsTouched ||= plan.permissionsTouched;
-    batch.schema = await this.hooks.read(batch.trx);
+    batch.schema = await this.hooks.read(batch.session);
     return result;
   }
 
@@ -178,7 +182,7 @@ export class SchemaChanges {
       throw this.translate(error, plan);
     } finally {
       // After a failure only a database without transactional DDL can have changed.
-      if (!failed || !this.db.dialect.ddl.transactional) {
+      if (!failed || !this.executor.transactional) {
         await this.hooks.schemaChanged();
         if (plan.permissionsTouched) await this.hooks.permissionsChanged();
       }
@@ -187,44 +191,23 @@ export class SchemaChanges {
   }
 
   private async execute(plan: SchemaChangePlan): Promise<void> {
-    const { knex } = this.db;
-    const ddl = this.db.dialect.ddl;
-    if (ddl.transactional) {
-      await ddl.transaction(knex, async (trx) => {
-        for (const step of plan.checks) await step(trx);
-        for (const step of plan.ddl) await step(trx);
-        for (const step of plan.writes) await step(trx);
-      });
-      return;
-    }
-    for (const step of plan.checks) await step(knex);
-    const undo: Undo[] = [];
-    try {
-      for (const step of plan.ddl) {
-        const back = await step(knex);
-        if (typeof back === 'function') undo.push(back as Undo);
-      }
-      if (plan.writes.length) {
-        await knex.transaction(async (trx) => {
-          for (const step of plan.writes) await step(trx);
-        });
-      }
-    } catch (error) {
-      for (const back of undo.reverse()) {
-        await back(knex).catch((undoError: unknown) => this.log.error({ err: undoError }, 'Undoing a failed schema change failed'));
-      }
-      throw error;
-    }
+    if (this.executor.transactional) await this.executor.transaction((session) => this.executor.runIn(session, plan));
+    else await this.executor.runStepwise(plan);
   }
 
   /** Catalogue errors pass; a statement the database refused becomes INVALID_PAYLOAD naming the change. */
   private translate(error: unknown, plan: SchemaChangePlan): unknown {
     if (error instanceof ServiceError || isConnectionError(error)) return error;
+    if (error instanceof SchemaCheckFailedError) {
+      const { refusal, count } = error;
+      if (refusal.kind === 'containsNulls') return new ContainsNullValuesError(refusal.collection, refusal.field);
+      return new InvalidPayloadError(refusal.kind === 'counted' ? `${refusal.before}${count}${refusal.after}` : refusal.message);
+    }
     if (error instanceof SchemaRefusedError) return new InvalidPayloadError(`${plan.failure}: ${error.reason}`);
     if (error instanceof ForeignKeyViolationError) {
       return new InvalidPayloadError(`${plan.failure}: rows of collection "${error.table}" would point at items that don't exist`);
     }
-    this.log.error({ err: error }, `Schema change refused by the database: ${plan.failure}`);
+    this.log.error({ err: error, steps: plan.toString() }, `Schema change refused by the database: ${plan.failure}`);
     const refused = new InvalidPayloadError(`${plan.failure}: the database refused the change`);
     (refused as { cause?: unknown }).cause = error;
     return refused;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 for (const client of testClients()) {
   describe(`server endpoints and login (${clientLabel(client)})`, () => {
@@ -83,7 +84,7 @@ for (const client of testClients()) {
       const broken = await startTestApp(client, { fixture: true });
       try {
         // The table disappears behind Strata's back: its cached schema still lists it.
-        await broken.context.db.knex.schema.dropTable('articles_tags');
+        await queryBuilder(broken.context.db).schema.dropTable('articles_tags');
         const res = await broken.request({ method: 'GET', url: '/items/articles_tags' });
         assert.equal(res.statusCode, 500);
         assert.deepEqual(json(res), { errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });

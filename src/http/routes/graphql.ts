@@ -27,7 +27,7 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
       cookies: request.cookies,
       cookieChanges: [],
       sdl: (scope) => service.sdl(scope, request.accountability),
-      oas: async () => JSON.parse(await specs.oas(request.accountability)) as unknown,
+      oas: () => specs.oasDocument(request.accountability),
     };
     let body: string;
     try {

@@ -1,11 +1,13 @@
 /**
  * /items: flat and (later) nested reads. GET and SEARCH parse into the same Query IR; the service answers with the
- * finished JSON text, which is sent as is. Writes are registered from item-writes.ts.
+ * database's JSON text, sent inside REST's data envelope without being parsed. Writes are registered from
+ * item-writes.ts.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parseQuery } from '../../request/parse-query.js';
 import { parseSearchBody } from '../../request/search-body.js';
 import type { AppContext } from '../../services/app-context.js';
+import { sendData } from '../data-reply.js';
 import { registerItemWrites } from './item-writes.js';
 import { sendExport } from './export-reply.js';
 
@@ -22,8 +24,7 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       request.timer.mark('parse');
       // `export=` (empty) is no export, as in Directus.
       if (raw.export !== undefined && raw.export !== '') return sendExport(context, reply, request.params.collection, query, raw.export, request.accountability);
-      const body = await context.items.readMany(request.params.collection, query, request.accountability, request.timer);
-      return reply.type('application/json; charset=utf-8').send(body);
+      return sendData(reply, await context.items.readMany(request.params.collection, query, request.accountability, request.timer));
     });
 
     app.route<{ Params: CollectionParams; Body: unknown }>({
@@ -32,16 +33,14 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       handler: async (request, reply) => {
         const query = parseSearchBody(request.body, parseOptions);
         request.timer.mark('parse');
-        const body = await context.items.readMany(request.params.collection, query, request.accountability, request.timer);
-        return reply.type('application/json; charset=utf-8').send(body);
+        return sendData(reply, await context.items.readMany(request.params.collection, query, request.accountability, request.timer));
       },
     });
 
     app.get<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
       const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
       request.timer.mark('parse');
-      const body = await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability, request.timer);
-      return reply.type('application/json; charset=utf-8').send(body);
+      return sendData(reply, await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability, request.timer));
     });
 
     registerItemWrites(app, context, parseOptions);

@@ -1,15 +1,16 @@
 /**
- * MySQL/MariaDB DDL for schema changes. DDL is not transactional here (each statement commits), so the schema
- * change runner checks everything first, then alters, and each step hands back an Undo that puts it back if a
- * later step fails. A column that is part of a foreign key (either side) cannot change type while the key
+ * MySQL/MariaDB DDL for schema changes: each step rendered as statements. DDL is not transactional here (each
+ * statement commits), so the schema change runner checks everything first, then alters, and each statement carries
+ * the statements that put it back if a later one fails. A column that is part of a foreign key (either side) cannot change type while the key
  * exists: the keys are dropped, the column modified, and the keys added again; if a key does not fit the new type
  * the column is modified back and the keys restored.
  */
-import type { Knex } from 'knex';
-import type { ColumnInfo, ForeignKeyInfo } from '../../../schema/types.js';
-import { statementRunner, type Row } from '../../ddl-exec.js';
+import type { ForeignKeyInfo } from '../../../schema/types.js';
+import { statementRunner } from '../../ddl-exec.js';
+import type { CatalogRow } from '../../introspection-utils.js';
 import { constraintName } from '../../ddl-names.js';
-import { SchemaRefusedError, type ColumnChanges, type ColumnSpec, type SchemaDdl, type StorageShape, type Undo } from '../../schema-ddl.js';
+import type { ColumnSpec, DdlCatalog, DdlStatement, SchemaDdl, StorageShape } from '../../schema-ddl.js';
+import type { DdlStep } from '../../schema-steps.js';
 import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
 
 interface CallbackConnection {
@@ -18,10 +19,10 @@ interface CallbackConnection {
 
 const run = statementRunner(
   (connection, sql, params) =>
-    new Promise<Row[]>((resolve, reject) => {
+    new Promise<CatalogRow[]>((resolve, reject) => {
       (connection as CallbackConnection).query(sql, params, (err, rows) => {
         if (err) reject(err);
-        else resolve(Array.isArray(rows) ? (rows as Row[]) : []);
+        else resolve(Array.isArray(rows) ? (rows as CatalogRow[]) : []);
       });
     }),
 );
@@ -110,15 +111,14 @@ interface CatalogColumn {
   collation: string;
 }
 
-async function catalogColumn(knex: Knex, table: string, column: string): Promise<CatalogColumn> {
-  const [row] = await run(
-    knex,
+async function catalogColumn(catalog: DdlCatalog, table: string, column: string): Promise<CatalogColumn> {
+  const [row] = await catalog.query(
     `select column_type, data_type, is_nullable, column_default, extra, column_comment, character_set_name, collation_name from information_schema.columns
      where table_schema = database() and table_name = ? and column_name = ?`,
     [table, column],
   );
   if (!row) throw new Error(`Column ${table}.${column} not found`);
-  const r = Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toLowerCase(), v])) as Row;
+  const r = Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toLowerCase(), v])) as CatalogRow;
   const extra = String(r.extra ?? '').toLowerCase();
   return {
     type: String(r.column_type),
@@ -142,9 +142,9 @@ function catalogDefinition(name: string, c: CatalogColumn): string {
   return `${q(name)} ${c.type}${c.collation} ${c.nullable ? 'null' : 'not null'}${c.extra === ' auto_increment' ? c.extra : ''}${c.defaultClause}${c.extra.startsWith(' on update') ? c.extra : ''}${c.comment ? ` comment ${literal(c.comment)}` : ''}`;
 }
 
-async function singleColumnIndexes(knex: Knex, table: string, column: string, unique: boolean): Promise<string[]> {
-  const rows = (await run(knex, `show index from ${q(table)}`)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])));
-  const byName = new Map<string, Row[]>();
+async function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean): Promise<string[]> {
+  const rows = (await catalog.query(`show index from ${q(table)}`)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])));
+  const byName = new Map<string, CatalogRow[]>();
   for (const r of rows) byName.set(String(r.key_name), [...(byName.get(String(r.key_name)) ?? []), r]);
   return [...byName.entries()]
     .filter(([name, parts]) => name !== 'PRIMARY' && parts.length === 1 && parts[0]!.column_name === column && (Number(parts[0]!.non_unique) === 0) === unique)
@@ -207,38 +207,79 @@ function isIncompatibleKey(error: unknown): boolean {
   return errno === 150 || errno === 1005 || errno === 3780 || code === 'ER_FK_INCOMPATIBLE_COLUMNS' || code === 'ER_CANT_CREATE_TABLE';
 }
 
-async function addForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<Undo> {
-  const undo: Undo[] = [];
+async function* addForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
   // A key needs both columns of one type; integer keys differing only in sign (or width) are aligned first.
-  const [own, referenced] = await Promise.all([catalogColumn(knex, key.table, key.column), catalogColumn(knex, key.foreign_key_table, key.foreign_key_column)]);
+  const [own, referenced] = await Promise.all([catalogColumn(catalog, key.table, key.column), catalogColumn(catalog, key.foreign_key_table, key.foreign_key_column)]);
   if (own.type !== referenced.type && /int/.test(own.type) && /int/.test(referenced.type)) {
-    await run(knex, `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, { ...own, type: referenced.type })}`);
-    undo.push((k) => run(k, `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, own)}`).then(() => {}));
+    yield {
+      sql: `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, { ...own, type: referenced.type })}`,
+      undo: [{ sql: `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, own)}` }],
+    };
   }
-  const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
-  try {
-    await run(knex, addKeySql(key));
-  } catch (error) {
-    await undoAll(knex, undo);
-    throw isIncompatibleKey(error)
-      ? new SchemaRefusedError(`"${key.table}.${key.column}" and "${key.foreign_key_table}.${key.foreign_key_column}" are not of the same type`)
-      : error;
-  }
-  undo.push((k) => run(k, `alter table ${q(key.table)} drop foreign key ${q(name)}`).then(() => {}));
-  return (k) => undoAll(k, undo);
-}
-
-async function dropForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<Undo | null> {
-  if (!key.constraint_name) return null;
-  await run(knex, `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name)}`);
-  return async (k) => {
-    await addForeignKey(k, key);
+  yield {
+    ...addKey(key),
+    refusal: `"${key.table}.${key.column}" and "${key.foreign_key_table}.${key.foreign_key_column}" are not of the same type`,
   };
 }
 
-/** Runs undo steps last-first; an undo that fails does not stop the others. */
-async function undoAll(knex: Knex, steps: Undo[]): Promise<void> {
-  for (const step of [...steps].reverse()) await step(knex).catch(() => {});
+function addKey(key: ForeignKeyInfo): DdlStatement {
+  const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
+  return { sql: addKeySql(key), undo: [{ sql: `alter table ${q(key.table)} drop foreign key ${q(name)}` }] };
+}
+
+/** `restorable`: undone by adding the key back (false where the step that drops it cannot be undone anyway). */
+function* dropForeignKey(key: ForeignKeyInfo, restorable = true): Generator<DdlStatement> {
+  if (!key.constraint_name) return;
+  yield { sql: `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name)}`, ...(restorable ? { undo: [{ sql: addKeySql(key) }] } : {}) };
+}
+
+async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+  const { table, current, target, changes, keys } = step;
+  if (changes.type || changes.nullable || changes.default || changes.comment) {
+    const before = await catalogColumn(catalog, table, current.name);
+    const type = changes.type ? typeOf(target) : before.type;
+    const after: CatalogColumn = {
+      type,
+      nullable: changes.nullable ? target.nullable : before.nullable,
+      defaultClause: changes.type || changes.default ? defaultClause(target, type) : before.defaultClause,
+      extra: before.extra,
+      comment: changes.comment ? (target.comment ?? '') : before.comment,
+      collation: /char|text/i.test(type) ? before.collation : '',
+    };
+    // The keys on either side of the column are in the way of a type change: off, modify, on again.
+    const blocking = changes.type ? keys.filter((k) => k.constraint_name) : [];
+    for (const key of blocking) yield* dropForeignKey(key);
+    yield {
+      sql: `alter table ${q(table)} modify column ${catalogDefinition(current.name, after)}`,
+      undo: [{ sql: `alter table ${q(table)} modify column ${catalogDefinition(current.name, before)}` }],
+    };
+    for (const key of blocking) {
+      yield {
+        ...addKey(key),
+        refusal: `the foreign key from "${key.table}.${key.column}" to "${key.foreign_key_table}.${key.foreign_key_column}" needs both columns of the same type`,
+      };
+    }
+  }
+  if (changes.unique) {
+    if (target.unique) {
+      const name = constraintName(table, current.name, 'unique');
+      yield { sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`, undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }] };
+    } else {
+      for (const name of await singleColumnIndexes(catalog, table, current.name, true)) {
+        yield { sql: `alter table ${q(table)} drop index ${q(name)}`, undo: [{ sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})` }] };
+      }
+    }
+  }
+  if (changes.indexed) {
+    if (target.indexed) {
+      const name = constraintName(table, current.name, 'index');
+      yield { sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`, undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }] };
+    } else {
+      for (const name of await singleColumnIndexes(catalog, table, current.name, false)) {
+        yield { sql: `alter table ${q(table)} drop index ${q(name)}`, undo: [{ sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})` }] };
+      }
+    }
+  }
 }
 
 export const mysqlDdl: SchemaDdl = {
@@ -247,6 +288,7 @@ export const mysqlDdl: SchemaDdl = {
   nativeUuid: false,
 
   transaction: (knex, work) => knex.transaction(work),
+  run,
 
   shape(spec): StorageShape {
     const shape: StorageShape = { data_type: SHAPES[spec.type] };
@@ -259,120 +301,61 @@ export const mysqlDdl: SchemaDdl = {
     return shape;
   },
 
-  async createTable(knex, table, columns) {
-    const keys = columns.filter((c) => c.primaryKey).map((c) => q(c.name));
-    const definitions = columns.map(columnDefinition);
-    if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
-    for (const column of columns) {
-      if (column.primaryKey) continue;
-      if (column.unique) definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
-      else if (column.indexed) definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
+  async *statements(step, catalog) {
+    switch (step.kind) {
+      case 'createTable': {
+        const { table, columns } = step;
+        const keys = columns.filter((c) => c.primaryKey).map((c) => q(c.name));
+        const definitions = columns.map(columnDefinition);
+        if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
+        for (const column of columns) {
+          if (column.primaryKey) continue;
+          if (column.unique) definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
+          else if (column.indexed) definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
+        }
+        // The connection's character set, as knex gives Strata's own tables: string keys between tables (to
+        // service_users, say) need equal collations.
+        yield { sql: `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`, undo: [{ sql: `drop table if exists ${q(table)}` }] };
+        return;
+      }
+      case 'addColumn': {
+        const { table, column } = step;
+        const indexes = column.primaryKey
+          ? ''
+          : column.unique
+            ? `, add unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`
+            : column.indexed
+              ? `, add key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`
+              : '';
+        yield { sql: `alter table ${q(table)} add column ${columnDefinition(column)}${indexes}`, undo: [{ sql: `alter table ${q(table)} drop column ${q(column.name)}` }] };
+        return;
+      }
+      case 'alterColumn':
+        yield* alterColumn(step, catalog);
+        return;
+      case 'dropColumn':
+        for (const key of step.keys) yield* dropForeignKey(key, false);
+        yield { sql: `alter table ${q(step.table)} drop column ${q(step.column)}` };
+        return;
+      case 'dropTable':
+        for (const key of step.keys) if (key.table !== step.table) yield* dropForeignKey(key, false);
+        yield { sql: `drop table ${q(step.table)}` };
+        return;
+      case 'addForeignKey':
+        yield* addForeignKey(catalog, step.key);
+        return;
+      case 'dropForeignKey':
+        yield* dropForeignKey(step.key);
+        return;
     }
-    // The connection's character set, as knex gives Strata's own tables: string keys between tables (to
-    // service_users, say) need equal collations.
-    await run(knex, `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`);
-    return async (k) => {
-      await run(k, `drop table if exists ${q(table)}`);
-    };
   },
 
-  async addColumn(knex, table, column) {
-    const indexes = column.primaryKey
-      ? ''
-      : column.unique
-        ? `, add unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`
-        : column.indexed
-          ? `, add key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`
-          : '';
-    await run(knex, `alter table ${q(table)} add column ${columnDefinition(column)}${indexes}`);
-    return async (k) => {
-      await run(k, `alter table ${q(table)} drop column ${q(column.name)}`);
-    };
-  },
+  refuses: isIncompatibleKey,
 
-  async alterColumn(knex, table, current: ColumnInfo, target, changes: ColumnChanges, _conversion, keys) {
-    const undo: Undo[] = [];
-    try {
-      if (changes.type || changes.nullable || changes.default || changes.comment) {
-        const before = await catalogColumn(knex, table, current.name);
-        const type = changes.type ? typeOf(target) : before.type;
-        const after: CatalogColumn = {
-          type,
-          nullable: changes.nullable ? target.nullable : before.nullable,
-          defaultClause: changes.type || changes.default ? defaultClause(target, type) : before.defaultClause,
-          extra: before.extra,
-          comment: changes.comment ? (target.comment ?? '') : before.comment,
-          collation: /char|text/i.test(type) ? before.collation : '',
-        };
-        // The keys on either side of the column are in the way of a type change: off, modify, on again.
-        const blocking = changes.type ? keys.filter((k) => k.constraint_name) : [];
-        for (const key of blocking) {
-          const restore = await dropForeignKey(knex, key);
-          if (restore) undo.push(restore);
-        }
-        await run(knex, `alter table ${q(table)} modify column ${catalogDefinition(current.name, after)}`);
-        undo.push((k) => run(k, `alter table ${q(table)} modify column ${catalogDefinition(current.name, before)}`).then(() => {}));
-        for (const key of blocking) {
-          try {
-            await run(knex, addKeySql(key));
-          } catch (error) {
-            throw isIncompatibleKey(error)
-              ? new SchemaRefusedError(`the foreign key from "${key.table}.${key.column}" to "${key.foreign_key_table}.${key.foreign_key_column}" needs both columns of the same type`)
-              : error;
-          }
-          // Back on: undoing the modify must take it off again first.
-          undo.push((k) => run(k, `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name!)}`).then(() => {}));
-        }
-      }
-      if (changes.unique) {
-        if (target.unique) {
-          const name = constraintName(table, current.name, 'unique');
-          await run(knex, `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`);
-          undo.push((k) => run(k, `alter table ${q(table)} drop index ${q(name)}`).then(() => {}));
-        } else {
-          for (const name of await singleColumnIndexes(knex, table, current.name, true)) {
-            await run(knex, `alter table ${q(table)} drop index ${q(name)}`);
-            undo.push((k) => run(k, `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`).then(() => {}));
-          }
-        }
-      }
-      if (changes.indexed) {
-        if (target.indexed) {
-          const name = constraintName(table, current.name, 'index');
-          await run(knex, `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`);
-          undo.push((k) => run(k, `alter table ${q(table)} drop index ${q(name)}`).then(() => {}));
-        } else {
-          for (const name of await singleColumnIndexes(knex, table, current.name, false)) {
-            await run(knex, `alter table ${q(table)} drop index ${q(name)}`);
-            undo.push((k) => run(k, `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`).then(() => {}));
-          }
-        }
-      }
-    } catch (error) {
-      await undoAll(knex, undo);
-      throw error;
-    }
-    return (k) => undoAll(k, undo);
-  },
-
-  async dropColumn(knex, table, column, keys) {
-    for (const key of keys) await dropForeignKey(knex, key);
-    await run(knex, `alter table ${q(table)} drop column ${q(column)}`);
-  },
-
-  async dropTable(knex, table, keys) {
-    for (const key of keys) if (key.table !== table) await dropForeignKey(knex, key);
-    await run(knex, `drop table ${q(table)}`);
-  },
-
-  addForeignKey,
-  dropForeignKey,
-
-  async countLossy(knex, table, column, check, target) {
+  lossyCount(table, column, check, target) {
     const c = q(column);
     const params: unknown[] = [];
     const predicate = lossyPredicate(c, check, target, params);
-    const [row] = await run(knex, `select count(*) as n from ${q(table)} where ${c} is not null and (${predicate})`, params);
-    return Number(row?.n ?? 0);
+    return { sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${predicate})`, params };
   },
 };

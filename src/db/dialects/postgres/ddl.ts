@@ -1,13 +1,13 @@
 /**
- * PostgreSQL DDL for schema changes. DDL is transactional here: a change runs in one transaction with its
- * metadata, so a failure anywhere leaves nothing behind (no undo steps needed).
+ * PostgreSQL DDL for schema changes: each step rendered as statements. DDL is transactional here: a change runs in
+ * one transaction with its metadata, so a failure anywhere leaves nothing behind (no undo statements needed).
  */
-import type { Knex } from 'knex';
 import type pg from 'pg';
-import type { ColumnInfo, ForeignKeyInfo } from '../../../schema/types.js';
+import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
-import { SchemaRefusedError, type ColumnChanges, type ColumnSpec, type SchemaDdl, type StorageShape } from '../../schema-ddl.js';
+import { SchemaRefusedError, type ColumnSpec, type DdlCatalog, type DdlStatement, type SchemaDdl, type StorageShape } from '../../schema-ddl.js';
+import type { DdlStep } from '../../schema-steps.js';
 import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
@@ -87,23 +87,22 @@ function columnDefinition(spec: ColumnSpec): string {
   return parts.join(' ');
 }
 
-async function createIndexes(knex: Knex, table: string, spec: ColumnSpec): Promise<void> {
+function* createIndexes(table: string, spec: ColumnSpec): Generator<DdlStatement> {
   if (spec.unique && !spec.primaryKey) {
-    await run(knex, `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})`);
+    yield { sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})` };
   } else if (spec.indexed && !spec.primaryKey) {
-    await run(knex, `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})`);
+    yield { sql: `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})` };
   }
-  if (spec.comment !== null) await setComment(knex, table, spec.name, spec.comment);
+  if (spec.comment !== null) yield setComment(table, spec.name, spec.comment);
 }
 
-async function setComment(knex: Knex, table: string, column: string, comment: string | null): Promise<void> {
-  await run(knex, `comment on column ${q(table)}.${q(column)} is ${comment === null ? 'null' : literal(comment)}`);
+function setComment(table: string, column: string, comment: string | null): DdlStatement {
+  return { sql: `comment on column ${q(table)}.${q(column)} is ${comment === null ? 'null' : literal(comment)}` };
 }
 
 /** Single-column indexes on the column (unique or not), with the constraint that owns each, if any. */
-async function singleColumnIndexes(knex: Knex, table: string, column: string, unique: boolean) {
-  return run(
-    knex,
+function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean) {
+  return catalog.query(
     `select i.relname as index_name, con.conname as constraint_name
      from pg_index ix
      join pg_class t on t.oid = ix.indrelid
@@ -112,22 +111,22 @@ async function singleColumnIndexes(knex: Knex, table: string, column: string, un
      join pg_attribute a on a.attrelid = t.oid and a.attnum = ix.indkey[0]
      left join pg_constraint con on con.conindid = ix.indexrelid and con.conrelid = t.oid and con.contype = 'u'
      where n.nspname = current_schema() and t.relname = $1 and a.attname = $2 and ix.indnatts = 1
-       and ix.indexprs is null and not ix.indisprimary and ix.indisunique = $3`,
+       and ix.indexprs is null and not ix.indisprimary and ix.indisunique = $3
+     order by i.relname`,
     [table, column, unique],
   );
 }
 
-async function dropIndexes(knex: Knex, table: string, column: string, unique: boolean): Promise<void> {
-  for (const index of await singleColumnIndexes(knex, table, column, unique)) {
-    if (index.constraint_name) await run(knex, `alter table ${q(table)} drop constraint ${q(index.constraint_name)}`);
-    else await run(knex, `drop index ${q(index.index_name)}`);
+async function* dropIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean): AsyncGenerator<DdlStatement> {
+  for (const index of await singleColumnIndexes(catalog, table, column, unique)) {
+    if (index.constraint_name) yield { sql: `alter table ${q(table)} drop constraint ${q(index.constraint_name)}` };
+    else yield { sql: `drop index ${q(index.index_name)}` };
   }
 }
 
 /** Generated columns whose expression reads the column (PostgreSQL refuses to change its type then). */
-async function dependentGeneratedColumns(knex: Knex, table: string, column: string): Promise<string[]> {
-  const rows = await run(
-    knex,
+async function dependentGeneratedColumns(catalog: DdlCatalog, table: string, column: string): Promise<string[]> {
+  const rows = await catalog.query(
     `select distinct g.attname as name
      from pg_depend d
      join pg_class t on t.oid = d.refobjid
@@ -188,18 +187,45 @@ function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): 
   }
 }
 
-async function addForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<null> {
+function addForeignKey(key: ForeignKeyInfo): DdlStatement {
   const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
   const actions = `${key.on_delete ? ` on delete ${key.on_delete}` : ''}${key.on_update ? ` on update ${key.on_update}` : ''}`;
-  await run(knex, 
-    `alter table ${q(key.table)} add constraint ${q(name)} foreign key (${q(key.column)}) references ${q(key.foreign_key_table)} (${q(key.foreign_key_column)})${actions}`,
-  );
-  return null;
+  return {
+    sql: `alter table ${q(key.table)} add constraint ${q(name)} foreign key (${q(key.column)}) references ${q(key.foreign_key_table)} (${q(key.foreign_key_column)})${actions}`,
+  };
 }
 
-async function dropForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<null> {
-  if (key.constraint_name) await run(knex, `alter table ${q(key.table)} drop constraint if exists ${q(key.constraint_name)}`);
-  return null;
+function* dropForeignKey(key: ForeignKeyInfo): Generator<DdlStatement> {
+  if (key.constraint_name) yield { sql: `alter table ${q(key.table)} drop constraint if exists ${q(key.constraint_name)}` };
+}
+
+async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+  const { table, current, target, changes, conversion } = step;
+  const t = q(table);
+  const c = q(current.name);
+  if (changes.type) {
+    const generated = await dependentGeneratedColumns(catalog, table, current.name);
+    if (generated.length) {
+      throw new SchemaRefusedError(`PostgreSQL can't change the type of a column that generated column(s) ${generated.map((g) => `"${g}"`).join(', ')} are computed from`);
+    }
+    if (current.default_value !== null) yield { sql: `alter table ${t} alter column ${c} drop default` };
+    yield { sql: `alter table ${t} alter column ${c} type ${plainTypeOf(target)} using ${usingExpression(c, target, conversion)}` };
+  }
+  if (changes.type || changes.default) {
+    const dflt = defaultSql(target);
+    if (dflt !== null) yield { sql: `alter table ${t} alter column ${c} set default ${dflt}` };
+    else if (!changes.type) yield { sql: `alter table ${t} alter column ${c} drop default` };
+  }
+  if (changes.nullable) yield { sql: `alter table ${t} alter column ${c} ${target.nullable ? 'drop' : 'set'} not null` };
+  if (changes.comment) yield setComment(table, current.name, target.comment);
+  if (changes.unique) {
+    if (target.unique) yield { sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${t} (${c})` };
+    else yield* dropIndexes(catalog, table, current.name, true);
+  }
+  if (changes.indexed) {
+    if (target.indexed) yield { sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${t} (${c})` };
+    else yield* dropIndexes(catalog, table, current.name, false);
+  }
 }
 
 export const postgresDdl: SchemaDdl = {
@@ -208,6 +234,7 @@ export const postgresDdl: SchemaDdl = {
   nativeUuid: true,
 
   transaction: (knex, work) => knex.transaction(work),
+  run,
 
   shape(spec): StorageShape {
     const shape: StorageShape = { data_type: SHAPES[spec.type] };
@@ -219,67 +246,45 @@ export const postgresDdl: SchemaDdl = {
     return shape;
   },
 
-  async createTable(knex, table, columns) {
-    const keys = columns.filter((c) => c.primaryKey).map((c) => q(c.name));
-    const definitions = columns.map(columnDefinition);
-    if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
-    await run(knex, `create table ${q(table)} (${definitions.join(', ')})`);
-    for (const column of columns) await createIndexes(knex, table, column);
-    return null;
-  },
-
-  async addColumn(knex, table, column) {
-    await run(knex, `alter table ${q(table)} add column ${columnDefinition(column)}`);
-    await createIndexes(knex, table, { ...column, comment: column.comment });
-    return null;
-  },
-
-  async alterColumn(knex, table, current: ColumnInfo, target, changes: ColumnChanges, conversion) {
-    const t = q(table);
-    const c = q(current.name);
-    if (changes.type) {
-      const generated = await dependentGeneratedColumns(knex, table, current.name);
-      if (generated.length) {
-        throw new SchemaRefusedError(`PostgreSQL can't change the type of a column that generated column(s) ${generated.map((g) => `"${g}"`).join(', ')} are computed from`);
+  async *statements(step, catalog) {
+    switch (step.kind) {
+      case 'createTable': {
+        const keys = step.columns.filter((c) => c.primaryKey).map((c) => q(c.name));
+        const definitions = step.columns.map(columnDefinition);
+        if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
+        yield { sql: `create table ${q(step.table)} (${definitions.join(', ')})` };
+        for (const column of step.columns) yield* createIndexes(step.table, column);
+        return;
       }
-      if (current.default_value !== null) await run(knex, `alter table ${t} alter column ${c} drop default`);
-      await run(knex, `alter table ${t} alter column ${c} type ${plainTypeOf(target)} using ${usingExpression(c, target, conversion)}`);
+      case 'addColumn':
+        yield { sql: `alter table ${q(step.table)} add column ${columnDefinition(step.column)}` };
+        yield* createIndexes(step.table, step.column);
+        return;
+      case 'alterColumn':
+        yield* alterColumn(step, catalog);
+        return;
+      case 'dropColumn':
+        // Keys of other tables that reference this column would block the drop; the column's own go with it.
+        for (const key of step.keys) if (key.table !== step.table || key.column !== step.column) yield* dropForeignKey(key);
+        yield { sql: `alter table ${q(step.table)} drop column ${q(step.column)}` };
+        return;
+      case 'dropTable':
+        for (const key of step.keys) if (key.table !== step.table) yield* dropForeignKey(key);
+        yield { sql: `drop table ${q(step.table)}` };
+        return;
+      case 'addForeignKey':
+        yield addForeignKey(step.key);
+        return;
+      case 'dropForeignKey':
+        yield* dropForeignKey(step.key);
+        return;
     }
-    if (changes.type || changes.default) {
-      const dflt = defaultSql(target);
-      if (dflt !== null) await run(knex, `alter table ${t} alter column ${c} set default ${dflt}`);
-      else if (!changes.type) await run(knex, `alter table ${t} alter column ${c} drop default`);
-    }
-    if (changes.nullable) await run(knex, `alter table ${t} alter column ${c} ${target.nullable ? 'drop' : 'set'} not null`);
-    if (changes.comment) await setComment(knex, table, current.name, target.comment);
-    if (changes.unique) {
-      if (target.unique) await run(knex, `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${t} (${c})`);
-      else await dropIndexes(knex, table, current.name, true);
-    }
-    if (changes.indexed) {
-      if (target.indexed) await run(knex, `create index ${q(constraintName(table, current.name, 'index'))} on ${t} (${c})`);
-      else await dropIndexes(knex, table, current.name, false);
-    }
-    return null;
   },
 
-  async dropColumn(knex, table, column, keys) {
-    // Keys of other tables that reference this column would block the drop; the column's own go with it.
-    for (const key of keys) if (key.table !== table || key.column !== column) await dropForeignKey(knex, key);
-    await run(knex, `alter table ${q(table)} drop column ${q(column)}`);
-  },
+  refuses: () => false,
 
-  async dropTable(knex, table, keys) {
-    for (const key of keys) if (key.table !== table) await dropForeignKey(knex, key);
-    await run(knex, `drop table ${q(table)}`);
-  },
-
-  addForeignKey,
-  dropForeignKey,
-
-  async countLossy(knex, table, column, check, target) {
+  lossyCount(table, column, check, target) {
     const c = q(column);
-    const [row] = await run(knex, `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})`);
-    return Number(row?.n ?? 0);
+    return { sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})` };
   },
 };

@@ -6,15 +6,16 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
-import type { ColumnInfo, ForeignKeyInfo } from '../../../schema/types.js';
+import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
-import { ForeignKeyViolationError, type ColumnChanges, type ColumnSpec, type SchemaDdl, type StorageShape } from '../../schema-ddl.js';
+import { ForeignKeyViolationError, type ColumnSpec, type DdlCatalog, type DdlStatement, type SchemaDdl, type StorageShape } from '../../schema-ddl.js';
+import type { DdlStep } from '../../schema-steps.js';
 import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
-import { sameName, wrapName, type ColumnAst, type TableAst } from './create-table-ast.js';
+import { quoteName, sameName } from './table-definition.js';
 import { rebuildTable, rebuiltTables } from './table-rebuild.js';
 
-const q = wrapName;
+const q = quoteName;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 const run = statementRunner(async (connection, sql, params) => {
@@ -74,42 +75,21 @@ function columnDefinition(spec: ColumnSpec, inlineKey: boolean): string {
   return parts.join(' ');
 }
 
-async function createIndexes(knex: Knex, table: string, spec: ColumnSpec): Promise<void> {
+function* createIndexes(table: string, spec: ColumnSpec): Generator<DdlStatement> {
   if (spec.primaryKey) return;
-  if (spec.unique) await run(knex, `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})`);
-  else if (spec.indexed) await run(knex, `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})`);
+  if (spec.unique) yield { sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})` };
+  else if (spec.indexed) yield { sql: `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})` };
 }
 
 /** Named single-column indexes on the column; `autoindex` ones come from UNIQUE in the table definition. */
-async function singleColumnIndexes(knex: Knex, table: string, column: string, unique: boolean): Promise<{ name: string; origin: string }[]> {
+async function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean): Promise<{ name: string; origin: string }[]> {
   const result: { name: string; origin: string }[] = [];
-  for (const index of await run(knex, `pragma index_list(${q(table)})`)) {
+  for (const index of await catalog.query(`pragma index_list(${q(table)})`)) {
     if (Boolean(index.unique) !== unique || index.origin === 'pk' || index.partial === 1) continue;
-    const parts = await run(knex, `pragma index_info(${q(String(index.name))})`);
+    const parts = await catalog.query(`pragma index_info(${q(String(index.name))})`);
     if (parts.length === 1 && parts[0]!.name !== null && sameName(String(parts[0]!.name), column)) result.push({ name: String(index.name), origin: String(index.origin) });
   }
-  return result;
-}
-
-function findColumn(ast: TableAst, name: string): ColumnAst {
-  const column = ast.columns.find((c) => sameName(c.name, name));
-  if (!column) throw new Error(`Column ${name} not found in ${ast.table}`);
-  return column;
-}
-
-/** Drops UNIQUE from the table definition for this column (the column's own, or a one-column table constraint). */
-function removeUnique(ast: TableAst, name: string): void {
-  findColumn(ast, name).constraints.unique = null;
-  ast.constraints = ast.constraints.filter((c) => !(c.type === 'UNIQUE' && c.columns.length === 1 && sameName(c.columns[0]!.name, name)));
-}
-
-function removeForeignKeys(ast: TableAst, column: string, referencing?: { table: string; column: string }): void {
-  const matches = (table: string, columns: string[]) => !referencing || (sameName(table, referencing.table) && (columns.length === 0 || columns.some((c) => sameName(c, referencing.column))));
-  const own = findColumn(ast, column);
-  if (own.constraints.references && matches(own.constraints.references.table, own.constraints.references.columns)) own.constraints.references = null;
-  ast.constraints = ast.constraints.filter(
-    (c) => !(c.type === 'FOREIGN KEY' && c.columns.some((name) => sameName(name, column)) && matches(c.references.table, c.references.columns)),
-  );
+  return result.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** SELECT expression that converts the old value while copying (type affinity converts the rest). */
@@ -184,35 +164,64 @@ function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): 
   }
 }
 
-async function addForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<null> {
-  await rebuildTable(run, knex, key.table, {
-    edit(ast) {
-      removeForeignKeys(ast, key.column);
-      findColumn(ast, key.column).constraints.references = {
-        name: null,
-        table: key.foreign_key_table,
-        columns: [key.foreign_key_column],
-        delete: key.on_delete,
-        update: key.on_update,
-        match: null,
-        deferrable: null,
-      };
+function addForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
+  return rebuildTable(catalog, key.table, {
+    edit(table) {
+      table.removeForeignKeys(key.column);
+      table.addReference(key.column, key.foreign_key_table, key.foreign_key_column, key.on_delete, key.on_update);
     },
   });
-  return null;
 }
 
-async function dropForeignKey(knex: Knex, key: ForeignKeyInfo): Promise<null> {
-  await rebuildTable(run, knex, key.table, {
-    edit: (ast) => removeForeignKeys(ast, key.column, { table: key.foreign_key_table, column: key.foreign_key_column }),
+function dropForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
+  return rebuildTable(catalog, key.table, {
+    edit: (table) => table.removeForeignKeys(key.column, { table: key.foreign_key_table, column: key.foreign_key_column }),
   });
-  return null;
+}
+
+async function* addColumn(catalog: DdlCatalog, table: string, column: ColumnSpec): AsyncGenerator<DdlStatement> {
+  // ADD COLUMN takes neither a NOT NULL column without default nor a clock default; a rebuild takes both.
+  if ((!column.nullable && column.default.kind === 'none') || column.default.kind === 'now') {
+    const dflt = defaultSql(column);
+    const clauses = [...(column.nullable ? [] : ['not null']), ...(dflt === null ? [] : [`default ${dflt}`])];
+    yield* rebuildTable(catalog, table, { edit: (definition) => definition.addColumn(column.name, typeOf(column), clauses) });
+  } else {
+    yield { sql: `alter table ${q(table)} add column ${columnDefinition(column, false)}` };
+  }
+  yield* createIndexes(table, column);
+}
+
+async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+  const { table, current, target, changes, conversion } = step;
+  const uniqueIndexes = changes.unique && !target.unique ? await singleColumnIndexes(catalog, table, current.name, true) : [];
+  const inlineUnique = uniqueIndexes.some((i) => i.origin === 'u');
+  if (changes.type || changes.nullable || changes.default || inlineUnique) {
+    yield* rebuildTable(catalog, table, {
+      edit(definition) {
+        if (changes.type) definition.setType(current.name, typeOf(target));
+        if (changes.nullable) definition.setNotNull(current.name, !target.nullable);
+        if (changes.type || changes.default) definition.setDefault(current.name, defaultSql(target));
+        if (inlineUnique) definition.removeUnique(current.name);
+      },
+      copy: changes.type ? { [current.name]: copyExpression(q(current.name), conversion) } : undefined,
+    });
+  }
+  if (changes.unique) {
+    if (target.unique) yield { sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${q(table)} (${q(current.name)})` };
+    else for (const index of uniqueIndexes) if (index.origin === 'c') yield { sql: `drop index ${q(index.name)}` };
+  }
+  if (changes.indexed) {
+    if (target.indexed) yield { sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${q(table)} (${q(current.name)})` };
+    else for (const index of await singleColumnIndexes(catalog, table, current.name, false)) yield { sql: `drop index ${q(index.name)}` };
+  }
 }
 
 export const sqliteDdl: SchemaDdl = {
   transactional: true,
   comments: false,
   nativeUuid: true,
+
+  run,
 
   async transaction(knex, work) {
     const client = knex.client as { acquireConnection(): Promise<BetterSqlite3.Database>; releaseConnection(c: unknown): Promise<unknown> };
@@ -233,6 +242,7 @@ export const sqliteDdl: SchemaDdl = {
         { connection } as Knex.TransactionConfig,
       );
     } finally {
+      connection.pragma('legacy_alter_table = OFF');
       connection.pragma('foreign_keys = ON');
       await client.releaseConnection(connection);
     }
@@ -248,108 +258,47 @@ export const sqliteDdl: SchemaDdl = {
     return shape;
   },
 
-  async createTable(knex, table, columns) {
-    const keys = columns.filter((c) => c.primaryKey);
-    const inline = keys.length === 1;
-    const definitions = columns.map((c) => columnDefinition(c, inline && c.primaryKey));
-    if (keys.length > 1) definitions.push(`primary key (${keys.map((c) => q(c.name)).join(', ')})`);
-    await run(knex, `create table ${q(table)} (${definitions.join(', ')})`);
-    for (const column of columns) await createIndexes(knex, table, column);
-    return null;
-  },
-
-  async addColumn(knex, table, column) {
-    // ADD COLUMN takes neither a NOT NULL column without default nor a clock default; a rebuild takes both.
-    if ((!column.nullable && column.default.kind === 'none') || column.default.kind === 'now') {
-      await rebuildTable(run, knex, table, {
-        edit(ast) {
-          ast.columns.push({ name: column.name, type: typeOf(column), constraints: emptyConstraints(column) });
-        },
-      });
-    } else {
-      await run(knex, `alter table ${q(table)} add column ${columnDefinition(column, false)}`);
+  async *statements(step, catalog) {
+    switch (step.kind) {
+      case 'createTable': {
+        const keys = step.columns.filter((c) => c.primaryKey);
+        const inline = keys.length === 1;
+        const definitions = step.columns.map((c) => columnDefinition(c, inline && c.primaryKey));
+        if (keys.length > 1) definitions.push(`primary key (${keys.map((c) => q(c.name)).join(', ')})`);
+        yield { sql: `create table ${q(step.table)} (${definitions.join(', ')})` };
+        for (const column of step.columns) yield* createIndexes(step.table, column);
+        return;
+      }
+      case 'addColumn':
+        yield* addColumn(catalog, step.table, step.column);
+        return;
+      case 'alterColumn':
+        yield* alterColumn(step, catalog);
+        return;
+      case 'dropColumn': {
+        const { table, column } = step;
+        // Other tables' keys that reference the column are dropped first: they would point at nothing.
+        for (const key of step.keys) if (key.table !== table) yield* dropForeignKey(catalog, key);
+        yield* rebuildTable(catalog, table, { edit: (definition) => definition.dropColumn(column) });
+        return;
+      }
+      case 'dropTable':
+        for (const key of step.keys) if (key.table !== step.table) yield* dropForeignKey(catalog, key);
+        yield { sql: `drop table ${q(step.table)}` };
+        return;
+      case 'addForeignKey':
+        yield* addForeignKey(catalog, step.key);
+        return;
+      case 'dropForeignKey':
+        yield* dropForeignKey(catalog, step.key);
+        return;
     }
-    await createIndexes(knex, table, column);
-    return null;
   },
 
-  async alterColumn(knex, table, current: ColumnInfo, target, changes: ColumnChanges, conversion) {
-    const uniqueIndexes = changes.unique && !target.unique ? await singleColumnIndexes(knex, table, current.name, true) : [];
-    const inlineUnique = uniqueIndexes.some((i) => i.origin === 'u');
-    if (changes.type || changes.nullable || changes.default || inlineUnique) {
-      await rebuildTable(run, knex, table, {
-        edit(ast) {
-          const column = findColumn(ast, current.name);
-          if (changes.type) column.type = typeOf(target);
-          if (changes.nullable) {
-            column.constraints.notnull = target.nullable ? null : { name: null, conflict: null };
-            column.constraints.null = null;
-          }
-          if (changes.type || changes.default) {
-            const dflt = defaultSql(target);
-            column.constraints.default = dflt === null ? null : { name: null, value: dflt, expression: false };
-          }
-          if (inlineUnique) removeUnique(ast, current.name);
-        },
-        copy: changes.type ? { [current.name]: copyExpression(q(current.name), conversion) } : undefined,
-      });
-    }
-    if (changes.unique) {
-      if (target.unique) await run(knex, `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${q(table)} (${q(current.name)})`);
-      else for (const index of uniqueIndexes) if (index.origin === 'c') await run(knex, `drop index ${q(index.name)}`);
-    }
-    if (changes.indexed) {
-      if (target.indexed) await run(knex, `create index ${q(constraintName(table, current.name, 'index'))} on ${q(table)} (${q(current.name)})`);
-      else for (const index of await singleColumnIndexes(knex, table, current.name, false)) await run(knex, `drop index ${q(index.name)}`);
-    }
-    return null;
-  },
+  refuses: () => false,
 
-  async dropColumn(knex, table, column, keys) {
-    // Other tables' keys that reference the column are dropped first: they would point at nothing.
-    for (const key of keys) if (key.table !== table) await dropForeignKey(knex, key);
-    await rebuildTable(run, knex, table, {
-      edit(ast) {
-        ast.columns = ast.columns.filter((c) => !sameName(c.name, column));
-        ast.constraints = ast.constraints.filter((c) => {
-          if (c.type === 'FOREIGN KEY') return !c.columns.some((name) => sameName(name, column)) && !(sameName(c.references.table, table) && c.references.columns.some((name) => sameName(name, column)));
-          if (c.type === 'UNIQUE' || c.type === 'PRIMARY KEY') return !c.columns.some((part) => !part.expression && sameName(part.name, column));
-          return true;
-        });
-        for (const other of ast.columns) {
-          const ref = other.constraints.references;
-          if (ref && sameName(ref.table, table) && ref.columns.some((name) => sameName(name, column))) other.constraints.references = null;
-        }
-      },
-    });
-  },
-
-  async dropTable(knex, table, keys) {
-    for (const key of keys) if (key.table !== table) await dropForeignKey(knex, key);
-    await run(knex, `drop table ${q(table)}`);
-  },
-
-  addForeignKey,
-  dropForeignKey,
-
-  async countLossy(knex, table, column, check, target) {
+  lossyCount(table, column, check, target) {
     const c = q(column);
-    const [row] = await run(knex, `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})`);
-    return Number(row?.n ?? 0);
+    return { sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})` };
   },
 };
-
-function emptyConstraints(spec: ColumnSpec): ColumnAst['constraints'] {
-  const dflt = defaultSql(spec);
-  return {
-    primary: null,
-    notnull: spec.nullable ? null : { name: null, conflict: null },
-    null: null,
-    unique: null,
-    check: null,
-    default: dflt === null ? null : { name: null, value: dflt, expression: false },
-    collate: null,
-    references: null,
-    as: null,
-  };
-}

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { Dialect } from '../../dialect.js';
 import { sqliteDdl } from './ddl.js';
 import { introspectSqlite, mapSqliteType } from './introspect.js';
@@ -10,19 +11,16 @@ import { applyStatementTimeout, statementTimeoutWarnings } from './statement-tim
 
 /** Prepared statements per connection, by SQL text: request shapes repeat, and preparing costs more than running. */
 const STATEMENT_CACHE_SIZE = 500;
-const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+const statements = new WeakMap<BetterSqlite3.Database, LRUCache<string, BetterSqlite3.Statement>>();
 
 function prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
   let cache = statements.get(connection);
-  if (!cache) statements.set(connection, (cache = new Map()));
+  if (!cache) statements.set(connection, (cache = new LRUCache({ max: STATEMENT_CACHE_SIZE })));
   let statement = cache.get(sql);
-  if (statement) {
-    cache.delete(sql);
-  } else {
+  if (!statement) {
     statement = connection.prepare(sql);
-    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(sql, statement);
   }
-  cache.set(sql, statement);
   return statement;
 }
 

@@ -5,78 +5,66 @@
  * foreign keys off (see ddl.ts), so dropping the old table neither cascades nor fails; the rebuilt table's keys are
  * checked before commit. The AUTOINCREMENT counter is carried over, so deleted keys are not handed out again.
  */
-import type { Knex } from 'knex';
-import type { Run } from '../../ddl-exec.js';
-import {
-  compileCreateIndex,
-  compileCreateTable,
-  parseCreateIndex,
-  parseCreateTable,
-  sameName,
-  unescapeName,
-  wrapName,
-  type TableAst,
-} from './create-table-ast.js';
+import type { DdlCatalog, DdlStatement } from '../../schema-ddl.js';
+import { indexColumns, quoteName, sameName, TableDefinition } from './table-definition.js';
 
 export interface RebuildEdit {
   /** Changes the parsed table (columns, constraints) in place. */
-  edit(ast: TableAst): void;
+  edit(table: TableDefinition): void;
   /** SELECT expression per column of the new table (default: the column itself); written over the old table. */
   copy?: Record<string, string>;
 }
 
-/** Tables rebuilt in each schema-change transaction: their foreign keys are checked before commit. */
+/** Tables rebuilt in each schema-change transaction (DdlCatalog.session): their foreign keys are checked before commit. */
 export const rebuiltTables = new WeakMap<object, Set<string>>();
 
-export async function rebuildTable(run: Run, knex: Knex, table: string, change: RebuildEdit): Promise<void> {
-  const objects = await run(knex, `select type, name, sql from sqlite_master where tbl_name = ? and sql is not null`, [table]);
+export async function* rebuildTable(catalog: DdlCatalog, table: string, change: RebuildEdit): AsyncGenerator<DdlStatement> {
+  const objects = await catalog.query(`select type, name, sql from sqlite_master where tbl_name = ? and sql is not null order by rowid`, [table]);
   const create = objects.find((o) => o.type === 'table');
   if (!create) throw new Error(`Table ${table} not found`);
-  const ast = parseCreateTable(String(create.sql));
-  const oldColumns = await run(knex, `pragma table_xinfo(${wrapName(table)})`);
-  change.edit(ast);
+  const definition = TableDefinition.parse(String(create.sql));
+  const oldColumns = await catalog.query(`pragma table_xinfo(${quoteName(table)})`);
+  change.edit(definition);
 
   const temporary = `_strata_rebuild_${table}`;
-  ast.table = temporary;
-  await run(knex, compileCreateTable(ast));
+  definition.table = temporary;
+  yield { sql: definition.toSql() };
 
   // Generated columns are computed again; every other column that still exists is copied.
   const generated = new Set(oldColumns.filter((c) => c.hidden === 2 || c.hidden === 3).map((c) => String(c.name).toLowerCase()));
-  const kept = ast.columns
-    .map((c) => unescapeName(c.name))
-    .filter((name) => !generated.has(name.toLowerCase()) && !(ast.columns.find((c) => sameName(c.name, name))?.constraints.as))
+  const kept = definition.columns
+    .map((c) => c.name)
+    .filter((name) => !generated.has(name.toLowerCase()) && !definition.generated(name))
     .filter((name) => oldColumns.some((c) => sameName(String(c.name), name)) || change.copy?.[name] !== undefined);
   if (kept.length) {
-    const source = kept.map((name) => change.copy?.[name] ?? wrapName(name));
-    await run(knex, `insert into ${wrapName(temporary)} (${kept.map(wrapName).join(', ')}) select ${source.join(', ')} from ${wrapName(table)}`);
+    const source = kept.map((name) => change.copy?.[name] ?? quoteName(name));
+    yield { sql: `insert into ${quoteName(temporary)} (${kept.map(quoteName).join(', ')}) select ${source.join(', ')} from ${quoteName(table)}` };
   }
 
-  const sequence = await run(knex, `select seq from sqlite_sequence where name = ?`, [table]).catch(() => []);
-  await run(knex, `drop table ${wrapName(table)}`);
-  // Legacy renaming leaves other tables' references alone: they name the original table, which this becomes.
-  await run(knex, 'pragma legacy_alter_table = on');
-  try {
-    await run(knex, `alter table ${wrapName(temporary)} rename to ${wrapName(table)}`);
-  } finally {
-    await run(knex, 'pragma legacy_alter_table = off');
-  }
+  const sequence = await catalog.query(`select seq from sqlite_sequence where name = ?`, [table]).catch(() => []);
+  yield { sql: `drop table ${quoteName(table)}` };
+  // Legacy renaming leaves other tables' references alone: they name the original table, which this becomes. The
+  // transaction (ddl.ts) switches it off again whatever happens.
+  yield { sql: 'pragma legacy_alter_table = on' };
+  yield { sql: `alter table ${quoteName(temporary)} rename to ${quoteName(table)}` };
+  yield { sql: 'pragma legacy_alter_table = off' };
   if (sequence.length) {
-    await run(knex, `delete from sqlite_sequence where name = ?`, [table]);
-    await run(knex, `insert into sqlite_sequence (name, seq) values (?, ?)`, [table, sequence[0]!.seq]);
+    yield { sql: `delete from sqlite_sequence where name = ?`, params: [table] };
+    yield { sql: `insert into sqlite_sequence (name, seq) values (?, ?)`, params: [table, sequence[0]!.seq] };
   }
 
-  const columnNames = new Set(ast.columns.map((c) => unescapeName(c.name).toLowerCase()));
+  const columnNames = new Set(definition.columns.map((c) => c.name.toLowerCase()));
   for (const object of objects) {
     if (object.type === 'index') {
-      const index = parseCreateIndex(String(object.sql));
       // An index over a dropped column goes with it.
-      if (index.columns.some((c) => !c.expression && !columnNames.has(unescapeName(c.name).toLowerCase()))) continue;
-      await run(knex, compileCreateIndex(index));
+      if (indexColumns(String(object.sql)).some((c) => c !== null && !columnNames.has(c.toLowerCase()))) continue;
+      yield { sql: String(object.sql) };
     } else if (object.type === 'trigger') {
-      await run(knex, String(object.sql));
+      yield { sql: String(object.sql) };
     }
   }
 
-  const rebuilt = rebuiltTables.get(knex);
-  if (rebuilt) rebuilt.add(table);
+  let rebuilt = rebuiltTables.get(catalog.session);
+  if (!rebuilt) rebuiltTables.set(catalog.session, (rebuilt = new Set()));
+  rebuilt.add(table);
 }

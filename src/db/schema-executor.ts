@@ -1,0 +1,140 @@
+/**
+ * Runs the steps of a schema change (schema-steps.ts): checks count what would forbid it, DDL steps are rendered by
+ * the dialect one statement at a time and run, metadata writes go to the service_* tables. Where DDL is
+ * transactional everything runs in the session (one transaction) it is given. Elsewhere (MySQL/MariaDB) `runStepwise`
+ * checks first, then runs the DDL keeping each statement's undo, then the writes in a transaction; a failure runs
+ * the undo statements taken so far, last first.
+ */
+import type { Knex } from 'knex';
+import { countDuplicates, countNulls, countOrphans, countRows } from './column-checks.js';
+import { queryBuilder, type Database } from './connection.js';
+import { SchemaCheckFailedError, SchemaRefusedError, type DdlCatalog, type DdlStatement, type SchemaDdl } from './schema-ddl.js';
+import type { CheckStep, DdlStep, SchemaSteps, WriteStep } from './schema-steps.js';
+import { withoutListItem } from './list-items.js';
+
+declare const sessionBrand: unique symbol;
+/** A schema change's transaction, opaque outside src/db. */
+export type SchemaSession = { readonly [sessionBrand]: 'SchemaSession' };
+
+export interface SchemaExecutorOptions {
+  /** Told of every DDL statement before it runs (tests record them). */
+  onStatement?: (statement: DdlStatement) => void;
+  /** Told of an undo statement that failed (the change is refused either way). */
+  onUndoFailure?: (error: unknown) => void;
+}
+
+export class SchemaExecutor {
+  private readonly ddl: SchemaDdl;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: SchemaExecutorOptions = {},
+  ) {
+    this.ddl = db.dialect.ddl;
+  }
+
+  get transactional(): boolean {
+    return this.ddl.transactional;
+  }
+
+  /** Runs `work` in one schema-change transaction (the dialect's: SQLite turns foreign keys off for rebuilds). */
+  transaction<T>(work: (session: SchemaSession) => Promise<T>): Promise<T> {
+    return this.ddl.transaction(queryBuilder(this.db), (trx) => work(trx as unknown as SchemaSession));
+  }
+
+  /** Runs all three phases in the session. */
+  async runIn(session: SchemaSession, steps: SchemaSteps): Promise<void> {
+    const knex = knexOf(session);
+    for (const step of steps.checks) await this.check(knex, step);
+    for (const step of steps.ddl) await this.alter(knex, step);
+    for (const step of steps.writes) await write(knex, step);
+  }
+
+  /** Without transactional DDL: checks, then DDL with undo on failure, then the writes in one transaction. */
+  async runStepwise(steps: SchemaSteps): Promise<void> {
+    const knex = queryBuilder(this.db);
+    for (const step of steps.checks) await this.check(knex, step);
+    const undo: DdlStatement[] = [];
+    try {
+      for (const step of steps.ddl) await this.alter(knex, step, undo);
+      if (steps.writes.length) {
+        await knex.transaction(async (trx) => {
+          for (const step of steps.writes) await write(trx, step);
+        });
+      }
+    } catch (error) {
+      for (const statement of undo.reverse()) {
+        await this.ddl.run(knex, statement.sql, statement.params).catch((undoError: unknown) => this.options.onUndoFailure?.(undoError));
+      }
+      throw error;
+    }
+  }
+
+  private async check(knex: Knex, step: CheckStep): Promise<void> {
+    const n = await this.count(knex, step.query);
+    if (n > step.atMost) throw new SchemaCheckFailedError(step.refusal, n);
+  }
+
+  private async count(knex: Knex, query: CheckStep['query']): Promise<number> {
+    switch (query.count) {
+      case 'rows':
+        return countRows(knex, query.table);
+      case 'nulls':
+        return countNulls(knex, query.table, query.column);
+      case 'duplicates':
+        return countDuplicates(knex, query.table, query.column);
+      case 'orphans':
+        return countOrphans(knex, query.table, query.column, query.foreignTable, query.foreignColumn);
+      case 'lossy': {
+        const statement = this.ddl.lossyCount(query.table, query.column, query.conversion, query.target);
+        const [row] = await this.ddl.run(knex, statement.sql, statement.params);
+        return Number(row?.n ?? 0);
+      }
+    }
+  }
+
+  /** Renders the step statement by statement and runs each; `undo` collects what puts them back. */
+  private async alter(knex: Knex, step: DdlStep, undo?: DdlStatement[]): Promise<void> {
+    const catalog: DdlCatalog = { query: (sql, params) => this.ddl.run(knex, sql, params), session: knex };
+    for await (const statement of this.ddl.statements(step, catalog)) {
+      this.options.onStatement?.(statement);
+      try {
+        await this.ddl.run(knex, statement.sql, statement.params);
+      } catch (error) {
+        if (statement.refusal && this.ddl.refuses(error)) throw new SchemaRefusedError(statement.refusal);
+        throw error;
+      }
+      if (undo && statement.undo) undo.push(...[...statement.undo].reverse());
+    }
+  }
+}
+
+/** The query handle of a session, for reading the schema as the change's transaction sees it. */
+export function knexOf(session: SchemaSession): Knex {
+  return session as unknown as Knex;
+}
+
+async function write(knex: Knex, step: WriteStep): Promise<void> {
+  switch (step.kind) {
+    case 'insertRow':
+      await knex(step.table).insert(step.row);
+      return;
+    case 'updateRows':
+      await knex(step.table).where(step.where).update(step.set);
+      return;
+    case 'deleteRows':
+      await knex(step.table).where(step.where).delete();
+      return;
+    case 'dropPermissionField': {
+      const rows = (await knex('service_permissions').select('id', 'fields').where({ collection: step.collection })) as { id: number; fields: string | null }[];
+      for (const row of rows) {
+        const fields = String(row.fields ?? '')
+          .split(',')
+          .map((s) => s.trim());
+        if (!fields.includes(step.field)) continue;
+        await knex('service_permissions').where({ id: row.id }).update({ fields: withoutListItem(row.fields, step.field) });
+      }
+      return;
+    }
+  }
+}

@@ -1,0 +1,17 @@
+alter table "ddl_articles" add column "body" text;
+alter table "ddl_articles" add column "rank" integer;
+alter table "ddl_articles" add column "flag" boolean;
+alter table "ddl_articles" add column "rating" double precision;
+alter table "ddl_articles" add column "extra" json;
+alter table "ddl_articles" add column "published_on" date;
+alter table "ddl_articles" add column "edited" timestamp;
+alter table "ddl_articles" add column "alarm" time;
+alter table "ddl_articles" add column "ref" uuid;
+alter table "ddl_articles" add column "payload" bytea;
+alter table "ddl_articles" add column "slug" varchar(60);
+create unique index "ddl_articles_slug_unique" on "ddl_articles" ("slug");
+alter table "ddl_articles" add column "status" varchar(20) not null default 'draft';
+create index "ddl_articles_status_index" on "ddl_articles" ("status");
+alter table "ddl_articles" add column "live" boolean not null default true;
+alter table "ddl_articles" add column "touched_at" timestamp default CURRENT_TIMESTAMP;
+alter table "ddl_authors" add column "email" varchar(255) not null;

@@ -1,0 +1,31 @@
+create table "_strata_rebuild_ddl_articles" ("id" uuid not null primary key, "title" varchar(120), "score" decimal(12, 4) default 0, "views" bigint, "author" integer references "ddl_authors" ("id") on delete CASCADE, "created_at" timestamp default CURRENT_TIMESTAMP, "body" varchar(500), "rank" bigint, "flag" boolean, "rating" float not null default 2.5, "extra" json, "published_on" date, "edited" datetime, "alarm" time, "ref" uuid, "slug" varchar(60), "status" varchar(20) not null default 'draft', "live" boolean not null default 1, "touched_at" datetime default CURRENT_TIMESTAMP);
+insert into "_strata_rebuild_ddl_articles" ("id", "title", "score", "views", "author", "created_at", "body", "rank", "flag", "rating", "extra", "published_on", "edited", "alarm", "ref", "slug", "status", "live", "touched_at") select "id", "title", "score", "views", "author", "created_at", "body", "rank", "flag", "rating", "extra", "published_on", "edited", "alarm", "ref", "slug", "status", "live", "touched_at" from "ddl_articles";
+drop table "ddl_articles";
+pragma legacy_alter_table = on;
+alter table "_strata_rebuild_ddl_articles" rename to "ddl_articles";
+pragma legacy_alter_table = off;
+CREATE UNIQUE INDEX "ddl_articles_slug_unique" on "ddl_articles" ("slug");
+CREATE INDEX "ddl_articles_status_index" on "ddl_articles" ("status");
+CREATE UNIQUE INDEX "ddl_articles_rank_unique" on "ddl_articles" ("rank");
+CREATE INDEX "ddl_articles_flag_index" on "ddl_articles" ("flag");
+create table "_strata_rebuild_ddl_articles" ("id" uuid not null primary key, "title" varchar(120), "score" decimal(12, 4) default 0, "views" bigint, "author" integer, "created_at" timestamp default CURRENT_TIMESTAMP, "body" varchar(500), "rank" bigint, "flag" boolean, "rating" float not null default 2.5, "extra" json, "published_on" date, "edited" datetime, "alarm" time, "ref" uuid, "slug" varchar(60), "status" varchar(20) not null default 'draft', "live" boolean not null default 1, "touched_at" datetime default CURRENT_TIMESTAMP);
+insert into "_strata_rebuild_ddl_articles" ("id", "title", "score", "views", "author", "created_at", "body", "rank", "flag", "rating", "extra", "published_on", "edited", "alarm", "ref", "slug", "status", "live", "touched_at") select "id", "title", "score", "views", "author", "created_at", "body", "rank", "flag", "rating", "extra", "published_on", "edited", "alarm", "ref", "slug", "status", "live", "touched_at" from "ddl_articles";
+drop table "ddl_articles";
+pragma legacy_alter_table = on;
+alter table "_strata_rebuild_ddl_articles" rename to "ddl_articles";
+pragma legacy_alter_table = off;
+CREATE UNIQUE INDEX "ddl_articles_slug_unique" on "ddl_articles" ("slug");
+CREATE INDEX "ddl_articles_status_index" on "ddl_articles" ("status");
+CREATE UNIQUE INDEX "ddl_articles_rank_unique" on "ddl_articles" ("rank");
+CREATE INDEX "ddl_articles_flag_index" on "ddl_articles" ("flag");
+create table "_strata_rebuild_ddl_authors" ("name" varchar(80) not null, "email" varchar(255) not null);
+insert into "_strata_rebuild_ddl_authors" ("name", "email") select "name", "email" from "ddl_authors";
+drop table "ddl_authors";
+pragma legacy_alter_table = on;
+alter table "_strata_rebuild_ddl_authors" rename to "ddl_authors";
+pragma legacy_alter_table = off;
+delete from sqlite_sequence where name = ?;
+-- params: ["ddl_authors"]
+insert into sqlite_sequence (name, seq) values (?, ?);
+-- params: ["ddl_authors",0]
+drop table "ddl_tags";
