@@ -18,16 +18,9 @@ function testFiles(dir) {
 }
 
 const filter = process.argv.slice(2);
-// The folders whose files run longest (they spawn processes and browsers) start first, so that with several files
-// at a time they do not end up running alone at the end.
-const LONGEST = ['cli', 'fuzz', 'e2e', 'cluster', 'sdk'].map((dir) => `${path.sep}test${path.sep}${dir}${path.sep}`);
-const rank = (file) => {
-  const i = LONGEST.findIndex((dir) => file.includes(dir));
-  return i === -1 ? LONGEST.length : i;
-};
 const files = testFiles(path.join(root, 'test'))
   .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
-  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  .sort();
 
 for (const name of ['TEST_PG_URL', 'TEST_MYSQL_URL', 'TEST_REDIS_URL']) {
   process.stdout.write(`${name}: ${process.env[name] ? 'set' : 'not set (skipping that part)'}\n`);
