@@ -1,6 +1,7 @@
 // `npm test`: every test this machine can run, with Node's test runner. SQLite always; PostgreSQL, MariaDB/MySQL
 // and Redis parts when TEST_PG_URL, TEST_MYSQL_URL and TEST_REDIS_URL are set (.ci/run sets them).
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNative } from './build-native.mjs';
@@ -31,9 +32,23 @@ ensureNative(root);
 // The admin app's tests serve the built app: build it first when its sources changed.
 if (files.some((file) => file.includes(`${path.sep}e2e${path.sep}`) || file.includes('admin-app')) && ensureStudio(root) !== 0) process.exit(1);
 
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+// Bootstrapped template databases, built once for the run and copied by every test app (test/helpers/test-templates.ts).
+const run = randomBytes(5).toString('hex');
+const helper = (command, env) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'helpers', 'template-run.ts'), command, run], { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const built = helper('build', process.env);
+const templates = built.status === 0 ? built.stdout : '';
+if (!templates) process.stdout.write('Template databases could not be built: every test app migrates its own database\n');
+
+// Test files run in processes of their own; several at once, since most of their time is spent waiting on a
+// database or a socket. Each uses databases, ports, Redis servers and Redis namespaces of its own.
+const concurrency = process.env.TEST_CONCURRENCY || '4';
+const env = { ...process.env, NODE_ENV: 'test', ...(templates ? { STRATA_TEST_TEMPLATES: templates } : {}) };
+// Ctrl-C stops the tests (they get the signal too) but not this script, which still drops the templates.
+process.on('SIGINT', () => {});
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   cwd: root,
-  env: { ...process.env, NODE_ENV: 'test' },
+  env,
 });
+if (templates) helper('drop', env);
 process.exit(result.status ?? 1);

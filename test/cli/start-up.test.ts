@@ -97,7 +97,8 @@ describe('strata start-up', () => {
       let stopped = false;
       try {
         let body = '';
-        for (let i = 0; i < 100 && body !== 'pong'; i++) {
+        // Up to two minutes: test files run side by side, and a loaded machine starts node and tsx slowly.
+        for (let i = 0; i < 600 && body !== 'pong' && server.exitCode === null; i++) {
           await new Promise((resolve) => setTimeout(resolve, 200));
           body = await fetch(`http://127.0.0.1:${port}/server/ping`).then((r) => r.text(), () => '');
         }
