@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ensureNative } from './build-native.mjs';
 import { ensureStudio, newest } from './studio-build.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -13,6 +14,7 @@ if (!existsSync(entry) || newest(path.join(root, 'src')) > statSync(entry).mtime
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 
+ensureNative(root);
 if (process.env.ADMIN_APP_ENABLED !== 'false' && ensureStudio(root) !== 0) process.exit(1);
 
 // The server is a child process: pass stop signals on, and leave with its exit code.

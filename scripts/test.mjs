@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { ensureNative } from './build-native.mjs';
 import { ensureStudio } from './studio-build.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -23,6 +24,9 @@ const files = testFiles(path.join(root, 'test'))
 for (const name of ['TEST_PG_URL', 'TEST_MYSQL_URL', 'TEST_REDIS_URL']) {
   process.stdout.write(`${name}: ${process.env[name] ? 'set' : 'not set (skipping that part)'}\n`);
 }
+
+// SQLite's statement timeout is a small C library, built at install; again here when its source changed.
+ensureNative(root);
 
 // The admin app's tests serve the built app: build it first when its sources changed.
 if (files.some((file) => file.includes(`${path.sep}e2e${path.sep}`) || file.includes('admin-app')) && ensureStudio(root) !== 0) process.exit(1);

@@ -2,6 +2,7 @@
  * Token → Accountability. JWTs are verified (cached by fast-jwt); the user's roles, policies and admin/app flags
  * are recomputed from the database, as Directus 11 does, and kept for a few seconds so a request costs no round trip.
  */
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import { publicAccountability, type Accountability } from '../permissions/accountability.js';
@@ -22,8 +23,8 @@ interface Cached {
 
 export class AccountabilityResolver {
   private readonly tokens: AccessTokens;
-  private readonly users = new Map<string, Cached>();
-  private readonly staticTokens = new Map<string, Cached>();
+  private readonly users = new LRUCache<string, Cached>({ max: CACHE_MAX });
+  private readonly staticTokens = new LRUCache<string, Cached>({ max: CACHE_MAX });
   private publicPolicies: { at: number; ids: string[] } | null = null;
   private readonly sessions: Sessions;
 
@@ -63,13 +64,12 @@ export class AccountabilityResolver {
     this.publicPolicies = null;
   }
 
-  private async cached(map: Map<string, Cached>, key: string, load: () => Promise<UserAccountability | null>): Promise<Cached['value']> {
+  private async cached(map: LRUCache<string, Cached>, key: string, load: () => Promise<UserAccountability | null>): Promise<Cached['value']> {
     const hit = map.get(key);
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.value;
     const loaded = await load();
     const value = loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
-    if (map.size >= CACHE_MAX) map.clear();
     map.set(key, { at: now, value });
     return value;
   }

@@ -76,7 +76,8 @@ export async function runExport(config: Config, out: Output, collection: string,
     const query = parseQuery(raw, { queryLimitMax: config.queryLimitMax, maxRelationalDepth: config.maxRelationalDepth });
     const progress = options.out ? bar(out, 'rows') : null;
     if (progress) {
-      const counted = JSON.parse(await context.items.readMany(collection, { filter: query.filter, aggregate: { count: ['*'] } }, CLI_ACCOUNTABILITY)).data[0]?.count;
+      const { data } = await context.items.rowsMany(collection, { filter: query.filter, aggregate: { count: ['*'] } }, CLI_ACCOUNTABILITY);
+      const counted = (data as { count?: unknown }[])[0]?.count;
       const limit = query.limit === undefined || query.limit < 0 ? Infinity : query.limit;
       progress.start(Math.min(Number(counted ?? 0), limit), 0, { rate: 0 });
     }

@@ -4,6 +4,8 @@ import type { AppContext } from '../services/app-context.js';
 import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
 
 const SYSTEM = { system: true };
+/** Writes read back as values (the CLI prints them). */
+const ROWS = { system: true, reread: 'rows' as const };
 
 async function roleId(context: AppContext, role: string): Promise<string> {
   // A uuid-shaped value is an id (PostgreSQL refuses to compare a uuid column with other text), anything else a name.
@@ -25,8 +27,8 @@ export async function runUsersCreate(config: Config, out: Output, options: { ema
     if (options.role) payload.role = await roleId(context, options.role);
     if (options.firstName) payload.first_name = options.firstName;
     if (options.lastName) payload.last_name = options.lastName;
-    const body = await context.writer.create('service_users', [payload], false, { fields: ['id', 'email', 'role'] }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
-    return JSON.parse(body!).data as { id: string; email: string; role: string | null };
+    const created = await context.writer.create('service_users', [payload], false, { fields: ['id', 'email', 'role'] }, CLI_ACCOUNTABILITY, undefined, ROWS);
+    return created!.data as { id: string; email: string; role: string | null };
   });
   out.result(user, `Created user ${user.email} (${user.id})`);
 }
@@ -41,8 +43,8 @@ export async function runUsersPasswd(config: Config, out: Output, options: { ema
 
 export async function runUsersList(config: Config, out: Output): Promise<void> {
   const users = await withContext(config, async (context) => {
-    const body = await context.items.readMany('service_users', { fields: ['id', 'email', 'first_name', 'last_name', 'status', 'role.name'], sort: [{ field: 'email', order: 'asc' }], limit: -1 }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
-    return JSON.parse(body).data as { id: string; email: string | null; first_name: string | null; last_name: string | null; status: string; role: { name: string } | null }[];
+    const { data } = await context.items.rowsMany('service_users', { fields: ['id', 'email', 'first_name', 'last_name', 'status', 'role.name'], sort: [{ field: 'email', order: 'asc' }], limit: -1 }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
+    return data as { id: string; email: string | null; first_name: string | null; last_name: string | null; status: string; role: { name: string } | null }[];
   });
   const lines = users.map((u) => `${u.email ?? '(no email)'}\t${u.status}\t${u.role?.name ?? '-'}\t${[u.first_name, u.last_name].filter(Boolean).join(' ')}\t${u.id}`);
   out.result(users, lines.length ? `email\tstatus\trole\tname\tid\n${lines.join('\n')}` : 'No users');
@@ -55,8 +57,8 @@ export async function runRolesCreate(config: Config, out: Output, options: { nam
     if (options.admin || options.app) {
       payload.policies = [{ policy: { name: options.name, admin_access: options.admin === true, app_access: options.admin === true || options.app === true } }];
     }
-    const body = await context.writer.create('service_roles', [payload], false, { fields: ['id', 'name'] }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
-    return JSON.parse(body!).data as { id: string; name: string };
+    const created = await context.writer.create('service_roles', [payload], false, { fields: ['id', 'name'] }, CLI_ACCOUNTABILITY, undefined, ROWS);
+    return created!.data as { id: string; name: string };
   });
   out.result(role, `Created role ${role.name} (${role.id})`);
 }

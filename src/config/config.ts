@@ -4,8 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseByteSize } from './byte-size.js';
-import { bool, ConfigError, duration, int, str, type Env } from './env-values.js';
+import { bool, ConfigError, duration, int, size, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
@@ -30,7 +29,7 @@ export interface DbConfig {
   password: string | null;
   /** PostgreSQL: the schemas served, in lookup order (the first also holds the service_* tables). */
   searchPath: string[];
-  /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit; not on SQLite). */
+  /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit). */
   statementTimeoutMs?: number;
 }
 
@@ -86,13 +85,6 @@ const DB_CLIENT_ALIASES: Record<string, DbClient> = {
 };
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function byteSize(env: Env, name: string, fallback: string): number {
-  const v = str(env, name) ?? fallback;
-  const bytes = parseByteSize(v);
-  if (bytes === null || bytes <= 0) throw new ConfigError(name, `expected a size such as 1mb, 500kb or 1048576, got "${v}"`);
-  return bytes;
-}
 
 /** A positive integer, or Infinity (the default) when unset or `Infinity`. */
 function limit(env: Env, name: string): number {
@@ -174,7 +166,7 @@ export function readConfig(env: Env = process.env): Config {
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10, 2),
     maxJsonDepth: int(env, 'MAX_JSON_DEPTH', 100, 2, 1000),
     maxJsonQueryDepth: int(env, 'MAX_JSON_QUERY_DEPTH', 10, 1),
-    maxPayloadSize: byteSize(env, 'MAX_PAYLOAD_SIZE', '1mb'),
+    maxPayloadSize: size(env, 'MAX_PAYLOAD_SIZE', '1mb', '1mb, 500kb or 1048576'),
     maxBatchMutation: limit(env, 'MAX_BATCH_MUTATION'),
     logLevel,
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),

@@ -1,4 +1,5 @@
 /** Typed readers of environment values; a bad value throws a ConfigError naming the variable. */
+import bytes from 'bytes';
 import { parseDuration } from './duration.js';
 
 export type Env = Record<string, string | undefined>;
@@ -48,4 +49,18 @@ export function duration(env: Env, name: string, fallback: string): number {
   const ms = parseDuration(v);
   if (ms === null || ms <= 0) throw new ConfigError(name, `expected a duration such as 15m, 900s or 900000, got "${v}"`);
   return ms;
+}
+
+/**
+ * The `bytes` package reads what its regular expression does not match as `parseInt` would (`12abc` is 12, `-1mb` a
+ * negative size); only its documented syntax is let through: a number, optional spaces, an optional binary unit.
+ */
+const SIZE = /^\s*\d+(?:\.\d+)?\s*(?:b|kb|mb|gb|tb)?\s*$/i;
+
+/** A size as Directus writes it (the `bytes` package's format): `1mb`, `500kb`, `1.5MB`, `2048`; 1kb = 1024 bytes. */
+export function size(env: Env, name: string, fallback: string, examples: string): number {
+  const v = str(env, name) ?? fallback;
+  const parsed = SIZE.test(v) ? bytes.parse(v.replace(/\s+/g, '')) : null;
+  if (parsed === null || parsed <= 0 || !Number.isSafeInteger(parsed)) throw new ConfigError(name, `expected a size such as ${examples}, got "${v}"`);
+  return parsed;
 }

@@ -1,6 +1,5 @@
 /** Import and export settings: batch sizes (rows per statement / per read) and the largest import file. */
-import { parseByteSize } from './byte-size.js';
-import { ConfigError, int, str, type Env } from './env-values.js';
+import { int, size, type Env } from './env-values.js';
 
 export interface IoConfig {
   /** Rows read per statement while exporting (EXPORT_BATCH_SIZE). */
@@ -12,14 +11,9 @@ export interface IoConfig {
 }
 
 export function readIoConfig(env: Env): IoConfig {
-  const rawSize = str(env, 'IMPORT_MAX_FILE_SIZE') ?? '50mb';
-  const importMaxFileSize = parseByteSize(rawSize);
-  if (importMaxFileSize === null || importMaxFileSize <= 0) {
-    throw new ConfigError('IMPORT_MAX_FILE_SIZE', `expected a size such as 50mb, 1gb or 52428800, got "${rawSize}"`);
-  }
   return {
     exportBatchSize: int(env, 'EXPORT_BATCH_SIZE', 5000, 1, 1_000_000),
     importBatchSize: int(env, 'IMPORT_BATCH_SIZE', 1000, 1, 100_000),
-    importMaxFileSize,
+    importMaxFileSize: size(env, 'IMPORT_MAX_FILE_SIZE', '50mb', '50mb, 1gb or 52428800'),
   };
 }

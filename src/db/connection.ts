@@ -57,14 +57,16 @@ export class Database {
   readonly knex: Knex;
   readonly dialect: Dialect;
   private readonly listeners = new Set<QueryListener>();
+  private readonly statementTimeoutMs: number;
 
   constructor(config: DbConfig) {
+    this.statementTimeoutMs = config.statementTimeoutMs ?? 0;
     this.dialect = dialectFor(config.client);
     if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
     this.knex = knexFactory({
-      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: config.statementTimeoutMs ?? 0, searchPath: config.searchPath }),
+      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: this.statementTimeoutMs, searchPath: config.searchPath }),
       log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     });
   }
@@ -190,6 +192,11 @@ export class Database {
   onQuery(listener: QueryListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Settings the database cannot honour here (known once a connection was made), for the start-up log. */
+  settingWarnings(): string[] {
+    return this.dialect.settingWarnings?.({ statementTimeoutMs: this.statementTimeoutMs }) ?? [];
   }
 
   /** Cheap round trip; throws when the database does not answer. */

@@ -24,6 +24,8 @@ export interface Dialect {
    * the schemas of the search path).
    */
   knexConfig(connection: unknown, session: { statementTimeoutMs: number; searchPath: string[] }): Knex.Config;
+  /** Session settings it cannot apply on this machine, as lines for the start-up log (after the first connection). */
+  settingWarnings?(session: { statementTimeoutMs: number }): string[];
   /** Runs one statement with bound parameters on a raw connection; returns rows as plain objects. */
   execute(connection: RawConnection, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */

@@ -1,6 +1,7 @@
 /**
  * GraphQL documents of one schema: parsed (with the token limit), validated (introspection refused when it is
- * switched off) and compiled by graphql-jit once per (operation name, query text), in a bounded LRU.
+ * switched off) and compiled by graphql-jit once per (operation name, query text), in a bounded LRU; the
+ * pass-through's plans of an operation live in its entry.
  */
 import {
   execute,
@@ -21,10 +22,11 @@ import {
   type OperationTypeNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
 import type { GraphQLConfig } from '../config/graphql-config.js';
 import { GraphQLValidationError } from '../errors/catalogue.js';
 import { documentLimitError } from './document-limits.js';
-import { Lru } from './lru.js';
+import { passThroughPlans, type PassThroughPlans } from './pass-through.js';
 
 const MAX_DOCUMENTS = 500;
 
@@ -34,10 +36,12 @@ export interface CompiledDocument {
   /** The operation to run and the document's fragments (for the pass-through of plain queries). */
   node: OperationDefinitionNode;
   fragments: Record<string, FragmentDefinitionNode>;
+  /** The pass-through's root reads per variable values, kept with the document they belong to. */
+  plans: PassThroughPlans;
 }
 
 export class DocumentCache {
-  private readonly documents = new Lru<string, CompiledDocument | GraphQLValidationError>(MAX_DOCUMENTS);
+  private readonly documents = new LRUCache<string, CompiledDocument | GraphQLValidationError>({ max: MAX_DOCUMENTS });
 
   constructor(private readonly config: GraphQLConfig) {}
 
@@ -81,11 +85,11 @@ export class DocumentCache {
       const compiled: Pick<CompiledQuery, 'query'> = {
         query: (root, context, variables) => execute({ schema, document, operationName: operation.name?.value, rootValue: root, contextValue: context, variableValues: variables }),
       };
-      return { operation: operation.operation, compiled, node: operation, fragments };
+      return { operation: operation.operation, compiled, node: operation, fragments, plans: passThroughPlans() };
     }
     const compiled = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
     if (!isCompiledQuery(compiled)) return new GraphQLValidationError((compiled.errors ?? []).map(formatGraphQLError));
-    return { operation: operation.operation, compiled, node: operation, fragments };
+    return { operation: operation.operation, compiled, node: operation, fragments, plans: passThroughPlans() };
   }
 }
 

@@ -6,7 +6,7 @@
 import { printSchema, type GraphQLError } from 'graphql';
 import { statementTimeoutError } from '../db/connection.js';
 import { failureKind } from '../db/failure-kind.js';
-import { GraphQLValidationError, InternalServerError, InvalidPayloadError, MethodNotAllowedError, ServiceError, ServiceErrorList, ServiceUnavailableError } from '../errors/catalogue.js';
+import { GraphQLValidationError, InternalServerError, MethodNotAllowedError, ServiceError, ServiceErrorList, ServiceUnavailableError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import type { GraphQLContext } from './context.js';
@@ -36,10 +36,10 @@ export class GraphQLService {
   /** The JSON body of the answer (always status 200 once the document is valid). */
   async execute(scope: Scope, request: GraphQLRequest, method: 'GET' | 'POST', context: GraphQLContext, log: Logger): Promise<string> {
     const schemas = await this.schemas.forCaller(context.accountability);
-    const { operation, compiled, node, fragments } = schemas.documents.get(schemas[scope], request.query, request.operationName);
+    const { operation, compiled, node, fragments, plans } = schemas.documents.get(schemas[scope], request.query, request.operationName);
     if (method === 'GET' && operation !== 'query') throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
     if (operation === 'query') {
-      const passed = await passThrough(schemas[scope], node, fragments, request.variables ?? {}, context);
+      const passed = await passThrough(schemas[scope], node, fragments, request.variables ?? {}, plans, context, (error) => executionErrors(error, log));
       if (passed !== null) return passed;
     }
     const result = await compiled.query(undefined, context, request.variables ?? {});
@@ -71,20 +71,4 @@ function executionErrors(error: GraphQLError, log: Logger): Record<string, unkno
     return [{ ...formatGraphQLError(error), extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
   }
   return services.map((service) => ({ ...formatGraphQLError(error), message: service.message, extensions: { code: service.code, ...service.extensions } }));
-}
-
-/** `variables` of a GET request (a JSON text) or a POST body (an object). */
-export function parseVariables(raw: unknown): Record<string, unknown> | null {
-  if (raw === undefined || raw === null || raw === '') return null;
-  let value = raw;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      throw new InvalidPayloadError('Variables are invalid JSON');
-    }
-  }
-  if (value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new InvalidPayloadError('Variables must be an object');
-  return value as Record<string, unknown>;
 }

@@ -4,10 +4,11 @@
  * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
  */
 import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type FieldNode, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLResolveInfo } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { InvalidQueryError } from '../errors/catalogue.js';
-import { filterDepth } from '../request/parse-filter.js';
+import { checkDepth } from '../request/parse-query.js';
 import type { Query } from '../request/query.js';
-import { splitFieldPath } from '../request/field-path.js';
+import type { RowsRead } from '../services/items-service.js';
 import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import { QUERY_ARGS, type TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
@@ -39,7 +40,7 @@ export interface ReadLimits {
  * Query IRs already walked, per field (the compiled document keeps its AST nodes) and variable values: a document
  * asked again costs no walk. The IR is never mutated downstream, so it can be shared.
  */
-const walked = new WeakMap<readonly FieldNode[], Map<string, Query>>();
+const walked = new WeakMap<readonly FieldNode[], LRUCache<string, Query>>();
 const MAX_VARIANTS = 20;
 
 /** The Query IR of a field returning items of `view`'s collection, from its selection set and query arguments. */
@@ -49,8 +50,7 @@ export function selectionQuery(info: GraphQLResolveInfo, args: Args, filterType:
   const hit = variants?.get(key);
   if (hit) return hit;
   const query = walkSelection(info, args, filterType, limits);
-  if (!variants) walked.set(info.fieldNodes, (variants = new Map()));
-  if (variants.size >= MAX_VARIANTS) variants.clear();
+  if (!variants) walked.set(info.fieldNodes, (variants = new LRUCache({ max: MAX_VARIANTS })));
   variants.set(key, query);
   return query;
 }
@@ -76,14 +76,9 @@ function unwrapObject(type: unknown): GraphQLObjectType {
   return t as GraphQLObjectType;
 }
 
-function checkDepth(query: Query, max: number): void {
-  const deepest = Math.max(0, ...(query.fields ?? []).map((p) => splitFieldPath(p).length), filterDepth(query.filter), ...(query.sort ?? []).map((s) => splitFieldPath(s.field).length));
-  if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
-}
-
-function data(body: string | null): unknown {
-  if (body === null) return null;
-  return (JSON.parse(body) as { data: unknown }).data;
+/** The data of a read (null: a write the caller may not read back). */
+function data(read: RowsRead | null): unknown {
+  return read === null ? null : read.data;
 }
 
 export function collectionRootFields(types: TypeSet, views: CollectionView[], limits: ReadLimits): { query: Fields; mutation: Fields } {
@@ -96,7 +91,7 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
     const filter = types.filter(name);
     const singleton = view.collection.singleton || SYSTEM_SINGLETONS.has(name);
     const options = { system: view.collection.system, singleton };
-    const read = (ctx: GraphQLContext, q: Query) => ctx.app.items.readMany(name, q, ctx.accountability, ctx.marks, options);
+    const read = (ctx: GraphQLContext, q: Query) => ctx.app.items.rowsMany(name, q, ctx.accountability, ctx.marks, options);
 
     if (singleton) {
       query[root] = {
@@ -119,7 +114,7 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
           extensions: { strata: { root: { collection: name, kind: 'by_id', options, limits } satisfies RootRead } },
           resolve: async (_root, args, ctx, info) =>
-            data(await ctx.app.items.readOne(name, String(args.id), selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, options)),
+            data(await ctx.app.items.rowsOne(name, String(args.id), selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, options)),
         };
       }
       query[`${root}_aggregated`] = {
@@ -179,7 +174,7 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
   const list = new GraphQLList(new GraphQLNonNull(type));
   const reread = (info: GraphQLResolveInfo, args: Args) => selectionQuery(info, args, filter, limits);
   const writer = (ctx: GraphQLContext) => ctx.app.writer;
-  const options = { system: view.collection.system };
+  const options = { system: view.collection.system, reread: 'rows' as const };
 
   if (view.collection.singleton || SYSTEM_SINGLETONS.has(name)) {
     if (view.update) {

@@ -1,23 +1,30 @@
 /**
  * Plain query documents answered without GraphQL execution. When every root field reads a collection and its
  * selection holds only values (under their own names) and relations — no `__typename`, function fields, m2a unions
- * or renamed values — the database's JSON, read in the JSON form of GraphQL's scalars (plan/graphql-values.ts), is
- * already the answer: it is spliced into the response as text, never parsed. Anything else, and any failure (an
- * error is then reported by the full execution, which runs instead), goes through graphql-jit.
+ * or renamed values — the database's JSON, read in the JSON form of GraphQL's scalars (graphql-values.ts), is
+ * already the answer: it is spliced into the response as text, never parsed. Anything else goes through
+ * graphql-jit instead, decided before any statement runs, so an operation runs once. A root read that fails is
+ * answered here as execution would answer it: the error at its path, the root null (and `data` null when the root
+ * is non-null).
  */
 import {
   getArgumentValues,
   getNamedType,
   getVariableValues,
+  GraphQLError,
   GraphQLObjectType,
+  isNonNullType,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
+import { ServiceError } from '../errors/catalogue.js';
 import type { Query } from '../request/query.js';
 import type { FieldRead } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
+import { GRAPHQL_VALUES } from './graphql-values.js';
 import { levelQuery, type RootRead } from './items-root.js';
 import { collectFields, type WalkContext } from './selection.js';
 
@@ -26,56 +33,73 @@ interface RootPlan {
   root: RootRead;
   query: Query;
   id: string | null;
+  nodes: readonly FieldNode[];
+  nonNull: boolean;
 }
 
-/** Per operation and variable values: the root reads, or null when the document needs full execution. */
-const plans = new WeakMap<OperationDefinitionNode, Map<string, RootPlan[] | null>>();
+/** Root plans of one operation per variable values (`false`: the document needs full execution). */
+export type PassThroughPlans = LRUCache<string, RootPlan[] | false>;
+
+/** Variable values remembered per operation. */
 const MAX_VARIANTS = 20;
 
+export function passThroughPlans(): PassThroughPlans {
+  return new LRUCache({ max: MAX_VARIANTS });
+}
+
+/** The response body, or null when the document is not plain (nothing has run then). */
 export async function passThrough(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   fragments: Record<string, FragmentDefinitionNode>,
   variables: Record<string, unknown>,
+  plans: PassThroughPlans,
   context: GraphQLContext,
+  formatErrors: (error: GraphQLError) => Record<string, unknown>[],
 ): Promise<string | null> {
-  const roots = plan(schema, operation, fragments, variables);
+  const roots = plan(schema, operation, fragments, variables, plans);
   if (!roots) return null;
-  try {
-    const parts = await Promise.all(roots.map(async (r) => `"${r.key}":${dataOf(await read(r, context))}`));
-    return `{"data":{${parts.join(',')}}}`;
-  } catch {
-    return null;
-  }
+  const answers = await Promise.allSettled(roots.map((r) => read(r, context)));
+  const parts: string[] = [];
+  const errors: Record<string, unknown>[] = [];
+  let nulled = false;
+  answers.forEach((answer, i) => {
+    const root = roots[i]!;
+    if (answer.status === 'fulfilled') {
+      parts.push(`${JSON.stringify(root.key)}:${answer.value}`);
+      return;
+    }
+    const original = answer.reason instanceof Error ? answer.reason : new Error(String(answer.reason));
+    errors.push(...formatErrors(new GraphQLError(original.message, { nodes: root.nodes, path: [root.key], originalError: original })));
+    parts.push(`${JSON.stringify(root.key)}:null`);
+    if (root.nonNull) nulled = true;
+  });
+  const data = nulled ? 'null' : `{${parts.join(',')}}`;
+  return errors.length ? `{"data":${data},"errors":${JSON.stringify(errors)}}` : `{"data":${data}}`;
 }
 
-function read({ root, query, id }: RootPlan, context: GraphQLContext): Promise<string> {
-  const options = { ...root.options, wire: 'graphql' as const };
+async function read({ root, query, id }: RootPlan, context: GraphQLContext): Promise<string> {
+  const options = { ...root.options, form: GRAPHQL_VALUES };
   const { items } = context.app;
-  if (root.kind === 'by_id') return items.readOne(root.collection, id!, query, context.accountability, context.marks, options);
-  return items.readMany(root.collection, query, context.accountability, context.marks, options);
+  if (root.kind === 'by_id') return (await items.readOne(root.collection, id!, query, context.accountability, context.marks, options)).json;
+  return (await items.readMany(root.collection, query, context.accountability, context.marks, options)).json;
 }
 
-/** `{"data":X}` (no meta: GraphQL asks for none) → X. */
-function dataOf(body: string): string {
-  return body.slice('{"data":'.length, -1);
-}
-
-function plan(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, raw: Record<string, unknown>): RootPlan[] | null {
+function plan(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, raw: Record<string, unknown>, plans: PassThroughPlans): RootPlan[] | null {
   if (operation.operation !== 'query') return null;
   const key = operation.variableDefinitions?.length ? JSON.stringify(raw) : '';
-  let variants = plans.get(operation);
-  if (variants?.has(key)) return variants.get(key)!;
-  let roots: RootPlan[] | null;
-  try {
-    roots = planRoots(schema, operation, fragments, raw);
-  } catch {
-    roots = null;
+  let roots = plans.get(key);
+  if (roots === undefined) {
+    try {
+      roots = planRoots(schema, operation, fragments, raw) ?? false;
+    } catch (error) {
+      // Arguments the engine refuses: execution reports them at their field (its resolvers plan the same way).
+      if (!(error instanceof ServiceError || error instanceof GraphQLError)) throw error;
+      roots = false;
+    }
+    plans.set(key, roots);
   }
-  if (!variants) plans.set(operation, (variants = new Map()));
-  if (variants.size >= MAX_VARIANTS) variants.clear();
-  variants.set(key, roots);
-  return roots;
+  return roots || null;
 }
 
 function planRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, raw: Record<string, unknown>): RootPlan[] | null {
@@ -98,7 +122,7 @@ function planRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, fr
     const args = getArgumentValues(def, nodes[0]!, variables);
     // As the resolvers do: only lists take query arguments (`_by_id`'s id names the row).
     const query = levelQuery(type, nodes, root.kind === 'list' ? args : {}, def.args.find((a) => a.name === 'filter')?.type, ctx, root.limits);
-    roots.push({ key, root, query, id: root.kind === 'by_id' ? String(args.id) : null });
+    roots.push({ key, root, query, id: root.kind === 'by_id' ? String(args.id) : null, nodes, nonNull: isNonNullType(def.type) });
   }
   return roots.length ? roots : null;
 }

@@ -3,12 +3,12 @@
  * store caches per policy set, so a permissions change (which drops those objects) also yields new schemas. The
  * admin's and the public's schemas are built as soon as a new schema overview loads, off the request path.
  */
+import { LRUCache } from 'lru-cache';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { AppContext } from '../services/app-context.js';
 import { buildAccessView } from './access-view.js';
 import { DocumentCache } from './document-cache.js';
-import { Lru } from './lru.js';
 import { buildSchemas, type Schemas } from './schema-builder.js';
 
 const MAX_SCHEMAS = 100;
@@ -19,7 +19,7 @@ export interface CachedSchemas extends Schemas {
 }
 
 export class SchemaCache {
-  private readonly cache = new Lru<string, CachedSchemas>(MAX_SCHEMAS);
+  private readonly cache = new LRUCache<string, CachedSchemas>({ max: MAX_SCHEMAS });
   private readonly setIds = new WeakMap<PermissionSet, number>();
   private nextSetId = 1;
 
@@ -35,7 +35,7 @@ export class SchemaCache {
 
   async forCaller(accountability: Accountability): Promise<CachedSchemas> {
     const overview = this.app.schema.current;
-    const permissions = accountability.admin ? null : await this.app.permissions.forPolicies(accountability.policies, { app: accountability.app });
+    const permissions = await this.app.access.permissionsOf(accountability);
     const key = `${overview.version}|${permissions ? this.setId(permissions) : 'admin'}`;
     let cached = this.cache.get(key);
     if (!cached) {

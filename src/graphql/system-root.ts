@@ -14,6 +14,7 @@ import {
 } from 'graphql';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import type { Query } from '../request/query.js';
+import type { RowsRead } from '../services/items-service.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { healthReport, serverInfo } from '../services/server-info.js';
 import type { TypeSet } from './collection-types.js';
@@ -46,8 +47,9 @@ const TFA_SECRET = new GraphQLObjectType({ name: 'users_me_tfa_generate_data', f
 const required = <T extends import('graphql').GraphQLNullableType>(type: T) => new GraphQLNonNull(type);
 const listOf = <T extends import('graphql').GraphQLOutputType>(type: T) => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type)));
 
-function data(body: string | null): unknown {
-  return body === null ? null : (JSON.parse(body) as { data: unknown }).data;
+/** The data of a read (null: a write the caller may not read back). */
+function data(read: RowsRead | null): unknown {
+  return read === null ? null : read.data;
 }
 
 export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limits: ReadLimits): { query: Fields; mutation: Fields } {
@@ -82,7 +84,7 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       type: types.object('service_users'),
       resolve: async (_r, _a, ctx, info) => {
         if (!ctx.accountability.user) throw new InvalidCredentialsError();
-        return data(await ctx.app.items.readOne('service_users', ctx.accountability.user, selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, { system: true }));
+        return data(await ctx.app.items.rowsOne('service_users', ctx.accountability.user, selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, { system: true }));
       },
     };
   }
@@ -92,7 +94,7 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       resolve: async (_r, _a, ctx, info) => {
         const roles = ctx.accountability.roles;
         const q: Query = { ...selectionQuery(info, {}, undefined, limits), filter: { type: 'condition', field: 'id', operator: '_in', value: roles.length ? roles : [NO_ROLE] } };
-        return data(await ctx.app.items.readMany('service_roles', q, ctx.accountability, ctx.marks, { system: true }));
+        return data(await ctx.app.items.rowsMany('service_roles', q, ctx.accountability, ctx.marks, { system: true }));
       },
     };
   }
@@ -148,7 +150,7 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       args: { data: { type: types.input('service_users', 'update') } },
       resolve: async (_r, a: Args, ctx, info) => {
         if (!ctx.accountability.user) throw new InvalidCredentialsError();
-        return data(await ctx.app.writer.updateOne('service_users', ctx.accountability.user, (a.data as Args) ?? {}, selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, { system: true }));
+        return data(await ctx.app.writer.updateOne('service_users', ctx.accountability.user, (a.data as Args) ?? {}, selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, { system: true, reread: 'rows' }));
       },
     };
   }

@@ -25,7 +25,7 @@ export interface ExportReadOptions {
 
 export async function* exportBatches(collection: string, query: Query, options: ExportReadOptions): AsyncGenerator<Row[]> {
   const { items, schema, accountability, batchSize } = options;
-  const read = (q: Query) => items.readMany(collection, q, accountability, undefined, options.read).then((body) => (JSON.parse(body) as { data: unknown }).data);
+  const read = (q: Query) => items.rowsMany(collection, q, accountability, undefined, options.read).then((read) => read.data);
   const overview = schema.collections[collection];
   const { meta: _meta, ...base } = query;
 

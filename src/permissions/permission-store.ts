@@ -3,6 +3,7 @@
  * (`clear()`, also on notice from another instance). Rules stay Filter ASTs here; the planner resolves them per
  * request (dynamic values such as $CURRENT_USER differ per caller).
  */
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connection.js';
 import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
 import { APP_ACCESS_RULES } from './app-access-rules.js';
@@ -57,7 +58,7 @@ export class PermissionSet {
 const MAX_SETS = 1_000;
 
 export class PermissionStore {
-  private readonly sets = new Map<string, Promise<PermissionSet>>();
+  private readonly sets = new LRUCache<string, Promise<PermissionSet>>({ max: MAX_SETS });
 
   constructor(private readonly db: Database) {}
 
@@ -66,7 +67,6 @@ export class PermissionStore {
     const key = `${options.app ? 'app:' : ''}${[...policies].sort().join(',')}`;
     let set = this.sets.get(key);
     if (!set) {
-      if (this.sets.size >= MAX_SETS) this.sets.clear();
       set = this.load(policies).then((loaded) => (options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded));
       this.sets.set(key, set);
       set.catch(() => this.sets.delete(key));

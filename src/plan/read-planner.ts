@@ -11,7 +11,6 @@ import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
 import { planAggregate } from './aggregate-planner.js';
 import { planSelection, type ChildRequest } from './field-selection.js';
 import { and, planFilter, planKeys, planSearch } from './filter-planner.js';
-import { graphqlValues } from './graphql-values.js';
 import { accessTo, resolvePath } from './operands.js';
 import type { PlannedFilter, PlannedSort, ReadLevel, ReadPlan } from './read-plan.js';
 
@@ -28,8 +27,6 @@ export interface PlanContext {
   dynamic?: ReadonlyMap<string, unknown>;
   /** Internal reads of service_* tables (users for $CURRENT_USER paths, system routes): allowed here only. */
   system?: boolean;
-  /** `graphql`: values in the JSON form of their GraphQL scalars (graphql-values.ts), not REST's. */
-  wire?: 'rest' | 'graphql';
 }
 
 export function planRead(collectionName: string, query: Query, ctx: PlanContext): ReadPlan {
@@ -52,8 +49,7 @@ export function planRead(collectionName: string, query: Query, ctx: PlanContext)
     return { ...base, filter: and([base.accessFilter, filter]), outputs: [], sort: [], aggregate };
   }
 
-  let outputs = planSelection(ctx, collection, query.fields?.length ? query.fields : ['*'], query.deep, 'root', (request) => planChild(ctx, request), query.alias);
-  if (ctx.wire === 'graphql') outputs = graphqlValues(outputs);
+  const outputs = planSelection(ctx, collection, query.fields?.length ? query.fields : ['*'], query.deep, 'root', (request) => planChild(ctx, request), query.alias);
   const sort = single ? [] : query.sort?.length ? planSort(ctx, collection, query.sort, 'root') : defaultSort(ctx, collection, null);
   return { ...base, filter: and([base.accessFilter, filter]), outputs, sort, aggregate: null };
 }

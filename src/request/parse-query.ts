@@ -202,9 +202,10 @@ function checkJsonPaths(query: Query, max: number): void {
 /**
  * MAX_RELATIONAL_DEPTH as Directus counts it: dot segments of each field and sort path, relational levels of the
  * filter and of `deep` (its `_filter` keys not counted, the fields under them counted). An aggregate read selects
- * no fields (its `groupBy` paths count instead), as in Directus.
+ * no fields (its `groupBy` paths count instead), as in Directus. GraphQL checks the Query IR of its selections here
+ * too.
  */
-function checkDepth(query: Query, max: number): void {
+export function checkDepth(query: Query, max: number): void {
   const selected = query.groupBy ?? (query.aggregate && Object.keys(query.aggregate).length ? [] : (query.fields ?? []));
   const paths = [...selected, ...(query.sort ?? []).map((s) => s.field)];
   const deepest = Math.max(0, ...paths.map(pathDepth), filterDepth(query.filter), deepDepth(query.deep));

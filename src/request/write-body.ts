@@ -1,9 +1,10 @@
 /**
  * Bodies of item writes (Directus docs: Items) → what the writer needs. Pure: item payloads stay as the client sent them
  * (the mutation planner checks them against the schema); only the batch envelopes are checked here.
- * Failures are 400 INVALID_PAYLOAD with Directus's reasons.
+ * The envelopes are TypeBox schemas (body-check.ts); failures are 400 INVALID_PAYLOAD with Directus's reasons.
  */
-import { InvalidPayloadError } from '../errors/catalogue.js';
+import { Type } from '@sinclair/typebox';
+import { checkBody, compileSchema, IfArray, Present } from './body-check.js';
 import { parseQuery, type QueryParseOptions } from './parse-query.js';
 import type { KeyInput, Query } from './query.js';
 
@@ -18,77 +19,83 @@ export type UpdateBody =
 
 export type DeleteBody = { kind: 'keys'; keys: BodyKey[] } | { kind: 'query'; query: Query };
 
-export function isPayload(value: unknown): value is Payload {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const REQUIRED = 'Payload in body is required';
+const OBJECT = { type: '"{path}" must be of type object' };
+const Item = Type.Object({}, { errorMessage: OBJECT });
+const Items = Type.Array(Item);
 
-function required(body: unknown): void {
-  if (body === undefined || body === null) throw new InvalidPayloadError('Payload in body is required');
-}
+/** Objects name the columns of a composite key; whether a key fits the collection is the planner's to say. */
+const Key = (message: string) => Type.Union([Type.String(), Type.Number(), Type.Object({})], { errorMessage: message });
+const KEY = 'must be a string, a number or an object of key fields';
+const Keys = Type.Array(Key(`"{path}" ${KEY}`));
+
+/** `{keys}` or `{query}`, exactly one of them (Joi's wording for both faults). */
+const KeysOrQuery = [
+  Type.Unsafe({ not: { required: ['keys', 'query'] }, errorMessage: '"value" contains a conflict between exclusive peers [keys, query]' }),
+  Type.Unsafe({ anyOf: [{ required: ['keys'] }, { required: ['query'] }], errorMessage: '"value" must contain at least one of [keys, query]' }),
+  Type.Object({ keys: Type.Optional(Keys), query: Type.Optional(Type.Object({}, { errorMessage: OBJECT })) }),
+];
 
 /** POST: an object creates one item, an array creates many. */
-export function parseCreateBody(body: unknown): { many: boolean; items: Payload[] } {
-  required(body);
-  if (Array.isArray(body)) {
-    const bad = body.findIndex((item) => !isPayload(item));
-    if (bad !== -1) throw new InvalidPayloadError(`"[${bad}]" must be of type object`);
-    return { many: true, items: body as Payload[] };
-  }
-  if (!isPayload(body)) throw new InvalidPayloadError('"value" must be of type object');
-  return { many: false, items: [body] };
-}
+const CreateBody = compileSchema(Type.Intersect([Present(REQUIRED), IfArray(Items, Item)]));
 
 /** PATCH of one item (by key, or a singleton): a partial item. */
-export function parseItemBody(body: unknown): Payload {
-  required(body);
-  if (!isPayload(body)) throw new InvalidPayloadError('"value" must be of type object');
-  return body;
-}
+const ItemBody = compileSchema(Type.Intersect([Present(REQUIRED), Item]));
 
 /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
-export function parseUpdateBody(body: unknown, options: QueryParseOptions): UpdateBody {
-  required(body);
-  if (Array.isArray(body)) {
-    const bad = body.findIndex((item) => !isPayload(item));
-    if (bad !== -1) throw new InvalidPayloadError(`"[${bad}]" must be of type object`);
-    return { kind: 'batch', items: body as Payload[] };
-  }
-  const envelope = batchEnvelope(body, ['keys', 'query', 'data']);
-  if (envelope.data === undefined) throw new InvalidPayloadError('"data" is required');
-  if (!isPayload(envelope.data)) throw new InvalidPayloadError('"data" must be of type object');
-  const data = envelope.data;
-  const selection = keysOrQuery(envelope, options);
-  return selection.kind === 'keys' ? { kind: 'keys', keys: selection.keys, data } : { kind: 'query', query: selection.query, data };
-}
+const UpdateBody = compileSchema(
+  Type.Intersect([
+    Present(REQUIRED),
+    IfArray(
+      Items,
+      Type.Intersect([
+        Item,
+        Type.Object({ keys: Type.Optional(Type.Unknown()), query: Type.Optional(Type.Unknown()), data: Type.Optional(Type.Unknown()) }, { additionalProperties: false }),
+        Type.Object({ data: Item }),
+        ...KeysOrQuery,
+      ]),
+    ),
+  ]),
+);
 
 /** DELETE /items/{c}: an array of keys, `{keys}` or `{query}`. */
+const DeleteBody = compileSchema(
+  Type.Intersect([
+    Present(REQUIRED),
+    IfArray(
+      Type.Array(Key(`"value{path}" ${KEY}`)),
+      Type.Intersect([Item, Type.Object({ keys: Type.Optional(Type.Unknown()), query: Type.Optional(Type.Unknown()) }, { additionalProperties: false }), ...KeysOrQuery]),
+    ),
+  ]),
+);
+
+/** PATCH /users/me/track/page: the page the app shows. */
+const TrackPageBody = compileSchema(
+  Type.Intersect([Present(REQUIRED), Item, Type.Object({ last_page: Type.String({ minLength: 1, errorMessage: '"last_page" key is required' }) })]),
+);
+
+export function parseCreateBody(body: unknown): { many: boolean; items: Payload[] } {
+  const checked = checkBody(CreateBody, body) as Payload | Payload[];
+  return Array.isArray(checked) ? { many: true, items: checked } : { many: false, items: [checked] };
+}
+
+export function parseItemBody(body: unknown): Payload {
+  return checkBody(ItemBody, body) as Payload;
+}
+
+export function parseTrackPageBody(body: unknown): string {
+  return checkBody(TrackPageBody, body).last_page;
+}
+
+export function parseUpdateBody(body: unknown, options: QueryParseOptions): UpdateBody {
+  const checked = checkBody(UpdateBody, body) as Payload[] | { keys?: BodyKey[]; query?: Payload; data: Payload };
+  if (Array.isArray(checked)) return { kind: 'batch', items: checked };
+  const { data } = checked;
+  return checked.keys !== undefined ? { kind: 'keys', keys: checked.keys, data } : { kind: 'query', query: parseQuery(checked.query!, options), data };
+}
+
 export function parseDeleteBody(body: unknown, options: QueryParseOptions): DeleteBody {
-  required(body);
-  if (Array.isArray(body)) return { kind: 'keys', keys: keyArray(body, 'value') };
-  return keysOrQuery(batchEnvelope(body, ['keys', 'query']), options);
-}
-
-function batchEnvelope(body: unknown, allowed: string[]): Payload {
-  if (!isPayload(body)) throw new InvalidPayloadError('"value" must be of type object');
-  const unknownKey = Object.keys(body).find((key) => !allowed.includes(key));
-  if (unknownKey !== undefined) throw new InvalidPayloadError(`"${unknownKey}" is not allowed`);
-  return body;
-}
-
-function keysOrQuery(envelope: Payload, options: QueryParseOptions): DeleteBody {
-  const hasKeys = envelope.keys !== undefined;
-  const hasQuery = envelope.query !== undefined;
-  if (hasKeys && hasQuery) throw new InvalidPayloadError('"value" contains a conflict between exclusive peers [keys, query]');
-  if (!hasKeys && !hasQuery) throw new InvalidPayloadError('"value" must contain at least one of [keys, query]');
-  if (hasKeys) return { kind: 'keys', keys: keyArray(envelope.keys, 'keys') };
-  if (!isPayload(envelope.query)) throw new InvalidPayloadError('"query" must be of type object');
-  return { kind: 'query', query: parseQuery(envelope.query, options) };
-}
-
-function keyArray(value: unknown, name: string): BodyKey[] {
-  if (!Array.isArray(value)) throw new InvalidPayloadError(`"${name}" must be an array`);
-  // Objects name the columns of a composite key; whether a key fits the collection is the planner's to say.
-  const bad = value.findIndex((key) => typeof key !== 'string' && typeof key !== 'number' && !isPayload(key));
-  if (bad !== -1) throw new InvalidPayloadError(`"${name}[${bad}]" must be a string, a number or an object of key fields`);
-  return value as BodyKey[];
+  const checked = checkBody(DeleteBody, body) as BodyKey[] | { keys?: BodyKey[]; query?: Payload };
+  if (Array.isArray(checked)) return { kind: 'keys', keys: checked };
+  return checked.keys !== undefined ? { kind: 'keys', keys: checked.keys } : { kind: 'query', query: parseQuery(checked.query!, options) };
 }

@@ -4,7 +4,8 @@
  * changes (`N` new, `D` deleted, `E` edited, `A` array) from the current schema to the snapshot.
  */
 import deepDiff from 'deep-diff';
-import { InvalidPayloadError } from '../errors/catalogue.js';
+import { Type } from '@sinclair/typebox';
+import { checkBody, compileSchema } from '../request/body-check.js';
 import type { Json, Snapshot, SnapshotCollection, SnapshotField, SnapshotRelation } from './snapshot.js';
 
 export type Change = deepDiff.Diff<Json, Json>;
@@ -53,42 +54,70 @@ export function isEmptyDiff(diff: SchemaDiff): boolean {
   return !diff.collections.length && !diff.fields.length && !diff.relations.length;
 }
 
-/** A snapshot from a request body: the shape checked, so that a bad file is INVALID_PAYLOAD, not a 500. */
+/**
+ * `key: [{name: string, ...}]`, the names checked one after the other. Arrays pass the type (they are objects to
+ * JavaScript) and read as lacking the first name.
+ */
+const Named = (names: string[]) =>
+  Type.Array(
+    Type.Unsafe({
+      type: ['object', 'array'],
+      not: { type: 'array' },
+      allOf: names.map((name) => ({ required: [name], properties: { [name]: { type: 'string', errorMessage: '"{path}" must be a string' } } })),
+      errorMessage: { type: '"{path}" must be an object', not: `"{path}.${names[0]}" must be a string` },
+    }),
+  );
+
+const SnapshotShape = compileSchema(
+  Type.Intersect(
+    [
+      ...['collections', 'fields', 'relations'].map((key) => Type.Object({ [key]: Type.Array(Type.Unknown(), { errorMessage: '"{path}" must be an array' }) })),
+      Type.Object({ collections: Named(['collection']) }),
+      Type.Object({ fields: Named(['collection', 'field', 'type']) }),
+      Type.Object({ relations: Named(['collection', 'field']) }),
+      Type.Object({ version: Type.Number({ errorMessage: '"version" must be a number' }) }),
+    ],
+    { errorMessage: { type: '"collections" must be an array' } },
+  ),
+);
+
+const SnapshotBody = compileSchema(Type.Object({}, { errorMessage: 'A snapshot must be an object' }));
+
+/** A snapshot from a request body (or its `data`): the shape checked, so that a bad file is INVALID_PAYLOAD, not a 500. */
 export function parseSnapshot(body: unknown): Snapshot {
-  const object = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-  if (!object) throw new InvalidPayloadError('A snapshot must be an object');
-  const data = object.data && typeof object.data === 'object' && !('collections' in object) ? (object.data as Record<string, unknown>) : object;
-  for (const key of ['collections', 'fields', 'relations'] as const) {
-    if (!Array.isArray(data[key])) throw new InvalidPayloadError(`"${key}" must be an array`);
-  }
-  const items = (key: string, names: string[]) =>
-    (data[key] as unknown[]).forEach((item, i) => {
-      if (!item || typeof item !== 'object') throw new InvalidPayloadError(`"${key}[${i}]" must be an object`);
-      for (const name of names) if (typeof (item as Record<string, unknown>)[name] !== 'string') throw new InvalidPayloadError(`"${key}[${i}].${name}" must be a string`);
-    });
-  items('collections', ['collection']);
-  items('fields', ['collection', 'field', 'type']);
-  items('relations', ['collection', 'field']);
-  if (typeof data.version !== 'number') throw new InvalidPayloadError('"version" must be a number');
-  return data as unknown as Snapshot;
+  const object = checkBody(SnapshotBody, body) as Record<string, unknown>;
+  const data = object.data && typeof object.data === 'object' && !('collections' in object) ? object.data : object;
+  return checkBody(SnapshotShape, data) as unknown as Snapshot;
 }
 
-/** A diff from a request body (`{hash, diff}`), shape checked. */
+const entry = (key: string) => {
+  const message = `"diff.${key}[{index}]" must name its collection${key === 'collections' ? '' : ' and field'} and hold a "diff" array`;
+  const names = key === 'collections' ? ['collection'] : ['collection', 'field'];
+  const properties = Object.fromEntries(names.map((name) => [name, Type.String({ errorMessage: message })]));
+  return Type.Object({ ...properties, diff: Type.Array(Type.Unknown(), { errorMessage: message }) }, { errorMessage: message });
+};
+
+const DiffAnswerBody = compileSchema(Type.Object({}, { errorMessage: 'Body must be {hash, diff}' }));
+
+const DiffAnswerShape = compileSchema(
+  Type.Intersect(
+    [
+    Type.Object({ hash: Type.String({ errorMessage: '"hash" is required' }) }),
+    Type.Object({ diff: Type.Unsafe({ type: ['object', 'array'], errorMessage: '"diff" is required' }) }),
+    ...['collections', 'fields', 'relations'].map((key) =>
+      Type.Object({
+        diff: Type.Object({ [key]: Type.Array(entry(key), { errorMessage: `"diff.${key}" must be an array` }) }, { errorMessage: { type: `"diff.${key}" must be an array` } }),
+      }),
+    ),
+    ],
+    { errorMessage: { type: '"hash" is required' } },
+  ),
+);
+
+/** A diff from a request body (`{hash, diff}`, or its `data`), shape checked. */
 export function parseDiffAnswer(body: unknown): DiffAnswer {
-  const object = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-  if (!object) throw new InvalidPayloadError('Body must be {hash, diff}');
-  const data = object.data && typeof object.data === 'object' && !('hash' in object) ? (object.data as Record<string, unknown>) : object;
-  if (typeof data.hash !== 'string') throw new InvalidPayloadError('"hash" is required');
-  const diff = data.diff as Record<string, unknown> | undefined;
-  if (!diff || typeof diff !== 'object') throw new InvalidPayloadError('"diff" is required');
-  for (const key of ['collections', 'fields', 'relations']) {
-    if (!Array.isArray(diff[key])) throw new InvalidPayloadError(`"diff.${key}" must be an array`);
-    for (const [i, entry] of (diff[key] as unknown[]).entries()) {
-      const e = entry as Record<string, unknown> | null;
-      if (!e || typeof e.collection !== 'string' || !Array.isArray(e.diff) || (key !== 'collections' && typeof e.field !== 'string')) {
-        throw new InvalidPayloadError(`"diff.${key}[${i}]" must name its collection${key === 'collections' ? '' : ' and field'} and hold a "diff" array`);
-      }
-    }
-  }
-  return { hash: data.hash, diff: diff as unknown as SchemaDiff };
+  const object = checkBody(DiffAnswerBody, body) as Record<string, unknown>;
+  const data = object.data && typeof object.data === 'object' && !('hash' in object) ? object.data : object;
+  const { hash, diff } = checkBody(DiffAnswerShape, data) as { hash: string; diff: SchemaDiff };
+  return { hash, diff };
 }

@@ -1,19 +1,11 @@
 /**
  * Bodies of POST /collections and PATCH /collections[/{c}] (Directus docs: Collections) → checked input. Pure.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../errors/catalogue.js';
+import { checkBody, compileSchema, Nullable } from '../request/body-check.js';
 import { parseFieldCreate, type FieldInput } from './field-input.js';
-import {
-  defined,
-  optionalArray,
-  optionalBoolean,
-  optionalInteger,
-  optionalOneOf,
-  optionalString,
-  requireObject,
-  validName,
-  type Body,
-} from './input-checks.js';
+import { defined, Name, ObjectOf, ObjectSteps, OptionalArray, OptionalBoolean, OptionalInteger, OptionalOneOf, OptionalString, type Body } from './input-checks.js';
 import type { CollectionMeta } from './types.js';
 
 export type CollectionMetaInput = Partial<Omit<CollectionMeta, 'collection'>>;
@@ -27,75 +19,128 @@ export interface CollectionInput {
 }
 
 
+// Archive values are stored as text; numbers and booleans are accepted as their text.
+const ArchiveValue = Type.Optional(
+  Type.Unsafe<string | number | boolean | null>({ type: ['string', 'number', 'boolean', 'null'], errorMessage: '"{path}" must be a string' }),
+);
+
+const Meta = Type.Object({
+  icon: OptionalString(),
+  note: OptionalString(),
+  display_template: OptionalString(),
+  hidden: OptionalBoolean(),
+  singleton: OptionalBoolean(),
+  translations: OptionalArray(),
+  archive_field: OptionalString(),
+  archive_app_filter: OptionalBoolean(),
+  archive_value: ArchiveValue,
+  unarchive_value: ArchiveValue,
+  sort_field: OptionalString(),
+  accountability: OptionalOneOf(['all', 'activity'] as const),
+  color: OptionalString(),
+  item_duplication_fields: OptionalArray(),
+  sort: OptionalInteger(-2147483648, 2147483647),
+  group: OptionalString(),
+  collapse: OptionalOneOf(['open', 'closed', 'locked'] as const),
+  preview_url: OptionalString(),
+  versioning: OptionalBoolean(),
+});
+type MetaBody = Static<typeof Meta> & Body;
+
+const OptionalMeta = Type.Object({ meta: Type.Optional(Nullable(Meta)) });
+
+/** Fields are checked one by one as field bodies (their messages name keys from the field, as Directus's do). */
+const CollectionCreate = compileSchema(
+  ObjectSteps('Payload', [Type.Object({ collection: Name('Collection', '"collection" is required') }),
+    OptionalMeta,
+    Type.Object({ schema: Type.Optional(Nullable(Type.Object({}))) }),
+    Type.Object({ fields: Type.Optional(Nullable(Type.Array(Type.Unknown()))) }),
+  ]),
+);
+
+const CollectionUpdate = compileSchema(ObjectSteps('Payload', [OptionalMeta]));
+
+/** One element of PATCH /collections (array), or the change of `{keys, data}`. */
+const BatchItem = compileSchema(
+  ObjectSteps('Each collection', [Type.Object({ collection: Type.String({ errorMessage: '"collection" is required' }) }), OptionalMeta]),
+);
+
+const SUBMITTED = 'Submitted body has to be an array, or an object with "keys" and "data"';
+
+/** Directus's `{keys, data: {meta}}`: one change for several collections. */
+const KeysAndData = compileSchema(
+  ObjectSteps('Payload', [Type.Object({ keys: Type.Array(Type.String({ errorMessage: SUBMITTED }), { errorMessage: SUBMITTED }), data: Type.Unknown({ errorMessage: SUBMITTED }) }),
+    Type.Object({ data: ObjectOf('"data"') }),
+  ]),
+);
+
 /** The prefix of Strata's own tables: user collections may not take it. */
 export const SYSTEM_PREFIX = 'service_';
 
 export function parseCollectionCreate(body: unknown): CollectionInput {
-  const object = requireObject(body, 'Payload');
-  if (object.collection === undefined) throw new InvalidPayloadError(`"collection" is required`);
-  const collection = validName(object.collection, 'Collection');
+  const object = checkBody(CollectionCreate, body);
+  const { collection } = object;
   if (collection.toLowerCase().startsWith(SYSTEM_PREFIX)) throw new InvalidPayloadError(`Collections can't start with "${SYSTEM_PREFIX}"`);
   const input: CollectionInput = { collection };
-  if (object.meta !== undefined) input.meta = object.meta === null ? null : parseCollectionMeta(requireObject(object.meta, '"meta"'), collection);
-  if (object.schema !== undefined) {
-    input.schema = object.schema === null ? null : requireObject(object.schema, '"schema"');
-  }
+  if (object.meta !== undefined) input.meta = object.meta === null ? null : parseCollectionMeta(object.meta, collection);
+  if (object.schema !== undefined) input.schema = object.schema;
   if (object.fields !== undefined && object.fields !== null) {
-    if (!Array.isArray(object.fields)) throw new InvalidPayloadError(`"fields" must be an array`);
-    input.fields = object.fields.map((field) => parseFieldCreate(field, collection));
+    const fields = object.fields.map((field) => parseFieldCreate(field, collection));
     const names = new Set<string>();
-    for (const field of input.fields) {
+    for (const field of fields) {
       if (names.has(field.field)) throw new InvalidPayloadError(`Field "${field.field}" is given twice`);
       names.add(field.field);
     }
+    input.fields = fields;
   }
   return input;
 }
 
 /** PATCH /collections/{c}: only `meta` changes (Directus docs: Collections); the rest of a collection object is ignored. */
 export function parseCollectionUpdate(body: unknown, collection: string): CollectionMetaInput | null | undefined {
-  const object = requireObject(body, 'Payload');
+  const object = checkBody(CollectionUpdate, body) as { meta?: MetaBody | null } & Body;
   if (object.collection !== undefined && object.collection !== collection) {
     throw new InvalidPayloadError(`Collection "${collection}" can't be renamed`);
   }
-  if (object.meta === undefined || object.meta === null) return object.meta as null | undefined;
-  return parseCollectionMeta(requireObject(object.meta, '"meta"'), collection);
+  if (object.meta === undefined || object.meta === null) return object.meta;
+  return parseCollectionMeta(object.meta, collection);
 }
 
-export function parseCollectionMeta(meta: Body, collection: string): CollectionMetaInput {
+/** One `{collection, meta}` of PATCH /collections: the collection and its meta change, if any. */
+export function parseCollectionBatchItem(body: unknown): [string, CollectionMetaInput | undefined] {
+  const object = checkBody(BatchItem, body);
+  return [object.collection, object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(object.meta, object.collection)];
+}
+
+/** `{keys, data}` as the array of `{collection, meta}` items it stands for. */
+export function parseCollectionKeysAndData(body: unknown): Body[] {
+  const { keys, data } = checkBody(KeysAndData, body) as { keys: string[]; data: Body };
+  return keys.map((collection) => ({ ...data, collection }));
+}
+
+function parseCollectionMeta(meta: MetaBody, collection: string): CollectionMetaInput {
   if (meta.collection !== undefined && meta.collection !== null && meta.collection !== collection) throw new InvalidPayloadError(`"meta.collection" must be "${collection}"`);
-  const p = 'meta.';
-  const bool = (key: string, fallback: boolean) => {
-    const value = optionalBoolean(meta, key, p, true);
-    return value === null ? fallback : (value as boolean | undefined);
-  };
+  const bool = (value: boolean | null | undefined, fallback: boolean) => (value === null ? fallback : value);
+  const text = (value: string | number | boolean | null | undefined) => (value === undefined || value === null ? value : String(value));
   return defined<CollectionMetaInput>({
-    icon: optionalString(meta, 'icon', p),
-    note: optionalString(meta, 'note', p),
-    display_template: optionalString(meta, 'display_template', p),
-    hidden: bool('hidden', false),
-    singleton: bool('singleton', false),
-    translations: optionalArray(meta, 'translations', p),
-    archive_field: optionalString(meta, 'archive_field', p),
-    archive_app_filter: bool('archive_app_filter', true),
-    archive_value: scalarText(meta, 'archive_value'),
-    unarchive_value: scalarText(meta, 'unarchive_value'),
-    sort_field: optionalString(meta, 'sort_field', p),
-    accountability: optionalOneOf(meta, 'accountability', p, ['all', 'activity'] as const, true),
-    color: optionalString(meta, 'color', p),
-    item_duplication_fields: optionalArray(meta, 'item_duplication_fields', p),
-    sort: optionalInteger(meta, 'sort', p, -2147483648, 2147483647),
-    group: optionalString(meta, 'group', p),
-    collapse: (optionalOneOf(meta, 'collapse', p, ['open', 'closed', 'locked'] as const, true) ?? undefined) as string | undefined,
-    preview_url: optionalString(meta, 'preview_url', p),
-    versioning: bool('versioning', false),
-  });
-}
-
-/** Archive values are stored as text; numbers and booleans are accepted as their text. */
-function scalarText(meta: Body, key: string): string | null | undefined {
-  const value = meta[key];
-  if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw new InvalidPayloadError(`"meta.${key}" must be a string`);
+    icon: meta.icon,
+    note: meta.note,
+    display_template: meta.display_template,
+    hidden: bool(meta.hidden, false),
+    singleton: bool(meta.singleton, false),
+    translations: meta.translations,
+    archive_field: meta.archive_field,
+    archive_app_filter: bool(meta.archive_app_filter, true),
+    archive_value: text(meta.archive_value),
+    unarchive_value: text(meta.unarchive_value),
+    sort_field: meta.sort_field,
+    accountability: meta.accountability,
+    color: meta.color,
+    item_duplication_fields: meta.item_duplication_fields,
+    sort: meta.sort,
+    group: meta.group,
+    collapse: meta.collapse ?? undefined,
+    preview_url: meta.preview_url,
+    versioning: bool(meta.versioning, false),
+  } as CollectionMetaInput);
 }

@@ -3,20 +3,24 @@
  * the body asks for, not yet compared with the database. `undefined` everywhere means "not given". Keys Strata
  * does not read (at the top, in `meta`, in `schema`) are ignored, as Directus ignores them.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../errors/catalogue.js';
+import { checkBody, compileSchema, Nullable } from '../request/body-check.js';
 import type { FieldMeta, ServiceType } from './types.js';
 import {
   defined,
-  isObject,
-  optionalArray,
-  optionalBoolean,
-  optionalInteger,
-  optionalJsonObject,
-  optionalOneOf,
-  optionalString,
-  optionalStringList,
-  requireObject,
-  validName,
+  Name,
+  ObjectOf,
+  ObjectSteps,
+  OptionalArray,
+  OptionalBoolean,
+  OptionalFlag,
+  OptionalInteger,
+  OptionalObject,
+  OptionalOneOf,
+  OptionalString,
+  OptionalStringList,
+  stringList,
   type Body,
 } from './input-checks.js';
 
@@ -76,34 +80,90 @@ export interface FieldInput {
 }
 
 
+const Meta = Type.Object({
+  translations: OptionalArray(),
+  conditions: OptionalArray(),
+  special: OptionalStringList(),
+  interface: OptionalString(),
+  options: OptionalObject(),
+  display: OptionalString(),
+  display_options: OptionalObject(),
+  readonly: OptionalBoolean(),
+  hidden: OptionalBoolean(),
+  sort: OptionalInteger(-2147483648, 2147483647),
+  width: OptionalOneOf(WIDTHS),
+  note: OptionalString(),
+  required: OptionalBoolean(),
+  group: OptionalString(),
+  validation: OptionalObject(),
+  validation_message: OptionalString(),
+  searchable: OptionalBoolean(),
+});
+
+const Schema = Type.Object({
+  max_length: OptionalInteger(1, 65535),
+  numeric_precision: OptionalInteger(1, 65),
+  numeric_scale: OptionalInteger(0, 30),
+  is_nullable: OptionalFlag(),
+  is_unique: OptionalFlag(),
+  is_indexed: OptionalFlag(),
+  is_primary_key: OptionalFlag(),
+  has_auto_increment: OptionalFlag(),
+  is_generated: OptionalFlag(),
+  comment: OptionalString(),
+  default_value: Type.Optional(
+    Type.Unsafe({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], errorMessage: '"schema.default_value" must be a string, number, boolean, object, array or null' }),
+  ),
+});
+
+/** One field object; `what` names a body that is not an object. Type names are resolved below (aliases, support). */
+const fieldSteps = [
+  Type.Object({ field: Name('Field') }),
+  Type.Object({ type: Type.Optional(Nullable(Type.String())) }),
+  Type.Object({ meta: Type.Optional(Nullable(Meta)) }),
+  Type.Object({ schema: Type.Optional(Nullable(Schema)) }),
+] as const;
+const field = (what: string) => ObjectSteps(what, [...fieldSteps]);
+type FieldBody = Static<ReturnType<typeof field>>;
+
+const FieldBody = compileSchema(field('Payload'));
+/** A new field names its type. */
+const FieldCreate = compileSchema(ObjectSteps('Payload', [...fieldSteps, Type.Object({ type: Type.String({ errorMessage: '"type" is required' }) })]));
+const BatchItem = compileSchema(field('Each field'));
+const Payload = compileSchema(ObjectOf('Payload'));
+
 export function parseFieldCreate(body: unknown, collection: string): FieldInput {
-  const input = parseField(requireObject(body, 'Payload'), collection);
-  if (input.type === undefined) throw new InvalidPayloadError(`"type" is required`);
-  return input;
+  return parseField(checkBody(FieldCreate, body), collection);
 }
 
 export function parseFieldUpdate(body: unknown, collection: string, field: string): FieldInput {
-  const object = requireObject(body, 'Payload');
+  const object = checkBody(Payload, body) as Body;
   if (object.field !== undefined && object.field !== field) {
     throw new InvalidPayloadError(`Field "${field}" can't be renamed to "${String(object.field)}": renaming fields is not supported`);
   }
-  return parseField({ ...object, field }, collection);
+  return parseField(checkBody(FieldBody, { ...object, field }), collection);
 }
 
-/** One element of PATCH /fields/{c} (array): each names its field. */
+const Batch = compileSchema(Type.Array(Type.Unknown(), { errorMessage: 'Submitted body has to be an array' }));
+
+/** PATCH /fields/{c}: an array of fields, each naming itself. */
+export function parseFieldBatch(body: unknown, collection: string): FieldInput[] {
+  return checkBody(Batch, body).map((item) => parseFieldBatchItem(item, collection));
+}
+
+/** One element of PATCH /fields/{c} (array). */
 export function parseFieldBatchItem(body: unknown, collection: string): FieldInput {
-  const object = requireObject(body, 'Each field');
-  return parseField(object, collection);
+  return parseField(checkBody(BatchItem, body), collection);
 }
 
-function parseField(body: Body, collection: string): FieldInput {
-  const field = validName(body.field, 'Field');
+/** The rules a schema cannot state: the collection it belongs to, type names, keys the meta repeats. */
+function parseField(body: FieldBody & Body, collection: string): FieldInput {
+  const { field } = body;
   if (body.collection !== undefined && body.collection !== collection) {
     throw new InvalidPayloadError(`"collection" must be "${collection}"`);
   }
   const input: FieldInput = { field };
   if (body.type !== undefined && body.type !== null) {
-    if (typeof body.type !== 'string') throw new InvalidPayloadError(`"type" must be a string`);
     if (UNSUPPORTED_TYPES.has(body.type)) throw new InvalidPayloadError(`Type "${body.type}" is not supported`);
     if (ALIAS_TYPES.has(body.type)) {
       input.type = 'alias';
@@ -114,62 +174,53 @@ function parseField(body: Body, collection: string): FieldInput {
       throw new InvalidPayloadError(`Type "${body.type}" is unknown; use one of ${CREATABLE_TYPES.join(', ')}`);
     }
   }
-  if (body.meta !== undefined) input.meta = body.meta === null ? null : parseMeta(requireObject(body.meta, '"meta"'), field);
-  if (body.schema !== undefined) input.schema = body.schema === null ? null : parseSchema(requireObject(body.schema, '"schema"'));
+  if (body.meta !== undefined) input.meta = body.meta === null ? null : parseMeta(body.meta, field);
+  if (body.schema !== undefined) input.schema = body.schema === null ? null : parseSchema(body.schema);
   return input;
 }
 
-export function parseMeta(meta: Body, field: string): MetaInput {
+function parseMeta(meta: Static<typeof Meta> & Body, field: string): MetaInput {
   if (meta.field !== undefined && meta.field !== null && meta.field !== field) throw new InvalidPayloadError(`"meta.field" must be "${field}"`);
-  const p = 'meta.';
-  const translations = optionalArray(meta, 'translations', p);
-  const conditions = optionalArray(meta, 'conditions', p);
   return defined<MetaInput>({
-    special: optionalStringList(meta, 'special', p),
-    interface: optionalString(meta, 'interface', p),
-    options: optionalJsonObject(meta, 'options', p),
-    display: optionalString(meta, 'display', p),
-    display_options: optionalJsonObject(meta, 'display_options', p),
-    readonly: nonNull(optionalBoolean(meta, 'readonly', p, true), false),
-    hidden: nonNull(optionalBoolean(meta, 'hidden', p, true), false),
-    sort: optionalInteger(meta, 'sort', p, -2147483648, 2147483647),
-    width: optionalOneOf(meta, 'width', p, WIDTHS, true),
-    translations,
-    note: optionalString(meta, 'note', p),
-    conditions,
-    required: nonNull(optionalBoolean(meta, 'required', p, true), false),
-    group: optionalString(meta, 'group', p),
-    validation: optionalJsonObject(meta, 'validation', p),
-    validation_message: optionalString(meta, 'validation_message', p),
-    searchable: nonNull(optionalBoolean(meta, 'searchable', p, true), true),
-  });
+    special: stringList(meta.special),
+    interface: meta.interface,
+    options: meta.options,
+    display: meta.display,
+    display_options: meta.display_options,
+    readonly: nonNull(meta.readonly, false),
+    hidden: nonNull(meta.hidden, false),
+    sort: meta.sort,
+    width: meta.width,
+    translations: meta.translations,
+    note: meta.note,
+    conditions: meta.conditions,
+    required: nonNull(meta.required, false),
+    group: meta.group,
+    validation: meta.validation,
+    validation_message: meta.validation_message,
+    searchable: nonNull(meta.searchable, true),
+  } as MetaInput);
 }
 
 function nonNull<T>(value: T | null | undefined, fallback: T): T | undefined {
   return value === null ? fallback : (value as T | undefined);
 }
 
-function parseSchema(schema: Body): SchemaInput {
-  const p = 'schema.';
+function parseSchema(schema: Static<typeof Schema> & Body): SchemaInput {
+  const { default_value: _default, ...rest } = schema;
   const input = defined<SchemaInput>({
-    max_length: optionalInteger(schema, 'max_length', p, 1, 65535),
-    numeric_precision: optionalInteger(schema, 'numeric_precision', p, 1, 65),
-    numeric_scale: optionalInteger(schema, 'numeric_scale', p, 0, 30),
-    is_nullable: optionalBoolean(schema, 'is_nullable', p) ?? undefined,
-    is_unique: optionalBoolean(schema, 'is_unique', p) ?? undefined,
-    is_indexed: optionalBoolean(schema, 'is_indexed', p) ?? undefined,
-    is_primary_key: optionalBoolean(schema, 'is_primary_key', p) ?? undefined,
-    has_auto_increment: optionalBoolean(schema, 'has_auto_increment', p) ?? undefined,
-    is_generated: optionalBoolean(schema, 'is_generated', p) ?? undefined,
-    comment: optionalString(schema, 'comment', p),
+    max_length: rest.max_length,
+    numeric_precision: rest.numeric_precision,
+    numeric_scale: rest.numeric_scale,
+    is_nullable: rest.is_nullable,
+    is_unique: rest.is_unique,
+    is_indexed: rest.is_indexed,
+    is_primary_key: rest.is_primary_key,
+    has_auto_increment: rest.has_auto_increment,
+    is_generated: rest.is_generated,
+    comment: rest.comment,
   });
-  if ('default_value' in schema) {
-    const value = schema.default_value;
-    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value) && !isObject(value) && !Array.isArray(value)) {
-      throw new InvalidPayloadError(`"schema.default_value" must be a string, number, boolean, object, array or null`);
-    }
-    input.default_value = value;
-  }
+  if ('default_value' in schema) input.default_value = schema.default_value;
   if (input.numeric_precision != null && input.numeric_scale != null && input.numeric_scale > input.numeric_precision) {
     throw new InvalidPayloadError(`"schema.numeric_scale" can't be larger than "schema.numeric_precision"`);
   }

@@ -1,90 +1,68 @@
 /**
- * Small checks shared by the schema-management request bodies (fields, collections, relations). Each failure is an
- * INVALID_PAYLOAD that names the offending key.
+ * Schema parts shared by the schema-management request bodies (fields, collections, relations): TypeBox schemas
+ * checked by request/body-check.ts. Each failure is an INVALID_PAYLOAD that names the offending key
+ * (`"meta.sort" must be an integer from ...`). Keys not listed are ignored, as Directus ignores them.
  */
-import { InvalidPayloadError } from '../errors/catalogue.js';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Nullable, OneOf } from '../request/body-check.js';
 
 export type Body = Record<string, unknown>;
 
-/** Longest name PostgreSQL keeps (63 bytes); MySQL allows 64 characters. */
+/** Longest name PostgreSQL keeps (63 bytes); MySQL allows 64 characters. The pattern is ASCII: bytes = characters. */
 const MAX_NAME_BYTES = 63;
-const NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
-
-export function isObject(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function requireObject(value: unknown, what: string): Body {
-  if (!isObject(value)) throw new InvalidPayloadError(`${what} must be an object`);
-  return value;
-}
-
 
 /**
  * A collection or field name: letters, digits, `_` and `-` (not first), at most 63 bytes. Dots, colons and commas
  * would clash with field paths, m2a scopes and CSV lists; quotes and spaces with nothing, but they help no one.
  */
-export function validName(value: unknown, what: 'Collection' | 'Field'): string {
-  if (typeof value !== 'string' || value.length === 0) throw new InvalidPayloadError(`${what} name is required`);
-  if (!NAME.test(value) || Buffer.byteLength(value) > MAX_NAME_BYTES) {
-    throw new InvalidPayloadError(`${what} name "${value}" is invalid: use letters, digits, "_" and "-", at most ${MAX_NAME_BYTES} characters`);
-  }
-  return value;
+export function Name(what: 'Collection' | 'Field', required = `${what} name is required`) {
+  const invalid = `${what} name "{value}" is invalid: use letters, digits, "_" and "-", at most ${MAX_NAME_BYTES} characters`;
+  return Type.String({
+    minLength: 1,
+    maxLength: MAX_NAME_BYTES,
+    pattern: '^[A-Za-z0-9_][A-Za-z0-9_-]*$',
+    errorMessage: { required, type: `${what} name is required`, minLength: `${what} name is required`, maxLength: invalid, pattern: invalid },
+  });
 }
 
-export function optionalString(body: Body, key: string, prefix: string): string | null | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value !== 'string') throw new InvalidPayloadError(`"${prefix}${key}" must be a string`);
-  return value;
-}
+/** An object body (`what` names it in the message: `Payload`, `Each field`) with these keys. */
+export const ObjectOf = (what: string, properties: TProperties = {}) => Type.Object(properties, { errorMessage: { type: `${what} must be an object` } });
 
-export function optionalBoolean(body: Body, key: string, prefix: string, nullable = false): boolean | null | undefined {
-  const value = body[key];
-  if (value === undefined || (nullable && value === null)) return value as null | undefined;
-  if (typeof value !== 'boolean') throw new InvalidPayloadError(`"${prefix}${key}" must be a boolean`);
-  return value;
-}
+/** An object body checked in steps, in order: the first step that fails is the one reported. */
+export const ObjectSteps = <T extends TSchema[]>(what: string, steps: [...T]) => Type.Intersect(steps, { errorMessage: { type: `${what} must be an object` } });
 
-export function optionalInteger(body: Body, key: string, prefix: string, min: number, max: number): number | null | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidPayloadError(`"${prefix}${key}" must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
+/** `key: {...}` or `key: null`, or not given. */
+export const OptionalObject = (properties: TProperties = {}) => Type.Optional(Nullable(Type.Object(properties)));
 
-export function optionalJsonObject(body: Body, key: string, prefix: string): Body | null | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return value as null | undefined;
-  if (!isObject(value)) throw new InvalidPayloadError(`"${prefix}${key}" must be an object`);
-  return value;
-}
+export const OptionalString = () => Type.Optional(Nullable(Type.String()));
 
-export function optionalArray(body: Body, key: string, prefix: string): unknown[] | null | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return value as null | undefined;
-  if (!Array.isArray(value)) throw new InvalidPayloadError(`"${prefix}${key}" must be an array`);
-  return value;
-}
+export const OptionalBoolean = () => Type.Optional(Nullable(Type.Boolean()));
 
-export function optionalOneOf<T extends string>(body: Body, key: string, prefix: string, values: readonly T[], nullable: boolean): T | null | undefined {
-  const value = body[key];
-  if (value === undefined || (nullable && value === null)) return value as null | undefined;
-  if (typeof value !== 'string' || !values.includes(value as T)) {
-    throw new InvalidPayloadError(`"${prefix}${key}" must be one of ${values.join(', ')}${nullable ? ' or null' : ''}`);
-  }
-  return value as T;
-}
+/** A boolean or not given (null is refused). */
+export const OptionalFlag = () => Type.Optional(Type.Boolean());
+
+export const OptionalInteger = (min: number, max: number) =>
+  Type.Optional(Nullable(Type.Integer({ minimum: min, maximum: max }), { errorMessage: `"{path}" must be an integer from ${min} to ${max}` }));
+
+export const OptionalArray = () => Type.Optional(Nullable(Type.Array(Type.Unknown())));
+
+export const OptionalOneOf = <const V extends readonly string[]>(values: V) =>
+  Type.Optional(OneOf(values, { nullable: true, errorMessage: `"{path}" must be one of ${values.join(', ')} or null` }));
 
 /** A list of strings sent as an array or as CSV text. */
-export function optionalStringList(body: Body, key: string, prefix: string): string[] | null | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new InvalidPayloadError(`"${prefix}${key}" must be an array of strings`);
-  return value as string[];
+export const OptionalStringList = () =>
+  Type.Optional(
+    Type.Unsafe<string | string[] | null>({
+      type: ['string', 'array', 'null'],
+      // Not `items`: a bad element is reported as the list, not as the element.
+      not: { type: 'array', contains: { not: { type: 'string' } } },
+      errorMessage: '"{path}" must be an array of strings',
+    }),
+  );
+
+/** The list a checked OptionalStringList holds. */
+export function stringList(value: string | string[] | null | undefined): string[] | null | undefined {
+  return typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
 }
 
 /** Copies the keys of `from` that are not undefined. */

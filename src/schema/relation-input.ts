@@ -1,8 +1,10 @@
 /**
  * Bodies of POST /relations and PATCH /relations/{c}/{f} (Directus docs: Relations) → checked input. Pure.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../errors/catalogue.js';
-import { defined, optionalOneOf, optionalString, optionalStringList, requireObject, validName } from './input-checks.js';
+import { checkBody, compileSchema, Nullable } from '../request/body-check.js';
+import { defined, Name, ObjectOf, ObjectSteps, OptionalOneOf, OptionalString, OptionalStringList, stringList, type Body } from './input-checks.js';
 
 export interface RelationMetaInput {
   one_field?: string | null;
@@ -29,22 +31,51 @@ export interface RelationInput {
 
 const ACTIONS = ['NO ACTION', 'RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAULT'] as const;
 
+/** Any case (`cascade` is CASCADE; Node 20's regular expressions have no inline `(?i)`); anything else is refused. */
+const anyCase = (text: string) => text.replace(/[A-Z]/g, (letter) => `[${letter}${letter.toLowerCase()}]`);
+const Action = Type.Optional(
+  Nullable(Type.String({ pattern: `^(?:${ACTIONS.map(anyCase).join('|')})$` }), { errorMessage: `"{path}" must be one of ${ACTIONS.join(', ')}` }),
+);
+
+const Parts = [
+  Type.Object({ schema: Type.Optional(Nullable(Type.Object({ on_delete: Action, on_update: Action }))) }),
+  Type.Object({
+    meta: Type.Optional(
+      Nullable(
+        Type.Object({
+          one_field: OptionalString(),
+          one_collection_field: OptionalString(),
+          one_allowed_collections: OptionalStringList(),
+          junction_field: OptionalString(),
+          sort_field: OptionalString(),
+          one_deselect_action: OptionalOneOf(['nullify', 'delete'] as const),
+        }),
+      ),
+    ),
+  }),
+] as const;
+
+const RelationCreate = compileSchema(
+  ObjectSteps('Payload', [Type.Object({ collection: Name('Collection', '"collection" is required'), field: Name('Field', '"field" is required') }),
+    Type.Object({ related_collection: Type.Optional(Nullable(Name('Collection'))) }),
+    ...Parts,
+  ]),
+);
+
+const RelationUpdate = compileSchema(ObjectSteps('Payload', [...Parts]));
+
+type PartsBody = Static<(typeof Parts)[0]> & Static<(typeof Parts)[1]> & Body;
+
 export function parseRelationCreate(body: unknown): RelationInput {
-  const object = requireObject(body, 'Payload');
-  if (object.collection === undefined) throw new InvalidPayloadError(`"collection" is required`);
-  if (object.field === undefined) throw new InvalidPayloadError(`"field" is required`);
-  const input: RelationInput = { collection: validName(object.collection, 'Collection'), field: validName(object.field, 'Field') };
-  if (object.related_collection !== undefined && object.related_collection !== null) {
-    input.related_collection = validName(object.related_collection, 'Collection');
-  } else if (object.related_collection === null) {
-    input.related_collection = null;
-  }
+  const object = checkBody(RelationCreate, body) as PartsBody & { collection: string; field: string; related_collection?: string | null };
+  const input: RelationInput = { collection: object.collection, field: object.field };
+  if (object.related_collection !== undefined) input.related_collection = object.related_collection;
   readParts(object, input);
   return input;
 }
 
 export function parseRelationUpdate(body: unknown, collection: string, field: string): RelationInput {
-  const object = requireObject(body, 'Payload');
+  const object = checkBody(RelationUpdate, body) as PartsBody;
   if (object.collection !== undefined && object.collection !== collection) throw new InvalidPayloadError(`"collection" must be "${collection}"`);
   if (object.field !== undefined && object.field !== field) throw new InvalidPayloadError(`"field" must be "${field}"`);
   const input: RelationInput = { collection, field };
@@ -53,34 +84,23 @@ export function parseRelationUpdate(body: unknown, collection: string, field: st
   return input;
 }
 
-function readParts(object: Record<string, unknown>, input: RelationInput): void {
-  if (object.schema !== undefined) {
-    if (object.schema === null) input.schema = null;
-    else {
-      const schema = requireObject(object.schema, '"schema"');
-      input.schema = defined<RelationSchemaInput>({ on_delete: action(schema.on_delete, 'on_delete'), on_update: action(schema.on_update, 'on_update') });
-    }
+function readParts(object: PartsBody, input: RelationInput): void {
+  const { schema, meta } = object;
+  if (schema !== undefined) {
+    const upper = (value: string | null | undefined) => (typeof value === 'string' ? value.toUpperCase() : value);
+    input.schema = schema === null ? null : defined<RelationSchemaInput>({ on_delete: upper(schema.on_delete), on_update: upper(schema.on_update) });
   }
-  if (object.meta !== undefined) {
-    if (object.meta === null) input.meta = null;
-    else {
-      const meta = requireObject(object.meta, '"meta"');
-      const p = 'meta.';
-      input.meta = defined<RelationMetaInput>({
-        one_field: optionalString(meta, 'one_field', p),
-        one_collection_field: optionalString(meta, 'one_collection_field', p),
-        one_allowed_collections: optionalStringList(meta, 'one_allowed_collections', p),
-        junction_field: optionalString(meta, 'junction_field', p),
-        sort_field: optionalString(meta, 'sort_field', p),
-        one_deselect_action: optionalOneOf(meta, 'one_deselect_action', p, ['nullify', 'delete'] as const, true) ?? undefined,
-      });
-    }
+  if (meta !== undefined) {
+    input.meta =
+      meta === null
+        ? null
+        : defined<RelationMetaInput>({
+            one_field: meta.one_field,
+            one_collection_field: meta.one_collection_field,
+            one_allowed_collections: stringList(meta.one_allowed_collections),
+            junction_field: meta.junction_field,
+            sort_field: meta.sort_field,
+            one_deselect_action: meta.one_deselect_action ?? undefined,
+          });
   }
-}
-
-function action(value: unknown, key: string): string | null | undefined {
-  if (value === undefined || value === null) return value as null | undefined;
-  const upper = typeof value === 'string' ? value.toUpperCase() : '';
-  if (!(ACTIONS as readonly string[]).includes(upper)) throw new InvalidPayloadError(`"schema.${key}" must be one of ${ACTIONS.join(', ')}`);
-  return upper;
 }

@@ -21,6 +21,7 @@ import { RelationsService } from './relations-service.js';
 import { SchemaChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
 import { SystemWrites } from './system-writes.js';
+import { AccessResolver } from '../permissions/access-resolver.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { TfaService } from './tfa-service.js';
@@ -29,7 +30,7 @@ import { DatabaseBus } from '../bus/database-bus.js';
 import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
-import { consume, createRateLimiters, type RateLimiters } from '../http/rate-limiter.js';
+import { consume, createRateLimiters, type RateLimiters } from '../bus/rate-limiters.js';
 
 export interface AppContext {
   config: Config;
@@ -49,6 +50,8 @@ export interface AppContext {
   accountability: AccountabilityResolver;
   /** Permission rows per policy set (cached; GraphQL builds its schemas from them). */
   permissions: PermissionStore;
+  /** The caller's read and write access per request (permission sets, variables, rules). */
+  access: AccessResolver;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
   redis: RedisClient | null;
@@ -75,6 +78,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
   let redis: RedisClient | null = null;
   try {
     await waitForDatabase(db, config, log);
+    for (const warning of db.settingWarnings()) log.warn(warning);
     if (options.bootstrap) {
       const result = await bootstrap(db, config, log);
       if (result.generatedPassword) {
@@ -85,7 +89,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const schema = new SchemaStore(db);
     await schema.load();
     const permissions = new PermissionStore(db);
-    const items = new ItemsService({ db, schema: () => schema.current, permissions, queryLimitDefault: config.queryLimitDefault });
+    const access = new AccessResolver({ db, permissions });
+    const items = new ItemsService({ db, schema: () => schema.current, access, queryLimitDefault: config.queryLimitDefault });
     const settings = new SettingsService(db);
     // Bound below, once the bus exists: system writes call it after they commit.
     let notifyPermissions = async (): Promise<void> => {};
@@ -96,7 +101,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settingsChanged: () => settings.clear(),
       passwordPolicy: () => settings.passwordPolicy(),
     });
-    const writer = new ItemsWriter({ db, schema: () => schema.current, items, maxBatchMutation: config.maxBatchMutation, systemWrites });
+    const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites });
     const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
     const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
 
@@ -169,6 +174,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       }, logins),
       accountability,
       permissions,
+      access,
       tfa: new TfaService(db, 'Strata'),
       me: new MeService(db, permissions, () => schema.current),
       bus,

@@ -15,11 +15,9 @@ import type { CookieConfig } from '../config/auth-config.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError, InvalidIpError, InvalidOtpError, InvalidPayloadError, UserSuspendedError } from '../errors/catalogue.js';
+import { checkLogin, checkMode, type AuthMode } from '../request/auth-bodies.js';
 
-
-/** An address with a local part and a domain of at least two labels (Joi's `email()` as Directus uses it). */
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-export type AuthMode = 'json' | 'cookie' | 'session';
+export type { AuthMode };
 
 export interface ClientInfo {
   ip: string | null;
@@ -37,14 +35,6 @@ export interface CookieChange {
 export interface AuthResult {
   data: Record<string, unknown>;
   cookies: CookieChange[];
-}
-
-const MODES: AuthMode[] = ['json', 'cookie', 'session'];
-
-function modeOf(value: unknown, fallback: AuthMode): AuthMode {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'string' || !MODES.includes(value as AuthMode)) throw new InvalidPayloadError('"mode" must be one of [json, cookie, session]');
-  return value as AuthMode;
 }
 
 export class AuthService {
@@ -70,13 +60,9 @@ export class AuthService {
   async login(body: Record<string, unknown>, client: ClientInfo): Promise<AuthResult> {
     // Guessing passwords is slowed per account and client IP, on top of the per-IP limit every route has.
     await this.throttle(`${String(body.email).toLowerCase()}|${client.ip}`);
-    for (const key of ['email', 'password'] as const) {
-      if (typeof body[key] !== 'string' || body[key] === '') throw new InvalidPayloadError(`"${key}" is required`);
-    }
-    // Directus validates the address's shape before looking anyone up (a malformed one is 400, not 401).
-    if (!EMAIL.test(body.email as string)) throw new InvalidPayloadError(`"email" must be a valid email`);
-    const mode = modeOf(body.mode, 'json');
-    const email = (body.email as string).toLowerCase();
+    const checked = checkLogin(body);
+    const mode = checked.mode ?? 'json';
+    const email = checked.email.toLowerCase();
     const started = Date.now();
     const stall = async () => {
       // Unknown users, wrong passwords and inactive accounts all answer after the same minimum time.
@@ -85,7 +71,7 @@ export class AuthService {
     };
 
     const user = await this.db.knex('service_users').select('id', 'password', 'status', 'tfa_secret').whereRaw('lower(email) = ?', [email]).first();
-    const passwordOk = Boolean(user) && typeof user.password === 'string' && (await verifyPassword(user.password, body.password as string));
+    const passwordOk = Boolean(user) && typeof user.password === 'string' && (await verifyPassword(user.password, checked.password));
     if (!user || user.status !== 'active') {
       await stall();
       throw new InvalidCredentialsError();
@@ -109,7 +95,7 @@ export class AuthService {
 
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
   async refresh(body: Record<string, unknown>, cookies: Record<string, string | undefined>, client: ClientInfo): Promise<AuthResult> {
-    const mode = modeOf(body.mode, typeof body.refresh_token === 'string' ? 'json' : 'cookie');
+    const mode = checkMode(body) ?? (typeof body.refresh_token === 'string' ? 'json' : 'cookie');
     const raw = this.tokenFrom(body, cookies, mode);
     const session = await this.sessions.find(raw);
     if (!session) throw new InvalidCredentialsError();
@@ -125,7 +111,7 @@ export class AuthService {
 
   /** Ends the session; both cookies are cleared whatever the mode. */
   async logout(body: Record<string, unknown>, cookies: Record<string, string | undefined>): Promise<CookieChange[]> {
-    const mode = modeOf(body.mode, typeof body.refresh_token === 'string' ? 'json' : cookies[this.config.auth.sessionCookie.name] ? 'session' : 'cookie');
+    const mode = checkMode(body) ?? (typeof body.refresh_token === 'string' ? 'json' : cookies[this.config.auth.sessionCookie.name] ? 'session' : 'cookie');
     const raw = this.tokenFrom(body, cookies, mode);
     const family = (await this.sessions.find(raw))?.family ?? null;
     if (family) {

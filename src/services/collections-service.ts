@@ -5,9 +5,8 @@
 import type { SchemaDdl } from '../db/schema-ddl.js';
 import { collectionForbidden, InvalidPayloadError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import { parseCollectionCreate, parseCollectionMeta, parseCollectionUpdate, type CollectionInput, type CollectionMetaInput } from '../schema/collection-input.js';
+import { parseCollectionBatchItem, parseCollectionCreate, parseCollectionKeysAndData, parseCollectionUpdate, type CollectionInput, type CollectionMetaInput } from '../schema/collection-input.js';
 import type { FieldInput } from '../schema/field-input.js';
-import { requireObject } from '../schema/input-checks.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { fieldCreation, newDeleteState, planFieldDelete, type PlanContext } from './field-plans.js';
 import { withoutListItem } from '../db/list-items.js';
@@ -110,12 +109,8 @@ export class CollectionsService {
    */
   async updateMany(accountability: Accountability, body: unknown): Promise<CollectionObject[]> {
     requireAdmin(accountability);
-    const items = Array.isArray(body) ? body : keysAndData(body);
-    const changes = items.map((item): [string, CollectionMetaInput | null | undefined] => {
-      const object = requireObject(item, 'Each collection');
-      if (typeof object.collection !== 'string') throw new InvalidPayloadError(`"collection" is required`);
-      return [object.collection, object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(requireObject(object.meta, '"meta"'), object.collection)];
-    });
+    const items = Array.isArray(body) ? body : parseCollectionKeysAndData(body);
+    const changes = items.map((item): [string, CollectionMetaInput | null | undefined] => parseCollectionBatchItem(item));
     await this.applyMeta(changes);
     return changes.map(([collection]) => this.describe(collection));
   }
@@ -192,14 +187,4 @@ export class CollectionsService {
       return { plan, result: undefined };
     });
   }
-}
-
-function keysAndData(body: unknown): unknown[] {
-  const object = requireObject(body, 'Payload');
-  const { keys, data } = object;
-  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string') || data === undefined) {
-    throw new InvalidPayloadError('Submitted body has to be an array, or an object with "keys" and "data"');
-  }
-  const change = requireObject(data, '"data"');
-  return keys.map((collection) => ({ ...change, collection }));
 }

@@ -2,10 +2,10 @@
  * /fields: list and read field objects; create, change and delete fields (Directus docs: Fields). Every change goes
  * through SchemaChanges (one at a time, atomic where the database allows, schema reloaded after).
  */
-import { collectionForbidden, fieldForbidden, InvalidPayloadError } from '../errors/catalogue.js';
+import { collectionForbidden, fieldForbidden } from '../errors/catalogue.js';
 import type { SchemaDdl } from '../db/schema-ddl.js';
 import type { Accountability } from '../permissions/accountability.js';
-import { parseFieldBatchItem, parseFieldCreate, parseFieldUpdate } from '../schema/field-input.js';
+import { parseFieldBatch, parseFieldCreate, parseFieldUpdate } from '../schema/field-input.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { newDeleteState, planFieldCreate, planFieldDelete, planFieldUpdate, type PlanContext } from './field-plans.js';
 import { SchemaChangePlan, type SchemaChanges } from './schema-changes.js';
@@ -89,8 +89,7 @@ export class FieldsService {
   /** PATCH /fields/{c} with an array: every field changes, or none. */
   async updateMany(accountability: Accountability, collection: string, body: unknown): Promise<FieldObject[]> {
     requireAdmin(accountability);
-    if (!Array.isArray(body)) throw new InvalidPayloadError('Submitted body has to be an array');
-    const inputs = body.map((item) => parseFieldBatchItem(item, collection));
+    const inputs = parseFieldBatch(body, collection);
     await this.deps.changes.run((schema) => {
       const target = writableCollection(schema, collection);
       const plan = new SchemaChangePlan(`Fields of collection "${collection}" could not be changed`);

@@ -1,16 +1,17 @@
 /**
- * Item reads: plan → one SQL statement → the response body, assembled around the database's JSON text without
- * parsing it again.
+ * Item reads: plan → one SQL statement → the database's JSON text of the answer, handed over as it is (the front
+ * end wraps it: REST in `{"data":...,"meta":...}`, GraphQL's pass-through in its response). Internal callers that
+ * work with values (GraphQL resolvers, key lookups, the CLI) take the `rows` variants, which decode that text once
+ * here. The caller's access comes from permissions/access-resolver.ts.
  */
 import type { Database } from '../db/connection.js';
 import { ForbiddenError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import { FULL_ACCESS, type AccessPolicy } from '../plan/access.js';
-import { policyAccess } from '../plan/policy-access.js';
+import type { AccessResolver } from '../permissions/access-resolver.js';
+import type { Key } from '../plan/mutation-plan.js';
+import type { PlannedOutput, ReadPlan } from '../plan/read-plan.js';
 import { planRead } from '../plan/read-planner.js';
-import type { PermissionSet, PermissionStore } from '../permissions/permission-store.js';
 import type { Query } from '../request/query.js';
-import { dynamicPaths } from '../request/parse-filter.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
 import { StatementCache } from './statement-cache.js';
@@ -20,24 +21,49 @@ export interface StageMarks {
   mark(stage: string): void;
 }
 
-const NO_MARKS: StageMarks = { mark: () => {} };
+export const NO_MARKS: StageMarks = { mark: () => {} };
+
+/**
+ * A front end's JSON form of the values (GraphQL's scalars: graphql/graphql-values.ts), applied to the planned
+ * outputs so that the database writes them that way; `name` tells the forms apart in the statement cache.
+ */
+export interface OutputForm {
+  name: string;
+  outputs(outputs: PlannedOutput[]): PlannedOutput[];
+}
 
 export interface ReadOptions {
   system?: boolean;
   singleton?: boolean;
-  /** The JSON form of the values (GraphQL's, for responses passed through as text). */
-  wire?: 'rest' | 'graphql';
+  /** Values in this JSON form instead of REST's. */
+  form?: OutputForm;
+}
+
+/** A read's answer: `json` is the database's JSON text of the data (a list, or one object), untouched. */
+export interface JsonRead {
+  json: string;
+  totalCount?: number;
+  filterCount?: number;
+}
+
+/** The same answer as values, for internal callers. */
+export interface RowsRead {
+  data: unknown;
+  totalCount?: number;
+  filterCount?: number;
 }
 
 export interface ItemsServiceDeps {
   db: Database;
   schema: () => SchemaOverview;
-  permissions: PermissionStore;
+  access: AccessResolver;
   queryLimitDefault: number;
 }
 
 /** Compiled reads kept by shape (see statement-cache.ts). */
 const STATEMENT_CACHE_SIZE = 1000;
+/** Keys per statement when reading many keys back: well inside every database's parameter limit. */
+const KEYS_PER_READ = 10_000;
 
 export class ItemsService {
   private readonly statements = new StatementCache(STATEMENT_CACHE_SIZE);
@@ -45,22 +71,22 @@ export class ItemsService {
   constructor(private readonly deps: ItemsServiceDeps) {}
 
   /**
-   * `{"data":[...],"meta":{...}}`; for a singleton collection `{"data":{...}}`. `options.system` opens the service_*
-   * tables (their own routes use it); `options.singleton` reads one object without a key (/settings).
+   * The items `query` selects (`[...]`); for a singleton collection its object. `options.system` opens the
+   * service_* tables (their own routes use it); `options.singleton` reads one object without a key (/settings).
    */
-  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<string> {
+  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<JsonRead> {
     const schema = this.deps.schema();
     const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
-    const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
-    const key = this.statements.key(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.wire ?? 'rest'}`);
+    const permissions = await this.deps.access.permissionsOf(accountability);
+    const key = this.statements.key(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.form?.name ?? ''}`);
     let read = key === null ? undefined : this.statements.get(key);
     if (read) {
       marks.mark('plan');
       marks.mark('sql');
     } else {
       const now = new Date();
-      const { access, dynamic } = await this.accessFor(permissions, schema, accountability, now, query);
-      const plan = planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system, wire: options.wire });
+      const { access, dynamic } = await this.deps.access.readWith(permissions, schema, accountability, now, query);
+      const plan = withForm(planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system }), options.form);
       marks.mark('plan');
       const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
       read = { sql, params, primary: plan.collection.primary, totalCount: plan.meta.totalCount, filterCount: plan.meta.filterCount };
@@ -70,107 +96,78 @@ export class ItemsService {
     }
     const [row] = await this.deps.db.query(read.sql, read.params);
     marks.mark('db');
-    let data = row?.data as string | null | undefined;
-    if (singleton && (data === null || data === undefined)) data = JSON.stringify({ [read.primary ?? 'id']: null });
-    const meta: string[] = [];
-    if (read.totalCount) meta.push(`"total_count":${Number(row?.total_count ?? 0)}`);
-    if (read.filterCount) meta.push(`"filter_count":${Number(row?.filter_count ?? 0)}`);
-    const body = `{"data":${data ?? '[]'}${meta.length ? `,"meta":{${meta.join(',')}}` : ''}}`;
+    let json = row?.data as string | null | undefined;
+    if (singleton && (json === null || json === undefined)) json = JSON.stringify({ [read.primary ?? 'id']: null });
+    const result: JsonRead = { json: json ?? '[]' };
+    if (read.totalCount) result.totalCount = Number(row?.total_count ?? 0);
+    if (read.filterCount) result.filterCount = Number(row?.filter_count ?? 0);
     marks.mark('respond');
-    return body;
+    return result;
   }
 
-  /** `{"data":{...}}`; FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
-  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<string> {
+  /** One item (`{...}`); FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
+  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<JsonRead> {
     const schema = this.deps.schema();
     const now = new Date();
-    const { access, dynamic } = await this.access(schema, accountability, now, query);
-    const plan = planRead(collection, { ...query, keys: [key], meta: undefined }, {
-      schema,
-      access,
-      dynamic,
-      accountability,
-      queryLimitDefault: this.deps.queryLimitDefault,
-      now,
-      single: true,
-      system: options.system,
-      wire: options.wire,
-    });
+    const { access, dynamic } = await this.deps.access.read(schema, accountability, now, query);
+    const plan = withForm(
+      planRead(collection, { ...query, keys: [key], meta: undefined }, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: true, system: options.system }),
+      options.form,
+    );
     marks.mark('plan');
     if (plan.filter?.kind === 'constant' && !plan.filter.value) throw new ForbiddenError();
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
     marks.mark('sql');
     const [row] = await this.deps.db.query(sql, params);
     marks.mark('db');
-    const data = row?.data as string | null | undefined;
-    if (data === null || data === undefined) throw new ForbiddenError();
-    const body = `{"data":${data}}`;
+    const json = row?.data as string | null | undefined;
+    if (json === null || json === undefined) throw new ForbiddenError();
     marks.mark('respond');
-    return body;
+    return { json };
   }
 
   /**
-   * Admins read everything; everyone else what the rules of their policies grant (loaded once per policy set).
-   * The values of `$CURRENT_USER.<path>` variables in the rules or the query are loaded first, in one read each.
+   * The items of `keys` as `query` reads them, in the read engine's order (the collection's sort field, else the
+   * key); many keys are read in bounded chunks whose lists are joined here.
    */
-  async access(
-    schema: SchemaOverview,
-    accountability: Accountability,
-    now: Date,
-    query?: Query,
-  ): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown>; permissions: PermissionSet | null }> {
-    const permissions = accountability.admin ? null : await this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
-    return this.accessFor(permissions, schema, accountability, now, query);
-  }
-
-  private async accessFor(
-    permissions: PermissionSet | null,
-    schema: SchemaOverview,
-    accountability: Accountability,
-    now: Date,
-    query?: Query,
-  ): Promise<{ access: AccessPolicy; dynamic: Map<string, unknown>; permissions: PermissionSet | null }> {
-    const paths = new Set([...(permissions?.dynamicPaths ?? []), ...queryDynamicPaths(query)]);
-    const dynamic = paths.size ? await this.dynamicValues(schema, accountability, [...paths], now) : new Map<string, unknown>();
-    if (!permissions) return { access: FULL_ACCESS, dynamic, permissions };
-    return { access: policyAccess(permissions, { schema, accountability, now, dynamic }), dynamic, permissions };
-  }
-
-  private async dynamicValues(schema: SchemaOverview, accountability: Accountability, paths: string[], now: Date): Promise<Map<string, unknown>> {
-    const values = new Map<string, unknown>();
-    const sources = [
-      { prefix: '$CURRENT_USER.', collection: 'service_users', key: accountability.user },
-      { prefix: '$CURRENT_ROLE.', collection: 'service_roles', key: accountability.role },
-    ];
-    for (const { prefix, collection, key } of sources) {
-      const wanted = paths.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
-      if (!wanted.length || !key) continue;
-      let row: unknown = null;
-      try {
-        const plan = planRead(collection, { fields: wanted, keys: [key] }, { schema, access: FULL_ACCESS, accountability, queryLimitDefault: 1, now, single: true, system: true });
-        const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
-        const [result] = await this.deps.db.query(sql, params);
-        row = typeof result?.data === 'string' ? JSON.parse(result.data) : (result?.data ?? null);
-      } catch {
-        // A path that does not exist resolves to null, so a rule using it matches nothing.
-        row = null;
-      }
-      for (const path of wanted) values.set(prefix + path, walk(row, path.split('.')));
+  async readKeys(collection: string, keys: Key[], query: Query, accountability: Accountability, options: ReadOptions = {}): Promise<JsonRead> {
+    if (keys.length === 0) return { json: '[]' };
+    const read = (chunk: Key[]) => this.readMany(collection, { ...query, meta: undefined, keys: chunk, limit: query.limit ?? chunk.length }, accountability, NO_MARKS, options);
+    if (keys.length <= KEYS_PER_READ || query.limit !== undefined) return read(keys);
+    const sorted = keys.every((key) => typeof key === 'number') ? [...keys].sort((a, b) => (a as number) - (b as number)) : keys;
+    const parts: string[] = [];
+    for (let i = 0; i < sorted.length; i += KEYS_PER_READ) {
+      // The database answers each chunk with one JSON array: their elements are joined without decoding them.
+      const list = (await read(sorted.slice(i, i + KEYS_PER_READ))).json.slice(1, -1);
+      if (list) parts.push(list);
     }
-    return values;
+    return { json: `[${parts.join(',')}]` };
+  }
+
+  /** `readMany` as values. */
+  async rowsMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<RowsRead> {
+    return rows(await this.readMany(collection, query, accountability, marks, options));
+  }
+
+  /** `readOne` as values. */
+  async rowsOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<RowsRead> {
+    return rows(await this.readOne(collection, key, query, accountability, marks, options));
+  }
+
+  /** `readKeys` as values. */
+  async rowsKeys(collection: string, keys: Key[], query: Query, accountability: Accountability, options: ReadOptions = {}): Promise<RowsRead> {
+    return rows(await this.readKeys(collection, keys, query, accountability, options));
   }
 }
 
-/** A value at a path of a read row; through lists, the values of every element. */
-function walk(value: unknown, path: string[]): unknown {
-  if (!path.length || value === null || value === undefined) return value ?? null;
-  if (Array.isArray(value)) return value.flatMap((item) => [walk(item, path)].flat());
-  if (typeof value !== 'object') return null;
-  return walk((value as Record<string, unknown>)[path[0]!], path.slice(1));
+function withForm(plan: ReadPlan, form: OutputForm | undefined): ReadPlan {
+  return form && plan.outputs.length ? { ...plan, outputs: form.outputs(plan.outputs) } : plan;
 }
 
-function queryDynamicPaths(query: Query | undefined): string[] {
-  if (!query) return [];
-  const deep = (levels: Query['deep']): string[] => Object.values(levels ?? {}).flatMap((level) => [...dynamicPaths(level.filter), ...deep(level.deep)]);
-  return [...dynamicPaths(query.filter), ...deep(query.deep)];
+/** The database's JSON text → values: the one place a read's answer is decoded. */
+function rows(read: JsonRead): RowsRead {
+  const out: RowsRead = { data: JSON.parse(read.json) as unknown };
+  if (read.totalCount !== undefined) out.totalCount = read.totalCount;
+  if (read.filterCount !== undefined) out.filterCount = read.filterCount;
+  return out;
 }

@@ -11,55 +11,56 @@ import type { Database, Executor } from '../db/connection.js';
 import { atLine, ForbiddenError, InvalidPayloadError, RouteNotFoundError, ServiceError, throwAll } from '../errors/catalogue.js';
 import type { ImportRecord } from '../io/import-records.js';
 import type { Accountability } from '../permissions/accountability.js';
+import type { AccessResolver } from '../permissions/access-resolver.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { DeletePlan, Key, MutationPlan, RowWrite } from '../plan/mutation-plan.js';
 import { planCreate, planDelete, planUpdate, writableCollection, type WriteContext } from '../plan/mutation-planner.js';
-import { policyWriteAccess, type WriteAccess, type WriteAction } from '../plan/write-access.js';
+import type { WriteAccess, WriteAction } from '../plan/write-access.js';
 import { lengthProblem } from '../plan/write-values.js';
 import type { Query } from '../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { hasCompositeKey, keyFieldsOf, keyOfValues, parseKey } from '../plan/row-key.js';
 import { compileFirstKey } from '../sql/write-compiler.js';
-import type { ItemsService, StageMarks } from './items-service.js';
+import { NO_MARKS, type ItemsService, type JsonRead, type OutputForm, type ReadOptions, type RowsRead, type StageMarks } from './items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
 import type { SystemWrites } from './system-writes.js';
-
-const NO_MARKS: StageMarks = { mark: () => {} };
-/** Keys per re-read statement: well inside every database's parameter limit. */
-const REREAD_CHUNK = 10_000;
 
 export interface ItemsWriterDeps {
   db: Database;
   schema: () => SchemaOverview;
   items: ItemsService;
+  access: AccessResolver;
   maxBatchMutation: number;
   /** Checks and cache invalidation of system-collection writes (needed for `options.system`). */
   systemWrites?: SystemWrites;
 }
 
-export interface WriteOptions {
+export interface WriteOptions<R extends Reread = 'json'> {
   /** Opens the service_* collections that have routes of their own (users, roles, policies, ...). */
   system?: boolean;
+  /** How the written items are read back: the database's JSON text (REST), or values (GraphQL's resolvers). */
+  reread?: R;
+  /** The JSON form of the values read back (see items-service.ts). */
+  form?: OutputForm;
 }
+
+export type Reread = 'json' | 'rows';
 
 /** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
 const UNCHECKED: WriteAccess = { rules: () => null };
 
-/** A write's answer: the response body, or null for 204 No Content. */
-export type WriteResult = string | null;
+/** A write's answer: the written items as read back, or null when the caller may not read them (204 No Content). */
+export type WriteResult<R extends Reread = 'json'> = (R extends 'rows' ? RowsRead : JsonRead) | null;
 
 export class ItemsWriter {
-  /** Per request (its accountability object): the caller's resolved write rules. */
-  private readonly resolved = new WeakMap<Accountability, { schema: SchemaOverview; loading: Promise<WriteAccess | undefined> }>();
-
   constructor(private readonly deps: ItemsWriterDeps) {}
 
   /**
    * FORBIDDEN unless `collection` can be written at all (exists, has a key, is not a service_* table). The
    * caller's rules are checked by `checkWritable` and by every write.
    */
-  assertWritable(collection: string, accountability: Accountability, options: WriteOptions = {}): void {
+  assertWritable(collection: string, accountability: Accountability, options: WriteOptions<Reread> = {}): void {
     writableCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
   }
 
@@ -67,7 +68,7 @@ export class ItemsWriter {
    * Whether the caller has a rule for `action` on a writable `collection`, from an already loaded permission set
    * (null for admins): for front ends that list what may be written (GraphQL mutations), without a database trip.
    */
-  canWrite(collection: string, action: WriteAction, accountability: Accountability, permissions: PermissionSet | null, options: WriteOptions = {}): boolean {
+  canWrite(collection: string, action: WriteAction, accountability: Accountability, permissions: PermissionSet | null, options: WriteOptions<Reread> = {}): boolean {
     try {
       writableCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
     } catch {
@@ -77,7 +78,7 @@ export class ItemsWriter {
   }
 
   /** FORBIDDEN unless the caller may do `action` on `collection` (checked before the body is looked at). */
-  async checkWritable(collection: string, action: WriteAction, accountability: Accountability, options: WriteOptions = {}): Promise<void> {
+  async checkWritable(collection: string, action: WriteAction, accountability: Accountability, options: WriteOptions<Reread> = {}): Promise<void> {
     writableCollection(collection, await this.context(accountability, options), action);
   }
 
@@ -86,7 +87,7 @@ export class ItemsWriter {
   }
 
   /** POST: one item (object) or many (array); answered with the created items as `query` reads them. */
-  async create(collection: string, items: Payload[], many: boolean, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+  async create<R extends Reread = 'json'>(collection: string, items: Payload[], many: boolean, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
     const ctx = await this.context(accountability, options);
     writableCollection(collection, ctx, 'create');
     if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}`);
@@ -163,7 +164,7 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{c}/{pk}. */
-  async updateOne(collection: string, key: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+  async updateOne<R extends Reread = 'json'>(collection: string, key: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
     const ctx = await this.context(accountability, options);
     writableCollection(collection, ctx, 'update');
     if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}/${key}`);
@@ -178,7 +179,7 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
-  async updateMany(collection: string, body: UpdateBody, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+  async updateMany<R extends Reread = 'json'>(collection: string, body: UpdateBody, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
     const ctx = await this.context(accountability, options);
     const target = writableCollection(collection, ctx, 'update');
     let plan: MutationPlan;
@@ -188,7 +189,7 @@ export class ItemsWriter {
     } else {
       await this.checkSystemPayloads(collection, [body.data], false, ctx);
       const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
-      if (keys.length === 0) return '{"data":[]}';
+      if (keys.length === 0) return this.readKeys(collection, [], query, accountability, options);
       plan = planUpdate(collection, keys.map((key) => ({ key, payload: body.data })), false, ctx);
     }
     marks.mark('plan');
@@ -200,7 +201,7 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{singleton} (and /settings): updates its one row, or creates it. */
-  async upsertSingleton(collection: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<WriteResult> {
+  async upsertSingleton<R extends Reread = 'json'>(collection: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
     const ctx = await this.context(accountability, options);
     const target = writableCollection(collection, ctx);
     const keyFields = keyFieldsOf(target);
@@ -211,13 +212,18 @@ export class ItemsWriter {
     marks.mark('plan');
     await this.execute(plan, ctx);
     marks.mark('write');
-    const body = await this.reread(() => this.deps.items.readMany(collection, { ...query, meta: undefined }, accountability, NO_MARKS, { system: options.system, singleton: true }));
+    const singletonQuery = { ...query, meta: undefined };
+    const body = await this.reread(
+      options,
+      (items, read) => items.readMany(collection, singletonQuery, accountability, NO_MARKS, { ...read, singleton: true }),
+      (items, read) => items.rowsMany(collection, singletonQuery, accountability, NO_MARKS, { ...read, singleton: true }),
+    );
     marks.mark('read');
     return body;
   }
 
   /** DELETE /items/{c}/{pk} and DELETE /items/{c} (array of keys, `{keys}` or `{query}`); always 204. */
-  async delete(collection: string, body: DeleteBody, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions = {}): Promise<void> {
+  async delete(collection: string, body: DeleteBody, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<Reread> = {}): Promise<void> {
     const ctx = await this.context(accountability, options);
     writableCollection(collection, ctx, 'delete');
     const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
@@ -228,7 +234,7 @@ export class ItemsWriter {
     marks.mark('write');
   }
 
-  private baseContext(accountability: Accountability, options: WriteOptions): WriteContext {
+  private baseContext(accountability: Accountability, options: WriteOptions<Reread>): WriteContext {
     return { schema: this.deps.schema(), accountability, now: new Date(), uuid: randomUUID, maxBatchMutation: this.deps.maxBatchMutation, system: options.system };
   }
 
@@ -236,18 +242,10 @@ export class ItemsWriter {
    * The write context; a non-admin's rules resolved for this request (variables such as $CURRENT_USER included),
    * once per request: the route's early check and the write share them.
    */
-  private async context(accountability: Accountability, options: WriteOptions): Promise<WriteContext> {
+  private async context(accountability: Accountability, options: WriteOptions<Reread>): Promise<WriteContext> {
     const ctx = this.baseContext(accountability, options);
     if (accountability.admin) return ctx;
-    let access = this.resolved.get(accountability);
-    if (!access || access.schema !== ctx.schema) {
-      const loading = this.deps.items.access(ctx.schema, accountability, ctx.now).then(({ permissions, dynamic }) =>
-        permissions ? policyWriteAccess(permissions, { schema: ctx.schema, accountability, now: ctx.now, dynamic }) : undefined,
-      );
-      access = { schema: ctx.schema, loading };
-      this.resolved.set(accountability, access);
-    }
-    return { ...ctx, access: await access.loading };
+    return { ...ctx, access: await this.deps.access.write(ctx.schema, accountability, ctx.now) };
   }
 
   private async checkSystemPayloads(collection: string, payloads: Payload[], many: boolean, ctx: WriteContext): Promise<void> {
@@ -274,40 +272,40 @@ export class ItemsWriter {
    * The keys of the items a query selects, read through the read engine (so the caller's read rules apply, and
    * the default limit: update and delete by query touch at most QUERY_LIMIT_DEFAULT items unless `limit` says more).
    */
-  private async keysByQuery(collection: string, query: Query, accountability: Accountability, options: WriteOptions): Promise<Key[]> {
+  private async keysByQuery(collection: string, query: Query, accountability: Accountability, options: WriteOptions<Reread>): Promise<Key[]> {
     const target = this.deps.schema().collections[collection]!;
-    const body = await this.deps.items.readMany(collection, { ...query, fields: [...target.keyFields], meta: undefined }, accountability, NO_MARKS, { system: options.system });
-    const data = (JSON.parse(body) as { data: Record<string, Key>[] | Record<string, Key> | null }).data;
-    const rows = Array.isArray(data) ? data : data ? [data] : [];
+    const { data } = await this.deps.items.rowsMany(collection, { ...query, fields: [...target.keyFields], meta: undefined }, accountability, NO_MARKS, { system: options.system });
+    const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, Key>[];
     return rows.map((row) => keyOfValues(target, row)).filter((key): key is Key => key !== null && key !== undefined);
   }
 
-  private readKey(collection: string, key: Key, query: Query, accountability: Accountability, options: WriteOptions): Promise<WriteResult> {
-    return this.reread(() => this.deps.items.readOne(collection, String(key), { ...query, meta: undefined }, accountability, NO_MARKS, { system: options.system }));
+  private readKey<R extends Reread>(collection: string, key: Key, query: Query, accountability: Accountability, options: WriteOptions<R>): Promise<WriteResult<R>> {
+    const keyQuery = { ...query, meta: undefined };
+    return this.reread(
+      options,
+      (items, read) => items.readOne(collection, String(key), keyQuery, accountability, NO_MARKS, read),
+      (items, read) => items.rowsOne(collection, String(key), keyQuery, accountability, NO_MARKS, read),
+    );
   }
 
-  /** The written rows, in the read engine's order (the collection's sort field, else the key), in bounded chunks. */
-  private async readKeys(collection: string, keys: Key[], query: Query, accountability: Accountability, options: WriteOptions): Promise<WriteResult> {
-    if (keys.length === 0) return '{"data":[]}';
-    const read = (chunk: Key[]) =>
-      this.deps.items.readMany(collection, { ...query, meta: undefined, keys: chunk, limit: query.limit ?? chunk.length }, accountability, NO_MARKS, { system: options.system });
-    if (keys.length <= REREAD_CHUNK || query.limit !== undefined) return this.reread(() => read(keys));
-    const sorted = keys.every((key) => typeof key === 'number') ? [...keys].sort((a, b) => (a as number) - (b as number)) : keys;
-    return this.reread(async () => {
-      const parts: string[] = [];
-      for (let i = 0; i < sorted.length; i += REREAD_CHUNK) {
-        // Each body is exactly `{"data":[...]}`: the arrays are joined without parsing them.
-        const array = (await read(sorted.slice(i, i + REREAD_CHUNK))).slice('{"data":['.length, -2);
-        if (array) parts.push(array);
-      }
-      return `{"data":[${parts.join(',')}]}`;
-    });
+  /** The written rows, in the read engine's order (the collection's sort field, else the key). */
+  private readKeys<R extends Reread>(collection: string, keys: Key[], query: Query, accountability: Accountability, options: WriteOptions<R>): Promise<WriteResult<R>> {
+    return this.reread(
+      options,
+      (items, read) => items.readKeys(collection, keys, query, accountability, read),
+      (items, read) => items.rowsKeys(collection, keys, query, accountability, read),
+    );
   }
 
-  /** A re-read the caller is not allowed (FORBIDDEN) answers 204, as Directus does. */
-  private async reread(read: () => Promise<string>): Promise<WriteResult> {
+  /** The re-read in the form the caller asked for; one the caller is not allowed (FORBIDDEN) answers 204, as Directus does. */
+  private async reread<R extends Reread>(
+    options: WriteOptions<R>,
+    json: (items: ItemsService, read: ReadOptions) => Promise<JsonRead>,
+    rows: (items: ItemsService, read: ReadOptions) => Promise<RowsRead>,
+  ): Promise<WriteResult<R>> {
+    const read: ReadOptions = { system: options.system, form: options.form };
     try {
-      return await read();
+      return (await (options.reread === 'rows' ? rows(this.deps.items, read) : json(this.deps.items, read))) as WriteResult<R>;
     } catch (error) {
       if (error instanceof ForbiddenError) return null;
       throw error;

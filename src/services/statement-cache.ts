@@ -6,7 +6,7 @@
  * database per request) is always planned afresh. A schema change gives a new schema version, a permissions change
  * new permission-set objects, so stale entries are never hit and simply age out of the LRU.
  */
-import { Lru } from '../graphql/lru.js';
+import { LRUCache } from 'lru-cache';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { Query } from '../request/query.js';
@@ -24,12 +24,12 @@ export interface CachedRead {
 const MOVING = /\$(NOW|CURRENT_(USER|ROLE)\.)/;
 
 export class StatementCache {
-  private readonly entries: Lru<string, CachedRead>;
+  private readonly entries: LRUCache<string, CachedRead>;
   private readonly sets = new WeakMap<PermissionSet, string>();
   private nextSet = 0;
 
   constructor(size: number) {
-    this.entries = new Lru(size);
+    this.entries = new LRUCache({ max: size });
   }
 
   /** The cache key of a read, or null when it must be planned every time. */

@@ -3,12 +3,8 @@ import { verifyPassword } from '../auth/passwords.js';
 import { newTfaSecret, otpValid } from '../auth/tfa.js';
 import type { Database } from '../db/connection.js';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors/catalogue.js';
+import { checkTfaDisable, checkTfaEnable, checkTfaGenerate } from '../request/auth-bodies.js';
 
-function required(body: Record<string, unknown>, key: string): string {
-  const value = body[key];
-  if (typeof value !== 'string' || value === '') throw new InvalidPayloadError(`"${key}" is required`);
-  return value;
-}
 
 export class TfaService {
   constructor(
@@ -17,7 +13,7 @@ export class TfaService {
   ) {}
 
   async generate(user: string | null, body: Record<string, unknown>): Promise<{ secret: string; otpauth_url: string }> {
-    const password = required(body, 'password');
+    const { password } = checkTfaGenerate(body);
     const row = await this.user(user);
     if (typeof row.password !== 'string' || !(await verifyPassword(row.password, password))) throw new InvalidCredentialsError();
     if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
@@ -25,8 +21,7 @@ export class TfaService {
   }
 
   async enable(user: string | null, body: Record<string, unknown>): Promise<void> {
-    const secret = required(body, 'secret');
-    const otp = required(body, 'otp');
+    const { secret, otp } = checkTfaEnable(body);
     const row = await this.user(user);
     if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
     // Directus 11 answers a wrong code here as a bad payload (401 would make SDKs refresh their token and retry).
@@ -35,7 +30,7 @@ export class TfaService {
   }
 
   async disable(user: string | null, body: Record<string, unknown>): Promise<void> {
-    const otp = required(body, 'otp');
+    const { otp } = checkTfaDisable(body);
     const row = await this.user(user);
     if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp)) throw new InvalidPayloadError('"otp" is invalid');
     await this.db.knex('service_users').update({ tfa_secret: null }).where('id', row.id);

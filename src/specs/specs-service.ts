@@ -1,9 +1,10 @@
 /**
- * The OpenAPI document per caller, cached as JSON text per (schema version, permission set, signed in or not,
- * OpenAPI version): a permissions change yields new permission-set objects, a schema change a new version, hence
- * new documents. The cache is bounded by size (a large schema's document runs to megabytes), least recently used
- * first out.
+ * The OpenAPI document per caller, cached per (schema version, permission set, signed in or not, OpenAPI version)
+ * as the object (GraphQL's `server_specs_oas`) and its JSON text (REST): a permissions change yields new
+ * permission-set objects, a schema change a new version, hence new documents. The cache is bounded by the size of
+ * the texts (a large schema's document runs to megabytes), least recently used first out.
  */
+import { LRUCache } from 'lru-cache';
 import { buildAccessView } from '../graphql/access-view.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
@@ -15,9 +16,13 @@ import type { RouteEntry } from './system-paths.js';
 /** Characters of cached documents kept at most (documents are ASCII-heavy JSON: about as many bytes). */
 const MAX_CACHED_CHARS = 64 * 1024 * 1024;
 
+interface OasEntry {
+  document: unknown;
+  text: string;
+}
+
 export class SpecsService {
-  private readonly cache = new Map<string, string>();
-  private cachedChars = 0;
+  private readonly cache: LRUCache<string, OasEntry>;
   private readonly setIds = new WeakMap<PermissionSet, number>();
   private nextSetId = 1;
 
@@ -26,20 +31,28 @@ export class SpecsService {
     private readonly app: AppContext,
     private readonly routes: RouteEntry[],
     private readonly systemRoutes: Record<string, string>,
-    private readonly maxCachedChars = MAX_CACHED_CHARS,
-  ) {}
+    maxCachedChars = MAX_CACHED_CHARS,
+  ) {
+    // A document larger than the whole budget is not kept at all.
+    this.cache = new LRUCache({ maxSize: maxCachedChars, sizeCalculation: (entry) => Math.max(1, entry.text.length) });
+  }
 
   /** The caller's document as JSON text. */
   async oas(accountability: Accountability, version: OasVersion = '3.0'): Promise<string> {
+    return (await this.entry(accountability, version)).text;
+  }
+
+  /** The caller's document as an object (never to be changed: it is shared). */
+  async oasDocument(accountability: Accountability, version: OasVersion = '3.0'): Promise<unknown> {
+    return (await this.entry(accountability, version)).document;
+  }
+
+  private async entry(accountability: Accountability, version: OasVersion): Promise<OasEntry> {
     const schema = this.app.schema.current;
     const permissions = accountability.admin ? null : await this.app.permissions.forPolicies(accountability.policies, { app: accountability.app });
     const key = `${schema.version}|${permissions ? this.setId(permissions) : 'admin'}|${accountability.user ? 'user' : 'public'}|${version}`;
     const cached = this.cache.get(key);
-    if (cached !== undefined) {
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const view = buildAccessView(
       schema,
       accountability,
@@ -47,8 +60,7 @@ export class SpecsService {
       (collection, action) => this.app.writer.canWrite(collection.collection, action, accountability, permissions, { system: collection.system }),
       'any',
     );
-    const text = JSON.stringify(
-      buildOasDocument({
+    const document = buildOasDocument({
         schema,
         view,
         accountability,
@@ -59,21 +71,10 @@ export class SpecsService {
         version,
         publicUrl: this.app.config.docs.publicUrl,
         sessionCookie: this.app.config.auth.sessionCookie.name,
-      }),
-    );
-    this.remember(key, text);
-    return text;
-  }
-
-  private remember(key: string, text: string): void {
-    if (text.length > this.maxCachedChars) return;
-    this.cache.set(key, text);
-    this.cachedChars += text.length;
-    for (const [oldest, value] of this.cache) {
-      if (this.cachedChars <= this.maxCachedChars) break;
-      this.cache.delete(oldest);
-      this.cachedChars -= value.length;
-    }
+    });
+    const entry = { document, text: JSON.stringify(document) };
+    this.cache.set(key, entry);
+    return entry;
   }
 
   private setId(set: PermissionSet): number {

@@ -10,6 +10,8 @@ import { Database } from '../../src/db/connection.js';
 import { runMigrations } from '../../src/db/migrations/run-migrations.js';
 import { parseQuery } from '../../src/request/parse-query.js';
 import { SchemaStore } from '../../src/schema/schema-store.js';
+import { dataBody } from '../../src/http/data-reply.js';
+import { AccessResolver } from '../../src/permissions/access-resolver.js';
 import { PermissionStore } from '../../src/permissions/permission-store.js';
 import { ItemsService } from '../../src/services/items-service.js';
 import { ADMIN_ACCOUNTABILITY } from '../helpers/small-schema.js';
@@ -176,7 +178,7 @@ for (const client of testClients()) {
       for (const [field, special] of SPECIALS) await db.knex('service_fields').insert({ collection: 'samples', field, special });
       const store = new SchemaStore(db);
       await store.load();
-      service = new ItemsService({ db, schema: () => store.current, permissions: new PermissionStore(db), queryLimitDefault: 100 });
+      service = new ItemsService({ db, schema: () => store.current, access: new AccessResolver({ db, permissions: new PermissionStore(db) }), queryLimitDefault: 100 });
     });
 
     after(async () => {
@@ -185,7 +187,7 @@ for (const client of testClients()) {
     });
 
     const read = async (raw: Record<string, unknown>) =>
-      JSON.parse(await service.readMany('samples', parseQuery(raw, { queryLimitMax: -1, maxRelationalDepth: 10 }), ADMIN_ACCOUNTABILITY));
+      JSON.parse(dataBody(await service.readMany('samples', parseQuery(raw, { queryLimitMax: -1, maxRelationalDepth: 10 }), ADMIN_ACCOUNTABILITY)));
 
     it('formats every type the same way', async () => {
       assert.deepEqual(await read({}), { data: [ROW_1, ROW_2, ROW_3, ROW_4] });
@@ -193,10 +195,10 @@ for (const client of testClients()) {
 
     it('reads one item by key, and refuses missing keys and keys of the wrong type', async () => {
       const one = await service.readOne('samples', '4', {}, ADMIN_ACCOUNTABILITY);
-      assert.deepEqual(JSON.parse(one), { data: ROW_4 });
+      assert.deepEqual(JSON.parse(one.json), ROW_4);
       const partial = await service.readOne('samples', '1', { fields: ['ts', 'id'] }, ADMIN_ACCOUNTABILITY);
-      assert.ok(partial.startsWith('{"data":{'), partial);
-      assert.deepEqual(Object.entries(JSON.parse(partial).data), [['ts', ROW_1.ts], ['id', 1]]);
+      assert.ok(partial.json.startsWith('{'), partial.json);
+      assert.deepEqual(Object.entries(JSON.parse(partial.json)), [['ts', ROW_1.ts], ['id', 1]]);
       for (const key of ['999', 'abc', '1.5']) {
         await assert.rejects(service.readOne('samples', key, {}, ADMIN_ACCOUNTABILITY), (e: { code?: string }) => e.code === 'FORBIDDEN', key);
       }

@@ -66,6 +66,31 @@ for (const client of testClients()) {
       });
     }
 
+    // Roots on their own lines: the `__typename` added for full execution moves no error location.
+    const FAILING = [
+      { name: 'a nullable root (missing key) beside one that reads', query: '{\n  articles_by_id(id: 999) { id title }\n  articles(sort: ["id"], limit: 2) { id price }\n}' },
+      { name: 'a non-null root whose filter value the engine refuses', query: '{\n  articles(filter: {id: {_eq: "abc"}}) { id }\n  authors(limit: 1) { id }\n}' },
+    ];
+    for (const document of FAILING) {
+      it(`answers failures as full execution does, running each read once: ${document.name}`, async () => {
+        const statements: string[] = [];
+        const stop = t.context.db.onQuery((sql) => statements.push(sql));
+        const passed = await gql(t, document.query);
+        stop();
+        const executedStatements: string[] = [];
+        const stopAgain = t.context.db.onQuery((sql) => executedStatements.push(sql));
+        const executed = await gql(t, document.query.replace('{', '{ __typename '));
+        stopAgain();
+        assert.equal(passed.status, 200, JSON.stringify(passed.body));
+        assert.ok(passed.body.errors?.length, JSON.stringify(passed.body));
+        assert.deepEqual(passed.body.errors, executed.body.errors);
+        const { __typename, ...data } = executed.body.data ?? { __typename: null };
+        assert.equal(JSON.stringify(passed.body.data), executed.body.data === null ? 'null' : JSON.stringify(data));
+        // Nothing ran twice: as many statements as full execution runs.
+        assert.equal(statements.length, executedStatements.length, statements.join('\n'));
+      });
+    }
+
     it('leaves documents it cannot splice to full execution (function fields, __typename, renamed values, unions)', async () => {
       const data = (await gql(t, '{ articles(sort: ["id"], limit: 1) { __typename heading: title published_at_func { year } } }')).body.data;
       assert.deepEqual(Object.keys(data.articles[0]), ['__typename', 'heading', 'published_at_func']);

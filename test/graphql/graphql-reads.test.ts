@@ -179,6 +179,12 @@ for (const client of testClients()) {
       const tooDeep = await gql(t, `{ articles(limit: 1) { id ${nest(11)} } }`);
       assert.equal(tooDeep.status, 200);
       assert.equal(tooDeep.body.errors[0].extensions.code, 'INVALID_QUERY');
+      // Counted as REST counts it: a filter nested under a relation adds its own depth to the relation's.
+      const hops = (n: number, at = 0): string => (at === n ? '{ id: { _eq: 1 } }' : `{ ${at % 2 ? 'articles' : 'author'}: ${hops(n, at + 1)} }`);
+      assert.equal((await gql(t, `{ articles(limit: 1) { id author { articles(filter: ${hops(7)}) { id } } } }`)).body.errors, undefined);
+      const deepFilter = await gql(t, `{ articles(limit: 1) { id author { articles(filter: ${hops(8)}) { id } } } }`);
+      assert.equal(deepFilter.body.errors?.[0]?.extensions?.code, 'INVALID_QUERY', JSON.stringify(deepFilter.body));
+      assert.match(deepFilter.body.errors[0].message, /Max relational depth exceeded/);
       const badLimit = await gql(t, '{ articles(limit: -5) { id } }');
       assert.equal(badLimit.status, 200);
       assert.equal(badLimit.body.data, null);

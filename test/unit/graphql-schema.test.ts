@@ -23,9 +23,9 @@ async function irOf(query: string, variables: Record<string, unknown> = {}): Pro
     oas: async () => ({}),
     app: {
       items: {
-        readMany: async (_collection: string, q: Query) => {
+        rowsMany: async (_collection: string, q: Query) => {
           asked.push(q);
-          return '{"data":[]}';
+          return { data: [] };
         },
       },
     },

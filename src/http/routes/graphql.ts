@@ -3,31 +3,21 @@
  * everything; other methods 405. And /server/specs/graphql/{items|system}: the caller's schema as SDL.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidPayloadError, MethodNotAllowedError, RouteNotFoundError } from '../../errors/catalogue.js';
+import { MethodNotAllowedError, RouteNotFoundError } from '../../errors/catalogue.js';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { GraphQLService, parseVariables, type GraphQLRequest, type Scope } from '../../graphql/graphql-service.js';
+import { GraphQLService, type Scope } from '../../graphql/graphql-service.js';
+import { parseGraphQLRequest } from '../../request/graphql-body.js';
 import type { AppContext } from '../../services/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
-import { checkJsonText } from '../json-body.js';
 import type { SpecsService } from '../../specs/specs-service.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
-
-function graphqlRequest(source: unknown, maxJsonDepth: number): GraphQLRequest {
-  if (source !== undefined && source !== null && (typeof source !== 'object' || Array.isArray(source))) throw new InvalidPayloadError('Payload has to be an object');
-  const { query, variables, operationName } = (source ?? {}) as Record<string, unknown>;
-  if (typeof query !== 'string' || query.trim() === '') throw new InvalidPayloadError('Must provide query string');
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw new InvalidPayloadError('"operationName" must be a string');
-  // GET carries the variables as JSON text in the query string: the checks a JSON body gets.
-  if (typeof variables === 'string') checkJsonText(variables, maxJsonDepth);
-  return { query, variables: parseVariables(variables), operationName: typeof operationName === 'string' && operationName !== '' ? operationName : undefined };
-}
 
 export function graphqlRoutes(context: AppContext, specs: SpecsService): FastifyPluginAsync {
   const service = new GraphQLService(context);
 
   const run = async (scope: Scope, method: 'GET' | 'POST', source: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const parsed = graphqlRequest(source, context.config.maxJsonDepth);
+    const parsed = parseGraphQLRequest(source, context.config.maxJsonDepth);
     request.timer.mark('parse');
     const ctx: GraphQLContext = {
       app: context,
@@ -37,7 +27,7 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
       cookies: request.cookies,
       cookieChanges: [],
       sdl: (scope) => service.sdl(scope, request.accountability),
-      oas: async () => JSON.parse(await specs.oas(request.accountability)) as unknown,
+      oas: () => specs.oasDocument(request.accountability),
     };
     let body: string;
     try {

@@ -3,19 +3,14 @@
  * checked first (403 before any body error, as Directus), the body is parsed into the write IR, the writer does the
  * rest. A write the caller may not read back answers 204, as every DELETE does.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
 import type { AppContext } from '../../services/app-context.js';
-import type { WriteResult } from '../../services/items-writer.js';
+import { sendData } from '../data-reply.js';
 
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
-
-function send(reply: FastifyReply, body: WriteResult): FastifyReply {
-  if (body === null) return reply.code(204).send();
-  return reply.type('application/json; charset=utf-8').send(body);
-}
 
 export function registerItemWrites(app: FastifyInstance, context: AppContext, parseOptions: QueryParseOptions): void {
   const { writer } = context;
@@ -26,7 +21,7 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const { many, items } = parseCreateBody(request.body);
     request.timer.mark('parse');
-    return send(reply, await writer.create(collection, items, many, query, request.accountability, request.timer));
+    return sendData(reply, await writer.create(collection, items, many, query, request.accountability, request.timer));
   });
 
   app.patch<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
@@ -36,11 +31,11 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
     if (writer.isSingleton(collection)) {
       const payload = parseItemBody(request.body);
       request.timer.mark('parse');
-      return send(reply, await writer.upsertSingleton(collection, payload, query, request.accountability, request.timer));
+      return sendData(reply, await writer.upsertSingleton(collection, payload, query, request.accountability, request.timer));
     }
     const body = parseUpdateBody(request.body, parseOptions);
     request.timer.mark('parse');
-    return send(reply, await writer.updateMany(collection, body, query, request.accountability, request.timer));
+    return sendData(reply, await writer.updateMany(collection, body, query, request.accountability, request.timer));
   });
 
   app.patch<{ Params: ItemParams; Body: unknown }>('/:collection/:pk', async (request, reply) => {
@@ -49,7 +44,7 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
-    return send(reply, await writer.updateOne(collection, pk, payload, query, request.accountability, request.timer));
+    return sendData(reply, await writer.updateOne(collection, pk, payload, query, request.accountability, request.timer));
   });
 
   app.delete<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {

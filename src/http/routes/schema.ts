@@ -4,12 +4,17 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
+import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError, InvalidQueryError } from '../../errors/catalogue.js';
+import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
 import type { AppContext } from '../../services/app-context.js';
 import { SchemaSync } from '../../schema-sync/schema-sync-service.js';
 import { contentDisposition } from '../../io/export-stream.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
+/** `?export=json|yaml` downloads the snapshot as a file; `export=` (empty) is no export, as in Directus. */
+const SnapshotQuery = compileSchema(Type.Object({ export: Type.Optional(OneOf(['', 'json', 'yaml'] as const, { errorMessage: '"export" must be json or yaml' })) }));
 
 export function schemaRoutes(context: AppContext): FastifyPluginAsync {
   const sync = new SchemaSync(context);
@@ -24,9 +29,8 @@ export function schemaRoutes(context: AppContext): FastifyPluginAsync {
 
     app.get('/snapshot', async (request, reply) => {
       const snapshot = sync.snapshot(request.accountability);
-      const format = (request.query as Record<string, unknown>).export;
+      const format = checkBody(SnapshotQuery, request.query, (message) => new InvalidQueryError(message)).export;
       if (format === undefined || format === '') return reply.type('application/json; charset=utf-8').send({ data: snapshot });
-      if (format !== 'json' && format !== 'yaml') throw new InvalidQueryError('"export" must be json or yaml');
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
       void reply.header('content-disposition', contentDisposition(`snapshot-${stamp}.${format}`));
       if (format === 'yaml') return reply.type('text/yaml; charset=utf-8').send(yamlStringify(snapshot));

@@ -4,19 +4,21 @@
  * TypeScript types of the whole schema for `createDirectus<Schema>()`, as `strata types` writes them.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { InvalidQueryError } from '../../errors/catalogue.js';
-import type { OasVersion } from '../../specs/json-schema.js';
+import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
 import type { SpecsService } from '../../specs/specs-service.js';
 import { typescriptTypes } from '../../specs/typescript-types.js';
 import type { SchemaOverview } from '../../schema/types.js';
 import { requireAdmin } from '../../services/schema-access.js';
 
+const OasQuery = compileSchema(Type.Object({ openapi: Type.Optional(OneOf(['3.0', '3.1'] as const, { errorMessage: '"openapi" must be 3.0 or 3.1' })) }));
+
 export function specsRoutes(specs: SpecsService, schema: () => SchemaOverview): FastifyPluginAsync {
   return async (app) => {
-    app.get<{ Querystring: { openapi?: unknown } }>('/server/specs/oas', async (request, reply) => {
-      const requested = request.query.openapi;
-      if (requested !== undefined && requested !== '3.0' && requested !== '3.1') throw new InvalidQueryError('"openapi" must be 3.0 or 3.1');
-      const text = await specs.oas(request.accountability, (requested ?? '3.0') as OasVersion);
+    app.get('/server/specs/oas', async (request, reply) => {
+      const { openapi } = checkBody(OasQuery, request.query, (message) => new InvalidQueryError(message));
+      const text = await specs.oas(request.accountability, openapi ?? '3.0');
       return reply.type('application/json; charset=utf-8').send(text);
     });
 

@@ -4,16 +4,11 @@
  * `PATCH /settings` (singleton).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidCredentialsError, InvalidPayloadError } from '../../errors/catalogue.js';
+import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
-import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
+import { parseCreateBody, parseDeleteBody, parseItemBody, parseTrackPageBody, parseUpdateBody } from '../../request/write-body.js';
 import type { AppContext } from '../../services/app-context.js';
-import type { WriteResult } from '../../services/items-writer.js';
-
-function send(reply: FastifyReply, body: WriteResult): FastifyReply {
-  if (body === null) return reply.code(204).send();
-  return reply.type('application/json; charset=utf-8').send(body);
-}
+import { sendData } from '../data-reply.js';
 
 export function registerSystemWrites(app: FastifyInstance, context: AppContext, routes: Record<string, string>, parseOptions: QueryParseOptions): void {
   const { writer } = context;
@@ -26,15 +21,14 @@ export function registerSystemWrites(app: FastifyInstance, context: AppContext, 
     await writer.checkWritable('service_users', 'update', request.accountability, system);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
-    return send(reply, await writer.updateOne('service_users', user, payload, query(request), request.accountability, request.timer, system));
+    return sendData(reply, await writer.updateOne('service_users', user, payload, query(request), request.accountability, request.timer, system));
   });
 
   // Directus records the page whatever the caller's permissions on users (the app's own bookkeeping).
   app.patch('/users/me/track/page', async (request, reply) => {
     const user = request.accountability.user;
     if (!user) throw new InvalidCredentialsError();
-    const { last_page: lastPage } = parseItemBody(request.body);
-    if (typeof lastPage !== 'string' || lastPage === '') throw new InvalidPayloadError('"last_page" key is required');
+    const lastPage = parseTrackPageBody(request.body);
     await writer.updateOne('service_users', user, { last_page: lastPage }, { fields: ['id'] }, { ...request.accountability, admin: true }, request.timer, system);
     return reply.code(204).send();
   });
@@ -43,7 +37,7 @@ export function registerSystemWrites(app: FastifyInstance, context: AppContext, 
     writer.assertWritable('service_settings', request.accountability, system);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
-    return send(reply, await writer.upsertSingleton('service_settings', payload, query(request), request.accountability, request.timer, system));
+    return sendData(reply, await writer.upsertSingleton('service_settings', payload, query(request), request.accountability, request.timer, system));
   });
 
   for (const [route, table] of Object.entries(routes)) {
@@ -51,21 +45,21 @@ export function registerSystemWrites(app: FastifyInstance, context: AppContext, 
       await writer.checkWritable(table, 'create', request.accountability, system);
       const { many, items } = parseCreateBody(request.body);
       request.timer.mark('parse');
-      return send(reply, await writer.create(table, items, many, query(request), request.accountability, request.timer, system));
+      return sendData(reply, await writer.create(table, items, many, query(request), request.accountability, request.timer, system));
     });
 
     app.patch(`/${route}`, async (request, reply) => {
       await writer.checkWritable(table, 'update', request.accountability, system);
       const body = parseUpdateBody(request.body, parseOptions);
       request.timer.mark('parse');
-      return send(reply, await writer.updateMany(table, body, query(request), request.accountability, request.timer, system));
+      return sendData(reply, await writer.updateMany(table, body, query(request), request.accountability, request.timer, system));
     });
 
     app.patch<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
       await writer.checkWritable(table, 'update', request.accountability, system);
       const payload = parseItemBody(request.body);
       request.timer.mark('parse');
-      return send(reply, await writer.updateOne(table, request.params.pk, payload, query(request), request.accountability, request.timer, system));
+      return sendData(reply, await writer.updateOne(table, request.params.pk, payload, query(request), request.accountability, request.timer, system));
     });
 
     app.delete(`/${route}`, async (request, reply) => {

@@ -1,27 +1,26 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { Dialect } from '../../dialect.js';
 import { sqliteDdl } from './ddl.js';
 import { introspectSqlite, mapSqliteType } from './introspect.js';
 import { sqliteSql } from './sql-hooks.js';
 import { translateSqliteError } from './error-translation.js';
 import { sqliteWrite } from './write-hooks.js';
+import { applyStatementTimeout, statementTimeoutWarnings } from './statement-timeout.js';
 
 /** Prepared statements per connection, by SQL text: request shapes repeat, and preparing costs more than running. */
 const STATEMENT_CACHE_SIZE = 500;
-const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+const statements = new WeakMap<BetterSqlite3.Database, LRUCache<string, BetterSqlite3.Statement>>();
 
 function prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
   let cache = statements.get(connection);
-  if (!cache) statements.set(connection, (cache = new Map()));
+  if (!cache) statements.set(connection, (cache = new LRUCache({ max: STATEMENT_CACHE_SIZE })));
   let statement = cache.get(sql);
-  if (statement) {
-    cache.delete(sql);
-  } else {
+  if (!statement) {
     statement = connection.prepare(sql);
-    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(sql, statement);
   }
-  cache.set(sql, statement);
   return statement;
 }
 
@@ -29,8 +28,7 @@ export const sqliteDialect: Dialect = {
   client: 'sqlite3',
   label: 'SQLite',
   snapshotVendor: 'sqlite',
-  // better-sqlite3 cannot interrupt a running statement: DB_STATEMENT_TIMEOUT does not apply (docs/decisions.md).
-  knexConfig(connection): Knex.Config {
+  knexConfig(connection, session): Knex.Config {
     return {
       client: 'better-sqlite3',
       connection: connection as Knex.BetterSqlite3ConnectionConfig,
@@ -41,6 +39,7 @@ export const sqliteDialect: Dialect = {
         afterCreate(conn: BetterSqlite3.Database, done: (err: Error | null, conn: unknown) => void) {
           conn.pragma('foreign_keys = ON');
           conn.pragma('journal_mode = WAL');
+          applyStatementTimeout(conn, session.statementTimeoutMs);
           done(null, conn);
         },
       },
@@ -53,6 +52,7 @@ export const sqliteDialect: Dialect = {
     statement.run(...values);
     return [];
   },
+  settingWarnings: (session) => statementTimeoutWarnings(session.statementTimeoutMs),
   introspect: introspectSqlite,
   mapType: mapSqliteType,
   sql: sqliteSql,

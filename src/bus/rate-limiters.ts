@@ -2,6 +2,8 @@
  * Rate limits (Directus docs: Security and limits) with rate-limiter-flexible: per client IP on every route, an optional global bucket,
  * and a stricter one for logins per account and IP. With Redis the counts are shared by every instance; while Redis
  * is away each instance falls back to counting in memory (the insurance limiter) and keeps serving.
+ * Here, beside the bus, rather than in http/: the application context builds them over the same Redis client, and
+ * both the HTTP hook and the login service only take points.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitConfig, ScaleConfig } from '../config/scale-config.js';
