@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DbClient } from '../src/config/config.js';
 import { readConfig } from '../src/config/config.js';
+import { queryBuilder } from '../src/db/connection.js';
 import { exportDownload } from '../src/io/export-stream.js';
 import { importRecords } from '../src/io/import-records.js';
 import { createAppContext } from '../src/services/app-context.js';
@@ -24,7 +25,7 @@ const testDb = await createTestDatabase(client, { fixture: false });
 try {
   const config = readConfig({ ...testDb.env, ADMIN_PASSWORD: 'bench-password-123', SECRET: 'bench-secret-0123456789abcdef', LOG_LEVEL: 'silent', IMPORT_MAX_FILE_SIZE: '1gb' });
   const context = await createAppContext(config, { bootstrap: true });
-  await context.db.knex.schema.createTable('records', (t) => {
+  await queryBuilder(context.db).schema.createTable('records', (t) => {
     t.increments('id');
     t.string('name', 100).notNullable();
     t.integer('amount');
@@ -45,7 +46,7 @@ try {
   await once(out, 'finish');
 
   let t0 = performance.now();
-  const created = await context.writer.importRecords('records', importRecords('csv', createReadStream(file)), config.io.importBatchSize, CLI_ACCOUNTABILITY);
+  const created = await context.writer.importRecords(await context.writer.open('records', 'create', CLI_ACCOUNTABILITY), importRecords('csv', createReadStream(file)), config.io.importBatchSize);
   const importSeconds = (performance.now() - t0) / 1000;
 
   t0 = performance.now();

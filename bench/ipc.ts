@@ -123,9 +123,13 @@ export function answerParent(handlers: Handlers, onExit: () => Promise<void>): v
   process.on('SIGINT', leave);
 }
 
-/** The highest resident set size seen since the last reset, sampled every 20 ms (cheap: one syscall). */
+/**
+ * The highest resident set size seen since the last reset, sampled every 20 ms (cheap: one syscall), and the CPU
+ * time the process used since then.
+ */
 export class RssPeak {
   private peak = process.memoryUsage.rss();
+  private cpu = process.cpuUsage();
 
   constructor() {
     setInterval(() => this.sample(), 20).unref();
@@ -133,12 +137,14 @@ export class RssPeak {
 
   reset(): void {
     this.peak = process.memoryUsage.rss();
+    this.cpu = process.cpuUsage();
   }
 
-  read(): { peakMb: number; maxRssMb: number } {
+  read(): { peakMb: number; maxRssMb: number; cpuMs: number } {
     this.sample();
+    const cpu = process.cpuUsage(this.cpu);
     // maxRSS (KiB): the kernel's high-water mark over the process's whole life, for the summary.
-    return { peakMb: this.peak / 1_048_576, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+    return { peakMb: this.peak / 1_048_576, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (cpu.user + cpu.system) / 1000 };
   }
 
   private sample(): void {

@@ -12,6 +12,8 @@ export interface SideResult {
   load: LoadResult | null;
   /** Highest RSS of that server process during the load, MiB. */
   peakRssMb: number | null;
+  /** CPU time of that server process per answered request during the load, ms (Node's side only: not a database server's). */
+  cpuMsPerRequest?: number | null;
 }
 
 export interface StrataResult extends SideResult {
@@ -42,6 +44,12 @@ export interface ScenarioResult {
   ceiling: CeilingResult | null;
   /** Strata req/s ÷ ceiling req/s; null when either answered non-2xx under load. */
   ratio: number | null;
+  /**
+   * Ceiling CPU ms per request ÷ Strata's: the same share measured by what each process spent rather than by what it
+   * got, so other work on the machine moves it less (on SQLite it includes the database's work, which runs in the
+   * process; on servers only Node's side).
+   */
+  cpuRatio?: number | null;
   /** The statements Strata ran for one request of this scenario (what the ceiling replays). */
   statements: { sql: string; params: unknown[] }[];
 }
@@ -76,6 +84,7 @@ export function printReport(report: BenchReport): void {
       'peak RSS MB': round(s.strata.peakRssMb),
       'ceiling req/s': rate(s.ceiling?.load?.reqPerSec),
       ratio: s.ratio === null ? '–' : s.ratio.toFixed(2),
+      'CPU ratio': s.cpuRatio === null || s.cpuRatio === undefined ? '–' : s.cpuRatio.toFixed(2),
     })),
   );
   for (const s of report.scenarios) {

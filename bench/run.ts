@@ -7,8 +7,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +19,7 @@ import { clientLabel, knexFor, type TestDb } from '../test/helpers/test-db.js';
 import { bulkLoadArticles } from './bulk-load.js';
 import { createBenchDatabase, DEFAULT_SIZE, generateDataset } from './dataset.js';
 import { Child } from './ipc.js';
-import { load, probe, type LoadSettings } from './load.js';
+import { load, probe, type LoadResult, type LoadSettings, type Probe } from './load.js';
 import { printReport, writeReport, type BenchReport, type CeilingResult, type ScenarioResult } from './report.js';
 import { openRawDriver, scaleScenarios, type ScaleScenario } from './scale.js';
 import { selectScenarios, type Scenario } from './scenarios.js';
@@ -36,6 +34,8 @@ const PROFILES_DIR = path.join(RESULTS_DIR, 'profiles');
 /** Requests sent one by one before loading: to warm up, and to count statements per request. */
 const WARMUP_REQUESTS = 5;
 const COUNTED_REQUESTS = 20;
+/** Load rounds per side and scenario (at most one per second of BENCH_DURATION). */
+const ROUNDS_MAX = 5;
 
 interface Settings {
   databases: DbClient[];
@@ -233,8 +233,28 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
   const counted = await strata.call<ServerCounters>('read');
   const ok = first.status >= 200 && first.status < 300;
 
+  // The ceiling replays the statements of exactly one request; it is warmed up before the loads.
+  const ceilingUrl = servers.ceilingBase + scenario.path;
+  let replay: Probe | null = null;
+  if (ok && once.captured.length > 0) {
+    await ceiling.call('route', { path: scenario.path, statements: once.captured });
+    replay = await probe(ceilingUrl);
+    for (let i = 1; i < WARMUP_REQUESTS; i++) await probe(ceilingUrl);
+  }
+
+  // Strata and the ceiling are loaded in alternating rounds, so that both meet the same load from other work on a
+  // shared machine (one long run each would compare two different minutes of it).
+  const rounds = Math.min(ROUNDS_MAX, settings.duration);
+  const roundSettings: LoadSettings = { ...loadSettings, duration: Math.max(1, Math.round(settings.duration / rounds)) };
+  const strataRounds: LoadResult[] = [];
+  const ceilingRounds: LoadResult[] = [];
   await strata.call('mark');
-  const strataLoad = await load(url, loadSettings);
+  await ceiling.call('mark');
+  for (let round = 0; round < rounds; round++) {
+    strataRounds.push(await load(url, roundSettings));
+    if (replay) ceilingRounds.push(await load(ceilingUrl, { ...roundSettings, headers: {} }));
+  }
+  const strataLoad = combineRounds(strataRounds, roundSettings.duration);
   const strataAfter = await strata.call<ServerCounters>('read');
   const result: ScenarioResult = {
     id: scenario.id,
@@ -248,6 +268,7 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
       readStatementsPerRequest: counted.reads / COUNTED_REQUESTS,
       probeErrors,
       peakRssMb: strataAfter.peakMb,
+      cpuMsPerRequest: strataLoad.requests > 0 ? strataAfter.cpuMs / strataLoad.requests : null,
     },
     ceiling: null,
     ratio: null,
@@ -255,22 +276,35 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
   };
   console.log(`   (${scenario.id}) Strata: ${first.status}, ${Math.round(strataLoad.reqPerSec)} req/s, ${result.strata.readStatementsPerRequest.toFixed(2)} read statements/request`);
 
-  if (ok && once.captured.length > 0) {
-    await ceiling.call('route', { path: scenario.path, statements: once.captured });
-    const ceilingUrl = servers.ceilingBase + scenario.path;
-    const replay = await probe(ceilingUrl);
-    for (let i = 1; i < WARMUP_REQUESTS; i++) await probe(ceilingUrl);
-    await ceiling.call('mark');
-    const ceilingLoad = await load(ceilingUrl, loadSettings);
-    const ceilingAfter = await ceiling.call<{ peakMb: number }>('read');
-    const ceilingResult: CeilingResult = { status: replay.status, sameBody: replay.body === first.body, load: ceilingLoad, peakRssMb: ceilingAfter.peakMb };
+  if (replay) {
+    const ceilingLoad = combineRounds(ceilingRounds, roundSettings.duration);
+    const ceilingAfter = await ceiling.call<{ peakMb: number; cpuMs: number }>('read');
+    const ceilingCpu = ceilingLoad.requests > 0 ? ceilingAfter.cpuMs / ceilingLoad.requests : null;
+    const ceilingResult: CeilingResult = { status: replay.status, sameBody: replay.body === first.body, load: ceilingLoad, peakRssMb: ceilingAfter.peakMb, cpuMsPerRequest: ceilingCpu };
     result.ceiling = ceilingResult;
     // Throughput of error answers is no measure: a side that answered non-2xx under load gets no ratio.
     const comparable = ceilingLoad.reqPerSec > 0 && strataLoad.non2xx === 0 && ceilingLoad.non2xx === 0;
     result.ratio = comparable ? strataLoad.reqPerSec / ceilingLoad.reqPerSec : null;
-    console.log(`   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}`);
+    const strataCpu = result.strata.cpuMsPerRequest;
+    result.cpuRatio = comparable && strataCpu && ceilingCpu ? ceilingCpu / strataCpu : null;
+    console.log(`   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}, CPU ratio ${result.cpuRatio?.toFixed(2) ?? '–'}`);
   }
   return result;
+}
+
+/** Rounds of one side as one run: requests over the whole time; latency percentiles as the median round's. */
+function combineRounds(rounds: LoadResult[], secondsEach: number): LoadResult {
+  const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  const middle = (pick: (r: LoadResult) => number) => rounds.map(pick).sort((x, y) => x - y)[Math.floor(rounds.length / 2)] ?? 0;
+  return {
+    reqPerSec: rounds.length ? sum((r) => r.requests) / (rounds.length * secondsEach) : 0,
+    p50Ms: middle((r) => r.p50Ms),
+    p99Ms: middle((r) => r.p99Ms),
+    requests: sum((r) => r.requests),
+    sent: sum((r) => r.sent),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+  };
 }
 
 /** `CODE: message` of a Directus-style error body, or the start of whatever came back. */
@@ -314,20 +348,35 @@ interface ScaleResult {
   ratio: number | null;
   /** Within 1.5x of the ceiling + 15 ms. */
   withinTarget: boolean | null;
+  /** Indexed scenarios: Strata's median at GROWTH_BASE_ROWS articles, this one's time over it, and ≤ GROWTH_TARGET. */
+  baseMs?: number;
+  growth?: number;
+  withinGrowth?: boolean;
 }
 
-/** Runs `once` one at a time for about `seconds` (at least 5, at most 200 runs) after 2 warm-up runs; the median. */
-async function timeSequential(once: () => Promise<unknown>, seconds: number): Promise<Timing> {
-  for (let i = 0; i < 2; i++) await once();
-  const times: number[] = [];
-  const start = performance.now();
-  while (times.length < 5 || (times.length < 200 && performance.now() - start < seconds * 1000)) {
-    const t = performance.now();
-    await once();
-    times.push(performance.now() - t);
+/**
+ * Runs `a` and `b` one request at a time, in turns, for about `seconds` each (at least 5, at most 200 runs each)
+ * after 2 warm-up runs each; the medians. Taking turns lets both sides meet the same load from other work.
+ */
+async function timeAlternating(a: () => Promise<unknown>, b: () => Promise<unknown>, seconds: number): Promise<[Timing, Timing]> {
+  for (let i = 0; i < 2; i++) {
+    await a();
+    await b();
   }
-  times.sort((a, b) => a - b);
-  return { medianMs: Math.round(times[Math.floor(times.length / 2)]! * 10) / 10, runs: times.length };
+  const times: [number[], number[]] = [[], []];
+  const start = performance.now();
+  while (times[0].length < 5 || (times[0].length < 200 && performance.now() - start < 2 * seconds * 1000)) {
+    for (const [side, once] of [a, b].entries()) {
+      const t = performance.now();
+      await once();
+      times[side]!.push(performance.now() - t);
+    }
+  }
+  const median = (list: number[]): Timing => {
+    list.sort((x, y) => x - y);
+    return { medianMs: Math.round(list[Math.floor(list.length / 2)]! * 10) / 10, runs: list.length };
+  };
+  return [median(times[0]), median(times[1])];
 }
 
 function rowKeys(body: string): string | null {
@@ -336,12 +385,40 @@ function rowKeys(body: string): string | null {
   return JSON.stringify(data.map((row: Record<string, unknown>) => row.id ?? row.status ?? null));
 }
 
+/** The table size at which the indexed scenarios are timed again, for the growth of their time with the table. */
+const GROWTH_BASE_ROWS = 20_000;
+/** Each indexed scenario at `rows` stays within this factor of its time at GROWTH_BASE_ROWS. */
+const GROWTH_TARGET = 2;
+
 async function benchScale(client: DbClient, settings: Settings, rows: number): Promise<void> {
   const label = clientLabel(client);
-  console.log(`\n== ${label}: ${rows.toLocaleString('en-US')} articles (scale mode)`);
+  const startedAt = new Date().toISOString();
+  const loadAverageBefore = os.loadavg()[0];
+  const { results, loadSeconds } = await scalePass(client, settings, rows, false);
+  // The indexed scenarios at 20,000 articles, on a database of their own with the same generator and index.
+  if (rows !== GROWTH_BASE_ROWS) {
+    const base = await scalePass(client, settings, GROWTH_BASE_ROWS, true);
+    for (const result of results.filter((r) => r.index)) {
+      const small = base.results.find((r) => r.id === result.id && r.index);
+      if (!small?.strata || !result.strata) continue;
+      result.baseMs = small.strata.medianMs;
+      result.growth = Math.round((result.strata.medianMs / small.strata.medianMs) * 100) / 100;
+      result.withinGrowth = result.growth <= GROWTH_TARGET;
+    }
+  }
+  printScaleTable(label, rows, results);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `scale-${label}-${startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ database: label, startedAt, commit: gitCommit(), node: process.version, rows, loadSeconds, loadAverageBefore, loadAverageAfter: os.loadavg()[0], results }, null, 2)}\n`);
+  console.log(`written to ${path.relative(process.cwd(), file)}`);
+}
+
+/** One database of `rows` articles: every scenario without and the indexed ones with the index (or only those). */
+async function scalePass(client: DbClient, settings: Settings, rows: number, indexedOnly: boolean): Promise<{ results: ScaleResult[]; loadSeconds: number }> {
+  const label = clientLabel(client);
+  console.log(`\n== ${label}: ${rows.toLocaleString('en-US')} articles (scale mode${indexedOnly ? ', indexed scenarios only' : ''})`);
   const testDb = await createBenchDatabase(client);
   const dropDb = guard(() => testDb.drop());
-  const startedAt = new Date().toISOString();
   try {
     let t0 = performance.now();
     await generateDataset(testDb, { ...DEFAULT_SIZE, articles: 0 });
@@ -358,6 +435,9 @@ async function benchScale(client: DbClient, settings: Settings, rows: number): P
     await bootstrapWithRelations(env);
     const strata = await Child.start('strata', path.join(BUILD_DIR, 'server.js'), env);
     const stopStrata = guard(() => strata.stop());
+    // The ceiling answers from a child process too, over loopback HTTP: both sides pay the same round trip.
+    const ceiling = await Child.start('ceiling', path.join(BUILD_DIR, 'scale-ceiling.js'), ceilingEnv(testDb));
+    const stopCeiling = guard(() => ceiling.stop());
     const raw = openRawDriver(testDb);
     const results: ScaleResult[] = [];
     try {
@@ -365,28 +445,21 @@ async function benchScale(client: DbClient, settings: Settings, rows: number): P
       const headers = { authorization: `Bearer ${ADMIN.token}` };
       const [author] = await raw.run('select name from authors where id = 500');
       const [tag] = await raw.run('select name from tags where id = 42');
-      const scenarios = scaleScenarios(rows, { authorName: String(author!.name), tagName: String(tag!.name) });
-      // The ceiling answers over loopback HTTP too (a bare node:http server here), so both sides pay one round trip.
-      const ceilingServer = http.createServer((request, response) => {
-        const scenario = scenarios.find((s) => s.path === request.url);
-        if (!scenario) return void response.writeHead(404).end();
-        scenario.ceiling(raw, client).then(
-          (text) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text),
-          (error: Error) => response.writeHead(500).end(error.message),
-        );
-      });
-      await new Promise<void>((resolve) => ceilingServer.listen(0, '127.0.0.1', resolve));
-      const stopCeilingServer = guard(() => new Promise<void>((resolve) => { ceilingServer.closeAllConnections(); ceilingServer.close(() => resolve()); }));
-      const ceilingBase = `http://127.0.0.1:${(ceilingServer.address() as AddressInfo).port}`;
+      const names = { authorName: String(author!.name), tagName: String(tag!.name) };
+      const scenarios = scaleScenarios(rows, names);
+      const ceilingBase = `http://127.0.0.1:${await ceiling.call<number>('listen', { rows, names })}`;
       const run = async (scenario: ScaleScenario, index: boolean) => {
         const first = await probe(base + scenario.path, headers, 120_000);
         const ok = first.status === 200;
         const result: ScaleResult = { id: scenario.id, name: scenario.name, path: scenario.path, index, status: first.status, error: ok ? null : errorSummary(first.body), strata: null, ceiling: null, sameRows: null, ratio: null, withinTarget: null };
         if (ok) {
-          result.strata = await timeSequential(() => probe(base + scenario.path, headers, 120_000), settings.duration);
           const ceilingAnswer = await probe(ceilingBase + scenario.path, {}, 120_000);
           result.sameRows = ceilingAnswer.status === 200 && rowKeys(ceilingAnswer.body) === rowKeys(first.body);
-          result.ceiling = await timeSequential(() => probe(ceilingBase + scenario.path, {}, 120_000), settings.duration);
+          [result.strata, result.ceiling] = await timeAlternating(
+            () => probe(base + scenario.path, headers, 120_000),
+            () => probe(ceilingBase + scenario.path, {}, 120_000),
+            settings.duration,
+          );
           result.ratio = Math.round((result.strata.medianMs / result.ceiling.medianMs) * 100) / 100;
           result.withinTarget = result.strata.medianMs <= 1.5 * result.ceiling.medianMs + 15;
         }
@@ -394,34 +467,31 @@ async function benchScale(client: DbClient, settings: Settings, rows: number): P
         console.log(`   (${scenario.id}${index ? ', index' : ''}) Strata ${first.status} ${timing(result.strata)}, ceiling ${timing(result.ceiling)}, ratio ${result.ratio ?? '–'}${result.sameRows === false ? ' (rows differ)' : ''}`);
         results.push(result);
       };
-      for (const scenario of scenarios) await run(scenario, false);
+      if (!indexedOnly) for (const scenario of scenarios) await run(scenario, false);
       t0 = performance.now();
       await raw.run('create index articles_published_at_index on articles (published_at)');
       console.log(`   index on published_at created in ${seconds(t0)} s`);
       for (const scenario of scenarios.filter((s) => s.indexed)) await run(scenario, true);
-      await stopCeilingServer();
     } finally {
       await raw.close();
+      await stopCeiling();
       await stopStrata();
     }
-    printScaleTable(label, rows, results);
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = path.join(RESULTS_DIR, `scale-${label}-${startedAt.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, `${JSON.stringify({ database: label, startedAt, commit: gitCommit(), node: process.version, rows, loadSeconds, loadAverageBefore: os.loadavg()[0], results }, null, 2)}\n`);
-    console.log(`written to ${path.relative(process.cwd(), file)}`);
+    return { results, loadSeconds };
   } finally {
     await dropDb();
   }
 }
 
 function printScaleTable(label: string, rows: number, results: ScaleResult[]): void {
-  console.log(`\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http)`);
-  console.log('| scenario | index on published_at | Strata ms | ceiling ms | Strata/ceiling | ≤ 1.5x + 15 ms |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(`\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http, in a child process as Strata)`);
+  console.log(`| scenario | index on published_at | Strata ms | ceiling ms | Strata/ceiling | ≤ 1.5x + 15 ms | Strata ms at ${GROWTH_BASE_ROWS.toLocaleString('en-US')} | growth (≤ ${GROWTH_TARGET}x) |`);
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const cell = (t: Timing | null) => (t ? String(t.medianMs) : '–');
     const name = r.error ? `${r.name} (${r.status} ${r.error})` : `${r.name}${r.sameRows === false ? ' (rows differ)' : ''}`;
-    console.log(`| (${r.id}) ${name} | ${r.index ? 'yes' : 'no'} | ${cell(r.strata)} | ${cell(r.ceiling)} | ${r.ratio ?? '–'} | ${r.withinTarget === null ? '–' : r.withinTarget ? 'yes' : 'no'} |`);
+    const growth = r.growth === undefined ? '–' : `${r.growth}${r.withinGrowth ? '' : ' ✗'}`;
+    console.log(`| (${r.id}) ${name} | ${r.index ? 'yes' : 'no'} | ${cell(r.strata)} | ${cell(r.ceiling)} | ${r.ratio ?? '–'} | ${r.withinTarget === null ? '–' : r.withinTarget ? 'yes' : 'no'} | ${r.baseMs ?? '–'} | ${growth} |`);
   }
 }
 

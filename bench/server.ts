@@ -5,6 +5,7 @@
  * text and parameters of those statements (for the ceiling), and to read its peak memory.
  */
 import { readConfig } from '../src/config/config.js';
+import { queryBuilder } from '../src/db/connection.js';
 import { createApp } from '../src/http/app.js';
 import { createAppContext } from '../src/services/app-context.js';
 import { answerParent, RssPeak } from './ipc.js';
@@ -23,6 +24,8 @@ export interface ServerCounters {
   captured: CapturedStatement[];
   peakMb: number;
   maxRssMb: number;
+  /** CPU time of the process since the last mark, ms. */
+  cpuMs: number;
 }
 
 const CAPTURE_MAX = 100;
@@ -40,7 +43,7 @@ context.db.onQuery((sql, params) => {
   reads++;
   if (captured.length < CAPTURE_MAX) captured.push({ sql, params: [...params] });
 });
-context.db.knex.on('query', () => {
+queryBuilder(context.db).on('query', () => {
   statements++;
 });
 

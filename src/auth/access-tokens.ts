@@ -1,5 +1,6 @@
 /** HS256 access tokens (Directus docs: Authentication) with fast-jwt; verification results are cached per token. */
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
+import { systemClock, type Clock } from '../config/clock.js';
 import { InvalidTokenError, TokenExpiredError } from '../errors/catalogue.js';
 
 export const TOKEN_ISSUER = 'strata';
@@ -23,14 +24,19 @@ export class AccessTokens {
   private readonly verifier: (token: string) => AccessTokenClaims;
   private readonly lenientVerifier: (token: string) => AccessTokenClaims;
 
-  constructor(secret: string, private readonly ttlMs: number) {
+  constructor(
+    secret: string,
+    private readonly ttlMs: number,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.sign = createSigner({ key: secret, algorithm: 'HS256', iss: TOKEN_ISSUER, expiresIn: ttlMs });
-    this.verifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, cache: 1000, cacheTTL: 60_000 });
+    // Expiry is checked against the injected clock below, so fast-jwt (which reads the system clock) ignores it.
+    this.verifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, cache: 1000, cacheTTL: 60_000, ignoreExpiration: true });
     this.lenientVerifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, ignoreExpiration: true });
   }
 
   issue(claims: Omit<AccessTokenClaims, 'iat' | 'exp' | 'iss'>): { token: string; expires: number } {
-    return { token: this.sign({ ...claims }), expires: this.ttlMs };
+    return { token: this.sign({ ...claims, iat: Math.floor(this.clock.now() / 1000) }), expires: this.ttlMs };
   }
 
   /** The session claim of a genuine token, expired or not (refreshing a session needs no live JWT); else null. */
@@ -52,6 +58,8 @@ export class AccessTokens {
       if (error instanceof TokenError && error.code === TokenError.codes.expired) throw new TokenExpiredError();
       throw new InvalidTokenError();
     }
+    // As fast-jwt would: a token is live up to and including its `exp` second.
+    if (typeof claims.exp === 'number' && this.clock.now() > claims.exp * 1000) throw new TokenExpiredError();
     if (typeof claims.id !== 'string' || typeof claims.admin_access !== 'boolean' || typeof claims.app_access !== 'boolean') {
       throw new InvalidTokenError();
     }

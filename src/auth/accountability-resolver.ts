@@ -3,7 +3,9 @@
  * are recomputed from the database, as Directus 11 does, and kept for a few seconds so a request costs no round trip.
  */
 import { LRUCache } from 'lru-cache';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
+import { AccessRepository } from '../db/repositories/access.js';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import { publicAccountability, type Accountability } from '../permissions/accountability.js';
 import { AccessTokens, looksLikeJwt } from './access-tokens.js';
@@ -33,9 +35,10 @@ export class AccountabilityResolver {
     secret: string,
     ttlMs = 900_000,
     private readonly logins: LoginLiveness | null = null,
+    clock: Clock = systemClock,
   ) {
-    this.tokens = new AccessTokens(secret, ttlMs);
-    this.sessions = new Sessions(db);
+    this.tokens = new AccessTokens(secret, ttlMs, clock);
+    this.sessions = new Sessions(db, clock);
   }
 
   async resolve(token: string | null, ip: string | null): Promise<Accountability> {
@@ -47,9 +50,9 @@ export class AccountabilityResolver {
       if (claims.session !== undefined && !(await this.sessions.find(claims.session))) throw new InvalidCredentialsError();
       // An access token of a login that was logged out stops working at once (a memory lookup per request).
       if (typeof claims.sid === 'string' && this.logins && !(await this.logins.isLive(claims.sid))) throw new InvalidCredentialsError();
-      user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db.knex, 'id', claims.id));
+      user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db, 'id', claims.id));
     } else {
-      user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db.knex, 'token', token));
+      user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db, 'token', token));
     }
     if (!user) throw new InvalidCredentialsError();
     if (!ipAllowed(user.allow, ip)) throw new InvalidIpError();
@@ -77,8 +80,7 @@ export class AccountabilityResolver {
   private async publicPolicyIds(): Promise<string[]> {
     const now = Date.now();
     if (this.publicPolicies && now - this.publicPolicies.at < CACHE_MS) return this.publicPolicies.ids;
-    const rows = await this.db.knex('service_access').select('policy').whereNull('role').whereNull('user');
-    this.publicPolicies = { at: now, ids: rows.map((r: { policy: string }) => r.policy) };
+    this.publicPolicies = { at: now, ids: await new AccessRepository(this.db).publicPolicies() };
     return this.publicPolicies.ids;
   }
 }

@@ -5,6 +5,7 @@
  * never comes back). The instance that ends a login forgets it at once and tells the others over the bus, so they
  * forget it too (the database bus, without Redis, only says that some login ended: live logins are checked again).
  */
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Sessions } from './sessions.js';
 
 const LIVE_MS = 5_000;
@@ -20,10 +21,11 @@ export class LoginLiveness {
     private readonly sessions: Sessions,
     /** How long an ended login is remembered: its access tokens expire within it. */
     private readonly accessTokenTtlMs: number,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async isLive(family: string): Promise<boolean> {
-    const now = Date.now();
+    const now = this.clock.now();
     if (this.ended.has(family)) return false;
     const checked = this.live.get(family);
     if (checked !== undefined && now - checked < LIVE_MS) return true;
@@ -35,12 +37,12 @@ export class LoginLiveness {
 
   /** A logout here: forget the login and tell the other instances. */
   async end(family: string): Promise<void> {
-    this.forget(family, Date.now());
+    this.forget(family, this.clock.now());
     await this.announce(family);
   }
 
   /** A logout on another instance. */
-  forget(family: string, now = Date.now()): void {
+  forget(family: string, now = this.clock.now()): void {
     this.live.delete(family);
     this.remember(this.ended, family, now);
   }

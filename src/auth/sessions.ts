@@ -4,7 +4,9 @@
  * period so requests already on their way are not failed.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
+import { SessionsRepository } from '../db/repositories/sessions.js';
 
 export interface SessionRow {
   user: string;
@@ -23,15 +25,22 @@ export function hashToken(raw: string): string {
 }
 
 export class Sessions {
-  constructor(private readonly db: Database) {}
+  private readonly rows: SessionsRepository;
+
+  constructor(
+    db: Database,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.rows = new SessionsRepository(db);
+  }
 
   async create(user: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {}, family: string | null = newFamily()): Promise<string> {
     const raw = randomBytes(48).toString('base64url');
-    await this.db.knex('service_sessions').insert({
+    await this.rows.insert({
       token: hashToken(raw),
       user,
       family,
-      expires: new Date(Date.now() + ttlMs),
+      expires: new Date(this.clock.now() + ttlMs),
       ip: meta.ip ?? null,
       user_agent: meta.userAgent ?? null,
       origin: meta.origin ?? null,
@@ -41,23 +50,23 @@ export class Sessions {
 
   /** The live session of a raw token, or null (unknown, expired or spent). */
   async find(raw: string): Promise<SessionRow | null> {
-    const row = await this.db.knex('service_sessions').select('user', 'expires', 'family').where('token', hashToken(raw)).first();
+    const row = await this.rows.byToken(hashToken(raw));
     if (!row) return null;
     const expires = new Date(row.expires);
-    if (expires.getTime() <= Date.now()) return null;
+    if (expires.getTime() <= this.clock.now()) return null;
     return { user: String(row.user), expires, family: row.family ?? null };
   }
 
   /** Whether any session of a login is still live (its access tokens are valid only while one is). */
   async familyLive(family: string): Promise<boolean> {
-    const rows = await this.db.knex('service_sessions').select('expires').where('family', family);
-    const now = Date.now();
-    return rows.some((row: { expires: unknown }) => new Date(row.expires as string).getTime() > now);
+    const rows = await this.rows.expiriesOfFamily(family);
+    const now = this.clock.now();
+    return rows.some((row) => new Date(row.expires).getTime() > now);
   }
 
   /** Ends every session of a login. */
   async removeFamily(family: string): Promise<void> {
-    await this.db.knex('service_sessions').where('family', family).del();
+    await this.rows.deleteFamily(family);
   }
 
   /**
@@ -71,15 +80,15 @@ export class Sessions {
     // The new row exists before the old one goes, so the login's family is never without a live session.
     const next = await this.create(session.user, ttlMs, meta, session.family);
     if (graceMs > 0) {
-      const until = new Date(Math.min(session.expires.getTime(), Date.now() + graceMs));
-      const claimed = await this.db.knex('service_sessions').where('token', old).whereNull('next_token').update({ expires: until, next_token: hashToken(next) });
+      const until = new Date(Math.min(session.expires.getTime(), this.clock.now() + graceMs));
+      const claimed = await this.rows.claim(old, until, hashToken(next));
       if (claimed !== 1) {
         await this.remove(next);
         return null;
       }
       return { user: session.user, token: next, family: session.family };
     }
-    const claimed = await this.db.knex('service_sessions').where('token', old).del();
+    const claimed = await this.rows.deleteToken(old);
     if (claimed !== 1) {
       await this.remove(next);
       return null;
@@ -88,6 +97,6 @@ export class Sessions {
   }
 
   async remove(raw: string): Promise<void> {
-    await this.db.knex('service_sessions').where('token', hashToken(raw)).del();
+    await this.rows.deleteToken(hashToken(raw));
   }
 }

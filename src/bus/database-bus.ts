@@ -7,9 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/connection.js';
+import { NoticesRepository, type NoticeCounter } from '../db/repositories/notices.js';
 import type { MessageBus, Notice, NoticeHandler } from './message-bus.js';
-
-const TABLE = 'service_notices';
 
 export interface DatabaseBusLog {
   warn(msg: string): void;
@@ -24,16 +23,19 @@ export class DatabaseBus implements MessageBus {
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> = Promise.resolve();
   private failing = false;
+  private readonly notices: NoticesRepository;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly intervalMs: number,
     private readonly log: DatabaseBusLog,
-  ) {}
+  ) {
+    this.notices = new NoticesRepository(db);
+  }
 
   /** Reads the current counters (so that earlier changes are not replayed) and starts polling. */
   async start(): Promise<void> {
-    for (const row of await this.db.knex(TABLE).select('channel', 'counter')) this.seen.set(String(row.channel), BigInt(row.counter));
+    for (const row of await this.notices.counters()) this.seen.set(String(row.channel), BigInt(row.counter));
     this.timer = setInterval(() => {
       this.polling = this.polling.then(() => this.poll());
     }, this.intervalMs);
@@ -42,12 +44,7 @@ export class DatabaseBus implements MessageBus {
 
   async publish(channel: string, _notice: Notice): Promise<void> {
     try {
-      const counter = await this.db.knex.transaction(async (trx) => {
-        const updated = await trx(TABLE).where({ channel }).increment('counter', 1);
-        if (!updated) await trx(TABLE).insert({ channel, counter: 1 });
-        const row = await trx(TABLE).where({ channel }).first('counter');
-        return BigInt(row.counter);
-      });
+      const counter = await this.notices.increment(channel);
       let own = this.own.get(channel);
       if (!own) this.own.set(channel, (own = new Set()));
       own.add(counter);
@@ -64,7 +61,7 @@ export class DatabaseBus implements MessageBus {
   /** Whether `channel`'s counter moved by a change of another instance that polling has not delivered yet. */
   async stale(channel: string): Promise<boolean> {
     try {
-      const row = await this.db.knex(TABLE).where({ channel }).first('counter');
+      const row = await this.notices.counter(channel);
       const counter = row ? BigInt(row.counter) : 0n;
       const last = this.seen.get(channel) ?? 0n;
       const own = this.own.get(channel) ?? new Set<bigint>();
@@ -77,9 +74,9 @@ export class DatabaseBus implements MessageBus {
 
   /** One look at the counters; a database that does not answer is retried at the next tick (logged once). */
   private async poll(): Promise<void> {
-    let rows: { channel: string; counter: string | number }[];
+    let rows: NoticeCounter[];
     try {
-      rows = await this.db.knex(TABLE).select('channel', 'counter');
+      rows = await this.notices.counters();
       this.failing = false;
     } catch (error) {
       if (!this.failing) this.log.warn(`Polling for other instances' changes failed: ${(error as Error).message}`);

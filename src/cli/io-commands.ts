@@ -41,7 +41,7 @@ export async function runImport(config: Config, out: Output, collection: string,
       }),
     );
     try {
-      return await context.writer.importRecords(collection, importRecords(format, counted), config.io.importBatchSize, CLI_ACCOUNTABILITY);
+      return await context.writer.importRecords(await context.writer.open(collection, 'create', CLI_ACCOUNTABILITY), importRecords(format, counted), config.io.importBatchSize);
     } finally {
       progress?.stop();
     }

@@ -1,5 +1,7 @@
 /** `strata users create|passwd|list` and `strata roles create`: through the same writer as /users and /roles. */
 import type { Config } from '../config/config.js';
+import { AccessRepository } from '../db/repositories/access.js';
+import { UsersRepository } from '../db/repositories/users.js';
 import type { AppContext } from '../services/app-context.js';
 import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
 
@@ -10,13 +12,13 @@ const ROWS = { system: true, reread: 'rows' as const };
 async function roleId(context: AppContext, role: string): Promise<string> {
   // A uuid-shaped value is an id (PostgreSQL refuses to compare a uuid column with other text), anything else a name.
   const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(role);
-  const row = await context.db.knex('service_roles').where(byId ? { id: role } : { name: role }).first('id');
+  const row = await new AccessRepository(context.db).roleId(byId ? 'id' : 'name', role);
   if (!row) throw new CliError(`No role "${role}"`, EXIT.notFound);
   return String(row.id);
 }
 
 async function userId(context: AppContext, email: string): Promise<string> {
-  const row = await context.db.knex('service_users').whereRaw('lower(email) = ?', [email.toLowerCase()]).first('id');
+  const row = await new UsersRepository(context.db).idByEmail(email.toLowerCase());
   if (!row) throw new CliError(`No user with email ${email}`, EXIT.notFound);
   return String(row.id);
 }
@@ -27,7 +29,7 @@ export async function runUsersCreate(config: Config, out: Output, options: { ema
     if (options.role) payload.role = await roleId(context, options.role);
     if (options.firstName) payload.first_name = options.firstName;
     if (options.lastName) payload.last_name = options.lastName;
-    const created = await context.writer.create('service_users', [payload], false, { fields: ['id', 'email', 'role'] }, CLI_ACCOUNTABILITY, undefined, ROWS);
+    const created = await context.writer.create(await context.writer.open('service_users', 'create', CLI_ACCOUNTABILITY, ROWS), [payload], false, { fields: ['id', 'email', 'role'] });
     return created!.data as { id: string; email: string; role: string | null };
   });
   out.result(user, `Created user ${user.email} (${user.id})`);
@@ -36,7 +38,7 @@ export async function runUsersCreate(config: Config, out: Output, options: { ema
 export async function runUsersPasswd(config: Config, out: Output, options: { email: string; password: string }): Promise<void> {
   await withContext(config, async (context) => {
     const id = await userId(context, options.email);
-    await context.writer.updateOne('service_users', id, { password: options.password }, { fields: ['id'] }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
+    await context.writer.updateOne(await context.writer.open('service_users', 'update', CLI_ACCOUNTABILITY, SYSTEM), id, { password: options.password }, { fields: ['id'] });
   });
   out.result({ email: options.email, changed: true }, `Password of ${options.email} changed`);
 }
@@ -57,7 +59,7 @@ export async function runRolesCreate(config: Config, out: Output, options: { nam
     if (options.admin || options.app) {
       payload.policies = [{ policy: { name: options.name, admin_access: options.admin === true, app_access: options.admin === true || options.app === true } }];
     }
-    const created = await context.writer.create('service_roles', [payload], false, { fields: ['id', 'name'] }, CLI_ACCOUNTABILITY, undefined, ROWS);
+    const created = await context.writer.create(await context.writer.open('service_roles', 'create', CLI_ACCOUNTABILITY, ROWS), [payload], false, { fields: ['id', 'name'] });
     return created!.data as { id: string; name: string };
   });
   out.result(role, `Created role ${role.name} (${role.id})`);

@@ -1,21 +1,25 @@
 /**
- * The one place that opens connections. knex owns the pool (and DDL/migrations); hot-path statements run on the raw
- * driver through the dialect, so no query builder sits between the compiled SQL and the database.
+ * The one place that opens connections. knex owns the pool (and DDL/migrations) and stays inside src/db: hot-path
+ * statements run on the raw driver through the dialect, so no query builder sits between the compiled SQL and the
+ * database, and the service_* tables are read and written through the repositories in ./repositories.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DbConfig } from '../config/config.js';
 import { InvalidQueryError, ServiceError, ServiceUnavailableError } from '../errors/catalogue.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect, RawConnection } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
-import { failureKind } from './failure-kind.js';
+import { failureKind, statementNeverSent } from './failure-kind.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
 
+/** A row as a statement answers it: column (or alias) → value, as the driver gives it. */
+export type Row = Record<string, unknown>;
+
 /** Runs statements on one connection (a transaction's). */
 export interface Executor {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
 type Pool = { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
@@ -54,7 +58,8 @@ const READ = /^\s*select\b/i;
 const CONNECTION_TRIES = 11;
 
 export class Database {
-  readonly knex: Knex;
+  /** Only src/db reaches the query builder (through `queryBuilder`); everything else runs SQL or a repository. */
+  private readonly knex: Knex;
   readonly dialect: Dialect;
   private readonly listeners = new Set<QueryListener>();
   private readonly statementTimeoutMs: number;
@@ -75,10 +80,21 @@ export class Database {
    * Runs one statement with bound parameters on a pooled raw connection. A read whose connection turns out dead is
    * run once more on a fresh one (a read changes nothing, so running it twice is harmless); any other statement is
    * never repeated. Failures of the database come back as catalogue errors (503, or 400 for a value it refused).
+   * `name`: a statement the caller runs again and again (a cached read), prepared once per connection where the
+   * driver keeps prepared statements by name.
    */
-  async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  async query<T = Row>(sql: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
-    const read = READ.test(sql);
+    return this.onPooledConnection(READ.test(sql), (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>);
+  }
+
+  /**
+   * Runs `statement` (one statement) on a pooled raw connection, with the retries and the classification of `query`:
+   * a statement that never started (no connection could be made, or its connection was found dead before it was
+   * sent) runs on a fresh connection; a read whose connection died under it too; a write that may have reached the
+   * database never. For src/db's repositories; not observed by `onQuery` (that counts the engine's statements).
+   */
+  async onPooledConnection<T>(read: boolean, statement: (connection: RawConnection) => Promise<T>): Promise<T> {
     const client = this.knex.client as Pool;
     // A new connection that cannot be made is tried once more (a server that is away may take a connect timeout).
     let failedToConnect = false;
@@ -94,11 +110,11 @@ export class Database {
         throw classified(error, read);
       }
       try {
-        return (await this.dialect.execute(connection, sql, params)) as T[];
+        return await statement(connection);
       } catch (error) {
         if (failureKind(error) !== 'connection') throw classified(error, read);
         discard(connection, error);
-        if (!read || attempt >= CONNECTION_TRIES) throw classified(error, read);
+        if (!(read || statementNeverSent(error)) || attempt >= CONNECTION_TRIES) throw classified(error, read);
       } finally {
         await client.releaseConnection(connection);
       }
@@ -109,7 +125,7 @@ export class Database {
   async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
     const statements = this.dialect.sql.namedLock(name);
     if (!statements) return work();
-    const client = this.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+    const client = this.knex.client as Pool;
     const connection = await client.acquireConnection();
     try {
       await this.dialect.execute(connection, statements.lock, []);
@@ -207,6 +223,14 @@ export class Database {
   async close(): Promise<void> {
     await this.knex.destroy();
   }
+}
+
+/**
+ * The query builder over this database's pool: for src/db's migrations, introspection, DDL and repositories (and
+ * test fixtures). Services never take it: they run SQL through `query`/`transaction` or call a repository.
+ */
+export function queryBuilder(db: Database): Knex {
+  return db['knex'];
 }
 
 /**

@@ -5,10 +5,10 @@
  * `knex.on('query')` sees DDL like any other statement (tests count them).
  */
 import type { Knex } from 'knex';
+import type { CatalogRow } from './introspection-utils.js';
 
-export type Row = Record<string, any>;
-export type DriverExecute = (connection: unknown, sql: string, params: unknown[]) => Promise<Row[]>;
-export type Run = (knex: Knex, sql: string, params?: unknown[]) => Promise<Row[]>;
+export type DriverExecute = (connection: unknown, sql: string, params: unknown[]) => Promise<CatalogRow[]>;
+export type Run = (knex: Knex, sql: string, params?: unknown[]) => Promise<CatalogRow[]>;
 
 interface ConnectionClient {
   acquireConnection(): Promise<unknown>;

@@ -26,8 +26,11 @@ export interface Dialect {
   knexConfig(connection: unknown, session: { statementTimeoutMs: number; searchPath: string[] }): Knex.Config;
   /** Session settings it cannot apply on this machine, as lines for the start-up log (after the first connection). */
   settingWarnings?(session: { statementTimeoutMs: number }): string[];
-  /** Runs one statement with bound parameters on a raw connection; returns rows as plain objects. */
-  execute(connection: RawConnection, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Runs one statement with bound parameters on a raw connection; returns rows as plain objects. `name` (a stable
+   * name of this text) asks for a prepared statement kept by the connection, where the driver keeps them by name.
+   */
+  execute(connection: RawConnection, sql: string, params: readonly unknown[], name?: string): Promise<Record<string, unknown>[]>;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */
   introspect(knex: Knex): Promise<TableInfo[]>;
   /** Maps a column to its service type (Directus docs: Field types) when no meta special decides it. */

@@ -2,8 +2,8 @@
  * What a failed statement says about the database rather than about the statement: classified once, here, for
  * every driver (each dialect reads its own driver's codes; their errors never look like one another's).
  */
-import { mysqlFailureKind } from './dialects/mysql/error-translation.js';
-import { postgresFailureKind } from './dialects/postgres/error-translation.js';
+import { mysqlFailureKind, mysqlNeverSent } from './dialects/mysql/error-translation.js';
+import { postgresFailureKind, postgresNeverSent } from './dialects/postgres/error-translation.js';
 import { sqliteFailureKind } from './dialects/sqlite/error-translation.js';
 
 /**
@@ -24,4 +24,13 @@ export function failureKind(error: unknown): FailureKind {
   // knex after destroy(), and pools that cannot hand out a connection.
   if (/Unable to acquire a connection|aborted|pool is (probably )?(full|destroyed)/i.test(error.message) && !(error as { sqlState?: unknown }).sqlState) return 'connection';
   return postgresFailureKind(error) ?? mysqlFailureKind(error) ?? sqliteFailureKind(error);
+}
+
+/**
+ * A connection failure that the driver raised before writing the statement to the socket (the connection was found
+ * closed): the database never saw it, so even a write can run again on a fresh connection. A failure after sending
+ * is not this, whatever the statement was: its outcome is unknown.
+ */
+export function statementNeverSent(error: unknown): boolean {
+  return error instanceof Error && (postgresNeverSent(error) || mysqlNeverSent(error));
 }

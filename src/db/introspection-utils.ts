@@ -1,6 +1,10 @@
 /** Vendor-neutral pieces the dialects' introspection shares. */
 import type { ColumnInfo, ForeignKeyInfo } from '../schema/types.js';
 
+/** A row of a database catalog query: its columns' types differ per database, read loosely by the code that knows them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type CatalogRow = Record<string, any>;
+
 const ACTIONS: Record<string, string> = {
   'NO ACTION': 'NO ACTION',
   RESTRICT: 'RESTRICT',

@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { countDuplicates, countNulls, countOrphans, countRows } from './column-checks.js';
-import type { Database } from './connection.js';
+import { queryBuilder, type Database } from './connection.js';
 import { SchemaCheckFailedError, SchemaRefusedError, type DdlCatalog, type DdlStatement, type SchemaDdl } from './schema-ddl.js';
 import type { CheckStep, DdlStep, SchemaSteps, WriteStep } from './schema-steps.js';
 import { withoutListItem } from './list-items.js';
@@ -39,7 +39,7 @@ export class SchemaExecutor {
 
   /** Runs `work` in one schema-change transaction (the dialect's: SQLite turns foreign keys off for rebuilds). */
   transaction<T>(work: (session: SchemaSession) => Promise<T>): Promise<T> {
-    return this.ddl.transaction(this.db.knex, (trx) => work(trx as unknown as SchemaSession));
+    return this.ddl.transaction(queryBuilder(this.db), (trx) => work(trx as unknown as SchemaSession));
   }
 
   /** Runs all three phases in the session. */
@@ -52,7 +52,7 @@ export class SchemaExecutor {
 
   /** Without transactional DDL: checks, then DDL with undo on failure, then the writes in one transaction. */
   async runStepwise(steps: SchemaSteps): Promise<void> {
-    const { knex } = this.db;
+    const knex = queryBuilder(this.db);
     for (const step of steps.checks) await this.check(knex, step);
     const undo: DdlStatement[] = [];
     try {

@@ -4,11 +4,11 @@
  * plain values keep their field names, so graphql-jit reads them with its inlined default resolver.
  */
 import type { GraphQLResolveInfo } from 'graphql';
+import type { Row } from '../db/connection.js';
 
 /** Marks the collection of an m2a item, for the union's resolveType. */
 export const ITEM_TYPE = Symbol('strata.itemType');
 
-type Row = Record<string, unknown>;
 
 export const byResponseKey = (source: Row, _args: unknown, _context: unknown, info: GraphQLResolveInfo): unknown => source[info.path.key as string];
 

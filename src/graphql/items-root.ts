@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { checkDepth } from '../request/parse-query.js';
 import type { Query } from '../request/query.js';
+import type { WriteAction } from '../plan/write-access.js';
 import type { RowsRead } from '../services/items-service.js';
 import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import { QUERY_ARGS, type TypeSet } from './collection-types.js';
@@ -175,13 +176,15 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
   const reread = (info: GraphQLResolveInfo, args: Args) => selectionQuery(info, args, filter, limits);
   const writer = (ctx: GraphQLContext) => ctx.app.writer;
   const options = { system: view.collection.system, reread: 'rows' as const };
+  // The writer's one writability check; the singleton's rule is that of what its write turns out to be.
+  const open = (ctx: GraphQLContext, action: WriteAction | null) => writer(ctx).open(name, action, ctx.accountability, options);
 
   if (view.collection.singleton || SYSTEM_SINGLETONS.has(name)) {
     if (view.update) {
       mutation[`update_${root}`] = {
         type,
         args: { data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(name, args.data as Args, reread(info, {}), ctx.accountability, ctx.marks, options)),
+        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(await open(ctx, null), args.data as Args, reread(info, {}), ctx.marks)),
       };
     }
     return;
@@ -190,12 +193,12 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
     mutation[`create_${root}_items`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'create'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(await open(ctx, 'create'), (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.marks)),
     };
     mutation[`create_${root}_item`] = {
       type,
       args: { data: { type: new GraphQLNonNull(types.input(name, 'create')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(name, [args.data as Args], false, reread(info, {}), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(await open(ctx, 'create'), [args.data as Args], false, reread(info, {}), ctx.marks)),
     };
   }
   if (view.update) {
@@ -203,17 +206,17 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       type: list,
       args: { ...QUERY_ARGS(filter), ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
       resolve: async (_r, args, ctx, info) =>
-        data(await writer(ctx).updateMany(name, { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.accountability, ctx.marks, options)),
+        data(await writer(ctx).updateMany(await open(ctx, 'update'), { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.marks)),
     };
     mutation[`update_${root}_batch`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'update'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(name, { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(await open(ctx, 'update'), { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.marks)),
     };
     mutation[`update_${root}_item`] = {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(name, String(args.id), args.data as Args, reread(info, {}), ctx.accountability, ctx.marks, options)),
+      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(await open(ctx, 'update'), String(args.id), args.data as Args, reread(info, {}), ctx.marks)),
     };
   }
   if (view.delete) {
@@ -222,7 +225,7 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       args: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
       resolve: async (_r, args, ctx) => {
         const ids = (args.ids as (string | null)[]).filter((k): k is string => k !== null);
-        await writer(ctx).delete(name, { kind: 'keys', keys: ids }, ctx.accountability, ctx.marks, options);
+        await writer(ctx).delete(await open(ctx, 'delete'), { kind: 'keys', keys: ids }, ctx.marks);
         return { ids };
       },
     };
@@ -230,7 +233,7 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
       type: DELETE_ONE,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: async (_r, args, ctx) => {
-        await writer(ctx).delete(name, { kind: 'keys', keys: [String(args.id)] }, ctx.accountability, ctx.marks, options);
+        await writer(ctx).delete(await open(ctx, 'delete'), { kind: 'keys', keys: [String(args.id)] }, ctx.marks);
         return { id: args.id };
       },
     };

@@ -150,7 +150,8 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       args: { data: { type: types.input('service_users', 'update') } },
       resolve: async (_r, a: Args, ctx, info) => {
         if (!ctx.accountability.user) throw new InvalidCredentialsError();
-        return data(await ctx.app.writer.updateOne('service_users', ctx.accountability.user, (a.data as Args) ?? {}, selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, { system: true, reread: 'rows' }));
+        const target = await ctx.app.writer.open('service_users', 'update', ctx.accountability, { system: true, reread: 'rows' as const });
+        return data(await ctx.app.writer.updateOne(target, ctx.accountability.user, (a.data as Args) ?? {}, selectionQuery(info, {}, undefined, limits), ctx.marks));
       },
     };
   }

@@ -4,6 +4,7 @@
  * header (rows of one read share their keys; see `csvHeader`).
  */
 import { stringify as yamlStringify } from 'yaml';
+import type { Row } from '../db/connection.js';
 
 export const EXPORT_FORMATS = ['csv', 'csv_utf8', 'json', 'ndjson', 'xml', 'yaml'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -26,7 +27,6 @@ export const FORMAT_INFO: Record<ExportFormat, FormatInfo> = {
   yaml: { contentType: 'text/yaml; charset=utf-8', extension: 'yaml' },
 };
 
-type Row = Record<string, unknown>;
 
 /** Writes one export: `start()` once, `rows()` per batch, `end()` once; each returns the text to send. */
 export interface ExportWriter {

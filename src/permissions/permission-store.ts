@@ -5,6 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connection.js';
+import { AccessRepository } from '../db/repositories/access.js';
 import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
 import { APP_ACCESS_RULES } from './app-access-rules.js';
 import type { FilterNode } from '../request/query.js';
@@ -59,8 +60,11 @@ const MAX_SETS = 1_000;
 
 export class PermissionStore {
   private readonly sets = new LRUCache<string, Promise<PermissionSet>>({ max: MAX_SETS });
+  private readonly access: AccessRepository;
 
-  constructor(private readonly db: Database) {}
+  constructor(db: Database) {
+    this.access = new AccessRepository(db);
+  }
 
   /** With `app`, the built-in minimal permissions of app users are added (app-access-rules.ts). */
   forPolicies(policies: string[], options: { app?: boolean } = {}): Promise<PermissionSet> {
@@ -80,7 +84,7 @@ export class PermissionStore {
 
   private async load(policies: string[]): Promise<PermissionSet> {
     if (!policies.length) return new PermissionSet([]);
-    const rows = await this.db.knex('service_permissions').whereIn('policy', policies).select('*');
+    const rows = await this.access.permissionRows(policies);
     return new PermissionSet(rows.map(decodeRule));
   }
 }

@@ -5,7 +5,7 @@
 import { InvalidQueryError } from '../errors/catalogue.js';
 import type { Query } from '../request/query.js';
 import type { CollectionOverview } from '../schema/types.js';
-import { fieldOf, guarded, resolvePath, type Scope } from './operands.js';
+import { fieldOf, guarded, resolvePath, type OperandScope } from './operands.js';
 import type { AggregatePlan, PlannedAggregate, PlannedGroup } from './read-plan.js';
 
 const FUNCTIONS = new Set<PlannedAggregate['fn']>(['count', 'countDistinct', 'countAll', 'sum', 'sumDistinct', 'avg', 'avgDistinct', 'min', 'max']);
@@ -14,7 +14,7 @@ const NUMERIC_TYPES = new Set(['integer', 'bigInteger', 'float', 'decimal']);
 /** Types without an order that every database can take min/max of, or group by. */
 const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv', 'unknown', 'alias']);
 
-export function planAggregate(scope: Scope, collection: CollectionOverview, query: Query): AggregatePlan {
+export function planAggregate(scope: OperandScope, collection: CollectionOverview, query: Query): AggregatePlan {
   const aggregates: PlannedAggregate[] = [];
   for (const [name, fields] of Object.entries(query.aggregate ?? {})) {
     if (!FUNCTIONS.has(name as PlannedAggregate['fn'])) throw new InvalidQueryError(`Unknown aggregate function "${name}"`);

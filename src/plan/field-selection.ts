@@ -8,7 +8,7 @@ import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
 import { hoistJsonFunction, isJsonFunction } from '../request/json-path.js';
 import type { DeepQuery } from '../request/query.js';
 import type { CollectionOverview } from '../schema/types.js';
-import { fieldOf, joinFor, resolveOperand, type Scope } from './operands.js';
+import { fieldOf, joinFor, resolveOperand, type OperandScope } from './operands.js';
 import type { Join, PlannedOutput, ReadLevel } from './read-plan.js';
 
 export interface ChildRequest {
@@ -34,7 +34,7 @@ interface Entry {
 }
 
 export function planSelection(
-  scope: Scope,
+  scope: OperandScope,
   collection: CollectionOverview,
   paths: string[],
   deep: Record<string, DeepQuery> | undefined,

@@ -1,7 +1,12 @@
 /**
  * A write resolved against the schema and the caller: rows to create, update or delete, with their nested relational
- * writes, values already coerced and validated. The executor (services/mutation-executor.ts) runs it in one
- * transaction: parents (m2o / a2o) first, then the rows, then their o2m children and junction rows.
+ * writes, values already coerced and validated. Planned twice, both times purely (plan/mutation-planner.ts): a draft
+ * before the transaction (every check that needs no database; `upsert` rows still open), then, inside the
+ * transaction, the draft with the lookups (which rows exist and may be touched, which rows are linked) and the
+ * argon2 hashes made before the transaction opened → the plan (plan/write-resolution.ts), in which every row is a
+ * `create` or an `update` with its final values. The executor (services/mutation-executor.ts) runs that plan as it
+ * is, never changing it: parents (m2o / a2o) first, then the rows, then their o2m children and junction rows. Keys
+ * the database assigns, and the foreign keys that carry them, are the executor's own state.
  */
 import type { CollectionOverview, RelationalLink } from '../schema/types.js';
 
@@ -16,11 +21,11 @@ export interface RowWrite {
    * object that names a key: updated when the row exists, created with that key otherwise (as Directus does).
    */
   action: 'create' | 'update' | 'upsert';
-  /** Known key (given, generated uuid, or the row to update); null until the database assigns it. */
+  /** Known key (given, generated uuid, or the row to update); null when the database assigns it. */
   key: Key | null;
-  /** Logical column values by field name. Parents' keys and the o2m parent's key are added during execution. */
+  /** Logical column values by field name. Parents' keys and the o2m parent's key are added by the executor. */
   values: Record<string, unknown>;
-  /** Fields of `values` whose plain value is hashed (argon2) before the transaction starts. */
+  /** Fields of `values` whose plain value is hashed (argon2) before the transaction starts; hashed in the plan. */
   hashFields: string[];
   /** m2o / a2o objects: written before this row; their key fills `field`. */
   parents: ParentWrite[];
@@ -28,7 +33,7 @@ export interface RowWrite {
   children: ChildWrites[];
   /** The o2m foreign key the parent row fills (not required in the payload). */
   filledByParent: string | null;
-  /** A non-admin's upsert: its payload, checked against the rules of the action its key lookup decides. */
+  /** A non-admin's upsert (draft): its payload, checked against the rules of the action its key lookup decides. */
   payload?: Record<string, unknown>;
   /** Where the item sits in the request body (`[]` for a single top-level item), for error messages. */
   path: (string | number)[];
@@ -55,6 +60,8 @@ export interface ChildWrites {
   assign: Key[];
   /** Detailed form `delete`: rows removed from the relation (deselect action) where they are linked to the parent. */
   remove: Key[];
+  /** Plan only: rows linked to the parent now that get the relation's deselect action (unlinked or deleted). */
+  deselect: Key[];
 }
 
 export interface MutationPlan {
@@ -68,3 +75,28 @@ export interface DeletePlan {
   collection: CollectionOverview;
   keys: Key[];
 }
+
+/** Keys of one collection found by a lookup, as strings of their logical form → whether the lookup's guard held. */
+export type FoundKeys = ReadonlyMap<string, boolean>;
+
+/**
+ * What the lookup stage (services/write-lookups.ts) read inside the transaction, for the planner to resolve a
+ * draft with. A key missing from a map is a row that does not exist.
+ */
+export interface WriteLookups {
+  /** Per collection: rows named by updates, upserts and bare-key links, guarded by the caller's update rule. */
+  updatable: ReadonlyMap<string, FoundKeys>;
+  /** Per collection: rows a delete or a `delete` deselect action would remove, guarded by the caller's delete rule. */
+  deletable: ReadonlyMap<string, FoundKeys>;
+  /** Per `linkKey(related, foreign key, parent key)`: keys of the rows linked to that parent now. */
+  linked: ReadonlyMap<string, readonly Key[]>;
+  /** A singleton's row: its key, or null when it has none yet (only for singleton writes). */
+  singleton?: Key | null;
+}
+
+export function linkKey(related: string, foreignKey: string, parent: Key): string {
+  return `${related}\u0000${foreignKey}\u0000${String(parent)}`;
+}
+
+/** argon2 hashes made before the transaction: per draft row, plain value → hash (payload values and presets). */
+export type WriteHashes = ReadonlyMap<RowWrite, ReadonlyMap<string, string>>;

@@ -3,16 +3,16 @@
  * m2o / a2o objects: without key → create, with key → update when it exists (create otherwise).
  * o2m / m2m / m2a: the basic array form (keys assign, objects create or upsert, rows not named are deselected) or
  * the detailed form `{create, update, delete}`. m2m and m2a are o2m writes of junction rows whose own m2o / a2o
- * field carries the related item, so every depth is the same two steps.
+ * field carries the related item, so every depth is the same two steps. Each nested item is planned by the
+ * planner's `planRow`, passed in (the recursion stays one-way between files).
  */
 import { collectionForbidden, ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
+import type { Payload } from '../request/write-body.js';
 import type { CollectionOverview, RelationalLink } from '../schema/types.js';
 import type { ChildWrites, Key, O2mLink, ParentWrite, RowWrite } from './mutation-plan.js';
-import { isPayload, planRow, writeTarget, type Planning } from './mutation-planner.js';
 import { hasCompositeKey, keyOfValues, parseKey } from './row-key.js';
+import { isPayload, writeTarget, type Planning, type PlanRow } from './write-context.js';
 import { checkField, rulesFor } from './write-rules.js';
-
-type Payload = Record<string, unknown>;
 
 function target(planning: Planning, name: string): CollectionOverview {
   const collection = writeTarget(name, planning.ctx);
@@ -29,7 +29,7 @@ function keyOf(collection: CollectionOverview, value: unknown): Key {
 
 /**
  * The key a nested object names: undefined when it names none (a create). A composite key must be named whole,
- * except for the column `filledBy` (the o2m parent's key), which the executor adds before looking the row up.
+ * except for the column `filledBy` (the o2m parent's key), added when the draft is resolved.
  */
 function givenKey(collection: CollectionOverview, element: Payload, filledBy: string | null, at: (string | number)[]): Key | null | undefined {
   const key = keyOfValues(collection, element);
@@ -42,6 +42,7 @@ function givenKey(collection: CollectionOverview, element: Payload, filledBy: st
 
 /** An object under an m2o or a2o field: the related row, written before the row that points at it. */
 export function planParent(
+  planRow: PlanRow,
   planning: Planning,
   collection: CollectionOverview,
   link: Exclude<RelationalLink, { kind: 'o2m' }>,
@@ -67,10 +68,10 @@ export function planParent(
 }
 
 /** The value under an o2m field: the related rows to create, update, link and unlink. Null changes nothing. */
-export function planChildren(planning: Planning, link: O2mLink, value: unknown, path: (string | number)[]): ChildWrites | null {
+export function planChildren(planRow: PlanRow, planning: Planning, link: O2mLink, value: unknown, path: (string | number)[]): ChildWrites | null {
   if (value === null) return null;
   const related = target(planning, link.related);
-  const writes: ChildWrites = { link, related, replace: false, rows: [], updates: [], assign: [], remove: [] };
+  const writes: ChildWrites = { link, related, replace: false, rows: [], updates: [], assign: [], remove: [], deselect: [] };
   const item = (element: Payload, at: (string | number)[], mode: 'create' | 'upsert' | 'update'): RowWrite => {
     const given = givenKey(related, element, link.relatedField, at);
     if (mode === 'update' && given === undefined) throw new InvalidPayloadError(`"${at.join('.')}" must contain the primary key "${related.keyFields.join('", "')}"`);
@@ -110,7 +111,7 @@ export function planChildren(planning: Planning, link: O2mLink, value: unknown, 
   } else {
     throw new InvalidPayloadError(`"${path.join('.')}" must be an array or an object with create, update and delete`);
   }
-  // Linking an existing row sets its foreign key: an update of that row (its item rule is checked on execution).
+  // Linking an existing row sets its foreign key: an update of that row (its item rule is checked on its lookup).
   if (writes.assign.length) checkField(planning.ctx, rulesFor(planning.ctx, related, 'update'), related, link.relatedField, path);
   planning.rowCount += writes.assign.length + writes.remove.length;
   return writes;

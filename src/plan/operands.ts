@@ -16,7 +16,7 @@ const TIME_PARTS = new Set<string>(['hour', 'minute', 'second']);
 const DATE_TYPES = new Set<string>(['date', 'dateTime', 'timestamp']);
 
 /** What every planning step needs: the schema and what the caller may read of it. */
-export interface Scope {
+export interface OperandScope {
   schema: SchemaOverview;
   access: AccessPolicy;
 }
@@ -47,21 +47,21 @@ export interface ResolvedOperand {
 }
 
 /** The caller's access to a collection it reaches through a relation; FORBIDDEN when it has none. */
-export function accessTo(scope: Scope, collection: CollectionOverview): CollectionAccess {
+export function accessTo(scope: OperandScope, collection: CollectionOverview): CollectionAccess {
   const access = scope.access.read(collection);
   if (!access) throw collectionForbidden(collection.collection);
   return access;
 }
 
 /** `where` names the level for FORBIDDEN reasons (`root`, `author`, `articles.tags`). */
-export function fieldOf(scope: Scope, collection: CollectionOverview, name: string, where: string): FieldOverview {
+export function fieldOf(scope: OperandScope, collection: CollectionOverview, name: string, where: string): FieldOverview {
   const field = collection.fields[name];
   if (!field || scope.access.read(collection)?.guard(name) === undefined) throw fieldForbidden(name, collection.collection, where);
   return field;
 }
 
 /** The operand, shown only where the caller may read `field` (a guard from field-level permissions). */
-export function guarded(scope: Scope, collection: CollectionOverview, field: string, operand: Operand): Operand {
+export function guarded(scope: OperandScope, collection: CollectionOverview, field: string, operand: Operand): Operand {
   const guard = scope.access.read(collection)?.guard(field);
   return guard ? { kind: 'guarded', guard, operand } : operand;
 }
@@ -92,7 +92,7 @@ export function joinFor(schema: SchemaOverview, collection: CollectionOverview, 
 }
 
 /** One name at one level: a field, or a function of one. `count(o2m)` counts the related rows the caller may read. */
-export function resolveOperand(scope: Scope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
+export function resolveOperand(scope: OperandScope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
   if (isJsonFunction(name)) return resolveJsonFunction(scope, collection, name, where);
   const { fn, field: base } = parseFieldFunction(name);
   const field = fieldOf(scope, collection, base, where);
@@ -121,7 +121,7 @@ export function resolveOperand(scope: Scope, collection: CollectionOverview, nam
 }
 
 /** `json(field, path)` at one level (relational first arguments were moved up by the selection planner). */
-function resolveJsonFunction(scope: Scope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
+function resolveJsonFunction(scope: OperandScope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
   const fn = parseJsonFunction(name);
   const field = fieldOf(scope, collection, fn.field, where);
   if (field.type !== 'json' || !field.schema) throw new InvalidQueryError(`json() can only read JSON fields; "${fn.field}" in collection "${collection.collection}" is of type ${field.type}`);
@@ -142,7 +142,7 @@ export function refuseJsonFunction(name: string): void {
  * (o2m, m2m, m2a lists) reach many and are taken only when `toMany` says which value stands for them (sorts: the
  * smallest ascending, the largest descending, so each row appears once); otherwise they are refused.
  */
-export function resolvePath(scope: Scope, collection: CollectionOverview, path: string, root: string, toMany?: 'min' | 'max'): ResolvedOperand & { keys: string[] } {
+export function resolvePath(scope: OperandScope, collection: CollectionOverview, path: string, root: string, toMany?: 'min' | 'max'): ResolvedOperand & { keys: string[] } {
   const segments = splitFieldPath(path);
   const hops: { join: Join; from: CollectionOverview; field: string; many: boolean }[] = [];
   let current = collection;

@@ -14,7 +14,7 @@ import { and, planFilter, planKeys, planSearch } from './filter-planner.js';
 import { accessTo, resolvePath } from './operands.js';
 import type { PlannedFilter, PlannedSort, ReadLevel, ReadPlan } from './read-plan.js';
 
-export interface PlanContext {
+export interface ReadPlanContext {
   schema: SchemaOverview;
   /** What the caller may read (FULL_ACCESS for admins; see policy-access.ts). */
   access: AccessPolicy;
@@ -29,7 +29,7 @@ export interface PlanContext {
   system?: boolean;
 }
 
-export function planRead(collectionName: string, query: Query, ctx: PlanContext): ReadPlan {
+export function planRead(collectionName: string, query: Query, ctx: ReadPlanContext): ReadPlan {
   const collection = readableCollection(ctx, collectionName);
   const single = ctx.single ?? false;
 
@@ -61,14 +61,14 @@ function pageOffset(offset: number, limit: number, page: number, name: string): 
   return value;
 }
 
-function readableCollection(ctx: PlanContext, name: string): CollectionOverview {
+function readableCollection(ctx: ReadPlanContext, name: string): CollectionOverview {
   const collection = ctx.schema.collections[name];
   if (!collection || !collection.schema || (collection.system && !ctx.system)) throw collectionForbidden(name);
   if (!ctx.access.read(collection)) throw collectionForbidden(name);
   return collection;
 }
 
-function planChild(ctx: PlanContext, request: ChildRequest): ReadLevel {
+function planChild(ctx: ReadPlanContext, request: ChildRequest): ReadLevel {
   const { join, deep } = request;
   const collection = join.collection;
   const access = accessTo(ctx, collection).filter;
@@ -81,7 +81,7 @@ function planChild(ctx: PlanContext, request: ChildRequest): ReadLevel {
 }
 
 /** o2m lists: sorted (deep `_sort`, the relation's sort field, the collection's, its key) and limited per parent. */
-function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: DeepQuery | undefined, request: ChildRequest): Pick<ReadLevel, 'sort' | 'limit' | 'offset'> {
+function listWindow(ctx: ReadPlanContext, collection: CollectionOverview, deep: DeepQuery | undefined, request: ChildRequest): Pick<ReadLevel, 'sort' | 'limit' | 'offset'> {
   const limit = deep?.limit === undefined ? ctx.queryLimitDefault : deep.limit === -1 ? null : deep.limit;
   let offset = deep?.offset ?? 0;
   if (deep?.page && limit !== null) offset = pageOffset(offset, limit, deep.page, '_page');
@@ -89,7 +89,7 @@ function listWindow(ctx: PlanContext, collection: CollectionOverview, deep: Deep
   return { sort, limit, offset };
 }
 
-function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
+function planSort(ctx: ReadPlanContext, collection: CollectionOverview, clauses: SortClause[], where: string): PlannedSort[] {
   return clauses.map((clause) => {
     const resolved = resolvePath(ctx, collection, clause.field, where, clause.order === 'desc' ? 'max' : 'min');
     if (resolved.field.concealed) throw new InvalidQueryError(`Field "${clause.field}" is concealed and can't be sorted on`);
@@ -98,7 +98,7 @@ function planSort(ctx: PlanContext, collection: CollectionOverview, clauses: Sor
 }
 
 /** The relation's sort field, else the collection's, else its key — among the fields the caller may read. */
-function defaultSort(ctx: PlanContext, collection: CollectionOverview, relationSortField: string | null): PlannedSort[] {
+function defaultSort(ctx: ReadPlanContext, collection: CollectionOverview, relationSortField: string | null): PlannedSort[] {
   const readable = ctx.access.read(collection);
   const usable = (n: string | null): n is string => Boolean(n && collection.fields[n]?.schema && readable?.guard(n) === null);
   const name = [relationSortField, collection.sortField].find(usable);

@@ -3,24 +3,20 @@
  * a rule for the action must exist (else FORBIDDEN, as for an unknown collection), the payload may only name fields
  * the rules grant (else FORBIDDEN naming the field, as for an unknown one), presets are merged under the payload,
  * and the rules' validation filters must hold (FAILED_VALIDATION). Item rules are checked where the rows are looked
- * up (services/mutation-executor.ts), from the planned filter `rulesFor` returns. Admins skip all of this.
+ * up (services/write-lookups.ts, their filters), and their answers applied in plan/write-resolution.ts. Admins skip
+ * all of this.
  */
 import { collectionForbidden, FailedValidationError, fieldForbidden } from '../errors/catalogue.js';
 import type { CollectionOverview } from '../schema/types.js';
+import type { Payload } from '../request/write-body.js';
 import type { RowWrite } from './mutation-plan.js';
-import { setValue, type Planning, type WriteContext } from './mutation-planner.js';
 import { isKeyField } from './row-key.js';
 import { evaluate } from './validation.js';
 import type { WriteAction, WriteRules } from './write-access.js';
-
-type Payload = Record<string, unknown>;
+import { setValue, where, type Planning, type WriteContext } from './write-context.js';
 
 /** Fields only admins may write, whatever a policy grants (static tokens). */
 const ADMIN_ONLY_FIELDS: Record<string, string[]> = { service_users: ['token'] };
-
-function where(path: (string | number)[]): string {
-  return path.length ? path.join('.') : 'root';
-}
 
 /**
  * The caller's rules for `action` on `collection`: null for admins (no restriction); FORBIDDEN when the caller has

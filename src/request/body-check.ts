@@ -139,9 +139,9 @@ export function Nullable<T extends TSchema>(schema: T, options: { errorMessage?:
 }
 
 /** One of the given strings (and null when `nullable`): one `enum`, one error. */
-export function OneOf<const V extends readonly string[]>(values: V, options: { nullable?: boolean; errorMessage?: ErrorMessage } = {}) {
-  const { nullable = false, errorMessage: message } = options;
-  return Type.Unsafe<V[number] | (typeof nullable extends true ? null : never)>({ enum: nullable ? [...values, null] : [...values], errorMessage: message });
+export function OneOf<const V extends readonly string[], N extends boolean = false>(values: V, options: { nullable?: N; errorMessage?: ErrorMessage } = {}) {
+  const { nullable, errorMessage: message } = options;
+  return Type.Unsafe<V[number] | (N extends true ? null : never)>({ enum: nullable ? [...values, null] : [...values], errorMessage: message });
 }
 
 /** `then` when the value is an array, `otherwise` when it is not. */

@@ -18,7 +18,6 @@ export interface CollectionInput {
   fields?: FieldInput[];
 }
 
-
 // Archive values are stored as text; numbers and booleans are accepted as their text.
 const ArchiveValue = Type.Optional(
   Type.Unsafe<string | number | boolean | null>({ type: ['string', 'number', 'boolean', 'null'], errorMessage: '"{path}" must be a string' }),
@@ -51,7 +50,8 @@ const OptionalMeta = Type.Object({ meta: Type.Optional(Nullable(Meta)) });
 
 /** Fields are checked one by one as field bodies (their messages name keys from the field, as Directus's do). */
 const CollectionCreate = compileSchema(
-  ObjectSteps('Payload', [Type.Object({ collection: Name('Collection', '"collection" is required') }),
+  ObjectSteps('Payload', [
+    Type.Object({ collection: Name('Collection', '"collection" is required') }),
     OptionalMeta,
     Type.Object({ schema: Type.Optional(Nullable(Type.Object({}))) }),
     Type.Object({ fields: Type.Optional(Nullable(Type.Array(Type.Unknown()))) }),
@@ -69,7 +69,8 @@ const SUBMITTED = 'Submitted body has to be an array, or an object with "keys" a
 
 /** Directus's `{keys, data: {meta}}`: one change for several collections. */
 const KeysAndData = compileSchema(
-  ObjectSteps('Payload', [Type.Object({ keys: Type.Array(Type.String({ errorMessage: SUBMITTED }), { errorMessage: SUBMITTED }), data: Type.Unknown({ errorMessage: SUBMITTED }) }),
+  ObjectSteps('Payload', [
+    Type.Object({ keys: Type.Array(Type.String({ errorMessage: SUBMITTED }), { errorMessage: SUBMITTED }), data: Type.Unknown({ errorMessage: SUBMITTED }) }),
     Type.Object({ data: ObjectOf('"data"') }),
   ]),
 );

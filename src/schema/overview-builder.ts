@@ -15,8 +15,8 @@ import type {
 } from './types.js';
 import { attachRelationalLinks } from './relation-links.js';
 import { SYSTEM_FIELDS, SYSTEM_RELATIONS, systemCollectionMeta } from './system-meta.js';
+import type { Row } from '../db/connection.js';
 
-type Row = Record<string, unknown>;
 
 export interface OverviewInput {
   tables: TableInfo[];

@@ -56,7 +56,8 @@ const Parts = [
 ] as const;
 
 const RelationCreate = compileSchema(
-  ObjectSteps('Payload', [Type.Object({ collection: Name('Collection', '"collection" is required'), field: Name('Field', '"field" is required') }),
+  ObjectSteps('Payload', [
+    Type.Object({ collection: Name('Collection', '"collection" is required'), field: Name('Field', '"field" is required') }),
     Type.Object({ related_collection: Type.Optional(Nullable(Name('Collection'))) }),
     ...Parts,
   ]),

@@ -2,12 +2,11 @@
  * Holds the current SchemaOverview. `load()` introspects and reads the service_* metadata (start-up and after
  * schema changes); requests only ever read `current`.
  */
-import type { Knex } from 'knex';
 import type { Database } from '../db/connection.js';
+import { readSchemaSource } from '../db/repositories/schema-metadata.js';
+import type { SchemaSession } from '../db/schema-executor.js';
 import { buildSchemaOverview } from './overview-builder.js';
 import type { SchemaOverview } from './types.js';
-
-const META_TABLES = ['service_collections', 'service_fields', 'service_relations'] as const;
 
 export class SchemaStore {
   private overview: SchemaOverview | null = null;
@@ -23,27 +22,18 @@ export class SchemaStore {
 
   async load(): Promise<SchemaOverview> {
     this.version += 1;
-    this.overview = await this.read(this.db.knex, this.version);
+    this.overview = await this.read(undefined, this.version);
     for (const listener of this.listeners) listener(this.overview);
     return this.overview;
   }
 
   /**
-   * The overview as `knex` sees it (a transaction's connection sees its own uncommitted changes), neither kept nor
-   * announced: a multi-step schema change plans each step against it.
+   * The overview as `session` sees it (the pool by default; a schema change's session sees its own uncommitted
+   * changes), neither kept nor announced: a multi-step schema change plans each step against it.
    */
-  async read(knex: Knex, version = this.version): Promise<SchemaOverview> {
-    const tables = await this.db.dialect.introspect(knex);
-    const present = new Set(tables.map((t) => t.name));
-    // One query at a time: on a transaction's single connection, concurrent queries would only queue anyway.
-    const rows: Record<string, unknown>[][] = [];
-    for (const name of META_TABLES) rows.push(present.has(name) ? ((await knex.select('*').from(name)) as Record<string, unknown>[]) : []);
-    const [collections, fields, relations] = rows as [Record<string, unknown>[], Record<string, unknown>[], Record<string, unknown>[]];
+  async read(session?: SchemaSession, version = this.version): Promise<SchemaOverview> {
     return buildSchemaOverview({
-      tables,
-      collections,
-      fields,
-      relations,
+      ...(await readSchemaSource(this.db, session)),
       mapType: (column) => this.db.dialect.mapType(column),
       version,
     });

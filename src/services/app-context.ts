@@ -2,11 +2,11 @@
  * Everything a running Strata holds: the connection, the schema store and the services over them. Built once at
  * start (and by tests); the HTTP front end only talks to this.
  */
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { resolveSecret } from '../config/secret-store.js';
 import { Database } from '../db/connection.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
-import { knexOf } from '../db/schema-executor.js';
 import { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import { LoginLiveness } from '../auth/login-liveness.js';
 import { Sessions } from '../auth/sessions.js';
@@ -70,6 +70,8 @@ export interface ContextOptions {
   /** Run bootstrap (migrations; first admin on a fresh database) before serving. */
   bootstrap?: boolean;
   log?: { info(msg: string): void; warn(msg: string): void; error?(object: unknown, msg: string): void };
+  /** What expiry (tokens, sessions, TFA windows) is measured against; the system clock unless a test injects one. */
+  clock?: Clock;
 }
 
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -102,8 +104,9 @@ export async function createAppContext(config: Config, options: ContextOptions =
       passwordPolicy: () => settings.passwordPolicy(),
     });
     const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites });
-    const logins = new LoginLiveness(new Sessions(db), config.accessTokenTtlMs);
-    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins);
+    const clock = options.clock ?? systemClock;
+    const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);
+    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
@@ -152,7 +155,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       await schema.load();
       await bus.publish(CHANNELS.caches, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (session) => schema.read(knexOf(session)), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
+    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (session) => schema.read(session), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
     const schemaDeps = { schema: () => schemaChanges.current(), changes: schemaChanges, ddl: db.dialect.ddl, permissions };
 
     const openRedis = redis;
@@ -171,11 +174,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings,
       auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'), async (key) => {
         if (rateLimiters.login) await consume(rateLimiters.login, key);
-      }, logins),
+      }, logins, clock),
       accountability,
       permissions,
       access,
-      tfa: new TfaService(db, 'Strata'),
+      tfa: new TfaService(db, 'Strata', clock),
       me: new MeService(db, permissions, () => schema.current),
       bus,
       redis,

@@ -12,8 +12,11 @@ import { newFamily, Sessions } from '../auth/sessions.js';
 import { otpValid } from '../auth/tfa.js';
 import { loadUserAccountability, type UserAccountability } from '../auth/user-accountability.js';
 import type { CookieConfig } from '../config/auth-config.js';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import { SettingsRepository } from '../db/repositories/settings.js';
+import { UsersRepository } from '../db/repositories/users.js';
 import { InvalidCredentialsError, InvalidIpError, InvalidOtpError, InvalidPayloadError, UserSuspendedError } from '../errors/catalogue.js';
 import { checkLogin, checkMode, type AuthMode } from '../request/auth-bodies.js';
 
@@ -41,6 +44,8 @@ export class AuthService {
   private readonly accessTokens: AccessTokens;
   private readonly sessionTokens: AccessTokens;
   private readonly sessions: Sessions;
+  private readonly users: UsersRepository;
+  private readonly settings: SettingsRepository;
 
   constructor(
     private readonly db: Database,
@@ -51,10 +56,13 @@ export class AuthService {
     private readonly throttle: (key: string) => Promise<void> = async () => {},
     /** Ends logins on logout, on every instance. */
     private readonly logins: LoginLiveness | null = null,
+    private readonly clock: Clock = systemClock,
   ) {
-    this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs);
-    this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs);
-    this.sessions = new Sessions(db);
+    this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs, clock);
+    this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs, clock);
+    this.sessions = new Sessions(db, clock);
+    this.users = new UsersRepository(db);
+    this.settings = new SettingsRepository(db);
   }
 
   async login(body: Record<string, unknown>, client: ClientInfo): Promise<AuthResult> {
@@ -70,8 +78,8 @@ export class AuthService {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     };
 
-    const user = await this.db.knex('service_users').select('id', 'password', 'status', 'tfa_secret').whereRaw('lower(email) = ?', [email]).first();
-    const passwordOk = Boolean(user) && typeof user.password === 'string' && (await verifyPassword(user.password, checked.password));
+    const user = await this.users.forLogin(email);
+    const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
     if (!user || user.status !== 'active') {
       await stall();
       throw new InvalidCredentialsError();
@@ -79,16 +87,16 @@ export class AuthService {
     const allowed = await this.allowedAttempts();
     if (!passwordOk) {
       if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
-        await this.db.knex('service_users').update({ status: 'suspended' }).where('id', user.id);
+        await this.users.setStatus(user.id, 'suspended');
       }
       await stall();
       throw new InvalidCredentialsError();
     }
-    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp)) throw new InvalidOtpError();
+    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now())) throw new InvalidOtpError();
     const accountability = await this.allowedFrom(String(user.id), client.ip);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
 
-    await this.db.knex('service_users').update({ last_access: new Date() }).where('id', user.id);
+    await this.users.touchLastAccess(user.id, new Date());
     const family = newFamily();
     return this.issue(accountability, mode, await this.sessions.create(String(user.id), this.ttl(mode), client, family), family);
   }
@@ -99,7 +107,7 @@ export class AuthService {
     const raw = this.tokenFrom(body, cookies, mode);
     const session = await this.sessions.find(raw);
     if (!session) throw new InvalidCredentialsError();
-    const user = await this.db.knex('service_users').select('status').where('id', session.user).first();
+    const user = await this.users.status(session.user);
     if (user?.status === 'suspended') throw new UserSuspendedError();
     if (user?.status !== 'active') throw new InvalidCredentialsError();
     const accountability = await this.allowedFrom(session.user, client.ip);
@@ -167,14 +175,14 @@ export class AuthService {
    * allow-lists and the client is on none of them.
    */
   private async allowedFrom(user: string, ip: string | null): Promise<UserAccountability> {
-    const accountability = await loadUserAccountability(this.db.knex, 'id', user);
+    const accountability = await loadUserAccountability(this.db, 'id', user);
     if (!accountability) throw new InvalidCredentialsError();
     if (!ipAllowed(accountability.ipAccess.map(allowList), ip)) throw new InvalidIpError();
     return accountability;
   }
 
   private async allowedAttempts(): Promise<number | null> {
-    const row = await this.db.knex('service_settings').select('auth_login_attempts').first();
+    const row = await this.settings.loginAttempts();
     const value = row?.auth_login_attempts;
     return value === null || value === undefined ? (row ? null : 25) : Number(value) > 0 ? Number(value) : null;
   }

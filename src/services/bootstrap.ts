@@ -7,6 +7,8 @@ import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { runMigrations } from '../db/migrations/run-migrations.js';
+import { AccessRepository } from '../db/repositories/access.js';
+import { writeInstallation } from '../db/repositories/installation.js';
 
 /** Directus's well-known id for the Public policy, so exported permissions keep working. */
 export const PUBLIC_POLICY_ID = 'abf8a154-5b1c-4a46-ac9c-7300570f4f17';
@@ -27,37 +29,37 @@ async function install(db: Database, config: Config, log: { info(msg: string): v
   const migrations = await runMigrations(db);
   if (migrations.length) log.info(`Applied migrations: ${migrations.join(', ')}`);
 
-  const knex = db.knex;
-  const installed = await knex('service_policies').where('admin_access', true).first();
-  if (installed) return { installed: false, migrations };
+  if (await new AccessRepository(db).adminPolicyExists()) return { installed: false, migrations };
 
   const generatedPassword = config.adminPassword ? undefined : randomBytes(12).toString('base64url');
   const passwordHash = await hashPassword(config.adminPassword ?? generatedPassword!);
   const roleId = randomUUID();
   const policyId = randomUUID();
 
-  await knex.transaction(async (trx) => {
-    await trx('service_roles').insert({ id: roleId, name: 'Administrator', icon: 'verified', description: '$t:admin_description' });
-    await trx('service_policies').insert([
+  await writeInstallation(db, {
+    roles: [{ id: roleId, name: 'Administrator', icon: 'verified', description: '$t:admin_description' }],
+    policies: [
       { id: policyId, name: 'Administrator', icon: 'verified', description: '$t:admin_description', admin_access: true, app_access: true },
       { id: PUBLIC_POLICY_ID, name: '$t:public_label', icon: 'public', description: '$t:public_description', admin_access: false, app_access: false },
-    ]);
-    await trx('service_access').insert([
+    ],
+    access: [
       { id: randomUUID(), role: roleId, user: null, policy: policyId },
       { id: randomUUID(), role: null, user: null, policy: PUBLIC_POLICY_ID },
-    ]);
-    if (!(await trx('service_settings').first())) await trx('service_settings').insert({ project_name: 'Strata' });
-    await trx('service_users').insert({
-      id: randomUUID(),
-      email: config.adminEmail,
-      password: passwordHash,
-      first_name: 'Admin',
-      last_name: 'User',
-      status: 'active',
-      role: roleId,
-      token: config.adminToken,
-      provider: 'default',
-    });
+    ],
+    settings: { project_name: 'Strata' },
+    users: [
+      {
+        id: randomUUID(),
+        email: config.adminEmail,
+        password: passwordHash,
+        first_name: 'Admin',
+        last_name: 'User',
+        status: 'active',
+        role: roleId,
+        token: config.adminToken,
+        provider: 'default',
+      },
+    ],
   });
   log.info(`Installed Strata: Administrator role and policy, Public policy, admin ${config.adminEmail}`);
   return { installed: true, migrations, adminEmail: config.adminEmail, generatedPassword };

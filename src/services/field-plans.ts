@@ -10,13 +10,13 @@ import type { FieldOverview, ForeignKeyInfo, SchemaOverview } from '../schema/ty
 import { alterColumn, hasChanges, newColumn, specialFor } from './field-columns.js';
 import { fieldMetaRow } from './meta-rows.js';
 import type { SchemaChangePlan } from './schema-changes.js';
+import type { Row } from '../db/connection.js';
 
 export interface PlanContext {
   schema: SchemaOverview;
   ddl: SchemaDdl;
 }
 
-type Row = Record<string, unknown>;
 
 /** The single-column foreign keys that involve a column, on either side. */
 export function keysOf(schema: SchemaOverview, collection: string, column: string): ForeignKeyInfo[] {

@@ -14,7 +14,7 @@ import { planRead } from '../plan/read-planner.js';
 import type { Query } from '../request/query.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
-import { StatementCache } from './statement-cache.js';
+import { StatementCache, type CachedRead } from './statement-cache.js';
 
 /** Receives the end of each stage (plan, sql, db, respond) for Server-Timing. */
 export interface StageMarks {
@@ -78,23 +78,26 @@ export class ItemsService {
     const schema = this.deps.schema();
     const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
     const permissions = await this.deps.access.permissionsOf(accountability);
-    const key = this.statements.key(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.form?.name ?? ''}`);
-    let read = key === null ? undefined : this.statements.get(key);
+    const lookup = this.statements.find(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.form?.name ?? ''}`);
+    let read = lookup.read;
     if (read) {
       marks.mark('plan');
       marks.mark('sql');
     } else {
       const now = new Date();
       const { access, dynamic } = await this.deps.access.readWith(permissions, schema, accountability, now, query);
-      const plan = withForm(planRead(collection, query, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system }), options.form);
-      marks.mark('plan');
-      const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
-      read = { sql, params, primary: plan.collection.primary, totalCount: plan.meta.totalCount, filterCount: plan.meta.filterCount };
+      const compile = (q: Query, stages: StageMarks): CachedRead => {
+        const plan = withForm(planRead(collection, q, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system }), options.form);
+        stages.mark('plan');
+        const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
+        return { sql, params, primary: plan.collection.primary, totalCount: plan.meta.totalCount, filterCount: plan.meta.filterCount };
+      };
+      read = compile(query, marks);
       // Only reads planned from nothing but their key (no dynamic values) are kept.
-      if (key !== null && dynamic.size === 0) this.statements.set(key, read);
+      if (dynamic.size === 0) this.statements.remember(lookup, read, (other) => compile(other, NO_MARKS));
       marks.mark('sql');
     }
-    const [row] = await this.deps.db.query(read.sql, read.params);
+    const [row] = await this.deps.db.query(read.sql, read.params, read.name);
     marks.mark('db');
     let json = row?.data as string | null | undefined;
     if (singleton && (json === null || json === undefined)) json = JSON.stringify({ [read.primary ?? 'id']: null });

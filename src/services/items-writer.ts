@@ -1,30 +1,35 @@
 /**
- * Item writes: parse (done by the route) → plan (pure; every check that needs no database) → hash values of `hash`
- * fields (argon2, off the event loop, before any lock is taken) → one transaction running the plan → re-read of the
- * written rows through the read engine with the request's query. A re-read the caller may not make answers 204.
- * Non-admins write under the rules of their policies (plan/write-access.ts, resolved here once per request). With
- * `options.system`, the service_* collections that have routes of their own are written the same way.
+ * Item writes, a one-way pipeline like reads: `open` (the collection writable, the caller's rule for the action — the
+ * one check, before the route looks at the body) → parse (the route) → draft plan (pure; every check that needs no
+ * database) → argon2 hashes of `hash` values (off the event loop, before any connection is held) → one transaction:
+ * the lookup stage (services/write-lookups.ts), the plan resolved from the draft and the lookups (pure), the
+ * executor running it → re-read of the written rows through the read engine with the request's query. A re-read the
+ * caller may not make answers 204. Non-admins write under the rules of their policies (plan/write-access.ts,
+ * resolved here once per request). With `options.system`, the service_* collections that have routes of their own
+ * are written the same way.
  */
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.js';
 import type { Database, Executor } from '../db/connection.js';
-import { atLine, ForbiddenError, InvalidPayloadError, RouteNotFoundError, ServiceError, throwAll } from '../errors/catalogue.js';
+import { atLine, ForbiddenError, InvalidPayloadError, RouteNotFoundError, ServiceError } from '../errors/catalogue.js';
 import type { ImportRecord } from '../io/import-records.js';
-import type { Accountability } from '../permissions/accountability.js';
 import type { AccessResolver } from '../permissions/access-resolver.js';
+import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
-import type { DeletePlan, Key, MutationPlan, RowWrite } from '../plan/mutation-plan.js';
-import { planCreate, planDelete, planUpdate, writableCollection, type WriteContext } from '../plan/mutation-planner.js';
+import type { Key, MutationPlan, RowWrite, WriteHashes } from '../plan/mutation-plan.js';
+import { itemsCollection, planCreate, planDelete, planSingleton, planUpdate } from '../plan/mutation-planner.js';
+import { keyOfValues } from '../plan/row-key.js';
 import type { WriteAccess, WriteAction } from '../plan/write-access.js';
-import { lengthProblem } from '../plan/write-values.js';
+import type { WriteContext } from '../plan/write-context.js';
+import { checkDeletes, resolvePlan } from '../plan/write-resolution.js';
+import { writeValue, WriteValueProblem } from '../plan/write-values.js';
 import type { Query } from '../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
-import type { SchemaOverview } from '../schema/types.js';
-import { hasCompositeKey, keyFieldsOf, keyOfValues, parseKey } from '../plan/row-key.js';
-import { compileFirstKey } from '../sql/write-compiler.js';
+import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
 import { NO_MARKS, type ItemsService, type JsonRead, type OutputForm, type ReadOptions, type RowsRead, type StageMarks } from './items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
 import type { SystemWrites } from './system-writes.js';
+import { WriteLookupStage } from './write-lookups.js';
 
 export interface ItemsWriterDeps {
   db: Database;
@@ -34,6 +39,8 @@ export interface ItemsWriterDeps {
   maxBatchMutation: number;
   /** Checks and cache invalidation of system-collection writes (needed for `options.system`). */
   systemWrites?: SystemWrites;
+  /** argon2 (auth/passwords.ts); tests observe when it runs. */
+  hash?: (plain: string) => Promise<string>;
 }
 
 export interface WriteOptions<R extends Reread = 'json'> {
@@ -53,15 +60,28 @@ const UNCHECKED: WriteAccess = { rules: () => null };
 /** A write's answer: the written items as read back, or null when the caller may not read them (204 No Content). */
 export type WriteResult<R extends Reread = 'json'> = (R extends 'rows' ? RowsRead : JsonRead) | null;
 
+/** A collection opened for writing by `ItemsWriter.open`: checked, with the caller's context. */
+export interface OpenedCollection<R extends Reread = 'json'> {
+  collection: CollectionOverview;
+  ctx: WriteContext;
+  options: WriteOptions<R>;
+}
+
 export class ItemsWriter {
-  constructor(private readonly deps: ItemsWriterDeps) {}
+  private readonly hash: (plain: string) => Promise<string>;
+
+  constructor(private readonly deps: ItemsWriterDeps) {
+    this.hash = deps.hash ?? hashPassword;
+  }
 
   /**
-   * FORBIDDEN unless `collection` can be written at all (exists, has a key, is not a service_* table). The
-   * caller's rules are checked by `checkWritable` and by every write.
+   * The one writability check of a write: FORBIDDEN unless `collection` can be written at all (exists, has a key, is
+   * not a service_* table unless `options.system`) and the caller has a rule for `action` (null: the write's own
+   * rules decide, as for a singleton that may be created or updated). Front ends call it before reading the body.
    */
-  assertWritable(collection: string, accountability: Accountability, options: WriteOptions<Reread> = {}): void {
-    writableCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
+  async open<R extends Reread = 'json'>(collection: string, action: WriteAction | null, accountability: Accountability, options: WriteOptions<R> = {}): Promise<OpenedCollection<R>> {
+    const ctx = await this.context(accountability, options);
+    return { collection: itemsCollection(collection, ctx, action ?? undefined), ctx, options };
   }
 
   /**
@@ -70,34 +90,23 @@ export class ItemsWriter {
    */
   canWrite(collection: string, action: WriteAction, accountability: Accountability, permissions: PermissionSet | null, options: WriteOptions<Reread> = {}): boolean {
     try {
-      writableCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
+      itemsCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
     } catch {
       return false;
     }
     return accountability.admin || Boolean(permissions?.for(collection, action).length);
   }
 
-  /** FORBIDDEN unless the caller may do `action` on `collection` (checked before the body is looked at). */
-  async checkWritable(collection: string, action: WriteAction, accountability: Accountability, options: WriteOptions<Reread> = {}): Promise<void> {
-    writableCollection(collection, await this.context(accountability, options), action);
-  }
-
-  isSingleton(collection: string): boolean {
-    return this.deps.schema().collections[collection]?.singleton === true;
-  }
-
   /** POST: one item (object) or many (array); answered with the created items as `query` reads them. */
-  async create<R extends Reread = 'json'>(collection: string, items: Payload[], many: boolean, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
-    const ctx = await this.context(accountability, options);
-    writableCollection(collection, ctx, 'create');
-    if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}`);
-    await this.checkSystemPayloads(collection, items, many, ctx);
-    const plan = planCreate(collection, items, many, ctx);
+  async create<R extends Reread>(target: OpenedCollection<R>, items: Payload[], many: boolean, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+    const { collection, ctx } = target;
+    if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}`);
+    await this.checkSystemPayloads(target, items, many);
+    const draft = planCreate(collection, items, many, ctx);
     marks.mark('plan');
-    await this.execute(plan, ctx);
+    const keys = await this.execute(target, draft);
     marks.mark('write');
-    const keys = plan.rows.map((row) => row.key!);
-    const body = many ? await this.readKeys(collection, keys, query, accountability, options) : await this.readKey(collection, keys[0]!, query, accountability, options);
+    const body = many ? await this.readKeys(target, keys, query) : await this.readKey(target, keys[0]!, query);
     marks.mark('read');
     return body;
   }
@@ -106,12 +115,12 @@ export class ItemsWriter {
    * Import: the records create items in batches of `batchSize` rows (one multi-row INSERT each), all inside one
    * transaction, through the same planner as POST (permissions, presets, validation, hashing, MAX_BATCH_MUTATION
    * counted over the whole import). A bad record fails the import with its line; nothing is written. Answers the
-   * number of items created.
+   * number of items created. Hashes are made before each batch's turn in the transaction (import collections with
+   * `hash` fields are rare; their argon2 time is spent while the import's connection waits).
    */
-  async importRecords(collection: string, records: AsyncIterable<ImportRecord>, batchSize: number, accountability: Accountability, onProgress?: (rows: number) => void): Promise<number> {
-    const ctx = await this.context(accountability, {});
-    writableCollection(collection, ctx, 'create');
-    if (this.isSingleton(collection)) throw new InvalidPayloadError(`Can't import into the singleton "${collection}"`);
+  async importRecords(target: OpenedCollection<Reread>, records: AsyncIterable<ImportRecord>, batchSize: number, onProgress?: (rows: number) => void): Promise<number> {
+    const { collection, ctx } = target;
+    if (collection.singleton) throw new InvalidPayloadError(`Can't import into the singleton "${collection.collection}"`);
     let written = 0;
     await this.deps.db.transaction(async (tx) => {
       let batch: ImportRecord[] = [];
@@ -134,12 +143,11 @@ export class ItemsWriter {
    * One batch inside a savepoint; on failure it is rolled back and its rows written one by one (each seeing the
    * ones before it), so that the first failing row names its line.
    */
-  private async importBatch(tx: Executor, collection: string, batch: ImportRecord[], ctx: WriteContext): Promise<number> {
+  private async importBatch(tx: Executor, collection: CollectionOverview, batch: ImportRecord[], ctx: WriteContext): Promise<number> {
     const write = async (records: ImportRecord[]): Promise<number> => {
-      const plan = planCreate(collection, records.map((r) => r.payload), true, ctx);
-      await hashValues(plan.rows);
-      await new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.rowCount).writeRows(plan.rows);
-      return plan.rowCount;
+      const draft = planCreate(collection, records.map((r) => r.payload), true, ctx);
+      await this.run(tx, draft, ctx, await this.hashes(draft, ctx));
+      return draft.rowCount;
     };
     await tx.query('savepoint strata_import');
     try {
@@ -164,73 +172,67 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{c}/{pk}. */
-  async updateOne<R extends Reread = 'json'>(collection: string, key: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
-    const ctx = await this.context(accountability, options);
-    writableCollection(collection, ctx, 'update');
-    if (this.isSingleton(collection)) throw new RouteNotFoundError(`/items/${collection}/${key}`);
-    await this.checkSystemPayloads(collection, [payload], false, ctx);
-    const plan = planUpdate(collection, [{ key, payload }], false, ctx);
+  async updateOne<R extends Reread>(target: OpenedCollection<R>, key: string, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+    const { collection, ctx } = target;
+    if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}/${key}`);
+    await this.checkSystemPayloads(target, [payload], false);
+    const draft = planUpdate(collection, [{ key, payload }], false, ctx);
     marks.mark('plan');
-    await this.execute(plan, ctx);
+    const [written] = await this.execute(target, draft);
     marks.mark('write');
-    const body = await this.readKey(collection, plan.rows[0]!.key!, query, accountability, options);
+    const body = await this.readKey(target, written!, query);
     marks.mark('read');
     return body;
   }
 
   /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
-  async updateMany<R extends Reread = 'json'>(collection: string, body: UpdateBody, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
-    const ctx = await this.context(accountability, options);
-    const target = writableCollection(collection, ctx, 'update');
-    let plan: MutationPlan;
+  async updateMany<R extends Reread>(target: OpenedCollection<R>, body: UpdateBody, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+    const { collection, ctx } = target;
+    let draft: MutationPlan;
     if (body.kind === 'batch') {
-      await this.checkSystemPayloads(collection, body.items, true, ctx);
-      plan = planUpdate(collection, body.items.map((payload) => ({ key: keyOfValues(target, payload) ?? undefined, payload })), true, ctx);
+      await this.checkSystemPayloads(target, body.items, true);
+      draft = planUpdate(collection, body.items.map((payload) => ({ key: keyOfValues(collection, payload) ?? undefined, payload })), true, ctx);
     } else {
-      await this.checkSystemPayloads(collection, [body.data], false, ctx);
-      const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
-      if (keys.length === 0) return this.readKeys(collection, [], query, accountability, options);
-      plan = planUpdate(collection, keys.map((key) => ({ key, payload: body.data })), false, ctx);
+      await this.checkSystemPayloads(target, [body.data], false);
+      const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
+      if (keys.length === 0) return this.readKeys(target, [], query);
+      draft = planUpdate(collection, keys.map((key) => ({ key, payload: body.data })), false, ctx);
     }
     marks.mark('plan');
-    await this.execute(plan, ctx);
+    const keys = await this.execute(target, draft);
     marks.mark('write');
-    const result = await this.readKeys(collection, plan.rows.map((row) => row.key!), query, accountability, options);
+    const result = await this.readKeys(target, keys, query);
     marks.mark('read');
     return result;
   }
 
-  /** PATCH /items/{singleton} (and /settings): updates its one row, or creates it. */
-  async upsertSingleton<R extends Reread = 'json'>(collection: string, payload: Payload, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<R> = {}): Promise<WriteResult<R>> {
-    const ctx = await this.context(accountability, options);
-    const target = writableCollection(collection, ctx);
-    const keyFields = keyFieldsOf(target);
-    const { sql, params } = compileFirstKey(target.schema!.name, hasCompositeKey(target) ? keyFields : keyFields[0]!, { sql: this.deps.db.dialect.sql, write: this.deps.db.dialect.write });
-    const [existing] = await this.deps.db.query(sql, params);
-    const key = !existing ? null : hasCompositeKey(target) ? parseKey(target, Object.fromEntries(target.keyFields.map((name, i) => [name, existing[`key${i}`]]))) : existing.key;
-    const plan = key !== null && key !== undefined ? planUpdate(collection, [{ key, payload }], false, ctx) : planCreate(collection, [payload], false, ctx);
+  /** PATCH /items/{singleton} (and /settings): updates its one row, or creates it (looked up in the transaction). */
+  async upsertSingleton<R extends Reread>(target: OpenedCollection<R>, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+    const draft = planSingleton(target.collection, payload, target.ctx);
     marks.mark('plan');
-    await this.execute(plan, ctx);
+    await this.execute(target, draft, true);
     marks.mark('write');
+    const { collection, options, ctx } = target;
     const singletonQuery = { ...query, meta: undefined };
     const body = await this.reread(
       options,
-      (items, read) => items.readMany(collection, singletonQuery, accountability, NO_MARKS, { ...read, singleton: true }),
-      (items, read) => items.rowsMany(collection, singletonQuery, accountability, NO_MARKS, { ...read, singleton: true }),
+      (items, read) => items.readMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, { ...read, singleton: true }),
+      (items, read) => items.rowsMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, { ...read, singleton: true }),
     );
     marks.mark('read');
     return body;
   }
 
   /** DELETE /items/{c}/{pk} and DELETE /items/{c} (array of keys, `{keys}` or `{query}`); always 204. */
-  async delete(collection: string, body: DeleteBody, accountability: Accountability, marks: StageMarks = NO_MARKS, options: WriteOptions<Reread> = {}): Promise<void> {
-    const ctx = await this.context(accountability, options);
-    writableCollection(collection, ctx, 'delete');
-    const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(collection, body.query, accountability, options);
-    const plan: DeletePlan = planDelete(collection, keys, ctx);
+  async delete(target: OpenedCollection<Reread>, body: DeleteBody, marks: StageMarks = NO_MARKS): Promise<void> {
+    const { collection, ctx } = target;
+    const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
+    const plan = planDelete(collection, keys, ctx);
     marks.mark('plan');
-    const touched = new Set([plan.collection.collection]);
-    await this.transaction(ctx, touched, (tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.keys.length).deleteRows(plan));
+    await this.transaction(ctx, new Set([collection.collection]), async (tx) => {
+      checkDeletes(plan, await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forDelete(plan));
+      await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema).delete(plan);
+    });
     marks.mark('write');
   }
 
@@ -240,7 +242,7 @@ export class ItemsWriter {
 
   /**
    * The write context; a non-admin's rules resolved for this request (variables such as $CURRENT_USER included),
-   * once per request: the route's early check and the write share them.
+   * once per request.
    */
   private async context(accountability: Accountability, options: WriteOptions<Reread>): Promise<WriteContext> {
     const ctx = this.baseContext(accountability, options);
@@ -248,52 +250,96 @@ export class ItemsWriter {
     return { ...ctx, access: await this.deps.access.write(ctx.schema, accountability, ctx.now) };
   }
 
-  private async checkSystemPayloads(collection: string, payloads: Payload[], many: boolean, ctx: WriteContext): Promise<void> {
-    if (ctx.system) await this.deps.systemWrites?.checkPayloads(collection, payloads, many);
+  private async checkSystemPayloads(target: OpenedCollection<Reread>, payloads: Payload[], many: boolean): Promise<void> {
+    if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
   }
 
-  private async execute(plan: MutationPlan, ctx: WriteContext): Promise<void> {
-    await hashValues(plan.rows);
-    await this.transaction(ctx, this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(plan.rows) : new Set<string>(), (tx) => new MutationExecutor(tx, this.deps.db.dialect, ctx, plan.rowCount).writeRows(plan.rows));
+  /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */
+  private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
+    const { ctx } = target;
+    const hashes = await this.hashes(draft, ctx);
+    const touched = this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
+    return this.transaction(ctx, touched, (tx) => this.run(tx, draft, ctx, hashes, singleton));
+  }
+
+  private async run(tx: Executor, draft: MutationPlan, ctx: WriteContext, hashes: WriteHashes, singleton = false): Promise<Key[]> {
+    const lookups = await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forWrite(draft, singleton);
+    const plan = resolvePlan(draft, lookups, hashes, ctx);
+    return new MutationExecutor(tx, this.deps.db.dialect, ctx.schema).write(plan.rows);
+  }
+
+  /**
+   * argon2 hashes of every value a draft's `hash` fields may store: the payload's, and for a non-admin's upserts the
+   * presets of both rules its lookup may choose between. Made concurrently on the libuv pool.
+   */
+  private async hashes(draft: MutationPlan, ctx: WriteContext): Promise<WriteHashes> {
+    const hashes = new Map<RowWrite, Map<string, string>>();
+    const pending: Promise<void>[] = [];
+    const add = (row: RowWrite, plain: string) => {
+      const made = hashes.get(row) ?? new Map<string, string>();
+      hashes.set(row, made);
+      if (made.has(plain)) return;
+      made.set(plain, '');
+      pending.push(this.hash(plain).then((hashed) => void made.set(plain, hashed)));
+    };
+    const visit = (row: RowWrite) => {
+      for (const name of row.hashFields) if (typeof row.values[name] === 'string') add(row, row.values[name] as string);
+      if (row.payload && ctx.access) {
+        for (const action of ['create', 'update'] as const) {
+          for (const [name, value] of Object.entries(ctx.access.rules(row.collection, action)?.presets ?? {})) {
+            const field = row.collection.fields[name];
+            if (field?.type !== 'hash' || row.payload[name] !== undefined) continue;
+            const plain = presetPlain(row, name, value);
+            if (plain) add(row, plain);
+          }
+        }
+      }
+      row.parents.forEach((parent) => visit(parent.row));
+      row.children.forEach((set) => [...set.rows, ...set.updates].forEach(visit));
+    };
+    draft.rows.forEach(visit);
+    await Promise.all(pending);
+    return hashes;
   }
 
   /** One transaction; system writes keep an active admin and drop the caches they make stale once committed. */
-  private async transaction(ctx: WriteContext, touched: Set<string>, work: (tx: Executor) => Promise<void>): Promise<void> {
+  private async transaction<T>(ctx: WriteContext, touched: Set<string>, work: (tx: Executor) => Promise<T>): Promise<T> {
     const system = ctx.system ? this.deps.systemWrites : undefined;
-    if (!system) {
-      await this.deps.db.transaction(work);
-      return;
-    }
-    await this.deps.db.transaction((tx) => system.keepAdmin(tx, touched, ctx.accountability, () => work(tx)));
+    if (!system) return this.deps.db.transaction(work);
+    let result: T;
+    await this.deps.db.transaction((tx) => system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx))));
     await system.committed(touched);
+    return result!;
   }
 
   /**
    * The keys of the items a query selects, read through the read engine (so the caller's read rules apply, and
    * the default limit: update and delete by query touch at most QUERY_LIMIT_DEFAULT items unless `limit` says more).
    */
-  private async keysByQuery(collection: string, query: Query, accountability: Accountability, options: WriteOptions<Reread>): Promise<Key[]> {
-    const target = this.deps.schema().collections[collection]!;
-    const { data } = await this.deps.items.rowsMany(collection, { ...query, fields: [...target.keyFields], meta: undefined }, accountability, NO_MARKS, { system: options.system });
+  private async keysByQuery(opened: OpenedCollection<Reread>, query: Query): Promise<Key[]> {
+    const target = opened.collection;
+    const { data } = await this.deps.items.rowsMany(target.collection, { ...query, fields: [...target.keyFields], meta: undefined }, opened.ctx.accountability, NO_MARKS, { system: opened.options.system });
     const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, Key>[];
     return rows.map((row) => keyOfValues(target, row)).filter((key): key is Key => key !== null && key !== undefined);
   }
 
-  private readKey<R extends Reread>(collection: string, key: Key, query: Query, accountability: Accountability, options: WriteOptions<R>): Promise<WriteResult<R>> {
+  private readKey<R extends Reread>(target: OpenedCollection<R>, key: Key, query: Query): Promise<WriteResult<R>> {
+    const { collection, ctx, options } = target;
     const keyQuery = { ...query, meta: undefined };
     return this.reread(
       options,
-      (items, read) => items.readOne(collection, String(key), keyQuery, accountability, NO_MARKS, read),
-      (items, read) => items.rowsOne(collection, String(key), keyQuery, accountability, NO_MARKS, read),
+      (items, read) => items.readOne(collection.collection, String(key), keyQuery, ctx.accountability, NO_MARKS, read),
+      (items, read) => items.rowsOne(collection.collection, String(key), keyQuery, ctx.accountability, NO_MARKS, read),
     );
   }
 
   /** The written rows, in the read engine's order (the collection's sort field, else the key). */
-  private readKeys<R extends Reread>(collection: string, keys: Key[], query: Query, accountability: Accountability, options: WriteOptions<R>): Promise<WriteResult<R>> {
+  private readKeys<R extends Reread>(target: OpenedCollection<R>, keys: Key[], query: Query): Promise<WriteResult<R>> {
+    const { collection, ctx, options } = target;
     return this.reread(
       options,
-      (items, read) => items.readKeys(collection, keys, query, accountability, read),
-      (items, read) => items.rowsKeys(collection, keys, query, accountability, read),
+      (items, read) => items.readKeys(collection.collection, keys, query, ctx.accountability, read),
+      (items, read) => items.rowsKeys(collection.collection, keys, query, ctx.accountability, read),
     );
   }
 
@@ -313,24 +359,13 @@ export class ItemsWriter {
   }
 }
 
-/** Values of `hash` fields → argon2 hashes (on the libuv pool); a hash longer than its column fails like any value. */
-async function hashValues(rows: RowWrite[]): Promise<void> {
-  const pending: Promise<void>[] = [];
-  const errors: ServiceError[] = [];
-  const visit = (row: RowWrite) => {
-    for (const name of row.hashFields) {
-      pending.push(
-        hashPassword(String(row.values[name])).then((hashed) => {
-          row.values[name] = hashed;
-          const tooLong = lengthProblem(row.collection, row.collection.fields[name]!, hashed);
-          if (tooLong) errors.push(tooLong);
-        }),
-      );
-    }
-    row.parents.forEach((parent) => visit(parent.row));
-    row.children.forEach((set) => [...set.rows, ...set.updates].forEach(visit));
-  };
-  rows.forEach(visit);
-  await Promise.all(pending);
-  throwAll(errors);
+/** The plain value a preset stores in a hash field (what the planner will hash), or null for none. */
+function presetPlain(row: RowWrite, name: string, value: unknown): string | null {
+  try {
+    const logical = writeValue(row.collection, row.collection.fields[name]!, value, row.path);
+    return typeof logical === 'string' && logical !== '' ? logical : null;
+  } catch (error) {
+    if (error instanceof WriteValueProblem) return null;
+    throw error;
+  }
 }

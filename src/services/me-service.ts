@@ -3,6 +3,7 @@
  * `/policies/me/globals`. Computed from the same permission sets the planner uses.
  */
 import type { Database } from '../db/connection.js';
+import { AccessRepository } from '../db/repositories/access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionAction, PermissionStore } from '../permissions/permission-store.js';
 import type { SchemaOverview } from '../schema/types.js';
@@ -56,11 +57,11 @@ export class MeService {
 
   async globals(accountability: Accountability): Promise<{ app_access: boolean; admin_access: boolean; enforce_tfa: boolean }> {
     if (!accountability.policies.length) return { app_access: false, admin_access: false, enforce_tfa: false };
-    const rows = await this.db.knex('service_policies').select('app_access', 'admin_access', 'enforce_tfa').whereIn('id', accountability.policies);
+    const rows = await new AccessRepository(this.db).policyAccess(accountability.policies);
     return {
       app_access: accountability.app,
       admin_access: accountability.admin,
-      enforce_tfa: rows.some((r: { enforce_tfa: unknown }) => flag(r.enforce_tfa)),
+      enforce_tfa: rows.some((r) => flag(r.enforce_tfa)),
     };
   }
 }

@@ -5,8 +5,8 @@
 import type { MetaInput } from '../schema/field-input.js';
 import type { CollectionMetaInput } from '../schema/collection-input.js';
 import type { RelationMetaInput } from '../schema/relation-input.js';
+import type { Row } from '../db/connection.js';
 
-type Row = Record<string, unknown>;
 
 const json = (value: unknown) => (value === null || value === undefined ? value : JSON.stringify(value));
 const csv = (value: string[] | null | undefined) => (value === null || value === undefined ? value : value.length ? value.join(',') : null);

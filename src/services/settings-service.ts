@@ -1,5 +1,6 @@
 /** The project settings row (service_settings), read for /server/info and kept for a few seconds. */
 import type { Database } from '../db/connection.js';
+import { SettingsRepository, type SettingsRow } from '../db/repositories/settings.js';
 
 const CACHE_MS = 5_000;
 
@@ -19,7 +20,11 @@ export class SettingsService {
   private cached: { at: number; value: ProjectInfo } | null = null;
   private policy: { at: number; value: string | null } | null = null;
 
-  constructor(private readonly db: Database) {}
+  private readonly settings: SettingsRepository;
+
+  constructor(db: Database) {
+    this.settings = new SettingsRepository(db);
+  }
 
   /** The settings row changed (PATCH /settings). */
   clear(): void {
@@ -30,7 +35,7 @@ export class SettingsService {
   /** `auth_password_policy`: a regular expression new passwords must match (`/.../flags` or bare), or null. */
   async passwordPolicy(): Promise<string | null> {
     if (this.policy && Date.now() - this.policy.at < CACHE_MS) return this.policy.value;
-    const row = await this.db.knex('service_settings').select('auth_password_policy').orderBy('id').first();
+    const row = await this.settings.passwordPolicy();
     const value = typeof row?.auth_password_policy === 'string' && row.auth_password_policy !== '' ? row.auth_password_policy : null;
     this.policy = { at: Date.now(), value };
     return value;
@@ -38,7 +43,7 @@ export class SettingsService {
 
   async projectInfo(): Promise<ProjectInfo> {
     if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;
-    const row = (await this.db.knex('service_settings').select('*').orderBy('id').first()) ?? {};
+    const row: SettingsRow = (await this.settings.row()) ?? {};
     const value: ProjectInfo = {
       project_name: row.project_name ?? 'Strata',
       project_descriptor: row.project_descriptor ?? null,

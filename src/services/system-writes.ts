@@ -9,16 +9,15 @@ import type { SqlDialect } from '../sql/dialect-hooks.js';
 import { FailedValidationError, throwAll, UnprocessableContentError, type ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { RowWrite } from '../plan/mutation-plan.js';
-import { CONCEALED } from '../plan/mutation-planner.js';
+import { CONCEALED } from '../schema/concealed.js';
 import { FULL_ACCESS } from '../plan/access.js';
 import { planRead } from '../plan/read-planner.js';
 import { regexOf } from '../plan/validation.js';
 import { parseFilter } from '../request/parse-filter.js';
 import type { Query } from '../request/query.js';
+import type { Payload } from '../request/write-body.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { compileRead } from '../sql/read-compiler.js';
-
-type Payload = Record<string, unknown>;
 
 const ACTIONS = ['create', 'read', 'update', 'delete', 'share'];
 /** Writes here can change who is an active admin. */

@@ -1,16 +1,23 @@
 /** Two-factor setup for the signed-in user (Directus docs: Authentication): generate (password re-checked), enable, disable. */
 import { verifyPassword } from '../auth/passwords.js';
 import { newTfaSecret, otpValid } from '../auth/tfa.js';
+import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
+import { UsersRepository, type TfaUser } from '../db/repositories/users.js';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors/catalogue.js';
 import { checkTfaDisable, checkTfaEnable, checkTfaGenerate } from '../request/auth-bodies.js';
 
 
 export class TfaService {
+  private readonly users: UsersRepository;
+
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly issuer: string,
-  ) {}
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.users = new UsersRepository(db);
+  }
 
   async generate(user: string | null, body: Record<string, unknown>): Promise<{ secret: string; otpauth_url: string }> {
     const { password } = checkTfaGenerate(body);
@@ -25,20 +32,20 @@ export class TfaService {
     const row = await this.user(user);
     if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
     // Directus 11 answers a wrong code here as a bad payload (401 would make SDKs refresh their token and retry).
-    if (!otpValid(secret, otp)) throw new InvalidPayloadError('"otp" is invalid');
-    await this.db.knex('service_users').update({ tfa_secret: secret }).where('id', row.id);
+    if (!otpValid(secret, otp, this.clock.now())) throw new InvalidPayloadError('"otp" is invalid');
+    await this.users.setTfaSecret(row.id, secret);
   }
 
   async disable(user: string | null, body: Record<string, unknown>): Promise<void> {
     const { otp } = checkTfaDisable(body);
     const row = await this.user(user);
-    if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp)) throw new InvalidPayloadError('"otp" is invalid');
-    await this.db.knex('service_users').update({ tfa_secret: null }).where('id', row.id);
+    if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp, this.clock.now())) throw new InvalidPayloadError('"otp" is invalid');
+    await this.users.setTfaSecret(row.id, null);
   }
 
-  private async user(id: string | null): Promise<{ id: string; email: unknown; password: unknown; tfa_secret: unknown }> {
+  private async user(id: string | null): Promise<TfaUser> {
     if (!id) throw new InvalidCredentialsError();
-    const row = await this.db.knex('service_users').select('id', 'email', 'password', 'tfa_secret').where('id', id).first();
+    const row = await this.users.forTfa(id);
     if (!row) throw new InvalidCredentialsError();
     return row;
   }

@@ -5,7 +5,7 @@
  */
 import type { AggregatePlan, PlannedAggregate, ReadPlan } from '../plan/read-plan.js';
 import type { SqlDialect } from './dialect-hooks.js';
-import { compileOperand } from './operand-compiler.js';
+import { compileOperand } from './filter-compiler.js';
 import type { Statement } from './statement.js';
 
 export function compileAggregate(plan: ReadPlan, aggregate: AggregatePlan, st: Statement, row: string, where: string): string {

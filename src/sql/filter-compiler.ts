@@ -1,7 +1,10 @@
-/** PlannedFilter → a WHERE condition with bound values. Relational rules are EXISTS subqueries. */
+/**
+ * PlannedFilter → a WHERE condition with bound values. Relational rules are EXISTS subqueries. Operands (columns,
+ * date parts, related counts, JSON lengths, m2o hops) are compiled here too: filters and operands nest each other.
+ */
 import type { Operand, PlannedFilter } from '../plan/read-plan.js';
 import type { FieldOverview } from '../schema/types.js';
-import { column, compileOperand, joinCondition } from './operand-compiler.js';
+import { column, joinCondition } from './operand-compiler.js';
 import type { Statement } from './statement.js';
 
 /** Types stored as text on every database (LIKE on the column itself; '' counts as empty). */
@@ -129,4 +132,46 @@ function compileCompare(operand: Operand, field: FieldOverview, operator: string
     default:
       throw new Error(`Unplanned operator ${operator}`);
   }
+}
+
+/**
+ * How an operand is used: `raw` for wire formatting, `compare` for exact comparisons and groups (dates normalised
+ * where a dialect stores them several ways), `sort` for ORDER BY (the column as stored, so an index can serve it).
+ */
+export type OperandUse = 'raw' | 'compare' | 'sort';
+
+/** The expression of `operand` for the row `alias`, in the form `use` asks for. */
+export function compileOperand(operand: Operand, st: Statement, alias: string, use: OperandUse): string {
+  const d = st.dialect;
+  switch (operand.kind) {
+    case 'field': {
+      const raw = column(st, alias, operand.field.field);
+      return use === 'compare' ? d.comparable(raw, operand.field) : use === 'sort' ? d.sortable(raw, operand.field) : raw;
+    }
+    case 'date-part':
+      return d.datePart(operand.part, column(st, alias, operand.field.field), operand.field);
+    case 'json-length':
+      return d.jsonLength(column(st, alias, operand.field.field), operand.field);
+    case 'json-path':
+      return d.jsonPath(column(st, alias, operand.field.field), operand.path);
+    case 'count-related': {
+      const related = st.alias();
+      const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
+      return `(select count(*) from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter})`;
+    }
+    case 'related': {
+      const related = st.alias();
+      const value = compileOperand(operand.operand, st, related, use);
+      const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
+      if (operand.pick) return `(select ${operand.pick}(${value}) from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter})`;
+      return `(select ${value} from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter}${d.limitOffset(1, 0, String)})`;
+    }
+    case 'guarded':
+      return guard(operand.guard, compileOperand(operand.operand, st, alias, use), st, alias);
+  }
+}
+
+/** `value` where the caller may read it, NULL elsewhere. */
+export function guard(condition: PlannedFilter, value: string, st: Statement, alias: string): string {
+  return `case when ${compileFilter(condition, st, alias)} then ${value} end`;
 }

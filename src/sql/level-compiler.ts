@@ -4,8 +4,8 @@
  * dialect's nestedList), and m2a items (a CASE over the allowed collections).
  */
 import type { Join, Operand, PlannedOutput, PlannedSort, ReadLevel } from '../plan/read-plan.js';
-import { compileFilter } from './filter-compiler.js';
-import { column, compileOperand, filterColumns, guard, joinColumns, joinCondition, operandColumns } from './operand-compiler.js';
+import { compileFilter, compileOperand, guard } from './filter-compiler.js';
+import { column, filterColumns, joinColumns, joinCondition, operandColumns } from './operand-compiler.js';
 import type { SortTerm } from './nested-list.js';
 import type { Statement } from './statement.js';
 

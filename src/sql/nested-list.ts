@@ -1,8 +1,8 @@
 /**
  * Limited row sets: a level's rows filtered, sorted and limited in a derived table whose ORDER BY and LIMIT sit
  * directly on the table, so the planner keeps its usual plans (an index walked forward or backward and stopped after
- * `limit` rows, or a top-N sort). The sort keys travel as extra columns, and the JSON aggregate above orders the kept
- * rows by them again: only those rows, never the whole table. Used for the root list of a read and, on dialects
+ * `limit` rows, or a top-N sort). Sort keys that are not columns of the level travel as extra columns, and the JSON
+ * aggregate above orders the kept rows by them again: only those rows, never the whole table. Used for the root list of a read and, on dialects
  * whose subqueries in FROM may refer to the enclosing row (PostgreSQL, SQLite), for nested o2m lists too.
  */
 import type { NestedList, SqlDialect } from './dialect-hooks.js';
@@ -36,10 +36,20 @@ export interface LimitedRows {
 
 /** The derived table's SELECT, and the ORDER BY (without the keyword, '' when unsorted) of its rows as `alias`. */
 export function limitedRows(rows: LimitedRows, dialect: SqlDialect): { select: string; order: (alias: string) => string } {
-  const keys = rows.sort.map((t, i) => `${t.expression} as ${sortKey(dialect, i)}`);
+  const columns = [...new Set(rows.columns)];
+  // The table's alias inside the derived table (`from` is `"table" as alias`); the derived table takes the same one.
+  const inner = rows.from.slice(rows.from.lastIndexOf(' as ') + 4);
+  // A sort on a column the level reads anyway is ordered by that column: a second copy of it would make PostgreSQL
+  // build a new row for every scanned row (a projection) instead of passing the table's rows on as they are.
+  const keys: string[] = [];
+  const outer = rows.sort.map((t, i) => {
+    if (columns.includes(t.expression) && t.expression.startsWith(`${inner}.`)) return (alias: string) => `${alias}${t.expression.slice(inner.length)}`;
+    keys.push(`${t.expression} as ${sortKey(dialect, i)}`);
+    return (alias: string) => `${alias}.${sortKey(dialect, i)}`;
+  });
   const where = rows.where ? ` where ${rows.where}` : '';
-  const select = `select ${[...new Set(rows.columns), ...keys].join(', ')} from ${rows.from}${where}${orderClause(rows.sort)}${dialect.limitOffset(rows.limit, rows.offset, rows.param)}`;
-  const order = (alias: string) => rows.sort.map((t, i) => `${alias}.${sortKey(dialect, i)} ${t.descending ? 'desc' : 'asc'}`).join(', ');
+  const select = `select ${[...columns, ...keys].join(', ')} from ${rows.from}${where}${orderClause(rows.sort)}${dialect.limitOffset(rows.limit, rows.offset, rows.param)}`;
+  const order = (alias: string) => rows.sort.map((t, i) => `${outer[i]!(alias)} ${t.descending ? 'desc' : 'asc'}`).join(', ');
   return { select, order };
 }
 

@@ -1,52 +1,12 @@
-/** Operands (columns, date parts, related counts, JSON lengths, m2o hops) and joins → SQL expressions. */
+/**
+ * Columns and joins → SQL expressions, and the columns operands and filters read. Operands themselves, which nest
+ * filters (related counts, m2o hops, guards), are compiled with filters in filter-compiler.ts.
+ */
 import type { Join, Operand, PlannedFilter } from '../plan/read-plan.js';
-import { compileFilter } from './filter-compiler.js';
 import type { Statement } from './statement.js';
 
 export function column(st: Statement, alias: string, name: string): string {
   return `${alias}.${st.dialect.quote(name)}`;
-}
-
-/**
- * How an operand is used: `raw` for wire formatting, `compare` for exact comparisons and groups (dates normalised
- * where a dialect stores them several ways), `sort` for ORDER BY (the column as stored, so an index can serve it).
- */
-export type OperandUse = 'raw' | 'compare' | 'sort';
-
-/** The expression of `operand` for the row `alias`, in the form `use` asks for. */
-export function compileOperand(operand: Operand, st: Statement, alias: string, use: OperandUse): string {
-  const d = st.dialect;
-  switch (operand.kind) {
-    case 'field': {
-      const raw = column(st, alias, operand.field.field);
-      return use === 'compare' ? d.comparable(raw, operand.field) : use === 'sort' ? d.sortable(raw, operand.field) : raw;
-    }
-    case 'date-part':
-      return d.datePart(operand.part, column(st, alias, operand.field.field), operand.field);
-    case 'json-length':
-      return d.jsonLength(column(st, alias, operand.field.field), operand.field);
-    case 'json-path':
-      return d.jsonPath(column(st, alias, operand.field.field), operand.path);
-    case 'count-related': {
-      const related = st.alias();
-      const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
-      return `(select count(*) from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter})`;
-    }
-    case 'related': {
-      const related = st.alias();
-      const value = compileOperand(operand.operand, st, related, use);
-      const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
-      if (operand.pick) return `(select ${operand.pick}(${value}) from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter})`;
-      return `(select ${value} from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter}${d.limitOffset(1, 0, String)})`;
-    }
-    case 'guarded':
-      return guard(operand.guard, compileOperand(operand.operand, st, alias, use), st, alias);
-  }
-}
-
-/** `value` where the caller may read it, NULL elsewhere. */
-export function guard(condition: PlannedFilter, value: string, st: Statement, alias: string): string {
-  return `case when ${compileFilter(condition, st, alias)} then ${value} end`;
 }
 
 /** The condition tying a related row (`related`) to the current row (`local`). */

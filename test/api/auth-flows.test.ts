@@ -11,6 +11,7 @@ import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { hashPassword } from '../../src/auth/passwords.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 const cookieOf = (response: LightMyRequestResponse, name: string) => response.cookies.find((c) => c.name === name);
 
@@ -97,7 +98,7 @@ for (const client of testClients()) {
       try {
         const { access_token } = json(await short.request({ method: 'POST', url: '/auth/login', payload: { email: ADMIN.email, password: ADMIN.password }, token: null })).data;
         assert.equal((await short.request({ method: 'GET', url: '/server/info', token: access_token })).statusCode, 200);
-        await new Promise((resolve) => setTimeout(resolve, 1_300));
+        short.clock.advance(1_300);
         const expired = await short.request({ method: 'GET', url: '/server/info', token: access_token });
         assert.equal(expired.statusCode, 401);
         assert.equal(errorCode(expired), 'TOKEN_EXPIRED');
@@ -106,9 +107,37 @@ for (const client of testClients()) {
       }
     });
 
+    it('refuses a refresh token and a session past their lifetimes (REFRESH_TOKEN_TTL, SESSION_COOKIE_TTL)', async () => {
+      const short = await startTestApp(client, { fixture: false, env: { REFRESH_TOKEN_TTL: '1h', SESSION_COOKIE_TTL: '2h' } });
+      try {
+        const credentials = { email: ADMIN.email, password: ADMIN.password };
+        const { refresh_token } = json(await short.request({ method: 'POST', url: '/auth/login', payload: credentials, token: null })).data;
+        const session = cookieOf(await short.request({ method: 'POST', url: '/auth/login', payload: { ...credentials, mode: 'session' }, token: null }), 'service_session_token')!.value;
+        const sessionMe = () => short.request({ method: 'GET', url: '/users/me?fields=email', token: null, cookies: { service_session_token: session } });
+        // Minutes of margin around each lifetime: the clock also runs on in real time while the test does.
+        short.clock.advance(30 * 60_000);
+        const live = await short.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token }, token: null });
+        assert.equal(live.statusCode, 200, live.body);
+        const next = json(live).data.refresh_token;
+        assert.equal((await sessionMe()).statusCode, 200);
+        // The rotated token lives an hour from the refresh on: 61 minutes later it is refused.
+        short.clock.advance(61 * 60_000);
+        const expired = await short.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: next }, token: null });
+        assert.equal(expired.statusCode, 401);
+        assert.equal(errorCode(expired), 'INVALID_CREDENTIALS');
+        assert.equal((await sessionMe()).statusCode, 200);
+        // Past two hours from its login, the session is over: its cookie is no credential any more.
+        short.clock.advance(30 * 60_000);
+        const ended = await sessionMe();
+        assert.equal(ended.statusCode, 401, ended.body);
+      } finally {
+        await short.close();
+      }
+    });
+
     it('requires a valid TOTP once two-factor is enabled, and disables it with one', async () => {
       const { id } = await createUserWithPolicies(t, [await createPolicy(t, { permissions: [{ collection: 'articles' }] })], { email: 'tfa@example.com' });
-      await t.context.db.knex('service_users').update({ password: await hashPassword('tfa-password') }).where('id', id);
+      await queryBuilder(t.context.db)('service_users').update({ password: await hashPassword('tfa-password') }).where('id', id);
       const { access_token } = json(await login({ email: 'tfa@example.com', password: 'tfa-password' })).data;
       const wrongPassword = await t.request({ method: 'POST', url: '/users/me/tfa/generate', payload: { password: 'nope' }, token: access_token });
       assert.equal(errorCode(wrongPassword), 'INVALID_CREDENTIALS');
@@ -121,7 +150,7 @@ for (const client of testClients()) {
       assert.equal(errorCode(wrongOtp), 'INVALID_PAYLOAD');
       const enabled = await t.request({ method: 'POST', url: '/users/me/tfa/enable', payload: { secret: generated.secret, otp: totp.generate() }, token: access_token });
       assert.equal(enabled.statusCode, 204, enabled.body);
-      const concealed = await t.context.db.knex('service_users').select('tfa_secret').where('id', id).first();
+      const concealed = await queryBuilder(t.context.db)('service_users').select('tfa_secret').where('id', id).first();
       assert.equal(concealed.tfa_secret, generated.secret);
 
       assert.equal(errorCode(await login({ email: 'tfa@example.com', password: 'tfa-password' })), 'INVALID_OTP');
@@ -139,7 +168,7 @@ for (const client of testClients()) {
     it('refuses clients outside a policy IP allow-list with INVALID_IP', async () => {
       const fenced = await createPolicy(t, { permissions: [{ collection: 'articles' }], ip_access: '10.9.0.0/16, 192.0.2.7' });
       const { token, id } = await createUserWithPolicies(t, [fenced], { email: 'fenced@example.com' });
-      await t.context.db.knex('service_users').update({ password: await hashPassword('fenced-password') }).where('id', id);
+      await queryBuilder(t.context.db)('service_users').update({ password: await hashPassword('fenced-password') }).where('id', id);
       assert.equal(errorCode(await t.request({ method: 'GET', url: '/items/articles', token })), 'INVALID_IP');
       assert.equal(errorCode(await login({ email: 'fenced@example.com', password: 'fenced-password' })), 'INVALID_IP');
       for (const remoteAddress of ['10.9.200.1', '192.0.2.7']) {
@@ -163,23 +192,23 @@ for (const client of testClients()) {
     });
 
     it('suspends a user after auth_login_attempts failures; refresh then answers USER_SUSPENDED', async () => {
-      await t.context.db.knex('service_settings').update({ auth_login_attempts: 2 });
+      await queryBuilder(t.context.db)('service_settings').update({ auth_login_attempts: 2 });
       const { id } = await createUserWithPolicies(t, [], { email: 'guess@example.com' });
-      await t.context.db.knex('service_users').update({ password: await hashPassword('right-password') }).where('id', id);
+      await queryBuilder(t.context.db)('service_users').update({ password: await hashPassword('right-password') }).where('id', id);
       const { refresh_token } = json(await login({ email: 'guess@example.com', password: 'right-password' })).data;
       const codes = [];
       for (let i = 0; i < 3; i++) codes.push(errorCode(await login({ email: 'guess@example.com', password: 'wrong' })));
       assert.deepEqual(codes, ['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'INVALID_CREDENTIALS']);
-      const row = await t.context.db.knex('service_users').select('status').where('id', id).first();
+      const row = await queryBuilder(t.context.db)('service_users').select('status').where('id', id).first();
       assert.equal(row.status, 'suspended');
       assert.equal(errorCode(await login({ email: 'guess@example.com', password: 'right-password' })), 'INVALID_CREDENTIALS');
       assert.equal(errorCode(await t.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token }, token: null })), 'USER_SUSPENDED');
-      await t.context.db.knex('service_settings').update({ auth_login_attempts: 25 });
+      await queryBuilder(t.context.db)('service_settings').update({ auth_login_attempts: 25 });
     });
 
     it('answers unknown users, wrong passwords and inactive accounts alike, after the same stall', async () => {
       const { id } = await createUserWithPolicies(t, [], { email: 'archived@example.com' });
-      await t.context.db.knex('service_users').update({ password: await hashPassword('archived-password'), status: 'archived' }).where('id', id);
+      await queryBuilder(t.context.db)('service_users').update({ password: await hashPassword('archived-password'), status: 'archived' }).where('id', id);
       const bodies = new Set<string>();
       for (const payload of [{ email: 'nobody@example.com' }, { password: 'wrong-password' }, { email: 'archived@example.com', password: 'archived-password' }]) {
         const started = Date.now();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readConfig } from '../../src/config/config.js';
-import { Database } from '../../src/db/connection.js';
+import { queryBuilder, Database } from '../../src/db/connection.js';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import { AccountabilityResolver } from '../../src/auth/accountability-resolver.js';
 import { LoginAttempts } from '../../src/auth/login-attempts.js';
@@ -36,20 +36,20 @@ for (const client of testClients()) {
       assert.equal(result.installed, true);
       assert.deepEqual(result.migrations, MIGRATIONS.map((m) => m.version));
       assert.ok(result.generatedPassword && result.generatedPassword.length >= 16);
-      for (const table of SYSTEM_TABLES) assert.ok(await db.knex.schema.hasTable(table), table);
-      const migrations = await db.knex('service_migrations').select('version');
+      for (const table of SYSTEM_TABLES) assert.ok(await queryBuilder(db).schema.hasTable(table), table);
+      const migrations = await queryBuilder(db)('service_migrations').select('version');
       assert.deepEqual(migrations.map((m) => m.version), MIGRATIONS.map((m) => m.version));
 
-      const policies = await db.knex('service_policies').select('id', 'name', 'admin_access', 'app_access').orderBy('name');
+      const policies = await queryBuilder(db)('service_policies').select('id', 'name', 'admin_access', 'app_access').orderBy('name');
       assert.equal(policies.length, 2);
       const admin = policies.find((p) => p.name === 'Administrator')!;
       assert.ok(admin.admin_access && admin.app_access);
       const pub = policies.find((p) => p.id === PUBLIC_POLICY_ID)!;
       assert.ok(!pub.admin_access && !pub.app_access);
-      const access = await db.knex('service_access').select('role', 'user', 'policy');
+      const access = await queryBuilder(db)('service_access').select('role', 'user', 'policy');
       assert.equal(access.length, 2);
       assert.ok(access.some((a) => a.policy === PUBLIC_POLICY_ID && a.role === null && a.user === null));
-      assert.equal(await db.knex('service_permissions').count({ n: '*' }).first().then((r) => Number(r!.n)), 0);
+      assert.equal(await queryBuilder(db)('service_permissions').count({ n: '*' }).first().then((r) => Number(r!.n)), 0);
 
       const auth = new AuthService(db, SECRET, config, new LoginAttempts(null, 'strata'));
       const login = (await auth.login({ email: 'first@example.com', password: result.generatedPassword! }, { ip: '127.0.0.1', userAgent: null })).data;
@@ -62,7 +62,7 @@ for (const client of testClients()) {
       assert.equal(fromStatic.admin, true);
       const anonymous = await resolver.resolve(null, null);
       assert.deepEqual([anonymous.user, anonymous.admin, anonymous.policies], [null, false, [PUBLIC_POLICY_ID]]);
-      const stored = await db.knex('service_users').select('password').first();
+      const stored = await queryBuilder(db)('service_users').select('password').first();
       assert.match(stored!.password, /^\$argon2id\$/);
     });
 
@@ -70,7 +70,7 @@ for (const client of testClients()) {
       const config = readConfig({ ...testDb.env, ADMIN_EMAIL: 'second@example.com', ADMIN_PASSWORD: 'another-password' });
       const result = await bootstrap(db, config, quiet);
       assert.deepEqual(result, { installed: false, migrations: [] });
-      const users = await db.knex('service_users').select('email');
+      const users = await queryBuilder(db)('service_users').select('email');
       assert.deepEqual(users.map((u) => u.email), ['first@example.com']);
     });
   });

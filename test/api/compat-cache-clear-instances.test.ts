@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, json, startSecondInstance, startTestApp, type SecondInstance, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,7 +27,7 @@ for (const client of testClients()) {
     it('a change made behind both instances shows on the other one once the first clears its caches', async () => {
       const note = async () => json(await b.app.inject({ method: 'GET', url: '/fields/tags/name', headers: { authorization: `Bearer ${ADMIN.token}` } })).data.meta?.note ?? null;
       assert.equal(await note(), null);
-      await a.context.db.knex('service_fields').insert({ collection: 'tags', field: 'name', note: 'Set behind Strata' });
+      await queryBuilder(a.context.db)('service_fields').insert({ collection: 'tags', field: 'name', note: 'Set behind Strata' });
       await wait(700);
       assert.equal(await note(), null, 'no instance knows of it yet');
       assert.equal((await a.request({ method: 'POST', url: '/utils/cache/clear' })).statusCode, 200);

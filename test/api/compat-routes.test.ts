@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 for (const client of testClients()) {
   describe(`routes clients call (${clientLabel(client)})`, () => {
@@ -25,8 +26,8 @@ for (const client of testClients()) {
     it('clears every cache for admins (POST /utils/cache/clear), 403 for everyone else', async () => {
       // A change made behind Strata's back (straight into the database) shows only once the caches are cleared.
       const version = t.context.schema.current.version;
-      await t.context.db.knex('service_fields').insert({ collection: 'authors', field: 'bio', note: 'Written behind Strata' });
-      await t.context.db.knex('service_settings').update({ project_name: 'Renamed behind Strata' });
+      await queryBuilder(t.context.db)('service_fields').insert({ collection: 'authors', field: 'bio', note: 'Written behind Strata' });
+      await queryBuilder(t.context.db)('service_settings').update({ project_name: 'Renamed behind Strata' });
       await get('/server/info');
       assert.equal(json(await get('/fields/authors/bio')).data.meta, null);
       const cleared = await send('POST', '/utils/cache/clear');

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { gql, gqlData } from '../graphql/helpers.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Method = 'POST' | 'PATCH' | 'DELETE' | 'GET' | 'SEARCH';
 
@@ -18,7 +19,7 @@ for (const client of testClients()) {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      const knex = t.context.db.knex;
+      const knex = queryBuilder(t.context.db);
       await knex.schema.createTable('article_tags', (table) => {
         table.integer('article_id').notNullable().references('id').inTable('articles').onDelete('CASCADE');
         table.integer('tag_id').notNullable().references('id').inTable('tags').onDelete('CASCADE');
@@ -42,10 +43,10 @@ for (const client of testClients()) {
     const send = (method: Method, url: string, body?: unknown) =>
       t.request({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
     const rows = async (table = 'article_tags') =>
-      (await t.context.db.knex(table).select('*').orderBy(table === 'codes' ? ['region', 'code'] : ['article_id', 'tag_id'])).map((r) => ({ ...r }));
+      (await queryBuilder(t.context.db)(table).select('*').orderBy(table === 'codes' ? ['region', 'code'] : ['article_id', 'tag_id'])).map((r) => ({ ...r }));
     const reset = async (weights: [number, number, number | null][]) => {
-      await t.context.db.knex('article_tags').delete();
-      if (weights.length) await t.context.db.knex('article_tags').insert(weights.map(([article_id, tag_id, weight]) => ({ article_id, tag_id, weight })));
+      await queryBuilder(t.context.db)('article_tags').delete();
+      if (weights.length) await queryBuilder(t.context.db)('article_tags').insert(weights.map(([article_id, tag_id, weight]) => ({ article_id, tag_id, weight })));
     };
     const weights = async () => (await rows()).map((r) => [Number(r.article_id), Number(r.tag_id), r.weight === null ? null : Number(r.weight)]);
 
@@ -126,7 +127,7 @@ for (const client of testClients()) {
     });
 
     it('takes commas and percent signs inside key values escaped as %2C and %25', async () => {
-      await t.context.db.knex('codes').insert([{ region: 'a,b', code: '10%', label: 'odd' }, { region: 'a', code: 'b,10%', label: 'other' }]);
+      await queryBuilder(t.context.db)('codes').insert([{ region: 'a,b', code: '10%', label: 'odd' }, { region: 'a', code: 'b,10%', label: 'other' }]);
       const res = await send('GET', `/items/codes/${encodeURIComponent('a%2Cb,10%25')}`);
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(json(res).data.label, 'odd');

@@ -6,7 +6,6 @@
  * Also the statement timeout (DB_STATEMENT_TIMEOUT) on the servers.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, it } from 'node:test';
 import knexFactory from 'knex';
 import type { DbClient } from '../../src/config/config.js';
@@ -15,52 +14,8 @@ import { ServiceUnavailableError } from '../../src/errors/catalogue.js';
 import { createApp } from '../../src/http/app.js';
 import { createAppContext } from '../../src/services/app-context.js';
 import { ADMIN, errorCode, json } from '../helpers/test-app.js';
+import { DroppingProxy } from '../helpers/dropping-proxy.js';
 import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
-
-/** Forwards loopback connections; `dropOnNextUse()` makes every open connection die when the client next writes to it. */
-class DroppingProxy {
-  private server: net.Server | null = null;
-  private readonly armed = new Set<net.Socket>();
-  private readonly clients = new Set<net.Socket>();
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<void> {
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(this.target.port, this.target.host);
-      this.clients.add(client);
-      for (const socket of [client, upstream]) socket.on('error', () => socket.destroy());
-      client.on('close', () => {
-        this.clients.delete(client);
-        upstream.destroy();
-      });
-      upstream.on('close', () => client.destroy());
-      client.on('data', (chunk) => {
-        if (this.armed.has(client)) {
-          // The statement never reaches the server: the connection dies under it.
-          this.armed.delete(client);
-          client.destroy();
-          upstream.destroy();
-          return;
-        }
-        upstream.write(chunk);
-      });
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server!.address() as net.AddressInfo).port;
-  }
-
-  dropOnNextUse(): void {
-    for (const socket of this.clients) this.armed.add(socket);
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.clients) socket.destroy();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
-  }
-}
 
 const servers = testClients().filter((client): client is Exclude<DbClient, 'sqlite3'> => client !== 'sqlite3');
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { testClients } from '../helpers/test-db.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 const clients = testClients();
 
@@ -14,7 +15,7 @@ describe('PostgreSQL types', { skip: clients.includes('pg') ? false : 'TEST_PG_U
   let t: TestApp;
   before(async () => {
     t = await startTestApp('pg', { fixture: false });
-    const knex = t.context.db.knex;
+    const knex = queryBuilder(t.context.db);
     await knex.raw(`create type mood as enum ('happy', 'sad', 'calm')`);
     await knex.raw(`create table people (
       id serial primary key, name text not null, nicknames text[], scores integer[], mood mood,
@@ -67,7 +68,7 @@ describe('PostgreSQL types', { skip: clients.includes('pg') ? false : 'TEST_PG_U
     assert.equal(bad.statusCode, 400, bad.body);
     assert.equal(errorCode(bad), 'INVALID_PAYLOAD');
     assert.match(json(bad).errors[0].message, /"happy", "sad", "calm"/);
-    assert.equal(Number((await t.context.db.knex('people').where({ name: 'Nobody' }).count({ n: '*' }))[0]!.n), 0);
+    assert.equal(Number((await queryBuilder(t.context.db)('people').where({ name: 'Nobody' }).count({ n: '*' }))[0]!.n), 0);
     const filtered = await send('GET', '/items/people?fields=name&filter[mood][_eq]=happy&filter[ip][_starts_with]=10.&sort=id');
     assert.deepEqual(json(filtered).data, [{ name: 'Ada' }], filtered.body);
     const grouped = await send('GET', '/items/people?aggregate[count]=*&groupBy[]=mood&sort=mood');
@@ -89,7 +90,7 @@ describe('MariaDB enum and set', { skip: clients.includes('mysql') ? false : 'TE
   let t: TestApp;
   before(async () => {
     t = await startTestApp('mysql', { fixture: false });
-    await t.context.db.knex.raw("create table posts (id int auto_increment primary key, state enum('draft','live') not null default 'draft', tags set('a','b','it''s'))");
+    await queryBuilder(t.context.db).raw("create table posts (id int auto_increment primary key, state enum('draft','live') not null default 'draft', tags set('a','b','it''s'))");
     await t.context.schema.load();
   });
   after(async () => {
@@ -106,7 +107,7 @@ describe('MariaDB enum and set', { skip: clients.includes('mysql') ? false : 'TE
       assert.equal(bad.statusCode, 400, bad.body);
       assert.equal(errorCode(bad), 'INVALID_PAYLOAD');
     }
-    assert.equal(Number((await t.context.db.knex('posts').count({ n: '*' }))[0]!.n), 1);
+    assert.equal(Number((await queryBuilder(t.context.db)('posts').count({ n: '*' }))[0]!.n), 1);
   });
 });
 
@@ -115,7 +116,7 @@ for (const client of clients) {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(client);
-      const knex = t.context.db.knex;
+      const knex = queryBuilder(t.context.db);
       await knex.raw(`create view published_titles as select id, title from articles where status = 'published'`);
       if (client === 'pg') await knex.raw(`create materialized view rating_counts as select rating, count(*) as n from articles group by rating`);
       await t.context.schema.load();
@@ -147,7 +148,7 @@ for (const client of clients) {
         assert.equal(res.statusCode, 405, `${method} ${url}: ${res.body}`);
         assert.equal(errorCode(res), 'METHOD_NOT_ALLOWED');
       }
-      assert.equal(Number((await t.context.db.knex('articles').where({ title: 'x' }).count({ n: '*' }))[0]!.n), 0);
+      assert.equal(Number((await queryBuilder(t.context.db)('articles').where({ title: 'x' }).count({ n: '*' }))[0]!.n), 0);
     });
   });
 }
@@ -156,7 +157,7 @@ describe('PostgreSQL DB_SEARCH_PATH', { skip: clients.includes('pg') ? false : '
   let t: TestApp;
   before(async () => {
     t = await startTestApp('pg', { fixture: false, env: { DB_SEARCH_PATH: 'public,sales' } });
-    const knex = t.context.db.knex;
+    const knex = queryBuilder(t.context.db);
     await knex.raw('create schema sales');
     await knex.raw('create table sales.orders (id serial primary key, total numeric(8,2))');
     await knex.raw('create table sales.hidden_twin (id serial primary key)');
@@ -167,7 +168,7 @@ describe('PostgreSQL DB_SEARCH_PATH', { skip: clients.includes('pg') ? false : '
     await t.context.schema.load();
   });
   after(async () => {
-    await t?.context.db.knex.raw('drop schema if exists sales cascade; drop schema if exists other cascade').catch(() => {});
+    if (t) await queryBuilder(t.context.db).raw('drop schema if exists sales cascade; drop schema if exists other cascade').catch(() => {});
     await t?.close();
   });
 

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Knex } from 'knex';
 import { clientLabel, knexFor, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 /** DDL, and the statements of a SQLite table rebuild (reads of the catalog after a change are not counted). */
 const DDL = /^\s*(alter|create|drop|comment|rename|insert into "_strata|pragma (foreign_keys|legacy_alter_table|foreign_key_check))\b/i;
@@ -60,11 +61,11 @@ for (const client of testClients()) {
     async function ddlDuring(work: () => Promise<unknown>): Promise<string[]> {
       const seen: string[] = [];
       const listener = (q: { sql: string }) => seen.push(q.sql);
-      t.context.db.knex.on('query', listener);
+      queryBuilder(t.context.db).on('query', listener);
       try {
         await work();
       } finally {
-        t.context.db.knex.off('query', listener);
+        queryBuilder(t.context.db).off('query', listener);
       }
       return seen.filter((sql) => DDL.test(sql));
     }

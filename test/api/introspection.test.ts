@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readConfig } from '../../src/config/config.js';
-import { Database } from '../../src/db/connection.js';
+import { queryBuilder, Database } from '../../src/db/connection.js';
 import { SchemaStore } from '../../src/schema/schema-store.js';
 import type { SchemaOverview } from '../../src/schema/types.js';
 import type { DbClient } from '../../src/config/config.js';
@@ -138,7 +138,7 @@ for (const client of testClients()) {
       } finally {
         await k.destroy();
       }
-      const tables = await db.dialect.introspect(db.knex);
+      const tables = await db.dialect.introspect(queryBuilder(db));
       const edge = tables.find((t) => t.name === 'edge')!;
       const col = (name: string) => edge.columns.find((c) => c.name === name)!;
       assert.deepEqual(edge.primary_key, ['b', 'a']);

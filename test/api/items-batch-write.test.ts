@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 const ITEMS = 10_000;
 
@@ -25,7 +26,7 @@ for (const client of testClients()) {
 
     it(`creates ${ITEMS.toLocaleString('en')} items in one request with a bounded number of statements`, async () => {
       const items = Array.from({ length: ITEMS }, (_, i) => ({ title: `Batch ${i}`, slug: `batch-${i}`, status: i % 2 ? 'published' : 'draft', rating: i % 5, views: String(i) }));
-      const before = Number((await t.context.db.knex('articles').count({ n: '*' }))[0]!.n);
+      const before = Number((await queryBuilder(t.context.db)('articles').count({ n: '*' }))[0]!.n);
       statements = [];
       const res = await post('/items/articles?fields=id,title,slug,rating', items);
       assert.equal(res.statusCode, 200, res.body.slice(0, 500));
@@ -45,8 +46,8 @@ for (const client of testClients()) {
         assert.equal(row.rating, i % 5);
       });
       assert.equal(new Set(data.map((r) => r.id)).size, ITEMS);
-      assert.equal(Number((await t.context.db.knex('articles').count({ n: '*' }))[0]!.n), before + ITEMS);
-      const last = await t.context.db.knex('articles').where({ id: data[ITEMS - 1]!.id }).first();
+      assert.equal(Number((await queryBuilder(t.context.db)('articles').count({ n: '*' }))[0]!.n), before + ITEMS);
+      const last = await queryBuilder(t.context.db)('articles').where({ id: data[ITEMS - 1]!.id }).first();
       assert.equal(last.slug, `batch-${ITEMS - 1}`);
       assert.equal(String(last.views), String(ITEMS - 1));
     });
@@ -73,14 +74,14 @@ for (const client of testClients()) {
       assert.deepEqual(statements.map((sql) => sql.split(' ')[0]!.toLowerCase()), [t.context.db.dialect.write.begin.split(' ')[0], 'insert', 'insert', 'insert', 'commit', 'select']);
 
       const created = json(res).data as { id: number; name: string }[];
-      const articles = await t.context.db.knex('articles').whereIn('author', created.map((a) => a.id)).select('id', 'title', 'author');
+      const articles = await queryBuilder(t.context.db)('articles').whereIn('author', created.map((a) => a.id)).select('id', 'title', 'author');
       const byAuthor = new Map<number, string[]>();
       for (const row of articles) byAuthor.set(Number(row.author), [...(byAuthor.get(Number(row.author)) ?? []), row.title].sort());
       created.forEach((author, i) => {
         assert.equal(author.name, `Batch author ${i}`);
         assert.deepEqual(byAuthor.get(author.id), [`A${i} first`, `A${i} second`]);
       });
-      const junction = await t.context.db.knex('articles_tags').join('articles', 'articles.id', 'articles_tags.articles_id').whereIn('articles.author', created.map((a) => a.id)).select('articles.title', 'articles_tags.tags_id');
+      const junction = await queryBuilder(t.context.db)('articles_tags').join('articles', 'articles.id', 'articles_tags.articles_id').whereIn('articles.author', created.map((a) => a.id)).select('articles.title', 'articles_tags.tags_id');
       assert.equal(junction.length, 200);
       for (const row of junction) assert.equal(Number(row.tags_id), (Number(/^A(\d+)/.exec(row.title)![1]) % 4) + 1);
     });

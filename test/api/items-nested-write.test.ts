@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture, setDeselectAction } from '../helpers/write-fixture.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Method = 'POST' | 'PATCH';
 type Row = Record<string, unknown>;
@@ -31,7 +32,7 @@ for (const client of testClients()) {
       return json(res).data;
     };
     const rows = async (table: string, where: Row = {}, columns: string[] = ['*']): Promise<Row[]> =>
-      (await t.context.db.knex(table).where(where).select(columns).orderBy('id')).map((row: Row) => ({ ...row }));
+      (await queryBuilder(t.context.db)(table).where(where).select(columns).orderBy('id')).map((row: Row) => ({ ...row }));
     const snapshot = async (tables: string[]) => Object.fromEntries(await Promise.all(tables.map(async (name) => [name, await rows(name)] as const)));
     const num = (value: unknown) => (value === null ? null : Number(value));
 
@@ -191,7 +192,7 @@ for (const client of testClients()) {
         assert.deepEqual(articles.map((r) => r.title), ['Deep 1', 'Deep 2']);
         const tagsOf = async (articleId: unknown) => {
           const junction = await rows('articles_tags', { articles_id: articleId });
-          const names = await t.context.db.knex('tags').whereIn('id', junction.map((r) => r.tags_id as number)).orderBy('name').pluck('name');
+          const names = await queryBuilder(t.context.db)('tags').whereIn('id', junction.map((r) => r.tags_id as number)).orderBy('name').pluck('name');
           return names;
         };
         assert.deepEqual(await tagsOf(articles[0]!.id), ['deep-x', 'deep-y']);

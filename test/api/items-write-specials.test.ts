@@ -8,6 +8,7 @@ import { verify } from '@node-rs/argon2';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -24,7 +25,7 @@ for (const client of testClients()) {
     before(async () => {
       t = await startTestApp(client, { relations: true });
       await addWriteFixture(t.context);
-      const row = await t.context.db.knex('service_users').where({ email: ADMIN.email }).first('id', 'role');
+      const row = await queryBuilder(t.context.db)('service_users').where({ email: ADMIN.email }).first('id', 'role');
       admin = { id: String(row.id), role: String(row.role) };
     });
     after(async () => {
@@ -33,7 +34,7 @@ for (const client of testClients()) {
 
     const send = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
       t.request({ method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const stored = (id: string) => t.context.db.knex('gadgets').where({ id }).first();
+    const stored = (id: string) => queryBuilder(t.context.db)('gadgets').where({ id }).first();
 
     it('fills uuid keys, creation dates, users and roles; hashes and conceals; casts booleans, JSON and CSV', async () => {
       const started = Date.now() - 2000;

@@ -8,6 +8,7 @@ import { translateFailure } from '../../src/errors/database-failure.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Row = Record<string, unknown>;
 
@@ -27,7 +28,7 @@ for (const client of testClients()) {
     const send = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
       t.request({ method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     const extensions = (res: Parameters<typeof json>[0]) => json(res).errors.map((e: { extensions: Row }) => e.extensions);
-    const count = async (name: string) => Number((await t.context.db.knex(name).count({ n: '*' }))[0]!.n);
+    const count = async (name: string) => Number((await queryBuilder(t.context.db)(name).count({ n: '*' }))[0]!.n);
 
     it('answers 403 naming an unknown field, before anything else', async () => {
       const res = await send('POST', '/items/articles', { title: null, headline: 'x' });
@@ -133,7 +134,7 @@ for (const client of testClients()) {
       const referenced = await t.request({ method: 'DELETE', url: `/items/articles/${cited.id}` });
       assert.equal(referenced.statusCode, 400);
       assert.deepEqual(extensions(referenced), [{ code: 'INVALID_FOREIGN_KEY', collection: 'articles', field: 'id' }]);
-      assert.equal(Number((await t.context.db.knex('articles').where({ id: cited.id }).count({ n: '*' }))[0]!.n), 1);
+      assert.equal(Number((await queryBuilder(t.context.db)('articles').where({ id: cited.id }).count({ n: '*' }))[0]!.n), 1);
 
       const range = await send('POST', '/items/articles?fields=rating', { title: 'Big', rating: 3_000_000_000 });
       if (client === 'sqlite3') {

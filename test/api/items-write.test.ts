@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Method = 'POST' | 'PATCH' | 'DELETE' | 'GET' | 'PUT';
 
@@ -28,7 +29,7 @@ for (const client of testClients()) {
         token,
         ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       });
-    const table = (name: string) => t.context.db.knex(name);
+    const table = (name: string) => queryBuilder(t.context.db)(name);
     const count = async (name: string, where: Record<string, unknown> = {}) => Number((await table(name).where(where).count({ n: '*' }))[0]!.n);
 
     it('creates one item from an object and answers it as the query reads it', async () => {
@@ -281,7 +282,7 @@ for (const client of testClients()) {
 
     const send = (method: Method, url: string, body: unknown) =>
       t.request({ method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const count = async (name: string) => Number((await t.context.db.knex(name).count({ n: '*' }))[0]!.n);
+    const count = async (name: string) => Number((await queryBuilder(t.context.db)(name).count({ n: '*' }))[0]!.n);
 
     it('counts every row a write touches, nested ones included, against MAX_BATCH_MUTATION', async () => {
       const before = { tags: await count('tags'), authors: await count('authors'), articles: await count('articles') };
@@ -302,7 +303,7 @@ for (const client of testClients()) {
       const res = await send('PATCH', '/items/authors/2', { name: 'Alan', articles: [{ title: 'only one' }] });
       assert.equal(res.statusCode, 400, res.body);
       assert.match(json(res).errors[0].message, /Exceeded max batch mutation limit of 3/);
-      const articles = await t.context.db.knex('articles').where({ author: 2 }).orderBy('id').pluck('id');
+      const articles = await queryBuilder(t.context.db)('articles').where({ author: 2 }).orderBy('id').pluck('id');
       assert.deepEqual(articles.map(Number), [3, 4]);
     });
 

@@ -8,6 +8,7 @@ import qs from 'qs';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
 import { clientLabel, knexFor, nullsSortLargest, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 for (const client of testClients()) {
   describe(`read permissions (${clientLabel(client)})`, () => {
@@ -132,7 +133,7 @@ for (const client of testClients()) {
         ],
       });
       const dyn = await createUserWithPolicies(t, [policy]);
-      const knex = t.context.db.knex;
+      const knex = queryBuilder(t.context.db);
       await knex('service_users').update({ title: 'Compilers' }).where('id', dyn.id);
       await knex('service_roles').update({ name: 'Hello World' }).where('id', dyn.role);
       const k = knexFor(t.testDb);

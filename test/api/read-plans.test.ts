@@ -11,6 +11,7 @@ import { bulkLoadArticles } from '../../bench/bulk-load.js';
 import type { DbClient } from '../../src/config/config.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 const ARTICLES = 10_000;
 const AUTHORS = 200;
@@ -30,7 +31,7 @@ for (const client of testClients()) {
 
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      const k = t.context.db.knex;
+      const k = queryBuilder(t.context.db);
       const indexes: [string, string][] = [['articles', 'published_at']];
       // InnoDB indexes foreign keys by itself; PostgreSQL and SQLite leave it to the user.
       if (client !== 'mysql') indexes.push(['articles', 'author'], ['articles_tags', 'articles_id']);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DbClient } from '../../src/config/config.js';
-import { Database } from '../../src/db/connection.js';
+import { queryBuilder, Database } from '../../src/db/connection.js';
 import { runMigrations } from '../../src/db/migrations/run-migrations.js';
 import { parseQuery } from '../../src/request/parse-query.js';
 import { SchemaStore } from '../../src/schema/schema-store.js';
@@ -172,10 +172,10 @@ for (const client of testClients()) {
       testDb = await createTestDatabase(client);
       db = new Database(testDb.config);
       await runMigrations(db);
-      await db.knex.raw(TABLE[client]);
+      await queryBuilder(db).raw(TABLE[client]);
       const columns = client === 'mysql' ? COLUMNS.replace('dec', '`dec`') : COLUMNS;
-      for (const row of rows(client)) await db.knex.raw(`insert into samples (${columns}) values (${row})`);
-      for (const [field, special] of SPECIALS) await db.knex('service_fields').insert({ collection: 'samples', field, special });
+      for (const row of rows(client)) await queryBuilder(db).raw(`insert into samples (${columns}) values (${row})`);
+      for (const [field, special] of SPECIALS) await queryBuilder(db)('service_fields').insert({ collection: 'samples', field, special });
       const store = new SchemaStore(db);
       await store.load();
       service = new ItemsService({ db, schema: () => store.current, access: new AccessResolver({ db, permissions: new PermissionStore(db) }), queryLimitDefault: 100 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 for (const client of testClients()) {
   describe(`server endpoints and login (${clientLabel(client)})`, () => {
@@ -29,7 +30,9 @@ for (const client of testClients()) {
       const anon = await t.request({ method: 'GET', url: '/server/health', token: null });
       assert.equal(anon.statusCode, 200);
       assert.match(String(anon.headers['content-type']), /application\/health\+json/);
-      assert.deepEqual(json(anon), { status: 'ok' });
+      // Only the status for anonymous callers; 'warn' when the database answered slowly (a loaded test machine).
+      assert.deepEqual(Object.keys(json(anon)), ['status']);
+      assert.ok(['ok', 'warn'].includes(json(anon).status));
       const admin = json(await t.request({ method: 'GET', url: '/server/health' }));
       assert.ok(['ok', 'warn'].includes(admin.status));
       const check = Object.values(admin.checks as Record<string, { status: string; componentType: string }[]>)[0]![0]!;
@@ -83,7 +86,7 @@ for (const client of testClients()) {
       const broken = await startTestApp(client, { fixture: true });
       try {
         // The table disappears behind Strata's back: its cached schema still lists it.
-        await broken.context.db.knex.schema.dropTable('articles_tags');
+        await queryBuilder(broken.context.db).schema.dropTable('articles_tags');
         const res = await broken.request({ method: 'GET', url: '/items/articles_tags' });
         assert.equal(res.statusCode, 500);
         assert.deepEqual(json(res), { errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
@@ -113,7 +116,8 @@ for (const client of testClients()) {
       const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '1s' } });
       try {
         const login = json(await short.request({ method: 'POST', url: '/auth/login', token: null, payload: { email: ADMIN.email, password: ADMIN.password } }));
-        await new Promise((resolve) => setTimeout(resolve, 1100));
+        assert.equal((await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token })).statusCode, 200);
+        short.clock.advance(1_100);
         const res = await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token });
         assert.equal(res.statusCode, 401);
         assert.equal(errorCode(res), 'TOKEN_EXPIRED');

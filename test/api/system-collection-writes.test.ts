@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Row = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ for (const client of testClients()) {
       return json(response).data;
     };
     const login = (email: string, password: string) => t.request({ method: 'POST', url: '/auth/login', payload: { email, password }, token: null });
-    const userRow = async (id: string): Promise<Row> => ({ ...(await t.context.db.knex('service_users').where({ id }).first()) });
+    const userRow = async (id: string): Promise<Row> => ({ ...(await queryBuilder(t.context.db)('service_users').where({ id }).first()) });
 
     before(async () => {
       t = await startTestApp(client, { fixture: true });
@@ -108,7 +109,7 @@ for (const client of testClients()) {
       ]);
       const filter = await send('POST', '/permissions', { policy: policy.id, collection: 'articles', action: 'read', permissions: { title: { _bogus: 1 } } });
       assert.equal(errorCode(filter), 'FAILED_VALIDATION');
-      assert.equal(await t.context.db.knex('service_permissions').where({ policy: policy.id }).count({ n: '*' }).then((r) => Number(r[0]!.n)), 0);
+      assert.equal(await queryBuilder(t.context.db)('service_permissions').where({ policy: policy.id }).count({ n: '*' }).then((r) => Number(r[0]!.n)), 0);
     });
 
     it('updates and deletes by keys and by query', async () => {
@@ -137,11 +138,11 @@ for (const client of testClients()) {
         await send('POST', '/permissions', { collection: 'articles', action: 'read' }, null),
       ];
       for (const response of attempts) assert.equal(response.statusCode, 403, response.body);
-      assert.equal(await t.context.db.knex('service_users').where({ email: 'sneaky@example.com' }).count({ n: '*' }).then((r) => Number(r[0]!.n)), 0);
+      assert.equal(await queryBuilder(t.context.db)('service_users').where({ email: 'sneaky@example.com' }).count({ n: '*' }).then((r) => Number(r[0]!.n)), 0);
     });
 
     it('lets app users change their own profile through /users/me, never their role, status or token', async () => {
-      await t.context.db.knex('service_users').where({ id: appUser.id }).update({ password: null });
+      await queryBuilder(t.context.db)('service_users').where({ id: appUser.id }).update({ password: null });
       const me = await ok('PATCH', '/users/me?fields=id,first_name,title', { first_name: 'Appy', title: 'Tester' }, appUser.token);
       assert.deepEqual(me, { id: appUser.id, first_name: 'Appy', title: 'Tester' });
       for (const payload of [{ role: null }, { status: 'active' }, { token: 'x' }, { tfa_secret: 'x' }, { policies: [] }]) {
@@ -179,8 +180,8 @@ for (const client of testClients()) {
     });
 
     it('keeps the last active admin', async () => {
-      const admin = await t.context.db.knex('service_users').where({ email: ADMIN.email }).first();
-      const adminPolicy = (await t.context.db.knex('service_policies').where({ admin_access: true }).first()).id;
+      const admin = await queryBuilder(t.context.db)('service_users').where({ email: ADMIN.email }).first();
+      const adminPolicy = (await queryBuilder(t.context.db)('service_policies').where({ admin_access: true }).first()).id;
       const refusals = [
         await send('DELETE', `/users/${admin.id}`),
         await send('PATCH', `/users/${admin.id}`, { status: 'suspended' }),

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Row = Record<string, unknown>;
 
@@ -30,10 +31,10 @@ for (const client of testClients()) {
       return json(response).data;
     };
     const row = async (table: string, id: unknown): Promise<Row | undefined> => {
-      const found = await t.context.db.knex(table).where({ id }).first();
+      const found = await queryBuilder(t.context.db)(table).where({ id }).first();
       return found ? { ...found } : undefined;
     };
-    const count = async (table: string, where: Row = {}) => Number((await t.context.db.knex(table).where(where).count({ n: '*' }))[0]!.n);
+    const count = async (table: string, where: Row = {}) => Number((await queryBuilder(t.context.db)(table).where(where).count({ n: '*' }))[0]!.n);
 
     before(async () => {
       t = await startTestApp(client, { relations: true });

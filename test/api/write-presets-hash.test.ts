@@ -10,6 +10,7 @@ import { verifyPassword } from '../../src/auth/passwords.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 for (const client of testClients()) {
   describe(`presets on hash fields (${clientLabel(client)})`, () => {
@@ -40,7 +41,7 @@ for (const client of testClients()) {
         payload: JSON.stringify({ name: 'nested', users: [{ id: user, email: 'nested-preset@example.com' }] }),
       });
       assert.equal(response.statusCode, 200, response.body);
-      const stored = await t.context.db.knex('service_users').where({ id: user }).first();
+      const stored = await queryBuilder(t.context.db)('service_users').where({ id: user }).first();
       assert.ok(stored, 'the nested user was created');
       assert.match(String(stored.password), /^\$argon2id\$/);
       assert.equal(await verifyPassword(String(stored.password), 'preset-Passw0rd'), true);

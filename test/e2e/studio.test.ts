@@ -12,6 +12,7 @@ import { hashPassword } from '../../src/auth/passwords.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { chromiumPath, launch, screenshot } from './browser.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 const executable = chromiumPath();
 let browser: Browser | undefined;
@@ -458,7 +459,7 @@ for (const client of testClients()) {
 
     it('asks an account with two-factor authentication for its one-time password', async () => {
       const secret = new Secret({ size: 20 });
-      const knex = t.context.db.knex;
+      const knex = queryBuilder(t.context.db);
       const [role] = await knex('service_roles').select('id').where({ name: 'Administrator' });
       await knex('service_users').insert({ id: randomUUID(), email: 'otp@example.com', password: await hashPassword('otp-password-1'), status: 'active', role: role.id, provider: 'default', tfa_secret: secret.base32 });
       await page.getByLabel('Email').fill('otp@example.com');

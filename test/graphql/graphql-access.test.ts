@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { assertSame, gql, gqlData, rest } from './helpers.js';
+import { assertSame, gql, gqlData, rest, restAsGraphql } from './helpers.js';
 
 const typeFields = async (t: TestApp, type: string, token?: string | null) => {
   const data = await gqlData(t, `{ __type(name: "${type}") { fields { name } } }`, { token });
@@ -47,7 +47,7 @@ for (const client of testClients()) {
       assert.ok(adminArticles.includes('body') && adminArticles.includes('tags'));
 
       const data = await gqlData(t, '{ articles(sort: ["id"]) { id title author { name } } }', { token: reader });
-      assertSame(data.articles, await rest(t, '/items/articles', { fields: 'id,title,author.name', sort: 'id' }, reader));
+      assertSame(data.articles, await restAsGraphql(t, '/items/articles', { fields: 'id,title,author.name', sort: 'id' }, reader));
       assert.ok(data.articles.length > 0);
       assert.ok(data.articles.length < (await rest(t, '/items/articles', { fields: 'id', limit: -1 })).length);
 
@@ -76,7 +76,7 @@ for (const client of testClients()) {
       assert.equal(unwritable.status, 400);
       const created = await gqlData(t, 'mutation { create_tags_item(data: {name: "mine-1"}) { id name } }', { token: writer });
       assert.equal(created.create_tags_item.name, 'mine-1');
-      assertSame(created.create_tags_item, await rest(t, `/items/tags/${created.create_tags_item.id}`, { fields: 'id,name' }, writer));
+      assertSame(created.create_tags_item, await restAsGraphql(t, `/items/tags/${created.create_tags_item.id}`, { fields: 'id,name' }, writer));
       const renamed = await gqlData(t, `mutation { update_tags_item(id: ${created.create_tags_item.id}, data: {name: "mine-2"}) { name } }`, { token: writer });
       assert.deepEqual(renamed.update_tags_item, { name: 'mine-2' });
       const notMine = await gql(t, 'mutation { update_tags_item(id: 1, data: {name: "taken"}) { name } }', { token: writer });
@@ -93,7 +93,7 @@ for (const client of testClients()) {
       await grantPublic(t, [{ collection: 'tags', fields: 'id,name' }]);
       assert.deepEqual((await typeFields(t, 'Query', null)).sort(), ['tags', 'tags_aggregated', 'tags_by_id']);
       const tags = await gqlData(t, '{ tags(sort: ["id"]) { id name } }', { token: null });
-      assertSame(tags.tags, await rest(t, '/items/tags', { fields: 'id,name', sort: 'id' }, null));
+      assertSame(tags.tags, await restAsGraphql(t, '/items/tags', { fields: 'id,name', sort: 'id' }, null));
     });
 
     it('follows schema changes', async () => {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
-import { assertSame, gql, gqlData, rest } from './helpers.js';
+import { assertSame, gql, gqlData, rest, restAsGraphql } from './helpers.js';
 
 for (const client of testClients()) {
   describe(`GraphQL mutations (${clientLabel(client)})`, () => {
@@ -40,7 +40,7 @@ for (const client of testClients()) {
         tags: [{ tags_id: { name: 'compilers (REST)' } }],
       });
       assert.deepEqual(viaRest, { title: 'GQL one', status: 'draft', author: { name: 'Grace Hopper' }, tags: [{ tags_id: { name: 'compilers (REST)' } }] });
-      assertSame(data.create_articles_item, await rest(t, `/items/articles/${data.create_articles_item.id}`, { fields: 'id,title,status,author.name,tags.tags_id.name' }));
+      assertSame(data.create_articles_item, await restAsGraphql(t, `/items/articles/${data.create_articles_item.id}`, { fields: 'id,title,status,author.name,tags.tags_id.name' }));
     });
 
     it('creates many items, answered as the selection and the query arguments read them', async () => {
@@ -56,12 +56,12 @@ for (const client of testClients()) {
     it('creates an o2m parent with its children', async () => {
       const data = await gqlData(t, 'mutation { create_authors_item(data: {name: "Parent", articles: [{title: "Child 1"}, {title: "Child 2"}]}) { id name articles(sort: ["title"]) { title } } }');
       assert.deepEqual(data.create_authors_item.articles, [{ title: 'Child 1' }, { title: 'Child 2' }]);
-      assertSame(data.create_authors_item, await rest(t, `/items/authors/${data.create_authors_item.id}`, { fields: 'id,name,articles.title', deep: { articles: { _sort: 'title' } } }));
+      assertSame(data.create_authors_item, await restAsGraphql(t, `/items/authors/${data.create_authors_item.id}`, { fields: 'id,name,articles.title', deep: { articles: { _sort: 'title' } } }));
     });
 
     it('updates one item, many by ids and a batch', async () => {
       const one = await gqlData(t, 'mutation { update_articles_item(id: 2, data: {title: "Renamed", rating: 5}) { id title rating } }');
-      assertSame(one.update_articles_item, await rest(t, '/items/articles/2', { fields: 'id,title,rating' }));
+      assertSame(one.update_articles_item, await restAsGraphql(t, '/items/articles/2', { fields: 'id,title,rating' }));
       assert.equal(one.update_articles_item.title, 'Renamed');
 
       const many = await gqlData(t, 'mutation { update_articles_items(ids: [1, 3], data: {status: "archived"}, sort: ["id"]) { id status } }');
@@ -74,7 +74,7 @@ for (const client of testClients()) {
         { id: '1', name: 'sci' },
         { id: '2', name: 'hist' },
       ]);
-      assertSame(batch.update_tags_batch, await rest(t, '/items/tags', { fields: 'id,name', filter: { id: { _in: [1, 2] } }, sort: 'id' }));
+      assertSame(batch.update_tags_batch, await restAsGraphql(t, '/items/tags', { fields: 'id,name', filter: { id: { _in: [1, 2] } }, sort: 'id' }));
     });
 
     it('deletes one and many, answering the keys', async () => {
@@ -94,7 +94,7 @@ for (const client of testClients()) {
       assert.deepEqual(created.update_site, { site_name: 'Strata', visits: 1 });
       const updated = await gqlData(t, 'mutation { update_site(data: {visits: 2}) { site_name visits } }');
       assert.deepEqual(updated.update_site, { site_name: 'Strata', visits: 2 });
-      assertSame(updated.update_site, await rest(t, '/items/site', { fields: 'site_name,visits' }));
+      assertSame(updated.update_site, await restAsGraphql(t, '/items/site', { fields: 'site_name,visits' }));
       const schema = await gqlData(t, '{ __type(name: "Mutation") { fields { name } } }');
       const names = schema.__type.fields.map((f: { name: string }) => f.name);
       assert.ok(names.includes('update_site'));

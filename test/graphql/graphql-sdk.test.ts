@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDirectus, graphql, staticToken } from '@directus/sdk';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, startTestApp, type TestApp, listenOnLoopback } from '../helpers/test-app.js';
-import { assertSame, rest } from './helpers.js';
+import { assertSame, rest, restAsGraphql } from './helpers.js';
 
 for (const client of testClients()) {
   describe(`@directus/sdk graphql() against Strata (${clientLabel(client)})`, () => {
@@ -27,7 +27,7 @@ for (const client of testClients()) {
         'query Articles($status: String!) { articles(filter: {status: {_eq: $status}}, sort: ["id"]) { id title author { name } } }',
         { status: 'published' },
       );
-      assertSame(result.articles, await rest(t, '/items/articles', { fields: 'id,title,author.name', filter: { status: { _eq: 'published' } }, sort: 'id' }));
+      assertSame(result.articles, await restAsGraphql(t, '/items/articles', { fields: 'id,title,author.name', filter: { status: { _eq: 'published' } }, sort: 'id' }));
       const me = await sdk.query<{ users_me: { email: string } }>('{ users_me { email } }', {}, 'system');
       assert.equal(me.users_me.email, ADMIN.email);
     });

@@ -9,7 +9,7 @@ import { TOTP } from 'otpauth';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { assertSame, gql, gqlData, rest } from './helpers.js';
+import { assertSame, gql, gqlData, rest, restAsGraphql } from './helpers.js';
 
 const SYSTEM = { url: '/graphql/system' };
 
@@ -29,11 +29,11 @@ for (const client of testClients()) {
 
     it('reads system collections as items, and the caller’s own user, roles, flags and permissions', async () => {
       const data = await gqlData(t, '{ users(sort: ["email"]) { id email role { name } } roles(sort: ["name"]) { id name } settings { project_name } }', SYSTEM);
-      assertSame(data.users, await rest(t, '/users', { fields: 'id,email,role.name', sort: 'email' }));
-      assertSame(data.roles, await rest(t, '/roles', { fields: 'id,name', sort: 'name' }));
-      assertSame(data.settings, await rest(t, '/settings', { fields: 'project_name' }));
+      assertSame(data.users, await restAsGraphql(t, '/users', { fields: 'id,email,role.name', sort: 'email' }));
+      assertSame(data.roles, await restAsGraphql(t, '/roles', { fields: 'id,name', sort: 'name' }));
+      assertSame(data.settings, await restAsGraphql(t, '/settings', { fields: 'project_name' }));
       const me = await gqlData(t, '{ users_me { id email } roles_me { id } policies_me_globals { app_access admin_access enforce_tfa } permissions_me }', { ...SYSTEM, token: reader.token });
-      assertSame(me.users_me, await rest(t, '/users/me', { fields: 'id,email' }, reader.token));
+      assertSame(me.users_me, await restAsGraphql(t, '/users/me', { fields: 'id,email' }, reader.token));
       assert.equal(me.users_me.id, reader.id);
       assert.deepEqual(me.roles_me, [{ id: reader.role }]);
       assert.deepEqual(me.policies_me_globals, await rest(t, '/policies/me/globals', {}, reader.token));
@@ -120,7 +120,7 @@ for (const client of testClients()) {
       const created = await gqlData(t, `mutation { create_users_item(data: {email: "gql-user@example.com", password: "a-long-password", role: {id: "${reader.role}"}}) { id email password role { id } } }`, SYSTEM);
       assert.equal(created.create_users_item.email, 'gql-user@example.com');
       assert.equal(created.create_users_item.password, '**********');
-      assertSame(created.create_users_item, await rest(t, `/users/${created.create_users_item.id}`, { fields: 'id,email,password,role.id' }));
+      assertSame(created.create_users_item, await restAsGraphql(t, `/users/${created.create_users_item.id}`, { fields: 'id,email,password,role.id' }));
       const login = await gqlData(t, 'mutation { auth_login(email: "gql-user@example.com", password: "a-long-password") { access_token } }', { ...SYSTEM, token: null });
       assert.equal(typeof login.auth_login.access_token, 'string', 'the password was hashed and works');
       const me = await gqlData(t, 'mutation { update_users_me(data: {first_name: "Ada"}) { id first_name } }', { ...SYSTEM, token: reader.token });

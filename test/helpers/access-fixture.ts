@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
 import type { TestApp } from './test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 export interface PermissionSpec {
   collection: string;
@@ -25,7 +26,7 @@ export interface PolicySpec {
 
 /** Creates a policy with its permission rows; returns its id. */
 export async function createPolicy(t: TestApp, spec: PolicySpec): Promise<string> {
-  const knex = t.context.db.knex;
+  const knex = queryBuilder(t.context.db);
   const id = randomUUID();
   await knex('service_policies').insert({
     id,
@@ -40,7 +41,7 @@ export async function createPolicy(t: TestApp, spec: PolicySpec): Promise<string
 
 export async function insertPermissions(t: TestApp, policy: string, permissions: PermissionSpec[]): Promise<void> {
   if (!permissions.length) return;
-  await t.context.db.knex('service_permissions').insert(
+  await queryBuilder(t.context.db)('service_permissions').insert(
     permissions.map((p) => ({
       policy,
       collection: p.collection,
@@ -55,7 +56,7 @@ export async function insertPermissions(t: TestApp, policy: string, permissions:
 
 /** A role holding the given policies, and a user in it with a static token; returns the user id and token. */
 export async function createUserWithPolicies(t: TestApp, policies: string[], options: { parentRole?: string; email?: string } = {}): Promise<{ id: string; token: string; role: string }> {
-  const knex = t.context.db.knex;
+  const knex = queryBuilder(t.context.db);
   const role = randomUUID();
   await knex('service_roles').insert({ id: role, name: `role ${role.slice(0, 8)}`, parent: options.parentRole ?? null });
   for (const policy of policies) await knex('service_access').insert({ id: randomUUID(), role, user: null, policy });

@@ -4,6 +4,7 @@
  * only then), followed by a schema reload.
  */
 import type { AppContext } from '../../src/services/app-context.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 export const FIXTURE_FIELDS = [
   { collection: 'authors', field: 'articles', special: 'o2m', interface: 'list-o2m' },
@@ -29,7 +30,7 @@ export const FIXTURE_RELATIONS = [
 ];
 
 export async function insertFixtureMeta(context: AppContext): Promise<void> {
-  const knex = context.db.knex;
+  const knex = queryBuilder(context.db);
   await knex('service_fields').insert(FIXTURE_FIELDS);
   await knex('service_relations').insert(FIXTURE_RELATIONS);
   await context.schema.load();

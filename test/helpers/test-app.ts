@@ -5,9 +5,11 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { readConfig } from '../../src/config/config.js';
 import type { DbClient } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { createAppContext, type AppContext } from '../../src/services/app-context.js';
+import { createAppContext, type AppContext, type ContextOptions } from '../../src/services/app-context.js';
 import { insertFixtureMeta } from './fixture-meta.js';
+import { TestClock } from './test-clock.js';
 import { createTestDatabase, type TestDb } from './test-db.js';
+import { templateFor, type Template } from './test-templates.js';
 
 export const ADMIN = { email: 'admin@example.com', password: 'strata-test-password', token: 'strata-test-admin-token' };
 
@@ -15,31 +17,53 @@ export interface TestApp {
   app: FastifyInstance;
   context: AppContext;
   testDb: TestDb;
+  /** The time the app measures expiry against: `clock.advance(ms)` instead of sleeping. */
+  clock: TestClock;
   /** inject with the admin's static token unless `token` is given (null = no token). */
   request(options: InjectOptions & { token?: string | null }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
-export async function startTestApp(
-  client: DbClient,
-  options: { fixture?: boolean; env?: Record<string, string>; /** Add the fixture's relational metadata (o2m, m2m, m2a). */ relations?: boolean } = {},
-): Promise<TestApp> {
-  const testDb = await createTestDatabase(client, { fixture: options.fixture ?? true });
+/** The settings every test app starts with (the admin is the one the templates are bootstrapped with). */
+function testEnv(testDb: TestDb, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...testDb.env,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    ADMIN_TOKEN: ADMIN.token,
+    SECRET: 'strata-test-secret-0123456789abcdef',
+    LOGIN_STALL_TIME: '20',
+    LOG_LEVEL: 'silent',
+    // Tests fire requests faster than any sane limit and share two cores; the limit tests switch these on.
+    RATE_LIMITER_ENABLED: 'false',
+    PRESSURE_LIMITER_ENABLED: 'false',
+    ...env,
+  };
+}
+
+/** Settings that change what bootstrap installs or where: an app given one starts from an empty database. */
+const BOOTSTRAP_SETTING = /^(ADMIN_|DB_)/;
+
+export interface TestAppOptions {
+  fixture?: boolean;
+  env?: Record<string, string>;
+  /** Add the fixture's relational metadata (o2m, m2m, m2a). */
+  relations?: boolean;
+  /** Copy the run's bootstrapped template database when there is one (default); false migrates an empty one. */
+  template?: boolean;
+  /** More options for the app context (its clock is always the app's TestClock). */
+  context?: Omit<ContextOptions, 'clock' | 'bootstrap'>;
+}
+
+export async function startTestApp(client: DbClient, options: TestAppOptions = {}): Promise<TestApp> {
+  const fixture = options.fixture ?? true;
+  const usesTemplate = options.template !== false && !Object.keys(options.env ?? {}).some((key) => BOOTSTRAP_SETTING.test(key));
+  const testDb = await createTestDatabase(client, { fixture, template: usesTemplate ? templateFor(client, fixture) : null });
   try {
-    const config = readConfig({
-      ...testDb.env,
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      ADMIN_TOKEN: ADMIN.token,
-      SECRET: 'strata-test-secret-0123456789abcdef',
-      LOGIN_STALL_TIME: '20',
-      LOG_LEVEL: 'silent',
-      // Tests fire requests faster than any sane limit and share two cores; the limit tests switch these on.
-      RATE_LIMITER_ENABLED: 'false',
-      PRESSURE_LIMITER_ENABLED: 'false',
-      ...options.env,
-    });
-    const context = await createAppContext(config, { bootstrap: true });
+    const config = readConfig(testEnv(testDb, options.env));
+    // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
+    const clock = new TestClock();
+    const context = await createAppContext(config, { ...options.context, clock, bootstrap: true });
     if (options.relations) await insertFixtureMeta(context);
     const app = createApp(context, { logger: false });
     await app.ready();
@@ -47,6 +71,7 @@ export async function startTestApp(
       app,
       context,
       testDb,
+      clock,
       request({ token, ...inject }) {
         const headers = { ...(inject.headers ?? {}) } as Record<string, string>;
         const bearer = token === undefined ? ADMIN.token : token;
@@ -63,6 +88,19 @@ export async function startTestApp(
     await testDb.drop();
     throw error;
   }
+}
+
+/** Builds a run's template: a database bootstrapped as every test app is, with the blog fixture or without. */
+export async function buildTemplate(client: DbClient, fixture: boolean, name: string): Promise<Template> {
+  const testDb = await createTestDatabase(client, { fixture, name });
+  try {
+    const context = await createAppContext(readConfig(testEnv(testDb)), { bootstrap: true });
+    await context.close();
+  } catch (error) {
+    await testDb.drop();
+    throw error;
+  }
+  return { client, fixture, name: client === 'sqlite3' ? testDb.config.filename : name };
 }
 
 /** The parsed JSON body of a response. */

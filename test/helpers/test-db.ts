@@ -3,12 +3,13 @@
  * TEST_MYSQL_URL are set. Each call creates a fresh database on the server and `drop()` removes it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import type { DbClient, DbConfig } from '../../src/config/config.js';
+import type { Template } from './test-templates.js';
 
 export interface TestDb {
   client: DbClient;
@@ -52,13 +53,23 @@ export function fixtureStatements(client: DbClient): string[] {
     .filter((s) => s.length > 0);
 }
 
-export async function createTestDatabase(client: DbClient, options: { fixture?: boolean } = {}): Promise<TestDb> {
-  const name = `strata_t_${randomBytes(5).toString('hex')}`;
+export interface TestDatabaseOptions {
+  fixture?: boolean;
+  /** Start as a copy of this template (which holds the fixture or not, as it was built) instead of empty. */
+  template?: Template | null;
+  /** The database's name (templates are named by the run that builds them); random when absent. */
+  name?: string;
+}
+
+export async function createTestDatabase(client: DbClient, options: TestDatabaseOptions = {}): Promise<TestDb> {
+  const name = options.name ?? `strata_t_${randomBytes(5).toString('hex')}`;
+  const template = options.template ?? null;
   let testDb: TestDb;
 
   if (client === 'sqlite3') {
     const dir = mkdtempSync(path.join(tmpdir(), 'strata-test-'));
     const filename = path.join(dir, 'test.db');
+    if (template) copyFileSync(template.name, filename);
     testDb = {
       client,
       label: LABEL[client],
@@ -70,9 +81,11 @@ export async function createTestDatabase(client: DbClient, options: { fixture?: 
     };
   } else {
     const serverUrl = new URL(client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
-    const admin = serverKnex(client, serverUrl);
+    const admin = serverKnex(client, serverUrl, { multipleStatements: template !== null });
     try {
-      await admin.raw(client === 'pg' ? `create database "${name}"` : `create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
+      if (client === 'pg') await admin.raw(template ? `create database "${name}" template "${template.name}"` : `create database "${name}"`);
+      else if (template) await copyMysqlDatabase(admin, template.name, name);
+      else await admin.raw(`create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
     } finally {
       await admin.destroy();
     }
@@ -97,8 +110,51 @@ export async function createTestDatabase(client: DbClient, options: { fixture?: 
     };
   }
 
-  if (options.fixture) await loadFixture(testDb);
+  if (options.fixture && !template) await loadFixture(testDb);
   return testDb;
+}
+
+/** Each template's table definitions and the columns its rows are copied by, read once per process. */
+const mysqlTemplates = new Map<string, Promise<{ creates: string[]; copies: { table: string; columns: string[] }[] }>>();
+
+function mysqlTemplate(admin: Knex, template: string) {
+  let read = mysqlTemplates.get(template);
+  if (!read) {
+    read = (async () => {
+      const [tables] = (await admin.raw(`select table_name as name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE' order by table_name`, [template])) as [{ name: string }[]];
+      const [columns] = (await admin.raw(
+        `select table_name as tbl, column_name as col from information_schema.columns where table_schema = ? and extra not like '%GENERATED%' order by table_name, ordinal_position`,
+        [template],
+      )) as [{ tbl: string; col: string }[]];
+      const creates: string[] = [];
+      for (const { name } of tables) {
+        const [[row]] = (await admin.raw(`show create table \`${template}\`.\`${name}\``)) as [Record<string, string>[]];
+        creates.push(row!['Create Table']!);
+      }
+      const copies = tables.map(({ name }) => ({ table: name, columns: columns.filter((c) => c.tbl === name).map((c) => `\`${c.col}\``) }));
+      return { creates, copies };
+    })();
+    mysqlTemplates.set(template, read);
+  }
+  return read;
+}
+
+/**
+ * MariaDB has no CREATE DATABASE … TEMPLATE, and CREATE TABLE … LIKE drops foreign keys: the template's own
+ * CREATE TABLE statements (which keep them, and the AUTO_INCREMENT counters) are replayed in one round trip, then
+ * every table's rows copied by INSERT … SELECT on the server (generated columns left to compute themselves).
+ */
+async function copyMysqlDatabase(admin: Knex, template: string, name: string): Promise<void> {
+  const { creates, copies } = await mysqlTemplate(admin, template);
+  const statements = [
+    `create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`,
+    `use \`${name}\``,
+    'set foreign_key_checks = 0',
+    ...creates,
+    ...copies.map(({ table, columns }) => `insert into \`${table}\` (${columns.join(', ')}) select ${columns.join(', ')} from \`${template}\`.\`${table}\``),
+    'set foreign_key_checks = 1',
+  ];
+  await admin.raw(statements.join(';\n'));
 }
 
 /** Loads the blog fixture (authors, articles with every column type, tags) in plain SQL. */
@@ -121,14 +177,14 @@ export function knexFor(testDb: TestDb): Knex {
   return serverKnex(testDb.client, new URL(testDb.config.connectionString!));
 }
 
-function serverKnex(client: 'pg' | 'mysql', url: URL): Knex {
+function serverKnex(client: 'pg' | 'mysql', url: URL, options: { multipleStatements?: boolean } = {}): Knex {
   const connection = {
     host: url.hostname,
     port: url.port ? Number(url.port) : undefined,
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
     database: decodeURIComponent(url.pathname.replace(/^\//, '')) || undefined,
-    ...(client === 'mysql' ? { multipleStatements: false, timezone: 'Z' } : {}),
+    ...(client === 'mysql' ? { multipleStatements: options.multipleStatements ?? false, timezone: 'Z' } : {}),
   };
   return knexFactory({ client: client === 'pg' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 1 } });
 }

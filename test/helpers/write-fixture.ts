@@ -5,6 +5,7 @@
  * (field validation rules). Call after startTestApp.
  */
 import type { AppContext } from '../../src/services/app-context.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 export const NOTE_RULES = {
   code: { _and: [{ code: { _regex: '^[A-Z]+$' } }] },
@@ -13,7 +14,7 @@ export const NOTE_RULES = {
 };
 
 export async function addWriteFixture(context: AppContext): Promise<void> {
-  const knex = context.db.knex;
+  const knex = queryBuilder(context.db);
   await knex.schema.createTable('gadgets', (t) => {
     t.uuid('id').primary();
     t.string('name', 50).notNullable();
@@ -76,6 +77,6 @@ export async function addWriteFixture(context: AppContext): Promise<void> {
 
 /** Changes what a relation does to rows an o2m array no longer names, and reloads the schema. */
 export async function setDeselectAction(context: AppContext, manyCollection: string, manyField: string, action: 'nullify' | 'delete'): Promise<void> {
-  await context.db.knex('service_relations').where({ many_collection: manyCollection, many_field: manyField }).update({ one_deselect_action: action });
+  await queryBuilder(context.db)('service_relations').where({ many_collection: manyCollection, many_field: manyField }).update({ one_deselect_action: action });
   await context.schema.load();
 }

@@ -12,6 +12,7 @@ import { hashPassword } from '../../src/auth/passwords.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, startTestApp, type TestApp, listenOnLoopback } from '../helpers/test-app.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 interface StoredCookie {
   value: string;
@@ -148,7 +149,7 @@ for (const client of testClients()) {
     it('sets up two-factor through the SDK, then logs in with its otp option', async () => {
       const policy = await createPolicy(t, { app_access: true, permissions: [{ collection: 'tags', fields: 'name' }] });
       const { id } = await createUserWithPolicies(t, [policy], { email: 'sdk-tfa@example.com' });
-      await t.context.db.knex('service_users').update({ password: await hashPassword('sdk-tfa-password') }).where('id', id);
+      await queryBuilder(t.context.db)('service_users').update({ password: await hashPassword('sdk-tfa-password') }).where('id', id);
       const sdk = sdkWith('json');
       await sdk.login('sdk-tfa@example.com', 'sdk-tfa-password');
       const { secret, otpauth_url } = await sdk.request(generateTwoFactorSecret('sdk-tfa-password'));

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Database } from '../../src/db/connection.js';
+import { Database, queryBuilder } from '../../src/db/connection.js';
 import { constraintName } from '../../src/db/ddl-names.js';
 import type { ColumnChanges, ColumnSpec, DdlStatement } from '../../src/db/schema-ddl.js';
 import { SchemaExecutor } from '../../src/db/schema-executor.js';
@@ -232,7 +232,7 @@ for (const client of testClients()) {
       await testDb?.drop();
     });
 
-    const catalog = async () => catalogOf(await db.dialect.introspect(db.knex));
+    const catalog = async () => catalogOf(await db.dialect.introspect(queryBuilder(db)));
 
     for (const c of CASES) {
       it(c.name, async () => {

@@ -1,7 +1,7 @@
 /** Driver errors classified once for every dialect: dead connections, statement timeouts, refused values. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { failureKind } from '../../src/db/failure-kind.js';
+import { failureKind, statementNeverSent } from '../../src/db/failure-kind.js';
 
 const withProps = (message: string, props: Record<string, unknown>) => Object.assign(new Error(message), props);
 
@@ -37,5 +37,18 @@ describe('failureKind', () => {
     assert.equal(failureKind(withProps('Knex: Timeout acquiring a connection.', { name: 'KnexTimeoutError' })), 'connection');
     assert.equal(failureKind(new Error('something else')), null);
     assert.equal(failureKind('not an error'), null);
+  });
+});
+
+describe('statementNeverSent', () => {
+  it('is true only when the driver refused the statement on a connection already closed', () => {
+    assert.equal(statementNeverSent(new Error('Client has encountered a connection error and is not queryable')), true);
+    assert.equal(statementNeverSent(new Error('update "service_users" set "status" = $1 - Client was closed and is not queryable')), true);
+    assert.equal(statementNeverSent(new Error("Can't add new command when connection is in closed state")), true);
+    // Sent, then the connection died: the database may have run it.
+    assert.equal(statementNeverSent(new Error('Connection terminated unexpectedly')), false);
+    assert.equal(statementNeverSent(withProps('Connection lost: The server closed the connection.', { code: 'PROTOCOL_CONNECTION_LOST', fatal: true })), false);
+    assert.equal(statementNeverSent(withProps('terminating connection due to administrator command', { code: '57P01' })), false);
+    assert.equal(statementNeverSent('is not queryable'), false);
   });
 });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { publicAccountability } from '../../src/permissions/accountability.js';
-import { planCreate, planDelete, planUpdate, resolveUpsert, type WriteContext } from '../../src/plan/mutation-planner.js';
+import type { WriteContext } from '../../src/plan/write-context.js';
+import { checkDeletes, resolvePlan } from '../../src/plan/write-resolution.js';
+import { lookups, planCreate, planDelete, planUpdate } from '../helpers/write-planning.js';
 import type { RowWrite } from '../../src/plan/mutation-plan.js';
 import { thrownCode as code } from '../helpers/thrown.js';
 import { WRITE_SCHEMA, WRITER } from '../helpers/write-schema.js';
@@ -159,22 +161,71 @@ describe('planUpdate and planDelete', () => {
   });
 });
 
-describe('resolveUpsert', () => {
-  const upsert = (): RowWrite => planCreate('articles', [{ title: 'T', author: { id: 9, email: 'e@x' } }], false, ctx).rows[0]!.parents[0]!.row;
+describe('resolvePlan (draft + lookups + hashes → plan)', () => {
+  const NO_HASHES = new Map();
+  const draft = () => planCreate('articles', [{ title: 'T', author: { id: 9, email: 'e@x' } }], false, ctx);
 
-  it('updates an existing row, and skips a row the payload does not change', () => {
-    const row = upsert();
-    assert.equal(row.action, 'upsert');
-    assert.deepEqual(resolveUpsert(row, true, ctx), []);
-    assert.equal(row.action, 'update');
-    assert.deepEqual(row.values, { email: 'e@x' });
+  it('updates an existing upserted row, and skips a row the payload does not change', () => {
+    const planned = draft();
+    assert.equal(planned.rows[0]!.parents[0]!.row.action, 'upsert');
+    const plan = resolvePlan(planned, lookups({ authors: { '9': true } }), NO_HASHES, ctx);
+    const parent = plan.rows[0]!.parents[0]!.row;
+    assert.equal(parent.action, 'update');
+    assert.equal(parent.key, 9);
+    assert.deepEqual(parent.values, { email: 'e@x' });
+    // The draft is not changed: the plan is new data.
+    assert.equal(planned.rows[0]!.parents[0]!.row.action, 'upsert');
   });
 
-  it('creates a missing row with its key, with the checks of a create', () => {
-    const row = upsert();
-    const errors = resolveUpsert(row, false, ctx);
-    assert.equal(row.action, 'create');
-    assert.deepEqual(row.values, { email: 'e@x', id: 9 });
-    assert.deepEqual(errors.map((e) => [e.code, e.extensions.field, e.extensions.type]), [['FAILED_VALIDATION', 'name', 'required']]);
+  it('creates a missing upserted row with its key, with the checks of a create', () => {
+    assert.deepEqual(failures(() => resolvePlan(draft(), lookups(), NO_HASHES, ctx)), [['FAILED_VALIDATION', 'name', 'required']]);
+    const plan = resolvePlan(planCreate('articles', [{ title: 'T', author: { id: 9, email: 'e@x', name: 'N' } }], false, ctx), lookups(), NO_HASHES, ctx);
+    const parent = plan.rows[0]!.parents[0]!.row;
+    assert.equal(parent.action, 'create');
+    assert.deepEqual(parent.values, { email: 'e@x', name: 'N', id: 9 });
+  });
+
+  it('refuses an update or upsert of a row the lookup did not find or whose rule does not hold: FORBIDDEN', () => {
+    const update = planUpdate('authors', [{ key: 3, payload: { name: 'X' } }], false, ctx);
+    assert.equal(code(() => resolvePlan(update, lookups(), NO_HASHES, ctx)), 'FORBIDDEN');
+    assert.equal(code(() => resolvePlan(update, lookups({ authors: { '3': false } }), NO_HASHES, ctx)), 'FORBIDDEN');
+    assert.equal(resolvePlan(update, lookups({ authors: { '3': true } }), NO_HASHES, ctx).rows[0]!.action, 'update');
+    assert.equal(code(() => resolvePlan(draft(), lookups({ authors: { '9': false } }), NO_HASHES, ctx)), 'FORBIDDEN');
+  });
+
+  it('lists the rows an array no longer names for the deselect action, counted against MAX_BATCH_MUTATION', () => {
+    const update = planUpdate('authors', [{ key: 1, payload: { articles: [2, { id: 3, title: 'Kept' }] } }], false, ctx);
+    const found = lookups({ authors: { '1': true }, articles: { '2': true, '3': true } }, [{ related: 'articles', fk: 'author', parent: 1, keys: [2, 3, 4, 5] }]);
+    const plan = resolvePlan(update, found, NO_HASHES, ctx);
+    assert.deepEqual(plan.rows[0]!.children[0]!.deselect, [4, 5]);
+    assert.equal(plan.rowCount, update.rowCount + 2);
+    assert.equal(code(() => resolvePlan(update, found, NO_HASHES, { ...ctx, maxBatchMutation: update.rowCount + 1 })), 'INVALID_PAYLOAD');
+    // A created parent has nothing linked yet.
+    const created = resolvePlan(planCreate('authors', [{ name: 'A', articles: [2] }], false, ctx), found, NO_HASHES, ctx);
+    assert.deepEqual(created.rows[0]!.children[0]!.deselect, []);
+  });
+
+  it('links bare keys only to rows the lookup found', () => {
+    const create = planCreate('authors', [{ name: 'A', articles: [2] }], false, ctx);
+    assert.equal(code(() => resolvePlan(create, lookups(), NO_HASHES, ctx)), 'FORBIDDEN');
+    assert.deepEqual(resolvePlan(create, lookups({ articles: { '2': true } }), NO_HASHES, ctx).rows[0]!.children[0]!.assign, [2]);
+  });
+
+  it('stores the hashes made before the transaction in the plan, leaving the draft plain', () => {
+    const draft = planCreate('things', [{ label: 'L', secret: 's3cret' }], false, ctx);
+    assert.deepEqual(draft.rows[0]!.hashFields, ['secret']);
+    const hashed = '$argon2id$v=19$made-before';
+    const plan = resolvePlan(draft, lookups(), new Map([[draft.rows[0]!, new Map([['s3cret', hashed]])]]), ctx);
+    assert.equal(plan.rows[0]!.values.secret, hashed);
+    assert.equal(draft.rows[0]!.values.secret, 's3cret');
+    // A value nobody hashed is a bug of the writer, never stored plain.
+    assert.throws(() => resolvePlan(draft, lookups(), NO_HASHES, ctx), /No hash was made/);
+  });
+
+  it('checks a delete against the rows the lookup found under the delete rule', () => {
+    const plan = planDelete('authors', [1, 2], ctx);
+    assert.equal(code(() => checkDeletes(plan, lookups({}, [], { authors: { '1': true } }))), 'FORBIDDEN');
+    assert.equal(code(() => checkDeletes(plan, lookups({}, [], { authors: { '1': true, '2': false } }))), 'FORBIDDEN');
+    checkDeletes(plan, lookups({}, [], { authors: { '1': true, '2': true } }));
   });
 });

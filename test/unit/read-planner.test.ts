@@ -3,14 +3,14 @@ import { describe, it } from 'node:test';
 import { thrownCode as code } from '../helpers/thrown.js';
 import { publicAccountability } from '../../src/permissions/accountability.js';
 import { FULL_ACCESS } from '../../src/plan/access.js';
-import { planRead, type PlanContext } from '../../src/plan/read-planner.js';
+import { planRead, type ReadPlanContext } from '../../src/plan/read-planner.js';
 import { coerceKey, coerceValue } from '../../src/plan/value-coercion.js';
 import { buildSchemaOverview } from '../../src/schema/overview-builder.js';
 import { emptyColumn } from '../../src/db/introspection-utils.js';
 import type { FieldOverview } from '../../src/schema/types.js';
 import { ADMIN_ACCOUNTABILITY, SMALL_SCHEMA } from '../helpers/small-schema.js';
 
-const ctx: PlanContext = { schema: SMALL_SCHEMA, access: FULL_ACCESS, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z') };
+const ctx: ReadPlanContext = { schema: SMALL_SCHEMA, access: FULL_ACCESS, accountability: ADMIN_ACCOUNTABILITY, queryLimitDefault: 100, now: new Date('2026-01-01T00:00:00Z') };
 
 
 describe('planRead', () => {

@@ -19,7 +19,7 @@ const ALLOWED: Record<string, string> = {
   'bus/redis-bus.ts#subscribe': 'a notice from another instance',
   'cli/schema-commands.ts#runApply': 'a snapshot file given on the command line',
   'db/dialects/postgres/write-hooks.ts#arrayValue': 'a JSON value of a write payload, sent as text',
-  'graphql/graphql-service.ts#parseVariables': 'GraphQL variables of a GET request',
+  'request/graphql-body.ts#parseVariables': 'GraphQL variables of a GET request',
   'io/import-records.ts#csvPayload': 'an imported file',
   'io/import-records.ts#record': 'an imported file',
   'io/import-records.ts#parseElement': 'an imported file',
@@ -84,7 +84,7 @@ describe('service output', () => {
   it('finds the calls it looks for (the check itself works)', () => {
     const places = new Set(findCalls(isJsonParse));
     assert.ok(places.has('services/items-service.ts#rows'));
-    assert.ok(places.has('graphql/graphql-service.ts#parseVariables'));
+    assert.ok(places.has('request/graphql-body.ts#parseVariables'));
   });
 
   it('is never sliced, except where the read engine joins the chunks of one read', () => {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { Accountability } from '../../src/permissions/accountability.js';
 import { PermissionSet } from '../../src/permissions/permission-store.js';
 import type { Query } from '../../src/request/query.js';
-import { StatementCache } from '../../src/services/statement-cache.js';
+import { StatementCache, type CachedRead } from '../../src/services/statement-cache.js';
 
 const admin: Accountability = { user: 'u1', role: 'r1', roles: ['r1'], policies: ['p'], admin: true, app: true, ip: null };
 const editor: Accountability = { ...admin, admin: false };
@@ -44,5 +44,56 @@ describe('statement cache keys', () => {
   it('keeps an admin read that names the caller apart per caller', () => {
     const named = { filter: { author: { _eq: '$CURRENT_USER' } } } as unknown as Query;
     assert.notEqual(cache.key(1, 'articles', named, admin, null, 'rest'), cache.key(1, 'articles', named, { ...admin, user: 'u9' }, null, 'rest'));
+  });
+});
+
+describe('statement cache shapes', () => {
+  const byStatus = (q: Query) => ({ filter: { type: 'condition', field: 'status', operator: '_eq', value: q } as never, limit: 10 }) as Query;
+  /** A compile as the planner does it for `status = ? limit ?`, counting its calls. */
+  function compiler(sql: (q: Query) => string = () => 'select ... where status = ? limit ?') {
+    let calls = 0;
+    const compile = (q: Query): CachedRead => {
+      calls++;
+      const condition = q.filter as unknown as { value: unknown };
+      return { sql: sql(q), params: [String(condition.value).toLowerCase(), q.limit], primary: 'id', totalCount: false, filterCount: false };
+    };
+    return { compile, calls: () => calls };
+  }
+
+  it('shares a statement between values of the same classes, their values as parameters', () => {
+    const cache = new StatementCache(10);
+    const { compile, calls } = compiler();
+    const first = cache.find(1, 'articles', byStatus('Published' as never), admin, null, 'rest');
+    assert.equal(first.read, undefined);
+    cache.remember(first, compile(byStatus('Published' as never)), compile);
+    assert.equal(calls(), 2, 'a second compile with other values checks the shape');
+    const hit = cache.find(1, 'articles', { ...byStatus('Draft' as never), limit: 3 }, admin, null, 'rest');
+    assert.deepEqual(hit.read?.params, ['draft', 3]);
+    assert.equal(hit.read?.sql, 'select ... where status = ? limit ?');
+    assert.equal(calls(), 2);
+  });
+
+  it('keeps reads apart whose SQL text follows the value, and values outside the classes', () => {
+    const cache = new StatementCache(10);
+    const { compile } = compiler((q) => `select ... where status = ? limit ? -- ${String((q.filter as unknown as { value: string }).value).length}`);
+    const first = cache.find(1, 'articles', byStatus('published' as never), admin, null, 'rest');
+    cache.remember(first, compile(byStatus('published' as never)), compile);
+    assert.equal(cache.find(1, 'articles', byStatus('archived' as never), admin, null, 'rest').read, undefined);
+    assert.ok(cache.find(1, 'articles', byStatus('published' as never), admin, null, 'rest').read, 'the exact read is kept');
+    const { compile: plain } = compiler();
+    const dated = cache.find(1, 'articles', byStatus('2024-01-01' as never), admin, null, 'rest');
+    cache.remember(dated, plain(byStatus('2024-01-01' as never)), plain);
+    assert.equal(cache.find(1, 'articles', byStatus('2024-01-02' as never), admin, null, 'rest').read, undefined, 'a date is part of the key');
+    assert.deepEqual(cache.find(1, 'articles', { ...byStatus('2024-01-01' as never), limit: 7 }, admin, null, 'rest').read?.params, ['2024-01-01', 7]);
+  });
+
+  it('gives a read a stable statement name per SQL text', () => {
+    const cache = new StatementCache(10);
+    const { compile } = compiler();
+    const first = cache.find(1, 'articles', byStatus('published' as never), admin, null, 'rest');
+    const read = compile(byStatus('published' as never));
+    cache.remember(first, read, compile);
+    assert.match(read.name ?? '', /^strata_[0-9a-f]{24}$/);
+    assert.equal(cache.find(1, 'articles', byStatus('draft' as never), admin, null, 'rest').read?.name, read.name);
   });
 });

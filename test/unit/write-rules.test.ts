@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Accountability } from '../../src/permissions/accountability.js';
 import { PermissionSet, type PermissionRule } from '../../src/permissions/permission-store.js';
-import { planCreate, planDelete, planUpdate, resolveUpsert, type WriteContext } from '../../src/plan/mutation-planner.js';
+import type { WriteContext } from '../../src/plan/write-context.js';
+import { resolvePlan } from '../../src/plan/write-resolution.js';
+import { lookups, planCreate, planDelete, planUpdate } from '../helpers/write-planning.js';
 import { policyWriteAccess, resolveVariables } from '../../src/plan/write-access.js';
 import { parseFilter } from '../../src/request/parse-filter.js';
 import { thrownCode as code } from '../helpers/thrown.js';
@@ -124,7 +126,8 @@ describe('write rules in the planner', () => {
     const upsert = children.rows[1]!;
     assert.equal(upsert.action, 'upsert');
     // Exists: an update, whose fields do not include title; missing: a create (with the given key), whose fields do.
-    assert.equal(code(() => resolveUpsert({ ...upsert, values: { ...upsert.values } }, true, linking)), 'FORBIDDEN');
-    assert.deepEqual(resolveUpsert({ ...upsert, values: { ...upsert.values } }, false, linking), []);
+    assert.equal(code(() => resolvePlan(plan, lookups({ articles: { '7': true, '8': true } }), new Map(), linking)), 'FORBIDDEN');
+    const resolved = resolvePlan(plan, lookups({ articles: { '7': true } }), new Map(), linking);
+    assert.equal(resolved.rows[0]!.children[0]!.rows[1]!.action, 'create');
   });
 });

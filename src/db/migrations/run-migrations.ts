@@ -2,11 +2,11 @@
  * Applies pending migrations in order, each recorded in service_migrations in the same transaction (PostgreSQL and
  * SQLite roll DDL back with it; MySQL commits DDL implicitly, so a failed migration there is re-run from the top).
  */
-import type { Database } from '../connection.js';
+import { queryBuilder, type Database } from '../connection.js';
 import { MIGRATIONS } from './index.js';
 
 export async function runMigrations(db: Database): Promise<string[]> {
-  const knex = db.knex;
+  const knex = queryBuilder(db);
   if (!(await knex.schema.hasTable('service_migrations'))) {
     await knex.schema.createTable('service_migrations', (t) => {
       t.string('version', 255).primary();

@@ -22,7 +22,7 @@ export function importRoutes(context: AppContext): FastifyPluginAsync {
 
     app.post<{ Params: { collection: string } }>('/import/:collection', async (request, reply) => {
       const { collection } = request.params;
-      await context.writer.checkWritable(collection, 'create', request.accountability);
+      const target = await context.writer.open(collection, 'create', request.accountability);
       let source: Readable;
       let format: ImportFormat | null;
       const mediaType = request.headers['content-type'];
@@ -43,7 +43,7 @@ export function importRoutes(context: AppContext): FastifyPluginAsync {
         source.on('error', () => {});
       }
       const truncated = () => (source as Readable & { truncated?: boolean }).truncated === true;
-      const created = await context.writer.importRecords(collection, untruncated(importRecords(format, source), truncated, limit), context.config.io.importBatchSize, request.accountability);
+      const created = await context.writer.importRecords(target, untruncated(importRecords(format, source), truncated, limit), context.config.io.importBatchSize);
       return reply.type('application/json; charset=utf-8').send({ data: { collection, created } });
     });
   };

@@ -1,7 +1,7 @@
 /**
  * POST / PATCH / DELETE on /items (Directus docs: Items), registered inside the /items plugin. Thin: the collection is
- * checked first (403 before any body error, as Directus), the body is parsed into the write IR, the writer does the
- * rest. A write the caller may not read back answers 204, as every DELETE does.
+ * opened first (the one writability check: 403 before any body error, as Directus), the body is parsed into the
+ * write IR, the writer does the rest. A write the caller may not read back answers 204, as every DELETE does.
  */
 import type { FastifyInstance } from 'fastify';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
@@ -17,50 +17,50 @@ export function registerItemWrites(app: FastifyInstance, context: AppContext, pa
 
   app.post<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    await writer.checkWritable(collection, 'create', request.accountability);
+    const target = await writer.open(collection, 'create', request.accountability);
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const { many, items } = parseCreateBody(request.body);
     request.timer.mark('parse');
-    return sendData(reply, await writer.create(collection, items, many, query, request.accountability, request.timer));
+    return sendData(reply, await writer.create(target, items, many, query, request.timer));
   });
 
   app.patch<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    await writer.checkWritable(collection, 'update', request.accountability);
+    const target = await writer.open(collection, 'update', request.accountability);
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
-    if (writer.isSingleton(collection)) {
+    if (target.collection.singleton) {
       const payload = parseItemBody(request.body);
       request.timer.mark('parse');
-      return sendData(reply, await writer.upsertSingleton(collection, payload, query, request.accountability, request.timer));
+      return sendData(reply, await writer.upsertSingleton(target, payload, query, request.timer));
     }
     const body = parseUpdateBody(request.body, parseOptions);
     request.timer.mark('parse');
-    return sendData(reply, await writer.updateMany(collection, body, query, request.accountability, request.timer));
+    return sendData(reply, await writer.updateMany(target, body, query, request.timer));
   });
 
   app.patch<{ Params: ItemParams; Body: unknown }>('/:collection/:pk', async (request, reply) => {
     const { collection, pk } = request.params;
-    await writer.checkWritable(collection, 'update', request.accountability);
+    const target = await writer.open(collection, 'update', request.accountability);
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
-    return sendData(reply, await writer.updateOne(collection, pk, payload, query, request.accountability, request.timer));
+    return sendData(reply, await writer.updateOne(target, pk, payload, query, request.timer));
   });
 
   app.delete<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    await writer.checkWritable(collection, 'delete', request.accountability);
+    const target = await writer.open(collection, 'delete', request.accountability);
     const body = parseDeleteBody(request.body, parseOptions);
     request.timer.mark('parse');
-    await writer.delete(collection, body, request.accountability, request.timer);
+    await writer.delete(target, body, request.timer);
     return reply.code(204).send();
   });
 
   app.delete<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
     const { collection, pk } = request.params;
-    await writer.checkWritable(collection, 'delete', request.accountability);
+    const target = await writer.open(collection, 'delete', request.accountability);
     request.timer.mark('parse');
-    await writer.delete(collection, { kind: 'keys', keys: [pk] }, request.accountability, request.timer);
+    await writer.delete(target, { kind: 'keys', keys: [pk] }, request.timer);
     return reply.code(204).send();
   });
 }

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
 import { healthReport, serverInfo } from '../../services/server-info.js';
-import { ServiceError } from '../../errors/catalogue.js';
+import { ServiceError, ServiceUnavailableError } from '../../errors/catalogue.js';
 import { publicAccountability } from '../../permissions/accountability.js';
 import { extractToken } from '../extract-token.js';
 
@@ -17,7 +17,8 @@ export function serverRoutes(context: AppContext): FastifyPluginAsync {
     // cannot look up as public.
     app.get('/health', { config: { public: true } }, async (request, reply) => {
       const accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), request.ip).catch((error: unknown) => {
-        if (error instanceof ServiceError) throw error;
+        // A database that does not answer is what health reports, not a reason to refuse the caller.
+        if (error instanceof ServiceError && !(error instanceof ServiceUnavailableError)) throw error;
         return publicAccountability(request.ip);
       });
       const body = await healthReport(context, accountability);

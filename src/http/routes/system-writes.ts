@@ -18,10 +18,10 @@ export function registerSystemWrites(app: FastifyInstance, context: AppContext, 
   app.patch('/users/me', async (request, reply) => {
     const user = request.accountability.user;
     if (!user) throw new InvalidCredentialsError();
-    await writer.checkWritable('service_users', 'update', request.accountability, system);
+    const target = await writer.open('service_users', 'update', request.accountability, system);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
-    return sendData(reply, await writer.updateOne('service_users', user, payload, query(request), request.accountability, request.timer, system));
+    return sendData(reply, await writer.updateOne(target, user, payload, query(request), request.timer));
   });
 
   // Directus records the page whatever the caller's permissions on users (the app's own bookkeeping).
@@ -29,51 +29,53 @@ export function registerSystemWrites(app: FastifyInstance, context: AppContext, 
     const user = request.accountability.user;
     if (!user) throw new InvalidCredentialsError();
     const lastPage = parseTrackPageBody(request.body);
-    await writer.updateOne('service_users', user, { last_page: lastPage }, { fields: ['id'] }, { ...request.accountability, admin: true }, request.timer, system);
+    const target = await writer.open('service_users', 'update', { ...request.accountability, admin: true }, system);
+    await writer.updateOne(target, user, { last_page: lastPage }, { fields: ['id'] }, request.timer);
     return reply.code(204).send();
   });
 
   app.patch('/settings', async (request, reply) => {
-    writer.assertWritable('service_settings', request.accountability, system);
+    // Created or updated: the rules of what the write turns out to be apply (checked with the write).
+    const target = await writer.open('service_settings', null, request.accountability, system);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
-    return sendData(reply, await writer.upsertSingleton('service_settings', payload, query(request), request.accountability, request.timer, system));
+    return sendData(reply, await writer.upsertSingleton(target, payload, query(request), request.timer));
   });
 
   for (const [route, table] of Object.entries(routes)) {
     app.post(`/${route}`, async (request, reply) => {
-      await writer.checkWritable(table, 'create', request.accountability, system);
+      const target = await writer.open(table, 'create', request.accountability, system);
       const { many, items } = parseCreateBody(request.body);
       request.timer.mark('parse');
-      return sendData(reply, await writer.create(table, items, many, query(request), request.accountability, request.timer, system));
+      return sendData(reply, await writer.create(target, items, many, query(request), request.timer));
     });
 
     app.patch(`/${route}`, async (request, reply) => {
-      await writer.checkWritable(table, 'update', request.accountability, system);
+      const target = await writer.open(table, 'update', request.accountability, system);
       const body = parseUpdateBody(request.body, parseOptions);
       request.timer.mark('parse');
-      return sendData(reply, await writer.updateMany(table, body, query(request), request.accountability, request.timer, system));
+      return sendData(reply, await writer.updateMany(target, body, query(request), request.timer));
     });
 
     app.patch<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
-      await writer.checkWritable(table, 'update', request.accountability, system);
+      const target = await writer.open(table, 'update', request.accountability, system);
       const payload = parseItemBody(request.body);
       request.timer.mark('parse');
-      return sendData(reply, await writer.updateOne(table, request.params.pk, payload, query(request), request.accountability, request.timer, system));
+      return sendData(reply, await writer.updateOne(target, request.params.pk, payload, query(request), request.timer));
     });
 
     app.delete(`/${route}`, async (request, reply) => {
-      await writer.checkWritable(table, 'delete', request.accountability, system);
+      const target = await writer.open(table, 'delete', request.accountability, system);
       const body = parseDeleteBody(request.body, parseOptions);
       request.timer.mark('parse');
-      await writer.delete(table, body, request.accountability, request.timer, system);
+      await writer.delete(target, body, request.timer);
       return reply.code(204).send();
     });
 
     app.delete<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
-      await writer.checkWritable(table, 'delete', request.accountability, system);
+      const target = await writer.open(table, 'delete', request.accountability, system);
       request.timer.mark('parse');
-      await writer.delete(table, { kind: 'keys', keys: [request.params.pk] }, request.accountability, request.timer, system);
+      await writer.delete(target, { kind: 'keys', keys: [request.params.pk] }, request.timer);
       return reply.code(204).send();
     });
   }

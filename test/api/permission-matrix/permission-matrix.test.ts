@@ -23,6 +23,7 @@ import { ADMIN, startTestApp, type TestApp } from '../../helpers/test-app.js';
 import { clientLabel, testClients } from '../../helpers/test-db.js';
 import type { Expectation, MatrixCase, MatrixRequest } from './case-format.js';
 import { MATRIX_ROLES, PUBLIC_PERMISSIONS, type RoleName } from './roles.js';
+import { queryBuilder } from '../../../src/db/connection.js';
 
 const folder = path.dirname(fileURLToPath(import.meta.url));
 const files = readdirSync(folder).filter((name) => name.endsWith('.cases.ts')).sort();
@@ -37,7 +38,7 @@ interface Matrix {
 
 async function setUpRoles(t: TestApp): Promise<Matrix> {
   const tokens = { public: null, admin: ADMIN.token } as Record<RoleName, string | null>;
-  const admin = await t.context.db.knex('service_users').select('id').where('email', ADMIN.email).first();
+  const admin = await queryBuilder(t.context.db)('service_users').select('id').where('email', ADMIN.email).first();
   const userIds: Record<string, string> = { admin: String(admin.id) };
   for (const [name, role] of Object.entries(MATRIX_ROLES)) {
     const policy = await createPolicy(t, { name: `matrix ${name}`, permissions: role.permissions, app_access: 'app_access' in role ? Boolean(role.app_access) : false });

@@ -6,7 +6,8 @@
  * the column is modified back and the keys restored.
  */
 import type { ForeignKeyInfo } from '../../../schema/types.js';
-import { statementRunner, type Row } from '../../ddl-exec.js';
+import { statementRunner } from '../../ddl-exec.js';
+import type { CatalogRow } from '../../introspection-utils.js';
 import { constraintName } from '../../ddl-names.js';
 import type { ColumnSpec, DdlCatalog, DdlStatement, SchemaDdl, StorageShape } from '../../schema-ddl.js';
 import type { DdlStep } from '../../schema-steps.js';
@@ -18,10 +19,10 @@ interface CallbackConnection {
 
 const run = statementRunner(
   (connection, sql, params) =>
-    new Promise<Row[]>((resolve, reject) => {
+    new Promise<CatalogRow[]>((resolve, reject) => {
       (connection as CallbackConnection).query(sql, params, (err, rows) => {
         if (err) reject(err);
-        else resolve(Array.isArray(rows) ? (rows as Row[]) : []);
+        else resolve(Array.isArray(rows) ? (rows as CatalogRow[]) : []);
       });
     }),
 );
@@ -117,7 +118,7 @@ async function catalogColumn(catalog: DdlCatalog, table: string, column: string)
     [table, column],
   );
   if (!row) throw new Error(`Column ${table}.${column} not found`);
-  const r = Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toLowerCase(), v])) as Row;
+  const r = Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toLowerCase(), v])) as CatalogRow;
   const extra = String(r.extra ?? '').toLowerCase();
   return {
     type: String(r.column_type),
@@ -143,7 +144,7 @@ function catalogDefinition(name: string, c: CatalogColumn): string {
 
 async function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean): Promise<string[]> {
   const rows = (await catalog.query(`show index from ${q(table)}`)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])));
-  const byName = new Map<string, Row[]>();
+  const byName = new Map<string, CatalogRow[]>();
   for (const r of rows) byName.set(String(r.key_name), [...(byName.get(String(r.key_name)) ?? []), r]);
   return [...byName.entries()]
     .filter(([name, parts]) => name !== 'PRIMARY' && parts.length === 1 && parts[0]!.column_name === column && (Number(parts[0]!.non_unique) === 0) === unique)

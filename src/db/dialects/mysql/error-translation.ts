@@ -80,3 +80,8 @@ export function mysqlFailureKind(error: unknown): FailureKind {
   if (e instanceof Error && ((e as { fatal?: boolean }).fatal === true || /closed state|Connection lost/i.test(e.message))) return 'connection';
   return null;
 }
+
+/** mysql2 refuses a command on a connection already closed, without sending it. */
+export function mysqlNeverSent(error: Error): boolean {
+  return /Can't add new command when connection is in closed state/.test(error.message);
+}

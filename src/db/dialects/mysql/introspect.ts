@@ -1,16 +1,15 @@
 /** MySQL/MariaDB information_schema → TableInfo[] for the current database, a handful of queries in all. */
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
-import { applyIndexesAndKeys, emptyColumn, groupBy, normalizeAction, parseDefaultValue, toNumber, type IndexColumn } from '../../introspection-utils.js';
+import { applyIndexesAndKeys, emptyColumn, groupBy, normalizeAction, parseDefaultValue, toNumber, type IndexColumn, type CatalogRow } from '../../introspection-utils.js';
 
-type Row = Record<string, any>;
 
 /** The full column type (`tinyint(1)`) decides booleans; kept beside the ColumnInfo, not in it. */
 const columnTypes = new WeakMap<ColumnInfo, string>();
 
-async function rows(knex: Knex, sql: string): Promise<Row[]> {
+async function rows(knex: Knex, sql: string): Promise<CatalogRow[]> {
   const [result] = await knex.raw(sql);
-  return result as Row[];
+  return result as CatalogRow[];
 }
 
 export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
@@ -32,7 +31,7 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
       where k.table_schema = database() and k.referenced_table_name is not null`),
     // MariaDB's JSON is LONGTEXT with a json_valid() check; MySQL 8 has no table_name here, hence the fallback.
     rows(knex, `select table_name, constraint_name, check_clause from information_schema.check_constraints
-      where constraint_schema = database()`).catch(() => [] as Row[]),
+      where constraint_schema = database()`).catch(() => [] as CatalogRow[]),
   ]);
 
   const jsonColumns = new Set(
@@ -75,13 +74,13 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
 }
 
 /** information_schema column names come back upper-case on MySQL 8 and MariaDB alike unless aliased. */
-function lower(row: Row): Row {
-  const out: Row = {};
+function lower(row: CatalogRow): CatalogRow {
+  const out: CatalogRow = {};
   for (const [k, v] of Object.entries(row)) out[k.toLowerCase()] = v;
   return out;
 }
 
-function toColumn(table: string, r: Row, isJson: boolean): ColumnInfo {
+function toColumn(table: string, r: CatalogRow, isJson: boolean): ColumnInfo {
   const column = emptyColumn(table, r.column_name);
   const extra = String(r.extra ?? '').toLowerCase();
   column.data_type = isJson ? 'json' : String(r.data_type).toLowerCase();

@@ -2,8 +2,10 @@ import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 import { jsonPathText } from '../../../sql/json-path.js';
 import { orderClause } from '../../../sql/nested-list.js';
+import { CONCEALED } from '../../../schema/concealed.js';
 
-const CONCEALED = `'**********'`;
+/** The concealed marker as an SQL literal. */
+const CONCEALED_SQL = `'${CONCEALED}'`;
 const DATE_PART: Record<string, (column: string) => string> = {
   year: (c) => `year(${c})`,
   month: (c) => `month(${c})`,
@@ -36,7 +38,7 @@ export const mysqlSql: SqlDialect = {
   asText: (column) => `cast(${column} as char)`,
   likeEscape: '',
   wireValue(column: string, field: FieldOverview): string {
-    if (field.concealed) return `if(${column} is null, null, ${CONCEALED})`;
+    if (field.concealed) return `if(${column} is null, null, ${CONCEALED_SQL})`;
     switch (field.type) {
       case 'boolean':
         return NUMERIC_COLUMN.test(field.schema?.data_type ?? '')

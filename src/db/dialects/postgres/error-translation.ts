@@ -79,3 +79,8 @@ export function postgresFailureKind(error: unknown): FailureKind {
   if (e instanceof Error && /Connection terminated|is not queryable|connection error|Client was closed/i.test(e.message)) return 'connection';
   return null;
 }
+
+/** node-postgres refuses a query on a client whose connection already ended, without sending it. */
+export function postgresNeverSent(error: Error): boolean {
+  return /is not queryable/.test(error.message);
+}

@@ -17,8 +17,10 @@ export const postgresDialect: Dialect = {
     // knex sets search_path on every new connection (DB_SEARCH_PATH): the schemas introspection serves.
     return { client: 'pg', connection: { ...(connection as Knex.PgConnectionConfig), ...timeout }, searchPath: session.searchPath, pool: { min: 0, max: 10 } };
   },
-  async execute(connection, sql, params) {
-    const result = await (connection as pg.Client).query({ text: sql, values: params as unknown[] });
+  async execute(connection, sql, params, name) {
+    // A named statement is parsed and planned once per connection; PostgreSQL then keeps custom plans for its values
+    // or a generic plan when that costs no more (plan_cache_mode).
+    const result = await (connection as pg.Client).query({ name, text: sql, values: params as unknown[] });
     return result.rows;
   },
   introspect: introspectPostgres,

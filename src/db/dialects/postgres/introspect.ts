@@ -2,9 +2,8 @@
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
 import { POSTGRES_TEXT_TYPES } from './text-types.js';
-import { applyIndexesAndKeys, emptyColumn, groupBy, numericDefault, parseDefaultValue, toNumber, type IndexColumn } from '../../introspection-utils.js';
+import { applyIndexesAndKeys, emptyColumn, groupBy, numericDefault, parseDefaultValue, toNumber, type IndexColumn, type CatalogRow } from '../../introspection-utils.js';
 
-type Row = Record<string, any>;
 
 const FK_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
 
@@ -65,14 +64,14 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
     knex.raw(`select t.typname as type_name, e.enumlabel as label from pg_enum e join pg_type t on t.oid = e.enumtypid order by t.typname, e.enumsortorder`),
   ]);
   const enumLabels = new Map<string, string[]>();
-  for (const row of enums.rows as Row[]) enumLabels.set(row.type_name, [...(enumLabels.get(row.type_name) ?? []), row.label]);
+  for (const row of enums.rows as CatalogRow[]) enumLabels.set(row.type_name, [...(enumLabels.get(row.type_name) ?? []), row.label]);
 
-  const columnsByTable = groupBy(columns.rows as Row[], (r) => r.table_key);
-  const indexesByTable = groupBy(indexes.rows as Row[], (r) => r.table_key);
-  const fksByTable = groupBy(foreignKeys.rows as Row[], (r) => r.table_key);
+  const columnsByTable = groupBy(columns.rows as CatalogRow[], (r) => r.table_key);
+  const indexesByTable = groupBy(indexes.rows as CatalogRow[], (r) => r.table_key);
+  const fksByTable = groupBy(foreignKeys.rows as CatalogRow[], (r) => r.table_key);
   // A name in several schemas of the search path is the first one's, as unqualified SQL resolves it.
   const seen = new Set<string>();
-  const served = (tables.rows as Row[]).filter((table) => !seen.has(table.name) && Boolean(seen.add(table.name)));
+  const served = (tables.rows as CatalogRow[]).filter((table) => !seen.has(table.name) && Boolean(seen.add(table.name)));
 
   return served.map((table) => {
     const name = table.name as string;
@@ -103,7 +102,7 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
 
 const NUMERIC_TYPES = new Set(['smallint', 'integer', 'bigint', 'real', 'double precision', 'numeric']);
 
-function toColumn(table: string, r: Row, enumLabels: Map<string, string[]>): ColumnInfo {
+function toColumn(table: string, r: CatalogRow, enumLabels: Map<string, string[]>): ColumnInfo {
   const column = emptyColumn(table, r.column_name);
   const rawDefault: string | null = r.column_default;
   const sequence = typeof rawDefault === 'string' && /^nextval\(/i.test(rawDefault);

@@ -2,8 +2,10 @@ import type { FieldOverview } from '../../../schema/types.js';
 import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 import { derivedTableList } from '../../../sql/nested-list.js';
 import { POSTGRES_TEXT_TYPES } from './text-types.js';
+import { CONCEALED } from '../../../schema/concealed.js';
 
-const CONCEALED = `'**********'`;
+/** The concealed marker as an SQL literal. */
+const CONCEALED_SQL = `'${CONCEALED}'`;
 const EXTRACT: Record<string, string> = { year: 'year', month: 'month', week: 'week', day: 'day', weekday: 'dow', hour: 'hour', minute: 'minute', second: 'second' };
 const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 /** Text-like types (introspect.ts) read as their text. */
@@ -31,7 +33,7 @@ export const postgresSql: SqlDialect = {
   asText: (column) => `${column}::text`,
   likeEscape: '',
   wireValue(column: string, field: FieldOverview): string {
-    if (field.concealed) return `case when ${column} is null then null else ${CONCEALED} end`;
+    if (field.concealed) return `case when ${column} is null then null else ${CONCEALED_SQL} end`;
     const dataType = field.schema?.data_type ?? '';
     switch (field.type) {
       case 'bigInteger':

@@ -1,21 +1,20 @@
 /** SQLite: sqlite_master + PRAGMA table_xinfo / index_list / index_info / foreign_key_list, per table (in-process). */
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
-import { applyIndexesAndKeys, emptyColumn, normalizeAction, parseDefaultValue, type IndexColumn } from '../../introspection-utils.js';
+import { applyIndexesAndKeys, emptyColumn, normalizeAction, parseDefaultValue, type IndexColumn, type CatalogRow } from '../../introspection-utils.js';
 
-type Row = Record<string, any>;
 
 export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
   const tables = (await knex.raw(
     `select name, sql, type from sqlite_master where type in ('table', 'view') and name not like 'sqlite\\_%' escape '\\' and name not like 'knex\\_%' escape '\\' order by name`,
-  )) as Row[];
+  )) as CatalogRow[];
   const result: TableInfo[] = [];
   for (const table of tables) {
     const name = table.name as string;
     const quoted = `"${name.replace(/"/g, '""')}"`;
-    const info = (await knex.raw(`pragma table_xinfo(${quoted})`)) as Row[];
-    const indexList = (await knex.raw(`pragma index_list(${quoted})`)) as Row[];
-    const fkList = (await knex.raw(`pragma foreign_key_list(${quoted})`)) as Row[];
+    const info = (await knex.raw(`pragma table_xinfo(${quoted})`)) as CatalogRow[];
+    const indexList = (await knex.raw(`pragma index_list(${quoted})`)) as CatalogRow[];
+    const fkList = (await knex.raw(`pragma foreign_key_list(${quoted})`)) as CatalogRow[];
 
     const pkColumns = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
     const createSql = String(table.sql ?? '');
@@ -23,7 +22,7 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
 
     const indexes: IndexColumn[] = [];
     for (const index of indexList) {
-      const parts = (await knex.raw(`pragma index_info("${String(index.name).replace(/"/g, '""')}")`)) as Row[];
+      const parts = (await knex.raw(`pragma index_info("${String(index.name).replace(/"/g, '""')}")`)) as CatalogRow[];
       for (const part of parts) {
         // An expression part has no column name; it still decides which column comes first.
         indexes.push({ table: name, index: index.name, column: part.name ?? '', position: part.seqno, unique: index.unique === 1 && index.partial !== 1, primary: index.origin === 'pk' });
@@ -34,7 +33,7 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
       pkColumns.forEach((c, i) => indexes.push({ table: name, index: '__pk__', column: c.name, position: i, unique: true, primary: true }));
     }
 
-    const fkGroups = new Map<number, Row[]>();
+    const fkGroups = new Map<number, CatalogRow[]>();
     for (const fk of fkList) fkGroups.set(fk.id, [...(fkGroups.get(fk.id) ?? []), fk]);
     const foreignKeys: ForeignKeyInfo[] = [];
     for (const [fk] of [...fkGroups.values()].filter((group) => group.length === 1)) {
@@ -57,11 +56,11 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
 
 /** `REFERENCES t` without a column names t's primary key. */
 async function referencedPrimaryKey(knex: Knex, table: string): Promise<string> {
-  const info = (await knex.raw(`pragma table_info("${table.replace(/"/g, '""')}")`)) as Row[];
+  const info = (await knex.raw(`pragma table_info("${table.replace(/"/g, '""')}")`)) as CatalogRow[];
   return String(info.find((c) => c.pk === 1)?.name ?? 'rowid');
 }
 
-function toColumn(table: string, c: Row, pkCount: number, createSql: string): ColumnInfo {
+function toColumn(table: string, c: CatalogRow, pkCount: number, createSql: string): ColumnInfo {
   const column = emptyColumn(table, c.name);
   const declared = String(c.type ?? '').trim().toLowerCase();
   const match = /^([a-z][a-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?$/.exec(declared);

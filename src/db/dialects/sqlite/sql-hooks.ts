@@ -3,8 +3,10 @@ import type { SqlDialect } from '../../../sql/dialect-hooks.js';
 import { jsonPathText } from '../../../sql/json-path.js';
 import { derivedTableList } from '../../../sql/nested-list.js';
 import { dateBound } from './date-bounds.js';
+import { CONCEALED } from '../../../schema/concealed.js';
 
-const CONCEALED = `'**********'`;
+/** The concealed marker as an SQL literal. */
+const CONCEALED_SQL = `'${CONCEALED}'`;
 const BOOLEAN_COLUMN = /^(bool|boolean|integer|int|tinyint|smallint)$/i;
 
 const DATE_FORMATS: Record<string, string> = {
@@ -37,7 +39,7 @@ export const sqliteSql: SqlDialect = {
   asText: (column) => `cast(${column} as text)`,
   likeEscape: ` escape '\\'`,
   wireValue(column: string, field: FieldOverview): string {
-    if (field.concealed) return `case when ${column} is null then null else ${CONCEALED} end`;
+    if (field.concealed) return `case when ${column} is null then null else ${CONCEALED_SQL} end`;
     const format = DATE_FORMATS[field.type];
     if (format) return normalisedDate(column, format);
     switch (field.type) {

@@ -9,12 +9,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
+import type { DbClient } from '../../src/config/config.js';
+import { clientLabel, createTestDatabase, type TestDb } from '../helpers/test-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
 
-for (const client of testClients()) {
+/** The suite for one database; data-commands-<database>.test.ts run it, side by side (each spawns the CLI ~25 times). */
+export function dataCommandsSuite(client: DbClient): void {
   describe(`strata data commands (${clientLabel(client)})`, () => {
     let db: TestDb;
     let empty: TestDb;

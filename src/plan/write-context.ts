@@ -1,0 +1,99 @@
+/**
+ * What every stage of write planning shares: the caller's context, the state of one planning pass (failures found so
+ * far, rows counted against MAX_BATCH_MUTATION, checked in `finishPlanning` only), the collections a write may reach,
+ * and how one payload value becomes a column value of a planned row.
+ */
+import { collectionForbidden, InvalidPayloadError, MethodNotAllowedError, throwAll, type ServiceError } from '../errors/catalogue.js';
+import type { Accountability } from '../permissions/accountability.js';
+import type { Payload } from '../request/write-body.js';
+import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
+import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
+import type { Key, RowWrite } from './mutation-plan.js';
+import type { WriteAccess } from './write-access.js';
+import { lengthProblem, writeValue, WriteValueProblem } from './write-values.js';
+
+export interface WriteContext {
+  schema: SchemaOverview;
+  accountability: Accountability;
+  now: Date;
+  /** A new v4 uuid (for `uuid` specials). */
+  uuid: () => string;
+  /** Infinity = no limit. */
+  maxBatchMutation: number;
+  /** The caller's write rules; without them a non-admin writes nothing (admins need none). */
+  access?: WriteAccess;
+  /** Opens the service_* collections that have routes of their own (the system routes set it). */
+  system?: boolean;
+}
+
+/** Plans one payload item under `collection` (mutation-planner.ts); nested planning calls back through it. */
+export type PlanRow = (
+  planning: Planning,
+  collection: CollectionOverview,
+  payload: Payload,
+  action: RowWrite['action'],
+  key: Key | null,
+  path: (string | number)[],
+  filledByParent: string | null,
+) => RowWrite;
+
+/** State of one planning pass: the failures found so far and the rows counted. */
+export interface Planning {
+  ctx: WriteContext;
+  errors: ServiceError[];
+  rowCount: number;
+}
+
+export function startPlanning(ctx: WriteContext, rowCount = 0): Planning {
+  return { ctx, errors: [], rowCount };
+}
+
+/** The one place MAX_BATCH_MUTATION is enforced; then every failure found, each said once. */
+export function finishPlanning(planning: Planning): void {
+  if (planning.rowCount > planning.ctx.maxBatchMutation) throw new InvalidPayloadError(`Exceeded max batch mutation limit of ${planning.ctx.maxBatchMutation}`);
+  // The same data written to several keys fails the same way for each: say it once.
+  const seen = new Set<string>();
+  throwAll(
+    planning.errors.filter((error) => {
+      const id = JSON.stringify([error.code, error.message, error.extensions]);
+      return !seen.has(id) && Boolean(seen.add(id));
+    }),
+  );
+}
+
+export function isPayload(value: unknown): value is Payload {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function where(path: (string | number)[]): string {
+  return path.length ? path.join('.') : 'root';
+}
+
+/** A collection writes may reach: a table (not a view); a service_* one only from the system routes. */
+export function writeTarget(name: string, ctx: WriteContext): CollectionOverview {
+  const collection = ctx.schema.collections[name];
+  if (!collection || !collection.schema) throw collectionForbidden(name);
+  if (collection.system && !(ctx.system && ITEM_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
+  if (!ctx.accountability.admin && !ctx.access) throw collectionForbidden(name);
+  if (collection.view) throw new MethodNotAllowedError(['GET', 'SEARCH'], `Collection "${name}" is a view: its items are read-only`);
+  return collection;
+}
+
+/**
+ * A payload's (or preset's) value of a plain column → its logical value on the row; hash fields are marked for
+ * hashing, other values checked against the column's length. Failures are collected, not thrown.
+ */
+export function setValue(planning: Planning, row: RowWrite, field: FieldOverview, value: unknown): void {
+  try {
+    const logical = writeValue(row.collection, field, value, row.path);
+    row.values[field.field] = logical;
+    if (field.type === 'hash' && typeof logical === 'string' && logical !== '') row.hashFields.push(field.field);
+    else {
+      const tooLong = lengthProblem(row.collection, field, logical);
+      if (tooLong) planning.errors.push(tooLong);
+    }
+  } catch (error) {
+    if (!(error instanceof WriteValueProblem)) throw error;
+    planning.errors.push(error.error);
+  }
+}

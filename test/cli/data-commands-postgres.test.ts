@@ -1,0 +1,5 @@
+/** The data commands through the `strata` binary on PostgreSQL (test/cli/data-commands.ts). */
+import { testClients } from '../helpers/test-db.js';
+import { dataCommandsSuite } from './data-commands.js';
+
+if (testClients().includes('pg')) dataCommandsSuite('pg');

@@ -1,0 +1,47 @@
+/**
+ * `node --import tsx test/helpers/template-run.ts build <run>` builds the run's template databases (every database
+ * this run tests, with and without the fixture) and prints them as JSON; `… drop` with that JSON in
+ * STRATA_TEST_TEMPLATES drops them. Used by scripts/test.mjs around the test run.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import knexFactory from 'knex';
+import { buildTemplate } from './test-app.js';
+import { testClients } from './test-db.js';
+import { TEMPLATES_ENV, type Template } from './test-templates.js';
+
+async function build(run: string): Promise<void> {
+  const templates: Template[] = [];
+  try {
+    await Promise.all(
+      testClients().map(async (client) => {
+        for (const fixture of [true, false]) templates.push(await buildTemplate(client, fixture, `strata_tpl_${run}_${fixture ? 'fixture' : 'empty'}`));
+      }),
+    );
+  } catch (error) {
+    await drop(templates);
+    throw error;
+  }
+  process.stdout.write(JSON.stringify(templates));
+}
+
+async function drop(templates: Template[]): Promise<void> {
+  for (const template of templates) {
+    if (template.client === 'sqlite3') {
+      rmSync(path.dirname(template.name), { recursive: true, force: true });
+      continue;
+    }
+    const url = new URL(template.client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
+    const knex = knexFactory({ client: template.client === 'pg' ? 'pg' : 'mysql2', connection: url.toString(), pool: { min: 0, max: 1 } });
+    try {
+      await knex.raw(template.client === 'pg' ? `drop database if exists "${template.name}" with (force)` : `drop database if exists \`${template.name}\``);
+    } finally {
+      await knex.destroy();
+    }
+  }
+}
+
+const [command, run] = process.argv.slice(2);
+if (command === 'build' && run && /^[a-z0-9]+$/.test(run)) await build(run);
+else if (command === 'drop') await drop(JSON.parse(process.env[TEMPLATES_ENV] ?? '[]') as Template[]);
+else throw new Error('usage: template-run.ts build <run id: [a-z0-9]+> | drop');

@@ -1,0 +1,15 @@
+-- aggregate grouped by a field, a date part and an m2o path, sorted by count
+select (
+  select coalesce(json_group_array(json_object('author', json_object('name', "t3"."g0"), 'updated_at_year', "t3"."g1", 'count', "t3"."a0", 'sum', json_object('price', case when "t3"."a1" is null then null else printf('%.2f', "t3"."a1") end), 'avg', json_object('rating', case when "t3"."a2" is null then null else cast(printf('%.15g', "t3"."a2") as real) end)) order by "t3"."a0" desc, "t3"."g0" asc, "t3"."g1" asc), '[]')
+  from (
+    select "t2"."g0" as "g0", "t2"."g1" as "g1", count(*) as "a0", sum("t2"."v1") as "a1", avg("t2"."v2") as "a2"
+    from (
+      select (
+        select "t1"."name"
+        from "authors" as "t1"
+        where "t1"."id" = "t0"."author"
+        limit 1) as "g0", cast(strftime('%Y', case when typeof("t0"."updated_at") in ('integer', 'real') then strftime('%Y-%m-%dT%H:%M:%fZ', "t0"."updated_at" / 1000.0, 'unixepoch') else strftime('%Y-%m-%dT%H:%M:%fZ', "t0"."updated_at") end) as integer) as "g1", "t0"."price" as "v1", "t0"."rating" as "v2"
+      from "articles" as "t0") as "t2"
+    group by "t2"."g0", "t2"."g1"
+    order by count(*) desc, "t2"."g0" asc, "t2"."g1" asc
+    limit ?) as "t3") as "data"

@@ -1,0 +1,9 @@
+-- filter, sort, limit and offset
+select (
+  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`, 'title', `t0`.`title`) order by `t0`.`__strata_s0` desc, `t0`.`id` asc), json_array()) as char)
+  from (
+    select `t0`.`id`, `t0`.`title`, `t0`.`rating` as `__strata_s0`
+    from `articles` as `t0`
+    where `t0`.`rating` >= ?
+    order by `t0`.`rating` desc, `t0`.`id` asc
+    limit ? offset ?) as `t0`) as `data`

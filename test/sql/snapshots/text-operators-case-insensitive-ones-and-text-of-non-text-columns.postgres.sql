@@ -1,0 +1,9 @@
+-- text operators, case-insensitive ones and text of non-text columns
+select (
+  select coalesce(json_agg(json_build_object('id', "t0"."id") order by "t0"."id" asc), '[]'::json)::text
+  from (
+    select "t0"."id"
+    from "articles" as "t0"
+    where (lower("t0"."title") = $1 or "t0"."title" not like $2 or lower("t0"."title") like $3 or "t0"."rating"::text like $4 or lower("t0"."title") not like $5)
+    order by "t0"."id" asc
+    limit $6) as "t0") as "data"
