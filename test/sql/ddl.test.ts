@@ -1,7 +1,7 @@
 /**
  * Golden DDL: representative schema changes, as steps (src/db/schema-steps.ts), rendered by each dialect and run
  * against each database; the statements that ran are compared exactly with test/sql/ddl/<case>.<dialect>.sql
- * (`UPDATE_GOLDEN=1` writes them). The cases build on each other, on one database per dialect; after each, the
+ * (`UPDATE_SNAPSHOTS=1` writes them). The cases build on each other, on one database per dialect; after each, the
  * introspected columns show the change took.
  */
 import assert from 'node:assert/strict';
@@ -243,7 +243,7 @@ for (const client of testClients()) {
         else await executor.runStepwise(steps);
         const file = path.join(GOLDEN, `${c.name}.${label}.sql`);
         const text = render(ran);
-        if (process.env.UPDATE_GOLDEN) writeFileSync(file, text);
+        if (process.env.UPDATE_SNAPSHOTS) writeFileSync(file, text);
         assert.equal(text, readFileSync(file, 'utf8'), `${c.name}.${label}.sql`);
         c.after(await catalog(), label);
       });
