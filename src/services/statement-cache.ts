@@ -113,6 +113,9 @@ export interface Lookup {
   shape: { key: string; values: unknown[]; other: Query } | null;
 }
 
+/** Values taken out of one query at most (beyond, the read is cached by its exact key only). */
+const MAX_SLOTS = 64;
+
 /** Server-side prepared statements are named only for this many distinct statements (each connection keeps them). */
 const NAMED_STATEMENTS_MAX = 2000;
 
@@ -152,7 +155,9 @@ export class StatementCache {
       classes.push(kind);
       return { '\u0001': kind };
     });
-    if (values.length === 0) return { read: undefined, exact, shape: null };
+    // Long value lists (an `_in` of thousands of keys) are no shape worth sharing, and matching each parameter
+    // against each value would cost their product: such reads keep their exact key.
+    if (values.length === 0 || values.length > MAX_SLOTS) return { read: undefined, exact, shape: null };
     const key = `${scope}\u0000${JSON.stringify(shaped)}`;
     const entry = this.shapes.get(key);
     if (entry === false) return { read: undefined, exact, shape: null };

@@ -97,3 +97,13 @@ describe('statement cache shapes', () => {
     assert.equal(cache.find(1, 'articles', byStatus('draft' as never), admin, null, 'rest').read?.name, read.name);
   });
 });
+
+describe('statement cache shapes of long lists', () => {
+  it('keeps a read with more values than a shape takes by its exact key only', () => {
+    const cache = new StatementCache(10);
+    const many = { filter: { type: 'condition', field: 'id', operator: '_in', value: Array.from({ length: 5000 }, (_, i) => i + 1) } } as unknown as Query;
+    const lookup = cache.find(1, 'articles', many, admin, null, 'rest');
+    assert.equal(lookup.shape, null);
+    assert.ok(lookup.exact);
+  });
+});
