@@ -48,7 +48,8 @@ for (const client of testClients()) {
         assert.deepEqual(init.data, []);
         const created = await post({ name: 'WS one', bio: 'not asked for' });
         assert.deepEqual(await next(), { type: 'subscription', event: 'create', data: [{ id: created.id, name: 'WS one' }], uid: 'admin-sub' });
-        await t.request({ method: 'PATCH', url: `/items/authors/${created.id}`, payload: { name: 'WS one, renamed' } });
+        const patched = await t.request({ method: 'PATCH', url: `/items/authors/${created.id}`, payload: { name: 'WS one, renamed' } });
+        assert.equal(patched.statusCode, 200, patched.body);
         assert.deepEqual((await next()).data, [{ id: created.id, name: 'WS one, renamed' }]);
         await t.request({ method: 'DELETE', url: `/items/authors/${created.id}` });
         const deleted = await next();
