@@ -9,6 +9,7 @@ import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
+import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
 
@@ -37,6 +38,7 @@ export interface Config extends ScaleConfig {
   db: DbConfig;
   auth: AuthConfig;
   graphql: GraphQLConfig;
+  websockets: WebSocketConfig;
   cors: CorsConfig;
   /** Serve Strata Studio (the admin app built into dist/studio) at /admin (ADMIN_APP_ENABLED, default true). */
   adminApp: boolean;
@@ -173,6 +175,7 @@ export function readConfig(env: Env = process.env): Config {
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
+    websockets: readWebSocketConfig(env),
     cors: readCorsConfig(env),
     adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
     docs: readDocsConfig(env),

@@ -34,6 +34,7 @@ import { docsRoutes } from './routes/docs.js';
 import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
 import { utilsRoutes } from './routes/utils.js';
+import { websocketRoutes } from './routes/websocket.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -191,6 +192,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(importRoutes(context), { prefix: '/utils' });
   app.register(schemaRoutes(context), { prefix: '/schema' });
   app.register(graphqlRoutes(context, specs));
+  if (context.config.websockets.enabled) app.register(websocketRoutes(context, ipHeader));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
 
   return app;

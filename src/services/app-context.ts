@@ -29,6 +29,7 @@ import { MeService } from './me-service.js';
 import { DatabaseBus } from '../bus/database-bus.js';
 import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
+import { ChangeEvents } from '../realtime/change-events.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
 import { consume, createRateLimiters, type RateLimiters } from '../bus/rate-limiters.js';
 
@@ -54,6 +55,8 @@ export interface AppContext {
   access: AccessResolver;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
+  /** What every committed item write changed: here, and (with Redis) on every instance. */
+  changes: ChangeEvents;
   redis: RedisClient | null;
   rateLimiters: RateLimiters;
   /** Reload the schema overview after a change made here, and tell the other instances. */
@@ -103,7 +106,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settingsChanged: () => settings.clear(),
       passwordPolicy: () => settings.passwordPolicy(),
     });
-    const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites });
+    const changes = new ChangeEvents();
+    const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites, changes });
     const clock = options.clock ?? systemClock;
     const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);
     const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock);
@@ -139,6 +143,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       else logins.recheck();
     });
     logins.announce = (family) => bus.publish(CHANNELS.logins, { family });
+    // Only Redis carries an event's keys; the database bus's counters could not, so without Redis events stay local.
+    await changes.start(bus instanceof RedisBus ? bus : null);
 
     const schemaChanged = async () => {
       const overview = await schema.load();
@@ -181,6 +187,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       tfa: new TfaService(db, 'Strata', clock),
       me: new MeService(db, permissions, () => schema.current),
       bus,
+      changes,
       redis,
       rateLimiters,
       schemaChanged,

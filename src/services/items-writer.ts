@@ -28,6 +28,7 @@ import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
 import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
 import { NO_MARKS, type ItemsService, type JsonRead, type OutputForm, type ReadOptions, type RowsRead, type StageMarks } from './items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
+import { ChangeRecorder, type ChangeEvents } from '../realtime/change-events.js';
 import type { SystemWrites } from './system-writes.js';
 import { WriteLookupStage } from './write-lookups.js';
 
@@ -41,6 +42,8 @@ export interface ItemsWriterDeps {
   systemWrites?: SystemWrites;
   /** argon2 (auth/passwords.ts); tests observe when it runs. */
   hash?: (plain: string) => Promise<string>;
+  /** Where the changes of each committed write are announced (realtime subscriptions). */
+  changes?: ChangeEvents;
 }
 
 export interface WriteOptions<R extends Reread = 'json'> {
@@ -122,11 +125,12 @@ export class ItemsWriter {
     const { collection, ctx } = target;
     if (collection.singleton) throw new InvalidPayloadError(`Can't import into the singleton "${collection.collection}"`);
     let written = 0;
+    const changes = new ChangeRecorder();
     await this.deps.db.transaction(async (tx) => {
       let batch: ImportRecord[] = [];
       const flush = async () => {
         const batchCtx = { ...ctx, maxBatchMutation: ctx.maxBatchMutation - written };
-        written += await this.importBatch(tx, collection, batch, batchCtx);
+        written += await this.importBatch(tx, collection, batch, batchCtx, changes);
         batch = [];
         onProgress?.(written);
       };
@@ -136,6 +140,7 @@ export class ItemsWriter {
       }
       if (batch.length) await flush();
     });
+    this.deps.changes?.emit(changes);
     return written;
   }
 
@@ -143,16 +148,19 @@ export class ItemsWriter {
    * One batch inside a savepoint; on failure it is rolled back and its rows written one by one (each seeing the
    * ones before it), so that the first failing row names its line.
    */
-  private async importBatch(tx: Executor, collection: CollectionOverview, batch: ImportRecord[], ctx: WriteContext): Promise<number> {
+  private async importBatch(tx: Executor, collection: CollectionOverview, batch: ImportRecord[], ctx: WriteContext, changes: ChangeRecorder): Promise<number> {
+    // A batch's changes count only once its savepoint is released (a failed batch fails the whole import).
+    const batchChanges = new ChangeRecorder();
     const write = async (records: ImportRecord[]): Promise<number> => {
       const draft = planCreate(collection, records.map((r) => r.payload), true, ctx);
-      await this.run(tx, draft, ctx, await this.hashes(draft, ctx));
+      await this.run(tx, draft, ctx, await this.hashes(draft, ctx), batchChanges);
       return draft.rowCount;
     };
     await tx.query('savepoint strata_import');
     try {
       const count = await write(batch);
       await tx.query('release savepoint strata_import');
+      for (const event of batchChanges.events()) changes.record(event.collection, event.action, event.keys);
       return count;
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
@@ -229,9 +237,9 @@ export class ItemsWriter {
     const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
     const plan = planDelete(collection, keys, ctx);
     marks.mark('plan');
-    await this.transaction(ctx, new Set([collection.collection]), async (tx) => {
+    await this.transaction(ctx, new Set([collection.collection]), async (tx, changes) => {
       checkDeletes(plan, await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forDelete(plan));
-      await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema).delete(plan);
+      await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).delete(plan);
     });
     marks.mark('write');
   }
@@ -259,13 +267,13 @@ export class ItemsWriter {
     const { ctx } = target;
     const hashes = await this.hashes(draft, ctx);
     const touched = this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
-    return this.transaction(ctx, touched, (tx) => this.run(tx, draft, ctx, hashes, singleton));
+    return this.transaction(ctx, touched, (tx, changes) => this.run(tx, draft, ctx, hashes, changes, singleton));
   }
 
-  private async run(tx: Executor, draft: MutationPlan, ctx: WriteContext, hashes: WriteHashes, singleton = false): Promise<Key[]> {
+  private async run(tx: Executor, draft: MutationPlan, ctx: WriteContext, hashes: WriteHashes, changes: ChangeRecorder, singleton = false): Promise<Key[]> {
     const lookups = await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forWrite(draft, singleton);
     const plan = resolvePlan(draft, lookups, hashes, ctx);
-    return new MutationExecutor(tx, this.deps.db.dialect, ctx.schema).write(plan.rows);
+    return new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).write(plan.rows);
   }
 
   /**
@@ -302,13 +310,22 @@ export class ItemsWriter {
     return hashes;
   }
 
-  /** One transaction; system writes keep an active admin and drop the caches they make stale once committed. */
-  private async transaction<T>(ctx: WriteContext, touched: Set<string>, work: (tx: Executor) => Promise<T>): Promise<T> {
+  /**
+   * One transaction; system writes keep an active admin and drop the caches they make stale once committed. Its
+   * change events are emitted once it has committed.
+   */
+  private async transaction<T>(ctx: WriteContext, touched: Set<string>, work: (tx: Executor, changes: ChangeRecorder) => Promise<T>): Promise<T> {
     const system = ctx.system ? this.deps.systemWrites : undefined;
-    if (!system) return this.deps.db.transaction(work);
+    const changes = new ChangeRecorder();
+    if (!system) {
+      const result = await this.deps.db.transaction((tx) => work(tx, changes));
+      this.deps.changes?.emit(changes);
+      return result;
+    }
     let result: T;
-    await this.deps.db.transaction((tx) => system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx))));
+    await this.deps.db.transaction((tx) => system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx, changes))));
     await system.committed(touched);
+    this.deps.changes?.emit(changes);
     return result!;
   }
 

@@ -18,6 +18,7 @@ import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schem
 import type { CompiledStatement } from '../sql/statement.js';
 import { compileDeletes, compileInserts, compileKeyLookups, compileUpdates, type WriteHooks } from '../sql/write-compiler.js';
 import { keyColumnsOf, keyValuesOf } from './write-lookups.js';
+import { ChangeRecorder } from '../realtime/change-events.js';
 import type { Row } from '../db/connection.js';
 
 
@@ -50,6 +51,8 @@ export class MutationExecutor {
     private readonly tx: Executor,
     private readonly dialect: Dialect,
     private readonly schema: SchemaOverview,
+    /** Collects what the statements change, for the change events emitted after commit. */
+    private readonly changes: ChangeRecorder = new ChangeRecorder(),
   ) {
     this.hooks = { sql: dialect.sql, write: dialect.write };
   }
@@ -67,6 +70,7 @@ export class MutationExecutor {
     for (const statement of compileDeletes(collection.schema!.name, keyColumnsOf(collection), keyValuesOf(collection, keys), this.hooks)) {
       await this.run(statement, { collection, rows: [] }, true);
     }
+    this.changes.record(collection.collection, 'delete', keys);
   }
 
   private keyOf(row: RowWrite): Key | null {
@@ -90,8 +94,13 @@ export class MutationExecutor {
     for (const row of rows) {
       for (const parent of row.parents) this.fill(row, parent.field, this.parentValue(row, parent.field, parent.row, parent.anyCollection));
     }
-    await this.insertRows(rows.filter((row) => row.action === 'create'));
-    await this.updateRows(rows.filter((row) => row.action === 'update'));
+    const creates = rows.filter((row) => row.action === 'create');
+    const updates = rows.filter((row) => row.action === 'update');
+    await this.insertRows(creates);
+    await this.updateRows(updates);
+    // An update whose only change is nested (its o2m items) is still an update of that item, as Directus reports it.
+    for (const row of creates) this.changes.record(row.collection.collection, 'create', [this.keyOf(row)!]);
+    for (const row of updates) this.changes.record(row.collection.collection, 'update', [this.keyOf(row)!]);
     await this.writeChildren(rows);
   }
 
@@ -208,6 +217,7 @@ export class MutationExecutor {
         for (const statement of compileDeletes(related.schema!.name, keyColumnsOf(related), keyValuesOf(related, set.deselect), this.hooks)) {
           await this.run(statement, { collection: related, rows: [{ [fk.field]: null }] }, true);
         }
+        this.changes.record(related.collection, 'delete', set.deselect);
       } else {
         await this.updateKeys(related, set.deselect, fk, null);
       }
@@ -219,6 +229,7 @@ export class MutationExecutor {
     for (const statement of compileUpdates(related.schema!.name, [[fk, value]], keyColumnsOf(related), keyValuesOf(related, keys), this.hooks)) {
       await this.run(statement, { collection: related, rows: [{ [fk.field]: value }] });
     }
+    this.changes.record(related.collection, 'update', keys);
   }
 
   /** Runs a statement; a database error becomes the catalogue error naming the collection and field. */
