@@ -27,7 +27,14 @@ try {
     for (let run = 0; run < runs; run++) {
       batch += 1;
       const body = JSON.stringify(
-        Array.from({ length: items }, (_, i) => ({ title: `Bench ${batch}-${i}`, slug: `bench-${batch}-${i}`, status: 'draft', rating: i % 5, views: i, price: '9.99' })),
+        Array.from({ length: items }, (_, i) => ({
+          title: `Bench ${batch}-${i}`,
+          slug: `bench-${batch}-${i}`,
+          status: 'draft',
+          rating: i % 5,
+          views: i,
+          price: '9.99',
+        })),
       );
       statements = [];
       const started = performance.now();
@@ -46,7 +53,14 @@ try {
     }
     seconds.sort((a, b) => a - b);
     const median = seconds[Math.floor(seconds.length / 2)]!;
-    results.push({ db: t.testDb.label, items, 'fields': fields, 'median ms': Math.round(median * 1000), 'items/s': Math.round(items / median), statements: used });
+    results.push({
+      db: t.testDb.label,
+      items,
+      fields: fields,
+      'median ms': Math.round(median * 1000),
+      'items/s': Math.round(items / median),
+      statements: used,
+    });
   }
   console.table(results);
 } finally {

@@ -62,16 +62,26 @@ interface Expressions {
   json(text: string): string;
 }
 
-const COLUMNS = 'id, title, slug, body, status, rating, views, price, score, published, publish_date, published_at, updated_at, read_time, uid, metadata, author';
+const COLUMNS =
+  'id, title, slug, body, status, rating, views, price, score, published, publish_date, published_at, updated_at, read_time, uid, metadata, author';
 
 function articleValues(e: Expressions, authors: number): string {
   const seconds = `((g * ${SCATTER}) % ${SPAN})`;
   const updated = `(${seconds} + (g * 7919) % 7776000)`;
   return [
     'g',
-    e.cat(`'Article '`, e.text('g'), `' about '`, `case g % 4 when 0 then 'databases' when 1 then 'compilers' when 2 then 'networks' else 'typography' end`),
+    e.cat(
+      `'Article '`,
+      e.text('g'),
+      `' about '`,
+      `case g % 4 when 0 then 'databases' when 1 then 'compilers' when 2 then 'networks' else 'typography' end`,
+    ),
     e.cat(`'article-'`, e.text('g')),
-    e.cat(`'Body of article '`, e.text('g'), `'. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.'`),
+    e.cat(
+      `'Body of article '`,
+      e.text('g'),
+      `'. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.'`,
+    ),
     `case when g % 20 < 12 then 'published' when g % 20 < 17 then 'draft' else 'archived' end`,
     `case when g % 10 = 0 then null else 1 + (g * 7) % 5 end`,
     `(g * 48271) % 1000000`,

@@ -35,7 +35,9 @@ const server = http.createServer((request, response) => {
 });
 
 function send(response: http.ServerResponse, status: number, body: string): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+  response
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+    .end(body);
 }
 
 /** Runs the statements in order; the body comes from the last one's first row, as ItemsService.readMany builds it. */

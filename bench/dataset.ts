@@ -19,7 +19,14 @@ export interface DatasetSize {
   sectionsPerPage: number;
 }
 
-export const DEFAULT_SIZE: DatasetSize = { authors: 1_000, articles: 20_000, tags: 100, tagsPerArticle: 3, pages: 2_000, sectionsPerPage: 5 };
+export const DEFAULT_SIZE: DatasetSize = {
+  authors: 1_000,
+  articles: 20_000,
+  tags: 100,
+  tagsPerArticle: 3,
+  pages: 2_000,
+  sectionsPerPage: 5,
+};
 
 /** Row counts per table, as generated. */
 export type TableCounts = Record<string, number>;
@@ -48,7 +55,8 @@ export async function createBenchDatabase(client: DbClient): Promise<TestDb> {
       // knex turns every `?` into a placeholder on PostgreSQL; a literal one is escaped (as loadFixture does).
       if (!/^insert\b/i.test(statement)) await k.raw(client === 'pg' ? statement.replace(/\?/g, '\\?') : statement);
     }
-    for (const [table, column] of FOREIGN_KEY_INDEXES) await k.raw(`create index ?? on ?? (??)`, [`${table}_${column}_index`, table, column]);
+    for (const [table, column] of FOREIGN_KEY_INDEXES)
+      await k.raw(`create index ?? on ?? (??)`, [`${table}_${column}_index`, table, column]);
   } catch (error) {
     await k.destroy();
     await testDb.drop();
@@ -70,8 +78,13 @@ export async function generateDataset(testDb: TestDb, size: DatasetSize = DEFAUL
         await insertRows(trx, table, columns, 1, count, row);
         counts[table] = count;
       };
-      await insert('authors', ['id', 'name', 'email', 'bio', 'active', 'joined'], size.authors, (n) => authorRow(n, values));
-      await insert('tags', ['id', 'name'], size.tags, (n) => [n, `tag-${String(n).padStart(3, '0')}-${pick(WORDS, n * 7)}`]);
+      await insert('authors', ['id', 'name', 'email', 'bio', 'active', 'joined'], size.authors, (n) =>
+        authorRow(n, values),
+      );
+      await insert('tags', ['id', 'name'], size.tags, (n) => [
+        n,
+        `tag-${String(n).padStart(3, '0')}-${pick(WORDS, n * 7)}`,
+      ]);
       await insert('articles', ARTICLE_COLUMNS, size.articles, (n) => articleRow(n, size.authors, values));
       const links = size.articles * size.tagsPerArticle;
       await insert('articles_tags', ['id', 'articles_id', 'tags_id'], links, (n) => {
@@ -86,7 +99,11 @@ export async function generateDataset(testDb: TestDb, size: DatasetSize = DEFAUL
       // A page's sections: headings at even positions (0, 2, 4...), paragraphs between them; each item used once.
       const headingsPerPage = Math.ceil(size.sectionsPerPage / 2);
       const paragraphsPerPage = size.sectionsPerPage - headingsPerPage;
-      await insert('headings', ['id', 'text', 'level'], size.pages * headingsPerPage, (n) => [n, sentence(n * 3, 2, 7), 1 + (n % 3)]);
+      await insert('headings', ['id', 'text', 'level'], size.pages * headingsPerPage, (n) => [
+        n,
+        sentence(n * 3, 2, 7),
+        1 + (n % 3),
+      ]);
       await insert('paragraphs', ['id', 'body'], size.pages * paragraphsPerPage, (n) => [n, paragraph(n * 5, 1, 4)]);
       await insert('pages_sections', ['id', 'pages_id', 'item', 'collection', 'sort'], sections, (n) => {
         const page = Math.ceil(n / size.sectionsPerPage);
@@ -105,7 +122,14 @@ export async function generateDataset(testDb: TestDb, size: DatasetSize = DEFAUL
 }
 
 /** Rows first..last (inclusive) of a table, in multi-row INSERTs of as many rows as the parameter limit allows. */
-async function insertRows(trx: Knex.Transaction, table: string, columns: string[], first: number, last: number, row: (n: number) => unknown[]): Promise<void> {
+async function insertRows(
+  trx: Knex.Transaction,
+  table: string,
+  columns: string[],
+  first: number,
+  last: number,
+  row: (n: number) => unknown[],
+): Promise<void> {
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS_PER_STATEMENT / columns.length));
   const tuple = `(${columns.map(() => '?').join(',')})`;
   const head = `insert into ${quote(trx, table)} (${columns.map((c) => quote(trx, c)).join(',')}) values `;
@@ -113,7 +137,13 @@ async function insertRows(trx: Knex.Transaction, table: string, columns: string[
     const end = Math.min(last, start + perStatement - 1);
     const bindings: unknown[] = [];
     for (let n = start; n <= end; n++) bindings.push(...row(n));
-    await trx.raw(head + Array(end - start + 1).fill(tuple).join(','), bindings as Knex.RawBinding[]);
+    await trx.raw(
+      head +
+        Array(end - start + 1)
+          .fill(tuple)
+          .join(','),
+      bindings as Knex.RawBinding[],
+    );
   }
 }
 
@@ -137,11 +167,30 @@ async function afterBulkLoad(k: Knex, client: DbClient, tables: string[]): Promi
 // ---- rows ------------------------------------------------------------------------------------------------------
 
 const ARTICLE_COLUMNS = [
-  'id', 'title', 'slug', 'body', 'status', 'rating', 'views', 'price', 'score', 'published',
-  'publish_date', 'published_at', 'updated_at', 'read_time', 'uid', 'metadata', 'author',
+  'id',
+  'title',
+  'slug',
+  'body',
+  'status',
+  'rating',
+  'views',
+  'price',
+  'score',
+  'published',
+  'publish_date',
+  'published_at',
+  'updated_at',
+  'read_time',
+  'uid',
+  'metadata',
+  'author',
 ];
 
-const STATUSES: [string, number][] = [['published', 0.6], ['draft', 0.25], ['archived', 0.15]];
+const STATUSES: [string, number][] = [
+  ['published', 0.6],
+  ['draft', 0.25],
+  ['archived', 0.15],
+];
 
 function articleRow(n: number, authors: number, v: ValueFormat): unknown[] {
   const r = (salt: number) => random(n, salt);
@@ -153,7 +202,12 @@ function articleRow(n: number, authors: number, v: ValueFormat): unknown[] {
   const words = 3 + Math.floor(r(4) * 6);
   // Every tenth bigint is beyond 2^53, so exact big numbers travel through every run.
   const views = n % 10 === 0 ? (9_007_199_254_740_993n + BigInt(n)).toString() : String(Math.floor(r(5) * 1_000_000));
-  const metadata = JSON.stringify({ lang: pick(['en', 'fr', 'de', 'ja'], n), words: 200 + Math.floor(r(6) * 3000), flags: [n % 2 === 0, n % 3 === 0], source: { id: n, kind: pick(WORDS, n * 11) } });
+  const metadata = JSON.stringify({
+    lang: pick(['en', 'fr', 'de', 'ja'], n),
+    words: 200 + Math.floor(r(6) * 3000),
+    flags: [n % 2 === 0, n % 3 === 0],
+    source: { id: n, kind: pick(WORDS, n * 11) },
+  });
   return [
     n,
     `${sentence(n, words, words)} #${n}`,
@@ -179,7 +233,14 @@ function authorRow(n: number, v: ValueFormat): unknown[] {
   const first = pick(FIRST_NAMES, n * 3);
   const last = pick(LAST_NAMES, n * 5 + 1);
   const joined = Date.UTC(2000, 0, 1) + Math.floor(random(n, 21) * 24 * 365) * 86_400_000;
-  return [n, `${first} ${last}`, `author${n}@example.com`, random(n, 22) < 0.2 ? null : paragraph(n * 13, 1, 2), v.bool(random(n, 23) < 0.8), isoDate(joined)];
+  return [
+    n,
+    `${first} ${last}`,
+    `author${n}@example.com`,
+    random(n, 22) < 0.2 ? null : paragraph(n * 13, 1, 2),
+    v.bool(random(n, 23) < 0.8),
+    isoDate(joined),
+  ];
 }
 
 // ---- values per database ---------------------------------------------------------------------------------------
@@ -192,7 +253,8 @@ interface ValueFormat {
 
 function valueFormat(client: DbClient): ValueFormat {
   if (client === 'pg') return { bool: (b) => b, timestamp: (ms) => `${isoDateTime(ms)}.${pad(ms % 1000, 3)}+00` };
-  if (client === 'mysql') return { bool: (b) => (b ? 1 : 0), timestamp: (ms) => `${isoDateTime(ms)}.${pad(ms % 1000, 3)}` };
+  if (client === 'mysql')
+    return { bool: (b) => (b ? 1 : 0), timestamp: (ms) => `${isoDateTime(ms)}.${pad(ms % 1000, 3)}` };
   return { bool: (b) => (b ? 1 : 0), timestamp: (ms) => new Date(ms).toISOString() };
 }
 
@@ -235,17 +297,106 @@ function paragraph(n: number, min: number, max: number): string {
 }
 
 function uuid(n: number): string {
-  const hex = Array.from({ length: 4 }, (_, i) => Math.floor(random(n, 50 + i) * 4_294_967_296).toString(16).padStart(8, '0')).join('');
+  const hex = Array.from({ length: 4 }, (_, i) =>
+    Math.floor(random(n, 50 + i) * 4_294_967_296)
+      .toString(16)
+      .padStart(8, '0'),
+  ).join('');
   const variant = '89ab'[Math.floor(random(n, 60) * 4)]!;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 const WORDS = [
-  'lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', 'elit', 'sed', 'do', 'eiusmod', 'tempor',
-  'incididunt', 'labore', 'dolore', 'magna', 'aliqua', 'enim', 'minim', 'veniam', 'quis', 'nostrud', 'exercitation',
-  'ullamco', 'laboris', 'nisi', 'aliquip', 'commodo', 'consequat', 'duis', 'aute', 'irure', 'reprehenderit',
-  'voluptate', 'velit', 'esse', 'cillum', 'fugiat', 'nulla', 'pariatur', 'excepteur', 'sint', 'occaecat', 'cupidatat',
-  'proident', 'sunt', 'culpa', 'officia', 'deserunt', 'mollit', 'anim', 'laborum', 'café', 'naïve', 'über', '日本語',
+  'lorem',
+  'ipsum',
+  'dolor',
+  'sit',
+  'amet',
+  'consectetur',
+  'adipiscing',
+  'elit',
+  'sed',
+  'do',
+  'eiusmod',
+  'tempor',
+  'incididunt',
+  'labore',
+  'dolore',
+  'magna',
+  'aliqua',
+  'enim',
+  'minim',
+  'veniam',
+  'quis',
+  'nostrud',
+  'exercitation',
+  'ullamco',
+  'laboris',
+  'nisi',
+  'aliquip',
+  'commodo',
+  'consequat',
+  'duis',
+  'aute',
+  'irure',
+  'reprehenderit',
+  'voluptate',
+  'velit',
+  'esse',
+  'cillum',
+  'fugiat',
+  'nulla',
+  'pariatur',
+  'excepteur',
+  'sint',
+  'occaecat',
+  'cupidatat',
+  'proident',
+  'sunt',
+  'culpa',
+  'officia',
+  'deserunt',
+  'mollit',
+  'anim',
+  'laborum',
+  'café',
+  'naïve',
+  'über',
+  '日本語',
 ];
-const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'John', 'Margaret', 'Niklaus', 'Radia', 'Ken', 'Sophie', 'Tim', 'Hedy', 'Linus'];
-const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'McCarthy', 'Hamilton', 'Wirth', 'Perlman', 'Thompson', 'Wilson', 'Berners-Lee', 'Lamarr', 'Torvalds'];
+const FIRST_NAMES = [
+  'Ada',
+  'Alan',
+  'Grace',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Frances',
+  'John',
+  'Margaret',
+  'Niklaus',
+  'Radia',
+  'Ken',
+  'Sophie',
+  'Tim',
+  'Hedy',
+  'Linus',
+];
+const LAST_NAMES = [
+  'Lovelace',
+  'Turing',
+  'Hopper',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Allen',
+  'McCarthy',
+  'Hamilton',
+  'Wirth',
+  'Perlman',
+  'Thompson',
+  'Wilson',
+  'Berners-Lee',
+  'Lamarr',
+  'Torvalds',
+];

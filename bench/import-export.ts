@@ -23,7 +23,13 @@ const rows = Number(process.argv[3] ?? 1_000_000);
 const dir = mkdtempSync(path.join(tmpdir(), 'strata-bench-io-'));
 const testDb = await createTestDatabase(client, { fixture: false });
 try {
-  const config = readConfig({ ...testDb.env, ADMIN_PASSWORD: 'bench-password-123', SECRET: 'bench-secret-0123456789abcdef', LOG_LEVEL: 'silent', IMPORT_MAX_FILE_SIZE: '1gb' });
+  const config = readConfig({
+    ...testDb.env,
+    ADMIN_PASSWORD: 'bench-password-123',
+    SECRET: 'bench-secret-0123456789abcdef',
+    LOG_LEVEL: 'silent',
+    IMPORT_MAX_FILE_SIZE: '1gb',
+  });
   const context = await createAppContext(config, { bootstrap: true });
   await queryBuilder(context.db).schema.createTable('records', (t) => {
     t.increments('id');
@@ -46,7 +52,11 @@ try {
   await once(out, 'finish');
 
   let t0 = performance.now();
-  const created = await context.writer.importRecords(await context.writer.open('records', 'create', CLI_ACCOUNTABILITY), importRecords('csv', createReadStream(file)), config.io.importBatchSize);
+  const created = await context.writer.importRecords(
+    await context.writer.open('records', 'create', CLI_ACCOUNTABILITY),
+    importRecords('csv', createReadStream(file)),
+    config.io.importBatchSize,
+  );
   const importSeconds = (performance.now() - t0) / 1000;
 
   t0 = performance.now();
@@ -67,7 +77,17 @@ try {
   await context.close();
   const peak = Math.round(process.resourceUsage().maxRSS / 1024);
   console.log(
-    JSON.stringify({ client, rows, created, exported, importRowsPerSecond: Math.round(created / importSeconds), exportRowsPerSecond: Math.round(exported / exportSeconds), importSeconds: +importSeconds.toFixed(1), exportSeconds: +exportSeconds.toFixed(1), peakRssMb: peak }),
+    JSON.stringify({
+      client,
+      rows,
+      created,
+      exported,
+      importRowsPerSecond: Math.round(created / importSeconds),
+      exportRowsPerSecond: Math.round(exported / exportSeconds),
+      importSeconds: +importSeconds.toFixed(1),
+      exportSeconds: +exportSeconds.toFixed(1),
+      peakRssMb: peak,
+    }),
   );
 } finally {
   await testDb.drop();

@@ -17,10 +17,16 @@ export type Handlers = Record<string, (arg: any) => unknown>;
 /** A forked child answering requests; `stop()` ends it by its PID (SIGTERM, then SIGKILL). */
 export class Child {
   private next = 1;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    number,
+    { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }
+  >();
   private exited: Promise<void>;
 
-  private constructor(readonly name: string, private readonly proc: ChildProcess) {
+  private constructor(
+    readonly name: string,
+    private readonly proc: ChildProcess,
+  ) {
     proc.on('message', (message: Answer) => {
       const waiting = this.pending.get(message.id);
       if (!waiting) return;
@@ -42,7 +48,12 @@ export class Child {
   }
 
   /** Forks `entry` (plain JavaScript, so the child's memory is its own and not a loader's) and waits until it answers. */
-  static async start(name: string, entry: string, env: Record<string, string>, options: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<Child> {
+  static async start(
+    name: string,
+    entry: string,
+    env: Record<string, string>,
+    options: { execArgv?: string[]; timeoutMs?: number } = {},
+  ): Promise<Child> {
     const timeoutMs = options.timeoutMs ?? 60_000;
     const proc = fork(entry, [], {
       env: { ...process.env, ...env },
@@ -85,7 +96,8 @@ export class Child {
     if (this.proc.exitCode !== null || this.proc.signalCode !== null || this.proc.pid === undefined) return;
     process.kill(this.proc.pid, 'SIGTERM');
     const killer = setTimeout(() => {
-      if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.pid !== undefined) process.kill(this.proc.pid, 'SIGKILL');
+      if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.pid !== undefined)
+        process.kill(this.proc.pid, 'SIGKILL');
     }, graceMs);
     await this.exited;
     clearTimeout(killer);
@@ -144,7 +156,11 @@ export class RssPeak {
     this.sample();
     const cpu = process.cpuUsage(this.cpu);
     // maxRSS (KiB): the kernel's high-water mark over the process's whole life, for the summary.
-    return { peakMb: this.peak / 1_048_576, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (cpu.user + cpu.system) / 1000 };
+    return {
+      peakMb: this.peak / 1_048_576,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    };
   }
 
   private sample(): void {

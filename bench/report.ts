@@ -71,8 +71,12 @@ export interface BenchReport {
 
 export function printReport(report: BenchReport): void {
   const { settings, dataset } = report;
-  const rows = Object.entries(dataset.rows).map(([table, n]) => `${table} ${n.toLocaleString('en-US')}`).join(', ');
-  console.log(`\nStrata on ${report.database}: ${settings.durationSeconds} s × ${settings.connections} connections per scenario; ${rows}`);
+  const rows = Object.entries(dataset.rows)
+    .map(([table, n]) => `${table} ${n.toLocaleString('en-US')}`)
+    .join(', ');
+  console.log(
+    `\nStrata on ${report.database}: ${settings.durationSeconds} s × ${settings.connections} connections per scenario; ${rows}`,
+  );
   console.table(
     report.scenarios.map((s) => ({
       scenario: `(${s.id}) ${s.name}`,
@@ -88,18 +92,27 @@ export function printReport(report: BenchReport): void {
     })),
   );
   for (const s of report.scenarios) {
-    if (s.strata.status < 200 || s.strata.status > 299) console.log(`(${s.id}) Strata answered ${s.strata.status}: ${s.strata.error}; no ceiling.`);
+    if (s.strata.status < 200 || s.strata.status > 299)
+      console.log(`(${s.id}) Strata answered ${s.strata.status}: ${s.strata.error}; no ceiling.`);
     else if (s.strata.load && s.strata.load.non2xx + s.strata.load.errors > 0) {
-      console.log(`(${s.id}) ${s.strata.load.non2xx} non-2xx answers and ${s.strata.load.errors} connection errors under load.`);
+      console.log(
+        `(${s.id}) ${s.strata.load.non2xx} non-2xx answers and ${s.strata.load.errors} connection errors under load.`,
+      );
     }
-    if (s.strata.probeErrors > 0) console.log(`(${s.id}) ${s.strata.probeErrors} of the sequential requests before the load answered non-2xx.`);
-    if (s.ceiling && !s.ceiling.sameBody) console.log(`(${s.id}) the ceiling's body differs from Strata's (status ${s.ceiling.status}).`);
+    if (s.strata.probeErrors > 0)
+      console.log(`(${s.id}) ${s.strata.probeErrors} of the sequential requests before the load answered non-2xx.`);
+    if (s.ceiling && !s.ceiling.sameBody)
+      console.log(`(${s.id}) the ceiling's body differs from Strata's (status ${s.ceiling.status}).`);
     if (s.ceiling?.load && s.ceiling.load.non2xx + s.ceiling.load.errors > 0) {
-      console.log(`(${s.id}) ceiling: ${s.ceiling.load.non2xx} non-2xx answers and ${s.ceiling.load.errors} connection errors under load.`);
+      console.log(
+        `(${s.id}) ceiling: ${s.ceiling.load.non2xx} non-2xx answers and ${s.ceiling.load.errors} connection errors under load.`,
+      );
     }
   }
   const busy = report.loadAverageBefore >= 0.5 ? ' — other work was running: expect noise' : '';
-  console.log(`Load average (1 min) before the bench: ${report.loadAverageBefore.toFixed(2)} on ${report.cpus} CPUs${busy}.`);
+  console.log(
+    `Load average (1 min) before the bench: ${report.loadAverageBefore.toFixed(2)} on ${report.cpus} CPUs${busy}.`,
+  );
 }
 
 /** Writes the report as JSON; returns the file's path. */

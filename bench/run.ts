@@ -52,7 +52,8 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
   const rowsArg = rowsAt >= 0 ? argv[rowsAt + 1] : undefined;
   const unknownArg = argv.find((a, i) => a !== '--rows' && !(rowsAt >= 0 && i === rowsAt + 1));
   if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N)`);
-  if (rowsAt >= 0 && !(Number.isInteger(Number(rowsArg)) && Number(rowsArg) >= 1000)) throw new Error('--rows needs an article count of at least 1000');
+  if (rowsAt >= 0 && !(Number.isInteger(Number(rowsArg)) && Number(rowsArg) >= 1000))
+    throw new Error('--rows needs an article count of at least 1000');
   return {
     databases: databasesFrom(env.BENCH_DB ?? 'sqlite', env),
     duration: positiveInt(env, 'BENCH_DURATION', 10),
@@ -64,13 +65,22 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
 }
 
 function databasesFrom(value: string, env: NodeJS.ProcessEnv): DbClient[] {
-  const names: Record<string, DbClient> = { sqlite: 'sqlite3', sqlite3: 'sqlite3', pg: 'pg', postgres: 'pg', mysql: 'mysql', mariadb: 'mysql' };
-  const available = (client: DbClient) => client === 'sqlite3' || Boolean(client === 'pg' ? env.TEST_PG_URL : env.TEST_MYSQL_URL);
+  const names: Record<string, DbClient> = {
+    sqlite: 'sqlite3',
+    sqlite3: 'sqlite3',
+    pg: 'pg',
+    postgres: 'pg',
+    mysql: 'mysql',
+    mariadb: 'mysql',
+  };
+  const available = (client: DbClient) =>
+    client === 'sqlite3' || Boolean(client === 'pg' ? env.TEST_PG_URL : env.TEST_MYSQL_URL);
   if (value === 'all') return (['sqlite3', 'pg', 'mysql'] as DbClient[]).filter(available);
   const clients = value.split(',').map((name) => {
     const client = names[name.trim()];
     if (!client) throw new Error(`BENCH_DB: unknown database ${name} (sqlite, pg, mysql or all)`);
-    if (!available(client)) throw new Error(`BENCH_DB=${name} needs ${client === 'pg' ? 'TEST_PG_URL' : 'TEST_MYSQL_URL'}`);
+    if (!available(client))
+      throw new Error(`BENCH_DB=${name} needs ${client === 'pg' ? 'TEST_PG_URL' : 'TEST_MYSQL_URL'}`);
     return client;
   });
   return [...new Set(clients)];
@@ -87,7 +97,10 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 /** The two servers run as plain JavaScript (a TypeScript loader would add its own thread and tens of MB to the RSS). */
 function buildServers(): void {
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const built = spawnSync(process.execPath, [tsc, '-p', path.join(BENCH_DIR, 'tsconfig.servers.json')], { stdio: 'inherit', timeout: 300_000 });
+  const built = spawnSync(process.execPath, [tsc, '-p', path.join(BENCH_DIR, 'tsconfig.servers.json')], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
   if (built.status !== 0) throw new Error('building bench/server.ts and bench/ceiling.ts failed');
   // src/version.ts reads the package.json above src/; the copy also makes the built tree an ES-module package.
   copyFileSync(path.join(ROOT, 'package.json'), path.join(BENCH_DIR, '.build', 'package.json'));
@@ -143,7 +156,11 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
       strataMaxRssMb: null,
       scenarios: [],
     };
-    console.log(`   ${Object.values(rows).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows in ${report.dataset.seconds} s`);
+    console.log(
+      `   ${Object.values(rows)
+        .reduce((a, b) => a + b, 0)
+        .toLocaleString('en-US')} rows in ${report.dataset.seconds} s`,
+    );
 
     const env = strataEnv(testDb);
     await bootstrapWithRelations(env);
@@ -162,7 +179,10 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
     } finally {
       await stopCeiling();
       await stopStrata();
-      if (settings.profile) console.log(`   CPU profile of Strata in ${path.relative(process.cwd(), PROFILES_DIR)}/ (open in Chrome DevTools)`);
+      if (settings.profile)
+        console.log(
+          `   CPU profile of Strata in ${path.relative(process.cwd(), PROFILES_DIR)}/ (open in Chrome DevTools)`,
+        );
     }
     return report;
   } finally {
@@ -191,7 +211,9 @@ function strataEnv(testDb: TestDb): Record<string, string> {
 
 function ceilingEnv(testDb: TestDb): Record<string, string> {
   const { DB_CLIENT, DB_FILENAME, DB_CONNECTION_STRING } = testDb.env;
-  return Object.fromEntries(Object.entries({ DB_CLIENT, DB_FILENAME, DB_CONNECTION_STRING }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  return Object.fromEntries(
+    Object.entries({ DB_CLIENT, DB_FILENAME, DB_CONNECTION_STRING }).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
 }
 
 /** Installs Strata's tables and the fixture's relational metadata (o2m, m2m, m2a), here, before the server starts. */
@@ -245,7 +267,10 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
   // Strata and the ceiling are loaded in alternating rounds, so that both meet the same load from other work on a
   // shared machine (one long run each would compare two different minutes of it).
   const rounds = Math.min(ROUNDS_MAX, settings.duration);
-  const roundSettings: LoadSettings = { ...loadSettings, duration: Math.max(1, Math.round(settings.duration / rounds)) };
+  const roundSettings: LoadSettings = {
+    ...loadSettings,
+    duration: Math.max(1, Math.round(settings.duration / rounds)),
+  };
   const strataRounds: LoadResult[] = [];
   const ceilingRounds: LoadResult[] = [];
   await strata.call('mark');
@@ -274,20 +299,30 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
     ratio: null,
     statements: once.captured,
   };
-  console.log(`   (${scenario.id}) Strata: ${first.status}, ${Math.round(strataLoad.reqPerSec)} req/s, ${result.strata.readStatementsPerRequest.toFixed(2)} read statements/request`);
+  console.log(
+    `   (${scenario.id}) Strata: ${first.status}, ${Math.round(strataLoad.reqPerSec)} req/s, ${result.strata.readStatementsPerRequest.toFixed(2)} read statements/request`,
+  );
 
   if (replay) {
     const ceilingLoad = combineRounds(ceilingRounds, roundSettings.duration);
     const ceilingAfter = await ceiling.call<{ peakMb: number; cpuMs: number }>('read');
     const ceilingCpu = ceilingLoad.requests > 0 ? ceilingAfter.cpuMs / ceilingLoad.requests : null;
-    const ceilingResult: CeilingResult = { status: replay.status, sameBody: replay.body === first.body, load: ceilingLoad, peakRssMb: ceilingAfter.peakMb, cpuMsPerRequest: ceilingCpu };
+    const ceilingResult: CeilingResult = {
+      status: replay.status,
+      sameBody: replay.body === first.body,
+      load: ceilingLoad,
+      peakRssMb: ceilingAfter.peakMb,
+      cpuMsPerRequest: ceilingCpu,
+    };
     result.ceiling = ceilingResult;
     // Throughput of error answers is no measure: a side that answered non-2xx under load gets no ratio.
     const comparable = ceilingLoad.reqPerSec > 0 && strataLoad.non2xx === 0 && ceilingLoad.non2xx === 0;
     result.ratio = comparable ? strataLoad.reqPerSec / ceilingLoad.reqPerSec : null;
     const strataCpu = result.strata.cpuMsPerRequest;
     result.cpuRatio = comparable && strataCpu && ceilingCpu ? ceilingCpu / strataCpu : null;
-    console.log(`   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}, CPU ratio ${result.cpuRatio?.toFixed(2) ?? '–'}`);
+    console.log(
+      `   (${scenario.id}) ceiling: ${replay.status}, ${Math.round(ceilingLoad.reqPerSec)} req/s, Strata/ceiling ${result.ratio?.toFixed(2) ?? '–'}, CPU ratio ${result.cpuRatio?.toFixed(2) ?? '–'}`,
+    );
   }
   return result;
 }
@@ -295,7 +330,8 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
 /** Rounds of one side as one run: requests over the whole time; latency percentiles as the median round's. */
 function combineRounds(rounds: LoadResult[], secondsEach: number): LoadResult {
   const sum = (pick: (r: LoadResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
-  const middle = (pick: (r: LoadResult) => number) => rounds.map(pick).sort((x, y) => x - y)[Math.floor(rounds.length / 2)] ?? 0;
+  const middle = (pick: (r: LoadResult) => number) =>
+    rounds.map(pick).sort((x, y) => x - y)[Math.floor(rounds.length / 2)] ?? 0;
   return {
     reqPerSec: rounds.length ? sum((r) => r.requests) / (rounds.length * secondsEach) : 0,
     p50Ms: middle((r) => r.p50Ms),
@@ -358,7 +394,11 @@ interface ScaleResult {
  * Runs `a` and `b` one request at a time, in turns, for about `seconds` each (at least 5, at most 200 runs each)
  * after 2 warm-up runs each; the medians. Taking turns lets both sides meet the same load from other work.
  */
-async function timeAlternating(a: () => Promise<unknown>, b: () => Promise<unknown>, seconds: number): Promise<[Timing, Timing]> {
+async function timeAlternating(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  seconds: number,
+): Promise<[Timing, Timing]> {
   for (let i = 0; i < 2; i++) {
     await a();
     await b();
@@ -409,14 +449,24 @@ async function benchScale(client: DbClient, settings: Settings, rows: number): P
   printScaleTable(label, rows, results);
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, `scale-${label}-${startedAt.replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify({ database: label, startedAt, commit: gitCommit(), node: process.version, rows, loadSeconds, loadAverageBefore, loadAverageAfter: os.loadavg()[0], results }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ database: label, startedAt, commit: gitCommit(), node: process.version, rows, loadSeconds, loadAverageBefore, loadAverageAfter: os.loadavg()[0], results }, null, 2)}\n`,
+  );
   console.log(`written to ${path.relative(process.cwd(), file)}`);
 }
 
 /** One database of `rows` articles: every scenario without and the indexed ones with the index (or only those). */
-async function scalePass(client: DbClient, settings: Settings, rows: number, indexedOnly: boolean): Promise<{ results: ScaleResult[]; loadSeconds: number }> {
+async function scalePass(
+  client: DbClient,
+  settings: Settings,
+  rows: number,
+  indexedOnly: boolean,
+): Promise<{ results: ScaleResult[]; loadSeconds: number }> {
   const label = clientLabel(client);
-  console.log(`\n== ${label}: ${rows.toLocaleString('en-US')} articles (scale mode${indexedOnly ? ', indexed scenarios only' : ''})`);
+  console.log(
+    `\n== ${label}: ${rows.toLocaleString('en-US')} articles (scale mode${indexedOnly ? ', indexed scenarios only' : ''})`,
+  );
   const testDb = await createBenchDatabase(client);
   const dropDb = guard(() => testDb.drop());
   try {
@@ -424,12 +474,20 @@ async function scalePass(client: DbClient, settings: Settings, rows: number, ind
     await generateDataset(testDb, { ...DEFAULT_SIZE, articles: 0 });
     const k = knexFor(testDb);
     try {
-      await bulkLoadArticles(k, client, { from: 1, to: rows, authors: DEFAULT_SIZE.authors, tags: DEFAULT_SIZE.tags, tagsPerArticle: 2 });
+      await bulkLoadArticles(k, client, {
+        from: 1,
+        to: rows,
+        authors: DEFAULT_SIZE.authors,
+        tags: DEFAULT_SIZE.tags,
+        tagsPerArticle: 2,
+      });
     } finally {
       await k.destroy();
     }
     const loadSeconds = seconds(t0);
-    console.log(`   loaded in ${loadSeconds} s (${rows.toLocaleString('en-US')} articles, ${(rows * 2).toLocaleString('en-US')} article-tag links)`);
+    console.log(
+      `   loaded in ${loadSeconds} s (${rows.toLocaleString('en-US')} articles, ${(rows * 2).toLocaleString('en-US')} article-tag links)`,
+    );
 
     const env = strataEnv(testDb);
     await bootstrapWithRelations(env);
@@ -451,7 +509,19 @@ async function scalePass(client: DbClient, settings: Settings, rows: number, ind
       const run = async (scenario: ScaleScenario, index: boolean) => {
         const first = await probe(base + scenario.path, headers, 120_000);
         const ok = first.status === 200;
-        const result: ScaleResult = { id: scenario.id, name: scenario.name, path: scenario.path, index, status: first.status, error: ok ? null : errorSummary(first.body), strata: null, ceiling: null, sameRows: null, ratio: null, withinTarget: null };
+        const result: ScaleResult = {
+          id: scenario.id,
+          name: scenario.name,
+          path: scenario.path,
+          index,
+          status: first.status,
+          error: ok ? null : errorSummary(first.body),
+          strata: null,
+          ceiling: null,
+          sameRows: null,
+          ratio: null,
+          withinTarget: null,
+        };
         if (ok) {
           const ceilingAnswer = await probe(ceilingBase + scenario.path, {}, 120_000);
           result.sameRows = ceilingAnswer.status === 200 && rowKeys(ceilingAnswer.body) === rowKeys(first.body);
@@ -464,7 +534,9 @@ async function scalePass(client: DbClient, settings: Settings, rows: number, ind
           result.withinTarget = result.strata.medianMs <= 1.5 * result.ceiling.medianMs + 15;
         }
         const timing = (t: Timing | null) => (t ? `${t.medianMs} ms` : '–');
-        console.log(`   (${scenario.id}${index ? ', index' : ''}) Strata ${first.status} ${timing(result.strata)}, ceiling ${timing(result.ceiling)}, ratio ${result.ratio ?? '–'}${result.sameRows === false ? ' (rows differ)' : ''}`);
+        console.log(
+          `   (${scenario.id}${index ? ', index' : ''}) Strata ${first.status} ${timing(result.strata)}, ceiling ${timing(result.ceiling)}, ratio ${result.ratio ?? '–'}${result.sameRows === false ? ' (rows differ)' : ''}`,
+        );
         results.push(result);
       };
       if (!indexedOnly) for (const scenario of scenarios) await run(scenario, false);
@@ -484,14 +556,22 @@ async function scalePass(client: DbClient, settings: Settings, rows: number, ind
 }
 
 function printScaleTable(label: string, rows: number, results: ScaleResult[]): void {
-  console.log(`\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http, in a child process as Strata)`);
-  console.log(`| scenario | index on published_at | Strata ms | ceiling ms | Strata/ceiling | ≤ 1.5x + 15 ms | Strata ms at ${GROWTH_BASE_ROWS.toLocaleString('en-US')} | growth (≤ ${GROWTH_TARGET}x) |`);
+  console.log(
+    `\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http, in a child process as Strata)`,
+  );
+  console.log(
+    `| scenario | index on published_at | Strata ms | ceiling ms | Strata/ceiling | ≤ 1.5x + 15 ms | Strata ms at ${GROWTH_BASE_ROWS.toLocaleString('en-US')} | growth (≤ ${GROWTH_TARGET}x) |`,
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const cell = (t: Timing | null) => (t ? String(t.medianMs) : '–');
-    const name = r.error ? `${r.name} (${r.status} ${r.error})` : `${r.name}${r.sameRows === false ? ' (rows differ)' : ''}`;
+    const name = r.error
+      ? `${r.name} (${r.status} ${r.error})`
+      : `${r.name}${r.sameRows === false ? ' (rows differ)' : ''}`;
     const growth = r.growth === undefined ? '–' : `${r.growth}${r.withinGrowth ? '' : ' ✗'}`;
-    console.log(`| (${r.id}) ${name} | ${r.index ? 'yes' : 'no'} | ${cell(r.strata)} | ${cell(r.ceiling)} | ${r.ratio ?? '–'} | ${r.withinTarget === null ? '–' : r.withinTarget ? 'yes' : 'no'} | ${r.baseMs ?? '–'} | ${growth} |`);
+    console.log(
+      `| (${r.id}) ${name} | ${r.index ? 'yes' : 'no'} | ${cell(r.strata)} | ${cell(r.ceiling)} | ${r.ratio ?? '–'} | ${r.withinTarget === null ? '–' : r.withinTarget ? 'yes' : 'no'} | ${r.baseMs ?? '–'} | ${growth} |`,
+    );
   }
 }
 

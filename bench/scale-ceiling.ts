@@ -18,7 +18,13 @@ const server = http.createServer((request, response) => {
   const scenario = scenarios.find((s) => s.path === request.url);
   if (!scenario) return void response.writeHead(404).end();
   scenario.ceiling(raw, client).then(
-    (text) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text),
+    (text) =>
+      response
+        .writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(text),
+        })
+        .end(text),
     (error: Error) => response.writeHead(500).end(error.message),
   );
 });

@@ -54,7 +54,14 @@ export function openRawDriver(testDb: Pick<TestDb, 'client' | 'env'>): RawDriver
       close: () => pool.end(),
     };
   }
-  const pool = mysql.createPool({ uri: env.DB_CONNECTION_STRING!, connectionLimit: 2, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true, charset: 'utf8mb4' });
+  const pool = mysql.createPool({
+    uri: env.DB_CONNECTION_STRING!,
+    connectionLimit: 2,
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    charset: 'utf8mb4',
+  });
   return {
     async run(sql, params = []) {
       const [rows] = await pool.query(sql, params);
@@ -76,7 +83,10 @@ export interface ScaleScenario {
 
 const ARTICLE_FIELDS = 'id,title,slug,status,rating,price,published_at,author';
 const body = (data: unknown, meta?: Record<string, number>) => JSON.stringify(meta ? { data, meta } : { data });
-const list = (sql: string, params: unknown[] = []) => async (db: RawDriver) => body(await db.run(sql, params));
+const list =
+  (sql: string, params: unknown[] = []) =>
+  async (db: RawDriver) =>
+    body(await db.run(sql, params));
 
 /** Names that exist in the dataset: an author's (a few authors share it) and a tag's. */
 export interface ScaleNames {
@@ -112,14 +122,19 @@ export function scaleScenarios(rows: number, names: ScaleNames): ScaleScenario[]
       name: `deep page (${page})`,
       path: `/items/articles?fields=${ARTICLE_FIELDS}&sort=-published_at&limit=10&page=${page}`,
       indexed: true,
-      ceiling: list(`select ${ARTICLE_FIELDS} from articles order by published_at desc limit 10 offset ${(page - 1) * 10}`),
+      ceiling: list(
+        `select ${ARTICLE_FIELDS} from articles order by published_at desc limit 10 offset ${(page - 1) * 10}`,
+      ),
     },
     {
       id: 'r',
       name: days === 7 ? 'date range (a week), 100' : `date range (${days} days), 100`,
       path: `/items/articles?fields=${ARTICLE_FIELDS}&filter[published_at][_between]=2020-03-01,${rangeEnd}&sort=published_at&limit=100`,
       indexed: true,
-      ceiling: list(`select ${ARTICLE_FIELDS} from articles where published_at between ? and ? order by published_at limit 100`, ['2020-03-01 00:00:00', `${rangeEnd} 00:00:00`]),
+      ceiling: list(
+        `select ${ARTICLE_FIELDS} from articles where published_at between ? and ? order by published_at limit 100`,
+        ['2020-03-01 00:00:00', `${rangeEnd} 00:00:00`],
+      ),
     },
     {
       id: 'm2o',
@@ -161,8 +176,15 @@ export function scaleScenarios(rows: number, names: ScaleNames): ScaleScenario[]
         const ids = articles.map((a) => a.id);
         const authorIds = [...new Set(articles.map((a) => a.author).filter((a) => a !== null))];
         const marks = (values: unknown[]) => values.map(() => '?').join(', ') || 'null';
-        const authors = new Map((await db.run(`select id, name, email from authors where id in (${marks(authorIds)})`, authorIds)).map((a) => [a.id, a]));
-        const links = await db.run(`select l.articles_id, t.id, t.name from articles_tags l join tags t on t.id = l.tags_id where l.articles_id in (${marks(ids)}) order by l.id`, ids);
+        const authors = new Map(
+          (await db.run(`select id, name, email from authors where id in (${marks(authorIds)})`, authorIds)).map(
+            (a) => [a.id, a],
+          ),
+        );
+        const links = await db.run(
+          `select l.articles_id, t.id, t.name from articles_tags l join tags t on t.id = l.tags_id where l.articles_id in (${marks(ids)}) order by l.id`,
+          ids,
+        );
         return body(
           articles.map((a) => ({
             ...a,

@@ -12,30 +12,59 @@ export interface Scenario {
   path: string;
 }
 
-const ARTICLE = 'id title slug body status rating views price score published publish_date published_at updated_at read_time uid metadata title_length';
+const ARTICLE =
+  'id title slug body status rating views price score published publish_date published_at updated_at read_time uid metadata title_length';
 const AUTHOR = 'id name email bio active joined';
 const graphqlPath = (root: string) => `/graphql?query=${encodeURIComponent(`{ ${root} }`)}`;
 
 export const SCENARIOS: Scenario[] = [
   { id: 'a', name: 'list 25', path: '/items/articles?limit=25' },
   { id: 'b', name: 'list 25 + m2o + m2m', path: '/items/articles?limit=25&fields=*,author.*,tags.tags_id.*' },
-  { id: 'b-gql', name: '(b) through GraphQL', path: graphqlPath(`articles(limit: 25) { ${ARTICLE} author { ${AUTHOR} articles { id } } tags { tags_id { id name articles { id } } } }`) },
-  { id: 'b-fields', name: '(b) with named fields', path: `/items/articles?limit=25&fields=${[...ARTICLE.split(' '), ...AUTHOR.split(' ').map((f) => `author.${f}`), 'tags.tags_id.id', 'tags.tags_id.name'].join(',')}` },
-  { id: 'b-fields-gql', name: '(b) with named fields, GraphQL', path: graphqlPath(`articles(limit: 25) { ${ARTICLE} author { ${AUTHOR} } tags { tags_id { id name } } }`) },
-  { id: 'c', name: 'filter + sort, 100', path: '/items/articles?filter[status][_eq]=published&sort=-published_at&limit=100' },
+  {
+    id: 'b-gql',
+    name: '(b) through GraphQL',
+    path: graphqlPath(
+      `articles(limit: 25) { ${ARTICLE} author { ${AUTHOR} articles { id } } tags { tags_id { id name articles { id } } } }`,
+    ),
+  },
+  {
+    id: 'b-fields',
+    name: '(b) with named fields',
+    path: `/items/articles?limit=25&fields=${[...ARTICLE.split(' '), ...AUTHOR.split(' ').map((f) => `author.${f}`), 'tags.tags_id.id', 'tags.tags_id.name'].join(',')}`,
+  },
+  {
+    id: 'b-fields-gql',
+    name: '(b) with named fields, GraphQL',
+    path: graphqlPath(`articles(limit: 25) { ${ARTICLE} author { ${AUTHOR} } tags { tags_id { id name } } }`),
+  },
+  {
+    id: 'c',
+    name: 'filter + sort, 100',
+    path: '/items/articles?filter[status][_eq]=published&sort=-published_at&limit=100',
+  },
   {
     id: 'd',
     name: '3 levels, deep limit',
     path: '/items/authors?limit=10&fields=id,name,articles.id,articles.title,articles.tags.tags_id.name&deep[articles][_limit]=5&deep[articles][_sort]=-published_at',
   },
-  { id: 'e', name: 'aggregate + groupBy', path: '/items/articles?aggregate[count]=*&aggregate[avg]=rating&groupBy[]=status&groupBy[]=author' },
+  {
+    id: 'e',
+    name: 'aggregate + groupBy',
+    path: '/items/articles?aggregate[count]=*&aggregate[avg]=rating&groupBy[]=status&groupBy[]=author',
+  },
 ];
 
 /** The scenarios named in a comma list (`a,c`), or all of them. */
 export function selectScenarios(list: string | undefined): Scenario[] {
   if (!list) return SCENARIOS;
-  const wanted = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((id) => !SCENARIOS.some((s) => s.id === id));
-  if (unknown.length) throw new Error(`BENCH_SCENARIOS: unknown scenario ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.id).join(', ')})`);
+  if (unknown.length)
+    throw new Error(
+      `BENCH_SCENARIOS: unknown scenario ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.id).join(', ')})`,
+    );
   return SCENARIOS.filter((s) => wanted.includes(s.id));
 }

@@ -56,7 +56,9 @@ export function ensureNative(root, { quiet = false } = {}) {
     return 0;
   }
   rmSync(partial, { force: true });
-  const reason = built.error ? `${compiler}: ${built.error.code ?? built.error.message}` : (built.stderr || built.stdout).trim().split('\n').slice(-3).join(' | ');
+  const reason = built.error
+    ? `${compiler}: ${built.error.code ?? built.error.message}`
+    : (built.stderr || built.stdout).trim().split('\n').slice(-3).join(' | ');
   process.stderr.write(
     `warning: could not compile the SQLite statement-timeout extension (${reason}). Strata runs without it, but ` +
       `DB_STATEMENT_TIMEOUT will not apply on SQLite. Install a C compiler (cc; or set CC), then npm start or npm test build it.\n`,

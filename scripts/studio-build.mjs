@@ -20,9 +20,15 @@ export function ensureStudio(root) {
   if (existsSync(index) && newest(sources) <= statSync(index).mtimeMs) return 0;
   const vite = path.join(root, 'node_modules', 'vite', 'bin', 'vite.js');
   if (!existsSync(vite)) {
-    process.stderr.write('Strata Studio is not built and vite is not installed (npm ci installs it); /admin will answer 503.\n');
+    process.stderr.write(
+      'Strata Studio is not built and vite is not installed (npm ci installs it); /admin will answer 503.\n',
+    );
     return 0;
   }
-  const built = spawnSync(process.execPath, [vite, 'build', '--config', path.join(sources, 'vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
+  const built = spawnSync(
+    process.execPath,
+    [vite, 'build', '--config', path.join(sources, 'vite.config.ts'), '--logLevel', 'warn'],
+    { stdio: 'inherit', cwd: root },
+  );
   return built.status ?? 1;
 }

@@ -30,7 +30,11 @@ for (const name of ['TEST_PG_URL', 'TEST_MYSQL_URL', 'TEST_REDIS_URL']) {
 ensureNative(root);
 
 // The admin app's tests serve the built app: build it first when its sources changed.
-if (files.some((file) => file.includes(`${path.sep}e2e${path.sep}`) || file.includes('admin-app')) && ensureStudio(root) !== 0) process.exit(1);
+if (
+  files.some((file) => file.includes(`${path.sep}e2e${path.sep}`) || file.includes('admin-app')) &&
+  ensureStudio(root) !== 0
+)
+  process.exit(1);
 
 // The CLI tests spawn `strata` dozens of times: one bundled file (esbuild, which tsx and vite bring) starts in a
 // third of the time tsx needs to load src/ module by module. Without esbuild they spawn it through tsx.
@@ -39,7 +43,15 @@ if (files.some((file) => file.includes(`${path.sep}cli${path.sep}`))) {
   try {
     const { build } = await import('esbuild');
     cliBundle = path.join(root, 'build', 'test-cli.mjs');
-    await build({ entryPoints: [path.join(root, 'src', 'cli', 'index.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: cliBundle, logLevel: 'warning' });
+    await build({
+      entryPoints: [path.join(root, 'src', 'cli', 'index.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile: cliBundle,
+      logLevel: 'warning',
+    });
   } catch {
     cliBundle = '';
   }
@@ -47,21 +59,36 @@ if (files.some((file) => file.includes(`${path.sep}cli${path.sep}`))) {
 
 // Bootstrapped template databases, built once for the run and copied by every test app (test/helpers/test-templates.ts).
 const run = randomBytes(5).toString('hex');
-const helper = (command, env) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'helpers', 'template-run.ts'), command, run], { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const helper = (command, env) =>
+  spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(root, 'test', 'helpers', 'template-run.ts'), command, run],
+    { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
 const built = helper('build', process.env);
 const templates = built.status === 0 ? built.stdout : '';
-if (!templates) process.stdout.write('Template databases could not be built: every test app migrates its own database\n');
+if (!templates)
+  process.stdout.write('Template databases could not be built: every test app migrates its own database\n');
 
 // Test files run in processes of their own; several at once, since most of their time is spent waiting on a
 // database or a socket. Each uses databases, ports, Redis servers and Redis namespaces of its own.
 const concurrency = process.env.TEST_CONCURRENCY || '4';
-const env = { ...process.env, NODE_ENV: 'test', ...(templates ? { STRATA_TEST_TEMPLATES: templates } : {}), ...(cliBundle ? { STRATA_TEST_CLI: cliBundle } : {}) };
+const env = {
+  ...process.env,
+  NODE_ENV: 'test',
+  ...(templates ? { STRATA_TEST_TEMPLATES: templates } : {}),
+  ...(cliBundle ? { STRATA_TEST_CLI: cliBundle } : {}),
+};
 // Ctrl-C stops the tests (they get the signal too) but not this script, which still drops the templates.
 process.on('SIGINT', () => {});
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  cwd: root,
-  env,
-});
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  {
+    stdio: 'inherit',
+    cwd: root,
+    env,
+  },
+);
 if (templates) helper('drop', env);
 process.exit(result.status ?? 1);

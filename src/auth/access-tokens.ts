@@ -31,8 +31,20 @@ export class AccessTokens {
   ) {
     this.sign = createSigner({ key: secret, algorithm: 'HS256', iss: TOKEN_ISSUER, expiresIn: ttlMs });
     // Expiry is checked against the injected clock below, so fast-jwt (which reads the system clock) ignores it.
-    this.verifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, cache: 1000, cacheTTL: 60_000, ignoreExpiration: true });
-    this.lenientVerifier = createVerifier({ key: secret, algorithms: ['HS256'], allowedIss: TOKEN_ISSUER, ignoreExpiration: true });
+    this.verifier = createVerifier({
+      key: secret,
+      algorithms: ['HS256'],
+      allowedIss: TOKEN_ISSUER,
+      cache: 1000,
+      cacheTTL: 60_000,
+      ignoreExpiration: true,
+    });
+    this.lenientVerifier = createVerifier({
+      key: secret,
+      algorithms: ['HS256'],
+      allowedIss: TOKEN_ISSUER,
+      ignoreExpiration: true,
+    });
   }
 
   issue(claims: Omit<AccessTokenClaims, 'iat' | 'exp' | 'iss'>): { token: string; expires: number } {
@@ -60,7 +72,11 @@ export class AccessTokens {
     }
     // As fast-jwt would: a token is live up to and including its `exp` second.
     if (typeof claims.exp === 'number' && this.clock.now() > claims.exp * 1000) throw new TokenExpiredError();
-    if (typeof claims.id !== 'string' || typeof claims.admin_access !== 'boolean' || typeof claims.app_access !== 'boolean') {
+    if (
+      typeof claims.id !== 'string' ||
+      typeof claims.admin_access !== 'boolean' ||
+      typeof claims.app_access !== 'boolean'
+    ) {
       throw new InvalidTokenError();
     }
     return claims;

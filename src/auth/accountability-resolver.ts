@@ -47,9 +47,11 @@ export class AccountabilityResolver {
     if (looksLikeJwt(token)) {
       const claims = this.tokens.verify(token);
       // A session JWT lives only as long as its session: a logout ends it at once, on every instance.
-      if (claims.session !== undefined && !(await this.sessions.find(claims.session))) throw new InvalidCredentialsError();
+      if (claims.session !== undefined && !(await this.sessions.find(claims.session)))
+        throw new InvalidCredentialsError();
       // An access token of a login that was logged out stops working at once (a memory lookup per request).
-      if (typeof claims.sid === 'string' && this.logins && !(await this.logins.isLive(claims.sid))) throw new InvalidCredentialsError();
+      if (typeof claims.sid === 'string' && this.logins && !(await this.logins.isLive(claims.sid)))
+        throw new InvalidCredentialsError();
       user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db, 'id', claims.id));
     } else {
       user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db, 'token', token));
@@ -67,7 +69,11 @@ export class AccountabilityResolver {
     this.publicPolicies = null;
   }
 
-  private async cached(map: LRUCache<string, Cached>, key: string, load: () => Promise<UserAccountability | null>): Promise<Cached['value']> {
+  private async cached(
+    map: LRUCache<string, Cached>,
+    key: string,
+    load: () => Promise<UserAccountability | null>,
+  ): Promise<Cached['value']> {
     const hit = map.get(key);
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.value;

@@ -11,7 +11,10 @@ function family(ip: string): 'ipv4' | 'ipv6' {
 /** An allow-list entry list → a matcher; entries that are not addresses are ignored (they can only deny). */
 export function allowList(csv: string): BlockList {
   const list = new BlockList();
-  for (const entry of csv.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of csv
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     try {
       if (entry.includes('/')) {
         const [address, bits] = entry.split('/') as [string, string];

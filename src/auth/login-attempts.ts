@@ -25,7 +25,9 @@ export class LoginAttempts {
   }
 
   async reset(user: string, allowed: number): Promise<void> {
-    await this.limiter(allowed).delete(user).catch(() => false);
+    await this.limiter(allowed)
+      .delete(user)
+      .catch(() => false);
   }
 
   private limiter(allowed: number): RateLimiterAbstract {
@@ -34,7 +36,9 @@ export class LoginAttempts {
       // `allowed` failures are tolerated; the one after them suspends (as Directus counts).
       const options = { keyPrefix: `${this.namespace}:login-attempts:${allowed}`, points: allowed, duration: 0 };
       const memory = new RateLimiterMemory(options);
-      limiter = this.redis ? new RateLimiterRedis({ ...options, storeClient: this.redis, useRedisPackage: true, insuranceLimiter: memory }) : memory;
+      limiter = this.redis
+        ? new RateLimiterRedis({ ...options, storeClient: this.redis, useRedisPackage: true, insuranceLimiter: memory })
+        : memory;
       this.limiters.set(allowed, limiter);
     }
     return limiter;

@@ -34,7 +34,12 @@ export class Sessions {
     this.rows = new SessionsRepository(db);
   }
 
-  async create(user: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {}, family: string | null = newFamily()): Promise<string> {
+  async create(
+    user: string,
+    ttlMs: number,
+    meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {},
+    family: string | null = newFamily(),
+  ): Promise<string> {
     const raw = randomBytes(48).toString('base64url');
     await this.rows.insert({
       token: hashToken(raw),
@@ -73,7 +78,12 @@ export class Sessions {
    * Spends `raw` and returns a new token for the same user, or null when `raw` was not live. Without a grace
    * period the old row is deleted in the same statement that claims it, so a token can be spent only once.
    */
-  async rotate(raw: string, ttlMs: number, graceMs: number, meta: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ user: string; token: string; family: string | null } | null> {
+  async rotate(
+    raw: string,
+    ttlMs: number,
+    graceMs: number,
+    meta: { ip?: string | null; userAgent?: string | null } = {},
+  ): Promise<{ user: string; token: string; family: string | null } | null> {
     const session = await this.find(raw);
     if (!session) return null;
     const old = hashToken(raw);

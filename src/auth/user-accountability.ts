@@ -15,7 +15,11 @@ export type UserAccountability = Omit<Accountability, 'ip'> & {
 };
 
 /** null when no active user has that id or static token. */
-export async function loadUserAccountability(db: Database, by: 'id' | 'token', value: string): Promise<UserAccountability | null> {
+export async function loadUserAccountability(
+  db: Database,
+  by: 'id' | 'token',
+  value: string,
+): Promise<UserAccountability | null> {
   const access = new AccessRepository(db);
   const user = await new UsersRepository(db).forAccountability(by, value);
   if (!user || user.status !== 'active') return null;

@@ -16,14 +16,27 @@ export interface RateLimiters {
   login: RateLimiterAbstract | null;
 }
 
-function limiter(name: string, limit: RateLimitConfig, redis: RedisClient | null, namespace: string): RateLimiterAbstract {
-  const options = { keyPrefix: `${namespace}:rl:${name}`, points: limit.points, duration: Math.round(limit.durationMs / 1000) };
+function limiter(
+  name: string,
+  limit: RateLimitConfig,
+  redis: RedisClient | null,
+  namespace: string,
+): RateLimiterAbstract {
+  const options = {
+    keyPrefix: `${namespace}:rl:${name}`,
+    points: limit.points,
+    duration: Math.round(limit.durationMs / 1000),
+  };
   const memory = new RateLimiterMemory(options);
   if (!redis) return memory;
   return new RateLimiterRedis({ ...options, storeClient: redis, useRedisPackage: true, insuranceLimiter: memory });
 }
 
-export function createRateLimiters(config: ScaleConfig['rateLimiter'], redis: RedisClient | null, namespace: string): RateLimiters {
+export function createRateLimiters(
+  config: ScaleConfig['rateLimiter'],
+  redis: RedisClient | null,
+  namespace: string,
+): RateLimiters {
   if (!config.enabled) return { perIp: null, global: null, login: null };
   const store = config.store === 'redis' ? redis : null;
   return {
@@ -40,6 +53,10 @@ export async function consume(rateLimiter: RateLimiterAbstract, key: string): Pr
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     const waitMs = rejection.msBeforeNext;
-    throw new RequestsExceededError(Math.max(1, Math.ceil(waitMs / 1000)), rateLimiter.points, new Date(Date.now() + waitMs));
+    throw new RequestsExceededError(
+      Math.max(1, Math.ceil(waitMs / 1000)),
+      rateLimiter.points,
+      new Date(Date.now() + waitMs),
+    );
   }
 }

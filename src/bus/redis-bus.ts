@@ -24,7 +24,9 @@ export class RedisBus implements MessageBus {
 
   async publish(channel: string, notice: Notice): Promise<void> {
     // A notice lost while Redis is away only delays other instances until their next change; never fail the request.
-    await this.publisher.publish(`${this.namespace}:bus:${channel}`, JSON.stringify({ ...notice, instance: this.instance })).catch(() => {});
+    await this.publisher
+      .publish(`${this.namespace}:bus:${channel}`, JSON.stringify({ ...notice, instance: this.instance }))
+      .catch(() => {});
   }
 
   async subscribe(channel: string, handler: NoticeHandler): Promise<void> {

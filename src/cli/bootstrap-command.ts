@@ -5,11 +5,15 @@ import { bootstrap } from '../services/bootstrap.js';
 
 export async function runBootstrapCommand(config: Config): Promise<void> {
   const db = new Database(config.db);
-  const log = { info: (msg: string) => process.stdout.write(`${msg}\n`), warn: (msg: string) => process.stderr.write(`${msg}\n`) };
+  const log = {
+    info: (msg: string) => process.stdout.write(`${msg}\n`),
+    warn: (msg: string) => process.stderr.write(`${msg}\n`),
+  };
   try {
     await waitForDatabase(db, config, log);
     const result = await bootstrap(db, config, log);
-    if (result.generatedPassword) log.info(`Admin ${result.adminEmail} password (shown once): ${result.generatedPassword}`);
+    if (result.generatedPassword)
+      log.info(`Admin ${result.adminEmail} password (shown once): ${result.generatedPassword}`);
     if (!result.installed && !result.migrations.length) log.info('Database is up to date');
   } finally {
     await db.close();

@@ -10,7 +10,15 @@ import { createAppContext, type AppContext } from '../services/app-context.js';
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, conflict: 4 } as const;
 
 /** The CLI runs with the rights of an administrator: whoever can run it can read the database settings anyway. */
-export const CLI_ACCOUNTABILITY: Accountability = { user: null, role: null, roles: [], policies: [], admin: true, app: true, ip: null };
+export const CLI_ACCOUNTABILITY: Accountability = {
+  user: null,
+  role: null,
+  roles: [],
+  policies: [],
+  admin: true,
+  app: true,
+  ip: null,
+};
 
 export class CliError extends Error {
   constructor(
@@ -32,7 +40,10 @@ export interface Output {
 export function output(json: boolean): Output {
   return {
     json,
-    result: (value, text) => process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text.endsWith('\n') || !text ? text : `${text}\n`),
+    result: (value, text) =>
+      process.stdout.write(
+        json ? `${JSON.stringify(value, null, 2)}\n` : text.endsWith('\n') || !text ? text : `${text}\n`,
+      ),
     note: (text) => {
       if (!json) process.stderr.write(`${text}\n`);
     },
@@ -41,7 +52,10 @@ export function output(json: boolean): Output {
 
 /** Opens the database (migrating it like `strata bootstrap`), runs `work`, closes. */
 export async function withContext<T>(config: Config, work: (context: AppContext) => Promise<T>): Promise<T> {
-  const context = await createAppContext({ ...config, logLevel: 'silent' }, { bootstrap: true, log: { info: () => {}, warn: (msg) => process.stderr.write(`${msg}\n`) } });
+  const context = await createAppContext(
+    { ...config, logLevel: 'silent' },
+    { bootstrap: true, log: { info: () => {}, warn: (msg) => process.stderr.write(`${msg}\n`) } },
+  );
   try {
     return await work(context);
   } finally {
@@ -52,7 +66,8 @@ export async function withContext<T>(config: Config, work: (context: AppContext)
 /** A service error → its exit code: FORBIDDEN (for an admin: something that does not exist) 3, uniqueness 4, else 1. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
-  const code = error instanceof ServiceErrorList ? error.errors[0]?.code : error instanceof ServiceError ? error.code : null;
+  const code =
+    error instanceof ServiceErrorList ? error.errors[0]?.code : error instanceof ServiceError ? error.code : null;
   if (code === 'FORBIDDEN' || code === 'ROUTE_NOT_FOUND') return EXIT.notFound;
   if (code === 'RECORD_NOT_UNIQUE') return EXIT.conflict;
   return EXIT.error;

@@ -12,16 +12,21 @@ import { runRolesCreate, runUsersCreate, runUsersList, runUsersPasswd } from './
 
 type Json = { json?: boolean };
 
-function action<A extends unknown[]>(config: () => Config, work: (config: Config, out: Output, ...args: A) => Promise<void>) {
+function action<A extends unknown[]>(
+  config: () => Config,
+  work: (config: Config, out: Output, ...args: A) => Promise<void>,
+) {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const out = output((command.opts() as Json).json === true);
     try {
       await work(config(), out, ...(args.slice(0, -1) as A));
     } catch (error) {
-      const code = error instanceof ConfigError || error instanceof DatabaseUnreachableError ? EXIT.error : exitCodeOf(error);
+      const code =
+        error instanceof ConfigError || error instanceof DatabaseUnreachableError ? EXIT.error : exitCodeOf(error);
       process.stderr.write(`strata: ${describeError(error)}\n`);
-      if (out.json) process.stdout.write(`${JSON.stringify({ error: { message: describeError(error), exit: code } })}\n`);
+      if (out.json)
+        process.stdout.write(`${JSON.stringify({ error: { message: describeError(error), exit: code } })}\n`);
       process.exit(code);
     }
   };
@@ -41,14 +46,22 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('-y, --yes', 'apply without asking')
     .option('--force', 'accept a snapshot from another database vendor or version')
     .option('--json', 'machine-readable output')
-    .action(action(config, (c, out, file: string, options: { dryRun?: boolean; yes?: boolean; force?: boolean }) => runApply(c, out, file, options)));
+    .action(
+      action(config, (c, out, file: string, options: { dryRun?: boolean; yes?: boolean; force?: boolean }) =>
+        runApply(c, out, file, options),
+      ),
+    );
 
   program
     .command('import <collection> <file>')
     .description('Import a CSV, JSON (array) or NDJSON file into a collection, in one transaction')
     .option('--format <format>', 'csv, json or ndjson (default: from the file extension)')
     .option('--json', 'machine-readable output')
-    .action(action(config, (c, out, collection: string, file: string, options: { format?: string }) => runImport(c, out, collection, file, options)));
+    .action(
+      action(config, (c, out, collection: string, file: string, options: { format?: string }) =>
+        runImport(c, out, collection, file, options),
+      ),
+    );
 
   program
     .command('export <collection>')
@@ -60,7 +73,9 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('--limit <n>', 'most rows (default: all)')
     .option('-o, --out <file>', 'file to write (default: standard output)')
     .option('--json', 'machine-readable summary')
-    .action(action(config, (c, out, collection: string, options: ExportOptions) => runExport(c, out, collection, options)));
+    .action(
+      action(config, (c, out, collection: string, options: ExportOptions) => runExport(c, out, collection, options)),
+    );
 
   const users = program.command('users').description('Manage users');
   users
@@ -72,7 +87,13 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('--first-name <name>', 'first name')
     .option('--last-name <name>', 'last name')
     .option('--json', 'machine-readable output')
-    .action(action(config, (c, out, options: { email: string; password: string; role?: string; firstName?: string; lastName?: string }) => runUsersCreate(c, out, options)));
+    .action(
+      action(
+        config,
+        (c, out, options: { email: string; password: string; role?: string; firstName?: string; lastName?: string }) =>
+          runUsersCreate(c, out, options),
+      ),
+    );
   users
     .command('passwd')
     .description("Set a user's password")
@@ -95,7 +116,11 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('--app', 'may use the admin app')
     .option('--parent <role>', 'parent role name or id')
     .option('--json', 'machine-readable output')
-    .action(action(config, (c, out, options: { name: string; admin?: boolean; app?: boolean; parent?: string }) => runRolesCreate(c, out, options)));
+    .action(
+      action(config, (c, out, options: { name: string; admin?: boolean; app?: boolean; parent?: string }) =>
+        runRolesCreate(c, out, options),
+      ),
+    );
 
   program.addHelpText(
     'after',
@@ -117,7 +142,12 @@ Each takes --json (machine-readable output). Exit codes: 0 ok, 1 error, 2 usage,
 /** Usage errors (unknown command or option, missing argument) exit 2; help and version 0. */
 function exitCodes(command: Command): void {
   command.exitOverride((error: CommanderError) => {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') process.exit(EXIT.ok);
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version' ||
+      error.code === 'commander.help'
+    )
+      process.exit(EXIT.ok);
     process.exit(EXIT.usage);
   });
   command.commands.forEach(exitCodes);

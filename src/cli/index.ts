@@ -34,7 +34,9 @@ const program = new Command('strata').version(VERSION).description('Serve a SQL 
 
 program
   .command('bootstrap')
-  .description('Create the service_* tables, roles, policies and the first admin on a fresh database; migrate an existing one')
+  .description(
+    'Create the service_* tables, roles, policies and the first admin on a fresh database; migrate an existing one',
+  )
   .action(() => run(async () => runBootstrapCommand(config())));
 
 program

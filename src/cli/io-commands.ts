@@ -14,10 +14,19 @@ import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './
 
 function bar(out: Output, unit: string): cliProgress.SingleBar | null {
   if (out.json || !process.stderr.isTTY) return null;
-  return new cliProgress.SingleBar({ format: `{bar} {percentage}% | {value}/{total} ${unit} | {rate}/s`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+  return new cliProgress.SingleBar(
+    { format: `{bar} {percentage}% | {value}/{total} ${unit} | {rate}/s`, stream: process.stderr, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
 }
 
-export async function runImport(config: Config, out: Output, collection: string, file: string, options: { format?: string }): Promise<void> {
+export async function runImport(
+  config: Config,
+  out: Output,
+  collection: string,
+  file: string,
+  options: { format?: string },
+): Promise<void> {
   let size: number;
   try {
     size = statSync(file).size;
@@ -41,13 +50,20 @@ export async function runImport(config: Config, out: Output, collection: string,
       }),
     );
     try {
-      return await context.writer.importRecords(await context.writer.open(collection, 'create', CLI_ACCOUNTABILITY), importRecords(format, counted), config.io.importBatchSize);
+      return await context.writer.importRecords(
+        await context.writer.open(collection, 'create', CLI_ACCOUNTABILITY),
+        importRecords(format, counted),
+        config.io.importBatchSize,
+      );
     } finally {
       progress?.stop();
     }
   });
   const seconds = (Date.now() - started) / 1000;
-  out.result({ collection, created, seconds }, `Imported ${created} item${created === 1 ? '' : 's'} into "${collection}" in ${seconds.toFixed(1)} s (${Math.round(created / Math.max(seconds, 0.001))} rows/s)`);
+  out.result(
+    { collection, created, seconds },
+    `Imported ${created} item${created === 1 ? '' : 's'} into "${collection}" in ${seconds.toFixed(1)} s (${Math.round(created / Math.max(seconds, 0.001))} rows/s)`,
+  );
 }
 
 export interface ExportOptions {
@@ -59,7 +75,12 @@ export interface ExportOptions {
   out?: string;
 }
 
-export async function runExport(config: Config, out: Output, collection: string, options: ExportOptions): Promise<void> {
+export async function runExport(
+  config: Config,
+  out: Output,
+  collection: string,
+  options: ExportOptions,
+): Promise<void> {
   const format = (() => {
     try {
       return parseExportFormat(options.format);
@@ -73,10 +94,17 @@ export async function runExport(config: Config, out: Output, collection: string,
   if (options.sort) raw.sort = options.sort;
   const started = Date.now();
   const rows = await withContext(config, async (context) => {
-    const query = parseQuery(raw, { queryLimitMax: config.queryLimitMax, maxRelationalDepth: config.maxRelationalDepth });
+    const query = parseQuery(raw, {
+      queryLimitMax: config.queryLimitMax,
+      maxRelationalDepth: config.maxRelationalDepth,
+    });
     const progress = options.out ? bar(out, 'rows') : null;
     if (progress) {
-      const { data } = await context.items.rowsMany(collection, { filter: query.filter, aggregate: { count: ['*'] } }, CLI_ACCOUNTABILITY);
+      const { data } = await context.items.rowsMany(
+        collection,
+        { filter: query.filter, aggregate: { count: ['*'] } },
+        CLI_ACCOUNTABILITY,
+      );
       const counted = (data as { count?: unknown }[])[0]?.count;
       const limit = query.limit === undefined || query.limit < 0 ? Infinity : query.limit;
       progress.start(Math.min(Number(counted ?? 0), limit), 0, { rate: 0 });
@@ -105,6 +133,10 @@ export async function runExport(config: Config, out: Output, collection: string,
     return count;
   });
   const seconds = (Date.now() - started) / 1000;
-  if (options.out) out.result({ collection, rows, seconds, file: options.out }, `Exported ${rows} item${rows === 1 ? '' : 's'} of "${collection}" to ${options.out} in ${seconds.toFixed(1)} s`);
+  if (options.out)
+    out.result(
+      { collection, rows, seconds, file: options.out },
+      `Exported ${rows} item${rows === 1 ? '' : 's'} of "${collection}" to ${options.out} in ${seconds.toFixed(1)} s`,
+    );
   else out.note(`Exported ${rows} item${rows === 1 ? '' : 's'} of "${collection}" in ${seconds.toFixed(1)} s`);
 }

@@ -19,10 +19,23 @@ export async function runSnapshot(config: Config, out: Output, file: string | un
     return;
   }
   writeFileSync(file, isYaml(file) ? yamlStringify(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`);
-  out.result({ file, collections: snapshot.collections.length, fields: snapshot.fields.length, relations: snapshot.relations.length }, `Wrote ${file}: ${snapshot.collections.length} collections, ${snapshot.fields.length} fields, ${snapshot.relations.length} relations`);
+  out.result(
+    {
+      file,
+      collections: snapshot.collections.length,
+      fields: snapshot.fields.length,
+      relations: snapshot.relations.length,
+    },
+    `Wrote ${file}: ${snapshot.collections.length} collections, ${snapshot.fields.length} fields, ${snapshot.relations.length} relations`,
+  );
 }
 
-export async function runApply(config: Config, out: Output, file: string, options: { dryRun?: boolean; yes?: boolean; force?: boolean }): Promise<void> {
+export async function runApply(
+  config: Config,
+  out: Output,
+  file: string,
+  options: { dryRun?: boolean; yes?: boolean; force?: boolean },
+): Promise<void> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -33,7 +46,10 @@ export async function runApply(config: Config, out: Output, file: string, option
   try {
     snapshot = isYaml(file) ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${file} is not valid ${isYaml(file) ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`, EXIT.error);
+    throw new CliError(
+      `${file} is not valid ${isYaml(file) ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`,
+      EXIT.error,
+    );
   }
   await withContext(config, async (context) => {
     const sync = new SchemaSync(context);
@@ -44,12 +60,19 @@ export async function runApply(config: Config, out: Output, file: string, option
     }
     const steps = sync.plan(CLI_ACCOUNTABILITY, diff).map((s) => s.description);
     if (options.dryRun) {
-      out.result({ steps, applied: [] }, `Planned changes (dry run, nothing applied):\n${steps.map((s) => `  - ${s}`).join('\n')}`);
+      out.result(
+        { steps, applied: [] },
+        `Planned changes (dry run, nothing applied):\n${steps.map((s) => `  - ${s}`).join('\n')}`,
+      );
       return;
     }
     out.note(`Planned changes:\n${steps.map((s) => `  - ${s}`).join('\n')}`);
     if (!options.yes) {
-      if (!process.stdin.isTTY) throw new CliError('Not applied: pass --yes to apply without a question (or --dry-run to only look)', EXIT.usage);
+      if (!process.stdin.isTTY)
+        throw new CliError(
+          'Not applied: pass --yes to apply without a question (or --dry-run to only look)',
+          EXIT.usage,
+        );
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       const answer = await rl.question(`Apply ${steps.length} change${steps.length === 1 ? '' : 's'}? [y/N] `);
       rl.close();

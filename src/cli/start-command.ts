@@ -55,7 +55,9 @@ function listenError(error: unknown, config: Config): Error {
     EACCES: 'no permission (ports below 1024 need privileges; set PORT)',
     EADDRNOTAVAIL: `${config.host} is not an address of this machine (set HOST)`,
   };
-  return new ListenError(`Can't listen on ${address}: ${code && reasons[code] ? reasons[code] : ((error as Error).message ?? String(error))}`);
+  return new ListenError(
+    `Can't listen on ${address}: ${code && reasons[code] ? reasons[code] : ((error as Error).message ?? String(error))}`,
+  );
 }
 
 export class ListenError extends Error {}

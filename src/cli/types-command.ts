@@ -28,7 +28,11 @@ export async function runTypesCommand(config: Config, out: string | undefined): 
   }
 }
 
-export function registerTypesCommand(program: Command, config: () => Config, run: (action: () => Promise<void>) => Promise<void>): void {
+export function registerTypesCommand(
+  program: Command,
+  config: () => Config,
+  run: (action: () => Promise<void>) => Promise<void>,
+): void {
   program
     .command('types')
     .description('Write TypeScript types of the schema for @directus/sdk (createDirectus<Schema>())')

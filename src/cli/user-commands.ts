@@ -23,43 +23,98 @@ async function userId(context: AppContext, email: string): Promise<string> {
   return String(row.id);
 }
 
-export async function runUsersCreate(config: Config, out: Output, options: { email: string; password: string; role?: string; firstName?: string; lastName?: string }): Promise<void> {
+export async function runUsersCreate(
+  config: Config,
+  out: Output,
+  options: { email: string; password: string; role?: string; firstName?: string; lastName?: string },
+): Promise<void> {
   const user = await withContext(config, async (context) => {
     const payload: Record<string, unknown> = { email: options.email, password: options.password, status: 'active' };
     if (options.role) payload.role = await roleId(context, options.role);
     if (options.firstName) payload.first_name = options.firstName;
     if (options.lastName) payload.last_name = options.lastName;
-    const created = await context.writer.create(await context.writer.open('service_users', 'create', CLI_ACCOUNTABILITY, ROWS), [payload], false, { fields: ['id', 'email', 'role'] });
+    const created = await context.writer.create(
+      await context.writer.open('service_users', 'create', CLI_ACCOUNTABILITY, ROWS),
+      [payload],
+      false,
+      { fields: ['id', 'email', 'role'] },
+    );
     return created!.data as { id: string; email: string; role: string | null };
   });
   out.result(user, `Created user ${user.email} (${user.id})`);
 }
 
-export async function runUsersPasswd(config: Config, out: Output, options: { email: string; password: string }): Promise<void> {
+export async function runUsersPasswd(
+  config: Config,
+  out: Output,
+  options: { email: string; password: string },
+): Promise<void> {
   await withContext(config, async (context) => {
     const id = await userId(context, options.email);
-    await context.writer.updateOne(await context.writer.open('service_users', 'update', CLI_ACCOUNTABILITY, SYSTEM), id, { password: options.password }, { fields: ['id'] });
+    await context.writer.updateOne(
+      await context.writer.open('service_users', 'update', CLI_ACCOUNTABILITY, SYSTEM),
+      id,
+      { password: options.password },
+      { fields: ['id'] },
+    );
   });
   out.result({ email: options.email, changed: true }, `Password of ${options.email} changed`);
 }
 
 export async function runUsersList(config: Config, out: Output): Promise<void> {
   const users = await withContext(config, async (context) => {
-    const { data } = await context.items.rowsMany('service_users', { fields: ['id', 'email', 'first_name', 'last_name', 'status', 'role.name'], sort: [{ field: 'email', order: 'asc' }], limit: -1 }, CLI_ACCOUNTABILITY, undefined, SYSTEM);
-    return data as { id: string; email: string | null; first_name: string | null; last_name: string | null; status: string; role: { name: string } | null }[];
+    const { data } = await context.items.rowsMany(
+      'service_users',
+      {
+        fields: ['id', 'email', 'first_name', 'last_name', 'status', 'role.name'],
+        sort: [{ field: 'email', order: 'asc' }],
+        limit: -1,
+      },
+      CLI_ACCOUNTABILITY,
+      undefined,
+      SYSTEM,
+    );
+    return data as {
+      id: string;
+      email: string | null;
+      first_name: string | null;
+      last_name: string | null;
+      status: string;
+      role: { name: string } | null;
+    }[];
   });
-  const lines = users.map((u) => `${u.email ?? '(no email)'}\t${u.status}\t${u.role?.name ?? '-'}\t${[u.first_name, u.last_name].filter(Boolean).join(' ')}\t${u.id}`);
+  const lines = users.map(
+    (u) =>
+      `${u.email ?? '(no email)'}\t${u.status}\t${u.role?.name ?? '-'}\t${[u.first_name, u.last_name].filter(Boolean).join(' ')}\t${u.id}`,
+  );
   out.result(users, lines.length ? `email\tstatus\trole\tname\tid\n${lines.join('\n')}` : 'No users');
 }
 
-export async function runRolesCreate(config: Config, out: Output, options: { name: string; admin?: boolean; app?: boolean; parent?: string }): Promise<void> {
+export async function runRolesCreate(
+  config: Config,
+  out: Output,
+  options: { name: string; admin?: boolean; app?: boolean; parent?: string },
+): Promise<void> {
   const role = await withContext(config, async (context) => {
     const payload: Record<string, unknown> = { name: options.name };
     if (options.parent) payload.parent = await roleId(context, options.parent);
     if (options.admin || options.app) {
-      payload.policies = [{ policy: { name: options.name, admin_access: options.admin === true, app_access: options.admin === true || options.app === true } }];
+      payload.policies = [
+        {
+          policy: {
+            name: options.name,
+            admin_access: options.admin === true,
+            app_access: options.admin === true || options.app === true,
+          },
+        },
+      ];
     }
-    const created = await context.writer.create(await context.writer.open('service_roles', 'create', CLI_ACCOUNTABILITY, ROWS), [payload], false, { fields: ['id', 'name'] });
+    const created = await context.writer.create(
+      await context.writer.open('service_roles', 'create', CLI_ACCOUNTABILITY, ROWS),
+      [payload],
+      false,
+      { fields: ['id', 'name'] },
+    );
     return created!.data as { id: string; name: string };
   });
   out.result(role, `Created role ${role.name} (${role.id})`);

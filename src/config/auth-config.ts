@@ -19,8 +19,14 @@ export interface AuthConfig {
 
 function cookie(env: Env, prefix: string, name: string): CookieConfig {
   const sameSite = (str(env, `${prefix}_SAME_SITE`) ?? 'lax').toLowerCase();
-  if (sameSite !== 'lax' && sameSite !== 'strict' && sameSite !== 'none') throw new ConfigError(`${prefix}_SAME_SITE`, `expected lax, strict or none, got "${sameSite}"`);
-  return { name: str(env, `${prefix}_NAME`) ?? name, secure: bool(env, `${prefix}_SECURE`, false), sameSite, domain: str(env, `${prefix}_DOMAIN`) };
+  if (sameSite !== 'lax' && sameSite !== 'strict' && sameSite !== 'none')
+    throw new ConfigError(`${prefix}_SAME_SITE`, `expected lax, strict or none, got "${sameSite}"`);
+  return {
+    name: str(env, `${prefix}_NAME`) ?? name,
+    secure: bool(env, `${prefix}_SECURE`, false),
+    sameSite,
+    domain: str(env, `${prefix}_DOMAIN`),
+  };
 }
 
 export function readAuthConfig(env: Env): AuthConfig {

@@ -121,8 +121,12 @@ export function readConfig(env: Env = process.env): Config {
   }
 
   const searchPath = (text: string) => {
-    const schemas = text.split(',').map((s) => s.trim()).filter(Boolean);
-    if (schemas.length === 0 || schemas.some((s) => s.length > 63)) throw new ConfigError('DB_SEARCH_PATH', 'expected a comma list of schema names, such as public,sales');
+    const schemas = text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (schemas.length === 0 || schemas.some((s) => s.length > 63))
+      throw new ConfigError('DB_SEARCH_PATH', 'expected a comma list of schema names, such as public,sales');
     return schemas;
   };
 
@@ -134,7 +138,8 @@ export function readConfig(env: Env = process.env): Config {
   if (queryLimitMax >= 0) queryLimitDefault = Math.min(queryLimitDefault, queryLimitMax);
 
   const adminEmail = str(env, 'ADMIN_EMAIL') ?? 'admin@example.com';
-  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) throw new ConfigError('ADMIN_EMAIL', `not an email address: "${adminEmail}"`);
+  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail))
+    throw new ConfigError('ADMIN_EMAIL', `not an email address: "${adminEmail}"`);
 
   const secret = str(env, 'SECRET');
   if (secret !== null && secret.length < 16) throw new ConfigError('SECRET', 'must be at least 16 characters');
@@ -152,7 +157,8 @@ export function readConfig(env: Env = process.env): Config {
       user: str(env, 'DB_USER'),
       password: str(env, 'DB_PASSWORD'),
       searchPath: searchPath(str(env, 'DB_SEARCH_PATH') ?? 'public'),
-      statementTimeoutMs: str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
+      statementTimeoutMs:
+        str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
     },
     host,
     port: int(env, 'PORT', 8055, 0, 65535),

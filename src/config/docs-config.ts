@@ -15,8 +15,14 @@ export function readDocsConfig(env: Env): DocsConfig {
       const url = new URL(publicUrl);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
     } catch {
-      throw new ConfigError('PUBLIC_URL', `expected an absolute http(s) URL such as https://api.example.com, got "${publicUrl}"`);
+      throw new ConfigError(
+        'PUBLIC_URL',
+        `expected an absolute http(s) URL such as https://api.example.com, got "${publicUrl}"`,
+      );
     }
   }
-  return { enabled: bool(env, 'DOCS_ENABLED', true), publicUrl: publicUrl === '/' ? '/' : publicUrl.replace(/\/+$/, '') };
+  return {
+    enabled: bool(env, 'DOCS_ENABLED', true),
+    publicUrl: publicUrl === '/' ? '/' : publicUrl.replace(/\/+$/, ''),
+  };
 }

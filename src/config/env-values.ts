@@ -31,7 +31,8 @@ export function float(env: Env, name: string, fallback: number, min: number, max
   const v = str(env, name);
   if (v === null) return fallback;
   const n = Number(v);
-  if (!/^\s*[\d.]+\s*$/.test(v) || !Number.isFinite(n) || n < min || n > max) throw new ConfigError(name, `expected a number between ${min} and ${max}, got "${v}"`);
+  if (!/^\s*[\d.]+\s*$/.test(v) || !Number.isFinite(n) || n < min || n > max)
+    throw new ConfigError(name, `expected a number between ${min} and ${max}, got "${v}"`);
   return n;
 }
 
@@ -47,7 +48,8 @@ export function bool(env: Env, name: string, fallback: boolean): boolean {
 export function duration(env: Env, name: string, fallback: string): number {
   const v = str(env, name) ?? fallback;
   const ms = parseDuration(v);
-  if (ms === null || ms <= 0) throw new ConfigError(name, `expected a duration such as 15m, 900s or 900000, got "${v}"`);
+  if (ms === null || ms <= 0)
+    throw new ConfigError(name, `expected a duration such as 15m, 900s or 900000, got "${v}"`);
   return ms;
 }
 
@@ -61,6 +63,7 @@ const SIZE = /^\s*\d+(?:\.\d+)?\s*(?:b|kb|mb|gb|tb)?\s*$/i;
 export function size(env: Env, name: string, fallback: string, examples: string): number {
   const v = str(env, name) ?? fallback;
   const parsed = SIZE.test(v) ? bytes.parse(v.replace(/\s+/g, '')) : null;
-  if (parsed === null || parsed <= 0 || !Number.isSafeInteger(parsed)) throw new ConfigError(name, `expected a size such as ${examples}, got "${v}"`);
+  if (parsed === null || parsed <= 0 || !Number.isSafeInteger(parsed))
+    throw new ConfigError(name, `expected a size such as ${examples}, got "${v}"`);
   return parsed;
 }

@@ -29,7 +29,12 @@ export interface ScaleConfig {
   redis: RedisConfig | null;
   /** Without Redis: milliseconds between looks at the database's change counters (other instances' changes). */
   noticePollMs: number;
-  pressure: { enabled: boolean; maxEventLoopDelayMs: number; maxEventLoopUtilization: number; sampleIntervalMs: number };
+  pressure: {
+    enabled: boolean;
+    maxEventLoopDelayMs: number;
+    maxEventLoopUtilization: number;
+    sampleIntervalMs: number;
+  };
   /**
    * Which proxies' X-Forwarded-For to follow (Fastify's `trustProxy`): false, a hop count, or the addresses/CIDRs
    * of trusted proxies. A custom header naming the client IP wins when set.
@@ -57,9 +62,18 @@ function trustProxy(env: Env): TrustProxy {
   if (['false', 'no', 'off'].includes(lower)) return false;
   if (['true', 'yes', 'on'].includes(lower)) return 1;
   if (/^\d+$/.test(raw)) return Number(raw) === 0 ? false : int(env, 'IP_TRUST_PROXY', 0, 0, 100);
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
-  const bad = entries.find((e) => !PROXY_NAMES.has(e.toLowerCase()) && !(PROXY_ADDRESS.test(e) && isIP(e.split('/')[0]!) !== 0));
-  if (bad !== undefined || entries.length === 0) throw new ConfigError('IP_TRUST_PROXY', `expected true, false, a hop count or a comma list of proxy addresses/CIDRs, got "${bad ?? raw}"`);
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const bad = entries.find(
+    (e) => !PROXY_NAMES.has(e.toLowerCase()) && !(PROXY_ADDRESS.test(e) && isIP(e.split('/')[0]!) !== 0),
+  );
+  if (bad !== undefined || entries.length === 0)
+    throw new ConfigError(
+      'IP_TRUST_PROXY',
+      `expected true, false, a hop count or a comma list of proxy addresses/CIDRs, got "${bad ?? raw}"`,
+    );
   return entries.map((e) => (PROXY_NAMES.has(e.toLowerCase()) ? e.toLowerCase() : e));
 }
 
@@ -85,15 +99,20 @@ function redisUrl(env: Env): string | null {
 
 function limit(env: Env, prefix: string, points: number, seconds: number): RateLimitConfig {
   // Durations are whole seconds, as Directus reads them (and as the limiter stores count).
-  return { points: int(env, `${prefix}_POINTS`, points, 1), durationMs: int(env, `${prefix}_DURATION`, seconds, 1, 86_400) * 1000 };
+  return {
+    points: int(env, `${prefix}_POINTS`, points, 1),
+    durationMs: int(env, `${prefix}_DURATION`, seconds, 1, 86_400) * 1000,
+  };
 }
 
 /** `embedded`: SQLite, whose queries run on the event loop, so a busy loop is its normal state under load. */
 export function readScaleConfig(env: Env, embedded = false): ScaleConfig {
   const url = redisUrl(env);
   const store = (str(env, 'RATE_LIMITER_STORE') ?? (url ? 'redis' : 'memory')).toLowerCase();
-  if (store !== 'memory' && store !== 'redis') throw new ConfigError('RATE_LIMITER_STORE', `expected memory or redis, got "${store}"`);
-  if (store === 'redis' && !url) throw new ConfigError('RATE_LIMITER_STORE', 'redis needs REDIS (or REDIS_HOST) to be set');
+  if (store !== 'memory' && store !== 'redis')
+    throw new ConfigError('RATE_LIMITER_STORE', `expected memory or redis, got "${store}"`);
+  if (store === 'redis' && !url)
+    throw new ConfigError('RATE_LIMITER_STORE', 'redis needs REDIS (or REDIS_HOST) to be set');
   return {
     rateLimiter: {
       enabled: bool(env, 'RATE_LIMITER_ENABLED', true),
@@ -111,7 +130,10 @@ export function readScaleConfig(env: Env, embedded = false): ScaleConfig {
       sampleIntervalMs: int(env, 'PRESSURE_LIMITER_SAMPLE_INTERVAL', 250, 10),
     },
     ip: { trustProxy: trustProxy(env), customHeader: str(env, 'IP_CUSTOM_HEADER')?.toLowerCase() ?? null },
-    querystring: { maxDepth: int(env, 'QUERYSTRING_MAX_PARSE_DEPTH', 10, 1, 100), arrayLimit: int(env, 'QUERYSTRING_ARRAY_LIMIT', 500, 1, 100_000) },
+    querystring: {
+      maxDepth: int(env, 'QUERYSTRING_MAX_PARSE_DEPTH', 10, 1, 100),
+      arrayLimit: int(env, 'QUERYSTRING_ARRAY_LIMIT', 500, 1, 100_000),
+    },
     shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '10s'),
   };
 }

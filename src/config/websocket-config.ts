@@ -14,7 +14,8 @@ export interface WebSocketConfig {
 
 export function readWebSocketConfig(env: Env): WebSocketConfig {
   const auth = (env.WEBSOCKETS_REST_AUTH ?? 'handshake').toLowerCase();
-  if (auth !== 'public' && auth !== 'handshake' && auth !== 'strict') throw new ConfigError('WEBSOCKETS_REST_AUTH', `must be public, handshake or strict (got "${auth}")`);
+  if (auth !== 'public' && auth !== 'handshake' && auth !== 'strict')
+    throw new ConfigError('WEBSOCKETS_REST_AUTH', `must be public, handshake or strict (got "${auth}")`);
   const path = env.WEBSOCKETS_REST_PATH ?? '/websocket';
   return {
     enabled: bool(env, 'WEBSOCKETS_ENABLED', false) && bool(env, 'WEBSOCKETS_REST_ENABLED', true),
@@ -22,6 +23,8 @@ export function readWebSocketConfig(env: Env): WebSocketConfig {
     auth,
     // Directus gives both in seconds.
     authTimeoutMs: int(env, 'WEBSOCKETS_REST_AUTH_TIMEOUT', 10, 1) * 1000,
-    heartbeatMs: bool(env, 'WEBSOCKETS_HEARTBEAT_ENABLED', true) ? int(env, 'WEBSOCKETS_HEARTBEAT_PERIOD', 30, 1) * 1000 : null,
+    heartbeatMs: bool(env, 'WEBSOCKETS_HEARTBEAT_ENABLED', true)
+      ? int(env, 'WEBSOCKETS_HEARTBEAT_PERIOD', 30, 1) * 1000
+      : null,
   };
 }

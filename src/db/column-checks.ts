@@ -27,11 +27,21 @@ export function countDuplicates(knex: Knex, table: string, column: string): Prom
 }
 
 /** Rows whose `column` names no row of `foreignTable` (a foreign key could not be added). */
-export function countOrphans(knex: Knex, table: string, column: string, foreignTable: string, foreignColumn: string): Promise<number> {
+export function countOrphans(
+  knex: Knex,
+  table: string,
+  column: string,
+  foreignTable: string,
+  foreignColumn: string,
+): Promise<number> {
   return count(
     knex({ child: table })
       .whereNotNull(`child.${column}`)
-      .whereNotExists(knex({ parent: foreignTable }).select(knex.raw('1')).whereRaw('??.?? = ??.??', ['parent', foreignColumn, 'child', column]))
+      .whereNotExists(
+        knex({ parent: foreignTable })
+          .select(knex.raw('1'))
+          .whereRaw('??.?? = ??.??', ['parent', foreignColumn, 'child', column]),
+      )
       .count({ n: '*' }),
   );
 }

@@ -45,7 +45,8 @@ function classified(error: unknown, read: boolean): unknown {
 
 /** A connection whose socket failed goes back to the pool marked, so the pool discards it instead of lending it again. */
 function discard(connection: unknown, error: unknown): void {
-  if (connection && typeof connection === 'object') (connection as { __knex__disposed?: unknown }).__knex__disposed ??= error;
+  if (connection && typeof connection === 'object')
+    (connection as { __knex__disposed?: unknown }).__knex__disposed ??= error;
 }
 
 const READ = /^\s*select\b/i;
@@ -71,7 +72,10 @@ export class Database {
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
     this.knex = knexFactory({
-      ...this.dialect.knexConfig(connectionSettings(config), { statementTimeoutMs: this.statementTimeoutMs, searchPath: config.searchPath }),
+      ...this.dialect.knexConfig(connectionSettings(config), {
+        statementTimeoutMs: this.statementTimeoutMs,
+        searchPath: config.searchPath,
+      }),
       log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     });
   }
@@ -85,7 +89,10 @@ export class Database {
    */
   async query<T = Row>(sql: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
-    return this.onPooledConnection(READ.test(sql), (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>);
+    return this.onPooledConnection(
+      READ.test(sql),
+      (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>,
+    );
   }
 
   /**

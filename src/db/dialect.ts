@@ -30,7 +30,12 @@ export interface Dialect {
    * Runs one statement with bound parameters on a raw connection; returns rows as plain objects. `name` (a stable
    * name of this text) asks for a prepared statement kept by the connection, where the driver keeps them by name.
    */
-  execute(connection: RawConnection, sql: string, params: readonly unknown[], name?: string): Promise<Record<string, unknown>[]>;
+  execute(
+    connection: RawConnection,
+    sql: string,
+    params: readonly unknown[],
+    name?: string,
+  ): Promise<Record<string, unknown>[]>;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */
   introspect(knex: Knex): Promise<TableInfo[]>;
   /** Maps a column to its service type (Directus docs: Field types) when no meta special decides it. */

@@ -14,7 +14,16 @@ import { sqliteFailureKind } from './dialects/sqlite/error-translation.js';
 export type FailureKind = 'connection' | 'timeout' | 'invalid_input' | null;
 
 /** Errors of the sockets and pools under every driver. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN', 'PROTOCOL_CONNECTION_LOST']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+]);
 
 export function failureKind(error: unknown): FailureKind {
   if (!(error instanceof Error)) return null;
@@ -22,7 +31,11 @@ export function failureKind(error: unknown): FailureKind {
   if (code && NETWORK_CODES.has(code)) return 'connection';
   if (error.name === 'KnexTimeoutError') return 'connection';
   // knex after destroy(), and pools that cannot hand out a connection.
-  if (/Unable to acquire a connection|aborted|pool is (probably )?(full|destroyed)/i.test(error.message) && !(error as { sqlState?: unknown }).sqlState) return 'connection';
+  if (
+    /Unable to acquire a connection|aborted|pool is (probably )?(full|destroyed)/i.test(error.message) &&
+    !(error as { sqlState?: unknown }).sqlState
+  )
+    return 'connection';
   return postgresFailureKind(error) ?? mysqlFailureKind(error) ?? sqliteFailureKind(error);
 }
 

@@ -89,7 +89,11 @@ export interface IndexColumn {
 }
 
 /** Marks is_indexed / is_unique / is_primary_key from index rows and FK facts from foreign keys. */
-export function applyIndexesAndKeys(columns: ColumnInfo[], indexes: IndexColumn[], foreignKeys: ForeignKeyInfo[]): string[] {
+export function applyIndexesAndKeys(
+  columns: ColumnInfo[],
+  indexes: IndexColumn[],
+  foreignKeys: ForeignKeyInfo[],
+): string[] {
   const byIndex = new Map<string, IndexColumn[]>();
   for (const row of indexes) {
     const key = `${row.table}\u0000${row.index}`;

@@ -143,6 +143,12 @@ export class SchemaCheckFailedError extends Error {
     readonly refusal: Refusal,
     readonly count: number,
   ) {
-    super(refusal.kind === 'invalid' ? refusal.message : refusal.kind === 'counted' ? `${refusal.before}${count}${refusal.after}` : `${refusal.collection}.${refusal.field} holds nulls`);
+    super(
+      refusal.kind === 'invalid'
+        ? refusal.message
+        : refusal.kind === 'counted'
+          ? `${refusal.before}${count}${refusal.after}`
+          : `${refusal.collection}.${refusal.field} holds nulls`,
+    );
   }
 }

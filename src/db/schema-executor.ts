@@ -8,7 +8,13 @@
 import type { Knex } from 'knex';
 import { countDuplicates, countNulls, countOrphans, countRows } from './column-checks.js';
 import { queryBuilder, type Database } from './connection.js';
-import { SchemaCheckFailedError, SchemaRefusedError, type DdlCatalog, type DdlStatement, type SchemaDdl } from './schema-ddl.js';
+import {
+  SchemaCheckFailedError,
+  SchemaRefusedError,
+  type DdlCatalog,
+  type DdlStatement,
+  type SchemaDdl,
+} from './schema-ddl.js';
 import type { CheckStep, DdlStep, SchemaSteps, WriteStep } from './schema-steps.js';
 import { withoutListItem } from './list-items.js';
 
@@ -64,7 +70,9 @@ export class SchemaExecutor {
       }
     } catch (error) {
       for (const statement of undo.reverse()) {
-        await this.ddl.run(knex, statement.sql, statement.params).catch((undoError: unknown) => this.options.onUndoFailure?.(undoError));
+        await this.ddl
+          .run(knex, statement.sql, statement.params)
+          .catch((undoError: unknown) => this.options.onUndoFailure?.(undoError));
       }
       throw error;
     }
@@ -126,13 +134,17 @@ async function write(knex: Knex, step: WriteStep): Promise<void> {
       await knex(step.table).where(step.where).delete();
       return;
     case 'dropPermissionField': {
-      const rows = (await knex('service_permissions').select('id', 'fields').where({ collection: step.collection })) as { id: number; fields: string | null }[];
+      const rows = (await knex('service_permissions')
+        .select('id', 'fields')
+        .where({ collection: step.collection })) as { id: number; fields: string | null }[];
       for (const row of rows) {
         const fields = String(row.fields ?? '')
           .split(',')
           .map((s) => s.trim());
         if (!fields.includes(step.field)) continue;
-        await knex('service_permissions').where({ id: row.id }).update({ fields: withoutListItem(row.fields, step.field) });
+        await knex('service_permissions')
+          .where({ id: row.id })
+          .update({ fields: withoutListItem(row.fields, step.field) });
       }
       return;
     }

@@ -53,7 +53,13 @@ export interface CheckStep {
 }
 
 /** The metadata tables a schema change writes. */
-export type MetaTable = 'service_fields' | 'service_collections' | 'service_relations' | 'service_permissions' | 'service_revisions' | 'service_activity';
+export type MetaTable =
+  | 'service_fields'
+  | 'service_collections'
+  | 'service_relations'
+  | 'service_permissions'
+  | 'service_revisions'
+  | 'service_activity';
 
 type Row = Record<string, unknown>;
 
@@ -75,7 +81,11 @@ export interface SchemaSteps {
 
 function column(spec: ColumnSpec): string {
   const type =
-    spec.type === 'string' ? `string(${spec.maxLength ?? 255})` : spec.type === 'decimal' ? `decimal(${spec.precision ?? 10}, ${spec.scale ?? 5})` : spec.type;
+    spec.type === 'string'
+      ? `string(${spec.maxLength ?? 255})`
+      : spec.type === 'decimal'
+        ? `decimal(${spec.precision ?? 10}, ${spec.scale ?? 5})`
+        : spec.type;
   const parts = [spec.name, type];
   if (spec.primaryKey) parts.push(spec.autoIncrement ? 'primary key auto-increment' : 'primary key');
   else if (!spec.nullable) parts.push('not null');
@@ -102,7 +112,12 @@ export function formatStep(step: SchemaStep): string {
   switch (step.kind) {
     case 'check': {
       const q = step.query;
-      const what = q.count === 'rows' ? 'rows' : q.count === 'orphans' ? `orphans of ${q.column} → ${q.foreignTable}.${q.foreignColumn}` : `${q.count} in ${q.column}`;
+      const what =
+        q.count === 'rows'
+          ? 'rows'
+          : q.count === 'orphans'
+            ? `orphans of ${q.column} → ${q.foreignTable}.${q.foreignColumn}`
+            : `${q.count} in ${q.column}`;
       const how = q.count === 'lossy' ? ` (${q.conversion} to ${column(q.target)})` : '';
       return `check ${q.table}: ${what}${how} ≤ ${step.atMost}`;
     }

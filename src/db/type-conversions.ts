@@ -64,20 +64,28 @@ export function conversionCheck(
   const textual = TEXTUAL.has(from);
   switch (to.type) {
     case 'string':
-      if (from === 'string' && current.max_length !== null && to.maxLength !== null && current.max_length <= to.maxLength) return 'none';
+      if (
+        from === 'string' &&
+        current.max_length !== null &&
+        to.maxLength !== null &&
+        current.max_length <= to.maxLength
+      )
+        return 'none';
       if (from === 'uuid' && (to.maxLength ?? 0) >= 36) return 'none';
       return textual || from === 'uuid' || from === 'json' || NUMBER.has(from) ? 'length' : null;
     case 'text':
       return textual || from === 'uuid' || from === 'json' || NUMBER.has(from) ? 'none' : null;
     case 'integer':
     case 'bigInteger':
-      if (from === 'boolean' || from === 'integer' || (from === 'bigInteger' && to.type === 'bigInteger')) return 'none';
+      if (from === 'boolean' || from === 'integer' || (from === 'bigInteger' && to.type === 'bigInteger'))
+        return 'none';
       if (NUMBER.has(from)) return 'integral';
       return textual ? 'integer-text' : null;
     case 'float':
       if (from === 'float') return 'none';
       // A double keeps 15 significant digits: wider decimals would come back changed.
-      if (from === 'decimal') return current.numeric_precision !== null && current.numeric_precision <= 15 ? 'none' : null;
+      if (from === 'decimal')
+        return current.numeric_precision !== null && current.numeric_precision <= 15 ? 'none' : null;
       if (from === 'integer' || from === 'bigInteger') return from === 'integer' ? 'none' : 'float-exact';
       return textual ? 'float-text' : null;
     case 'decimal':

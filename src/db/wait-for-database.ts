@@ -22,7 +22,10 @@ export async function waitForDatabase(
       }
     }
   }
-  const where = config.db.client === 'sqlite3' ? config.db.filename : (config.db.connectionString ?? `${config.db.host}:${config.db.port ?? 'default port'}/${config.db.database}`);
+  const where =
+    config.db.client === 'sqlite3'
+      ? config.db.filename
+      : (config.db.connectionString ?? `${config.db.host}:${config.db.port ?? 'default port'}/${config.db.database}`);
   throw new DatabaseUnreachableError(
     `Cannot connect to the ${db.dialect.label} database at ${redact(where)} after ${config.dbConnectRetries} tries: ${describe(lastError)}`,
   );

@@ -44,7 +44,10 @@ export class UnprocessableContentError extends ServiceError {
 
 export class ContainsNullValuesError extends ServiceError {
   constructor(collection: string, field: string) {
-    super('CONTAINS_NULL_VALUES', 400, `Field "${field}" in collection "${collection}" contains null values.`, { collection, field });
+    super('CONTAINS_NULL_VALUES', 400, `Field "${field}" in collection "${collection}" contains null values.`, {
+      collection,
+      field,
+    });
   }
 }
 
@@ -109,7 +112,10 @@ export class RequestsExceededError extends ServiceError {
     limit: number,
     reset: Date,
   ) {
-    super('REQUESTS_EXCEEDED', 429, `Too many requests, retry after ${retryAfterSeconds}s.`, { limit, reset: reset.toISOString() });
+    super('REQUESTS_EXCEEDED', 429, `Too many requests, retry after ${retryAfterSeconds}s.`, {
+      limit,
+      reset: reset.toISOString(),
+    });
   }
 }
 
@@ -122,38 +128,67 @@ export class InternalServerError extends ServiceError {
 /** One failing rule of an item (Directus docs: Errors); `path` locates the item inside a nested or batch payload. */
 export class FailedValidationError extends ServiceError {
   constructor(field: string, path: (string | number)[], type: string, detail: string, extra: Extensions = {}) {
-    super('FAILED_VALIDATION', 400, `Validation failed for field "${field}". ${detail}`, { field, path, type, ...extra });
+    super('FAILED_VALIDATION', 400, `Validation failed for field "${field}". ${detail}`, {
+      field,
+      path,
+      type,
+      ...extra,
+    });
   }
 }
 
 export class RecordNotUniqueError extends ServiceError {
   constructor(collection: string | null, field: string | null, value: unknown = null) {
-    const parts = [value !== null && value !== undefined ? `Value "${String(value)}"` : 'Value', field ? ` for field "${field}"` : '', collection ? ` in collection "${collection}"` : ''];
+    const parts = [
+      value !== null && value !== undefined ? `Value "${String(value)}"` : 'Value',
+      field ? ` for field "${field}"` : '',
+      collection ? ` in collection "${collection}"` : '',
+    ];
     super('RECORD_NOT_UNIQUE', 400, `${parts.join('')} has to be unique.`, { collection, field, value: value ?? null });
   }
 }
 
 export class NotNullViolationError extends ServiceError {
   constructor(collection: string | null, field: string | null) {
-    super('NOT_NULL_VIOLATION', 400, `Value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} can't be null.`, { collection, field });
+    super(
+      'NOT_NULL_VIOLATION',
+      400,
+      `Value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} can't be null.`,
+      { collection, field },
+    );
   }
 }
 
 export class ValueTooLongError extends ServiceError {
   constructor(collection: string | null, field: string | null) {
-    super('VALUE_TOO_LONG', 400, `Value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} is too long.`, { collection, field });
+    super(
+      'VALUE_TOO_LONG',
+      400,
+      `Value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} is too long.`,
+      { collection, field },
+    );
   }
 }
 
 export class ValueOutOfRangeError extends ServiceError {
   constructor(collection: string | null, field: string | null) {
-    super('VALUE_OUT_OF_RANGE', 400, `Numeric value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} is out of range.`, { collection, field });
+    super(
+      'VALUE_OUT_OF_RANGE',
+      400,
+      `Numeric value${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''} is out of range.`,
+      { collection, field },
+    );
   }
 }
 
 export class InvalidForeignKeyError extends ServiceError {
   constructor(collection: string | null, field: string | null) {
-    super('INVALID_FOREIGN_KEY', 400, `Invalid foreign key${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''}.`, { collection, field });
+    super(
+      'INVALID_FOREIGN_KEY',
+      400,
+      `Invalid foreign key${field ? ` for field "${field}"` : ''}${collection ? ` in collection "${collection}"` : ''}.`,
+      { collection, field },
+    );
   }
 }
 
@@ -164,7 +199,11 @@ export class InvalidForeignKeyError extends ServiceError {
 export class ServiceErrorList extends ServiceError {
   constructor(readonly errors: ServiceError[]) {
     const statuses = new Set(errors.map((e) => e.status));
-    super(errors[0]?.code ?? 'INTERNAL_SERVER_ERROR', statuses.size === 1 ? errors[0]!.status : 500, errors[0]?.message ?? '');
+    super(
+      errors[0]?.code ?? 'INTERNAL_SERVER_ERROR',
+      statuses.size === 1 ? errors[0]!.status : 500,
+      errors[0]?.message ?? '',
+    );
   }
 }
 
@@ -211,5 +250,8 @@ export class ContentTooLargeError extends ServiceError {
 /** The same error, naming the line of an imported file where it happened (`extensions.line`). */
 export function atLine(error: ServiceError, line: number): ServiceError {
   if (error instanceof ServiceErrorList) return new ServiceErrorList(error.errors.map((e) => atLine(e, line)));
-  return new ServiceError(error.code, error.status, `${error.message.replace(/\.$/, '')} (line ${line}).`, { ...error.extensions, line });
+  return new ServiceError(error.code, error.status, `${error.message.replace(/\.$/, '')} (line ${line}).`, {
+    ...error.extensions,
+    line,
+  });
 }

@@ -31,14 +31,49 @@ const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
  * schema unbuildable): such collections are left out of GraphQL, as are names GraphQL reserves (`__*`).
  */
 const RESERVED_TYPES = new Set([
-  'Query', 'Mutation', 'Subscription', 'String', 'Int', 'Float', 'Boolean', 'ID', 'JSON', 'Date', 'Hash', 'Void', 'GraphQLBigInt', 'GraphQLGeoJSON',
-  'GraphQLStringOrFloat', 'delete_one', 'delete_many', 'auth_tokens', 'auth_mode', 'policies_me_globals', 'users_me_tfa_generate_data',
-  'graphql_sdl_scope', 'delete_collection', 'delete_field',
+  'Query',
+  'Mutation',
+  'Subscription',
+  'String',
+  'Int',
+  'Float',
+  'Boolean',
+  'ID',
+  'JSON',
+  'Date',
+  'Hash',
+  'Void',
+  'GraphQLBigInt',
+  'GraphQLGeoJSON',
+  'GraphQLStringOrFloat',
+  'delete_one',
+  'delete_many',
+  'auth_tokens',
+  'auth_mode',
+  'policies_me_globals',
+  'users_me_tfa_generate_data',
+  'graphql_sdl_scope',
+  'delete_collection',
+  'delete_field',
 ]);
-const RESERVED_SUFFIXES = ['_filter', '_input', '_aggregated', '_aggregated_count', '_aggregated_fields', '_union', '_functions', '_filter_operators'];
+const RESERVED_SUFFIXES = [
+  '_filter',
+  '_input',
+  '_aggregated',
+  '_aggregated_count',
+  '_aggregated_fields',
+  '_union',
+  '_functions',
+  '_filter_operators',
+];
 
 export function usableTypeName(name: string): boolean {
-  return NAME.test(name) && !name.startsWith('__') && !RESERVED_TYPES.has(name) && !RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix));
+  return (
+    NAME.test(name) &&
+    !name.startsWith('__') &&
+    !RESERVED_TYPES.has(name) &&
+    !RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix))
+  );
 }
 
 const SYSTEM_PREFIX = 'service_';
@@ -51,7 +86,6 @@ export function typeNameOf(schema: SchemaOverview, collection: CollectionOvervie
 
 /** System collections that are singletons whatever their metadata says (REST's /settings reads and writes one row). */
 export const SYSTEM_SINGLETONS = new Set(['service_settings']);
-
 
 /**
  * `writable(collection, action)` asks the writer whether this caller may write so (ItemsWriter.canWrite).
@@ -80,8 +114,14 @@ export function buildAccessView(
     fields = fields.filter((name) => usableField(name) && collection.fields[name]);
     if (!fields.length) continue;
     const singleton = collection.singleton || SYSTEM_SINGLETONS.has(collection.collection);
-    const writeFields = { create: writeFieldsOf(permissions, accountability.admin, collection.collection, 'create'), update: writeFieldsOf(permissions, accountability.admin, collection.collection, 'update') };
-    const may = (action: WriteAction) => collection.keyFields.length > 0 && writable(collection, action) && (action === 'delete' || writeFields[action]?.size !== 0);
+    const writeFields = {
+      create: writeFieldsOf(permissions, accountability.admin, collection.collection, 'create'),
+      update: writeFieldsOf(permissions, accountability.admin, collection.collection, 'update'),
+    };
+    const may = (action: WriteAction) =>
+      collection.keyFields.length > 0 &&
+      writable(collection, action) &&
+      (action === 'delete' || writeFields[action]?.size !== 0);
     view.set(collection.collection, {
       collection,
       typeName: typeNameOf(schema, collection),
@@ -95,7 +135,12 @@ export function buildAccessView(
   return view;
 }
 
-function writeFieldsOf(permissions: PermissionSet | null, admin: boolean, collection: string, action: 'create' | 'update'): Set<string> | null {
+function writeFieldsOf(
+  permissions: PermissionSet | null,
+  admin: boolean,
+  collection: string,
+  action: 'create' | 'update',
+): Set<string> | null {
   if (admin || !permissions) return null;
   const fields = permissions.fields(collection, action);
   return fields === '*' ? null : fields;

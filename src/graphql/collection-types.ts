@@ -101,7 +101,11 @@ export class TypeSet {
     let type = this.objects.get(name);
     if (type) return type;
     const view = this.view.get(name)!;
-    type = new GraphQLObjectType({ name: view.typeName, fields: () => this.objectFields(view), extensions: { strata: { collection: name } } });
+    type = new GraphQLObjectType({
+      name: view.typeName,
+      fields: () => this.objectFields(view),
+      extensions: { strata: { collection: name } },
+    });
     this.objects.set(name, type);
     return type;
   }
@@ -120,18 +124,33 @@ export class TypeSet {
           type: link.kind === 'm2o' ? related : new GraphQLList(related),
           args: QUERY_ARGS(this.filter(link.related)),
           resolve: link.kind === 'o2m' && relatedPrimary ? keyListResolver(relatedPrimary) : byResponseKey,
-          extensions: { strata: { kind: link.kind, field: name, related: link.related, relatedPrimary } satisfies FieldRead },
+          extensions: {
+            strata: { kind: link.kind, field: name, related: link.related, relatedPrimary } satisfies FieldRead,
+          },
         };
       } else if (link?.kind === 'a2o') {
         const union = this.union(collection, name, link.allowed);
         if (!union) continue;
-        fields[name] = { type: union, resolve: anyItemResolver, extensions: { strata: { kind: 'any', field: name, collectionField: link.collectionField } satisfies FieldRead } };
+        fields[name] = {
+          type: union,
+          resolve: anyItemResolver,
+          extensions: {
+            strata: { kind: 'any', field: name, collectionField: link.collectionField } satisfies FieldRead,
+          },
+        };
       } else if (field.schema) {
-        fields[name] = { type: name === collection.primary && !collection.singleton ? new GraphQLNonNull(GraphQLID) : scalarFor(field), extensions: { strata: { kind: 'value', field: name } satisfies FieldRead } };
+        fields[name] = {
+          type: name === collection.primary && !collection.singleton ? new GraphQLNonNull(GraphQLID) : scalarFor(field),
+          extensions: { strata: { kind: 'value', field: name } satisfies FieldRead },
+        };
       }
       const fn = field.schema || link?.kind === 'o2m' ? functionKindFor(field.type, link?.kind === 'o2m') : null;
       if (fn && (link?.kind !== 'o2m' || fields[name])) {
-        fields[`${name}_func`] = { type: FUNCTION_TYPES[fn].output, resolve: functionResolver, extensions: { strata: { kind: 'func', field: name } satisfies FieldRead } };
+        fields[`${name}_func`] = {
+          type: FUNCTION_TYPES[fn].output,
+          resolve: functionResolver,
+          extensions: { strata: { kind: 'func', field: name } satisfies FieldRead },
+        };
       }
     }
     return fields;
@@ -157,7 +176,10 @@ export class TypeSet {
     let type = this.filters.get(name);
     if (type) return type;
     const view = this.view.get(name)!;
-    type = new GraphQLInputObjectType({ name: `${view.typeName}_filter`, fields: () => this.filterFields(view, type!) });
+    type = new GraphQLInputObjectType({
+      name: `${view.typeName}_filter`,
+      fields: () => this.filterFields(view, type!),
+    });
     this.filters.set(name, type);
     return type;
   }
@@ -170,16 +192,24 @@ export class TypeSet {
       const field = collection.fields[name]!;
       const link = collection.links[name];
       if (link?.kind === 'm2o') {
-        if (this.view.has(link.related)) fields[name] = { type: this.filter(link.related), extensions: { strata: nested } };
+        if (this.view.has(link.related))
+          fields[name] = { type: this.filter(link.related), extensions: { strata: nested } };
       } else if (link?.kind === 'o2m') {
         if (this.view.has(link.related)) {
           fields[name] = { type: this.quantifier(link.related), extensions: { strata: nested } };
-          fields[`${name}_func`] = { type: FUNCTION_TYPES.count.filter, extensions: { strata: { kind: 'func', field: name } satisfies FilterKey } };
+          fields[`${name}_func`] = {
+            type: FUNCTION_TYPES.count.filter,
+            extensions: { strata: { kind: 'func', field: name } satisfies FilterKey },
+          };
         }
         continue;
       } else if (link?.kind === 'a2o') {
         for (const target of link.allowed) {
-          if (this.view.has(target)) fields[`${name}__${target}`] = { type: this.filter(target), extensions: { strata: { kind: 'rename', to: `${name}:${target}` } satisfies FilterKey } };
+          if (this.view.has(target))
+            fields[`${name}__${target}`] = {
+              type: this.filter(target),
+              extensions: { strata: { kind: 'rename', to: `${name}:${target}` } satisfies FilterKey },
+            };
         }
         continue;
       } else if (field.schema) {
@@ -187,7 +217,11 @@ export class TypeSet {
         if (operators) fields[name] = { type: operators };
       }
       const fn = field.schema ? functionKindFor(field.type, false) : null;
-      if (fn) fields[`${name}_func`] = { type: FUNCTION_TYPES[fn].filter, extensions: { strata: { kind: 'func', field: name } satisfies FilterKey } };
+      if (fn)
+        fields[`${name}_func`] = {
+          type: FUNCTION_TYPES[fn].filter,
+          extensions: { strata: { kind: 'func', field: name } satisfies FilterKey },
+        };
     }
     fields._and = { type: new GraphQLList(self), extensions: { strata: nested } };
     fields._or = { type: new GraphQLList(self), extensions: { strata: nested } };
@@ -203,7 +237,9 @@ export class TypeSet {
     type = new GraphQLInputObjectType({
       name: `${view.typeName}_quantifier_filter`,
       fields: () => ({
-        ...Object.fromEntries(Object.entries(base.getFields()).map(([key, f]) => [key, { type: f.type, extensions: f.extensions }])),
+        ...Object.fromEntries(
+          Object.entries(base.getFields()).map(([key, f]) => [key, { type: f.type, extensions: f.extensions }]),
+        ),
         _some: { type: base, extensions: { strata: { kind: 'nested' } } },
         _none: { type: base, extensions: { strata: { kind: 'nested' } } },
       }),
@@ -217,11 +253,22 @@ export class TypeSet {
     if (type) return type;
     const view = this.view.get(name)!;
     const valueFields = view.fields.filter((f) => view.collection.fields[f]!.schema);
-    const count = new GraphQLObjectType({ name: `${view.typeName}_aggregated_count`, fields: Object.fromEntries(valueFields.map((f) => [f, { type: GraphQLInt }])) });
+    const count = new GraphQLObjectType({
+      name: `${view.typeName}_aggregated_count`,
+      fields: Object.fromEntries(valueFields.map((f) => [f, { type: GraphQLInt }])),
+    });
     const numeric = valueFields.filter((f) => NUMERIC.has(view.collection.fields[f]!.type));
-    const fields: GraphQLFieldConfigMap<unknown, unknown> = { group: { type: GraphQLJSON }, countAll: { type: GraphQLInt }, count: { type: count }, countDistinct: { type: count } };
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {
+      group: { type: GraphQLJSON },
+      countAll: { type: GraphQLInt },
+      count: { type: count },
+      countDistinct: { type: count },
+    };
     if (numeric.length) {
-      const values = new GraphQLObjectType({ name: `${view.typeName}_aggregated_fields`, fields: Object.fromEntries(numeric.map((f) => [f, { type: GraphQLFloat }])) });
+      const values = new GraphQLObjectType({
+        name: `${view.typeName}_aggregated_fields`,
+        fields: Object.fromEntries(numeric.map((f) => [f, { type: GraphQLFloat }])),
+      });
       for (const fn of ['avg', 'sum', 'avgDistinct', 'sumDistinct', 'min', 'max']) fields[fn] = { type: values };
     }
     type = new GraphQLObjectType({ name: `${view.typeName}_aggregated`, fields });
@@ -235,7 +282,10 @@ export class TypeSet {
     let type = this.inputs.get(key);
     if (type) return type;
     const view = this.view.get(name)!;
-    type = new GraphQLInputObjectType({ name: `${kind}_${view.typeName}_input`, fields: () => this.inputFields(view, kind) });
+    type = new GraphQLInputObjectType({
+      name: `${kind}_${view.typeName}_input`,
+      fields: () => this.inputFields(view, kind),
+    });
     this.inputs.set(key, type);
     return type;
   }
@@ -258,7 +308,11 @@ export class TypeSet {
     return Object.keys(all).length ? all : this.inputFieldsWhere(view, kind, () => true);
   }
 
-  private inputFieldsWhere(view: CollectionView, kind: 'create' | 'update', writable: (name: string) => boolean): GraphQLInputFieldConfigMap {
+  private inputFieldsWhere(
+    view: CollectionView,
+    kind: 'create' | 'update',
+    writable: (name: string) => boolean,
+  ): GraphQLInputFieldConfigMap {
     const { collection } = view;
     const fields: GraphQLInputFieldConfigMap = {};
     for (const name of collection.fieldOrder) {
@@ -274,7 +328,12 @@ export class TypeSet {
         fields[name] = { type: GraphQLJSON };
       } else if (field.schema) {
         const scalar = scalarFor(field);
-        const required = kind === 'create' && !field.nullable && !field.schema.has_auto_increment && field.schema.default_value === null && !field.special.length;
+        const required =
+          kind === 'create' &&
+          !field.nullable &&
+          !field.schema.has_auto_increment &&
+          field.schema.default_value === null &&
+          !field.special.length;
         fields[name] = { type: required ? new GraphQLNonNull(scalar) : scalar };
       }
     }

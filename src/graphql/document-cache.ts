@@ -57,7 +57,11 @@ export class DocumentCache {
     return entry;
   }
 
-  private compile(schema: GraphQLSchema, query: string, operationName: string | undefined): CompiledDocument | GraphQLValidationError {
+  private compile(
+    schema: GraphQLSchema,
+    query: string,
+    operationName: string | undefined,
+  ): CompiledDocument | GraphQLValidationError {
     let document: DocumentNode;
     try {
       document = parse(query, { maxTokens: this.config.queryTokenLimit });
@@ -69,10 +73,20 @@ export class DocumentCache {
     const rules = this.config.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
     const errors = validate(schema, document, rules);
     if (errors.length) return new GraphQLValidationError(errors.map(formatGraphQLError));
-    const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-    const operation = operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === operationName);
+    const operations = document.definitions.filter(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    );
+    const operation =
+      operationName === undefined
+        ? operations.length === 1
+          ? operations[0]
+          : undefined
+        : operations.find((o) => o.name?.value === operationName);
     if (!operation) {
-      const message = operationName === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${operationName}".`;
+      const message =
+        operationName === undefined
+          ? 'Must provide operation name if query contains multiple operations.'
+          : `Unknown operation named "${operationName}".`;
       return new GraphQLValidationError([{ message }]);
     }
     const fragments: Record<string, FragmentDefinitionNode> = {};
@@ -83,7 +97,15 @@ export class DocumentCache {
       // operations run on graphql-js, which coerces variables by walking the values instead; same schema, same
       // resolvers, same answers.
       const compiled: Pick<CompiledQuery, 'query'> = {
-        query: (root, context, variables) => execute({ schema, document, operationName: operation.name?.value, rootValue: root, contextValue: context, variableValues: variables }),
+        query: (root, context, variables) =>
+          execute({
+            schema,
+            document,
+            operationName: operation.name?.value,
+            rootValue: root,
+            contextValue: context,
+            variableValues: variables,
+          }),
       };
       return { operation: operation.operation, compiled, node: operation, fragments, plans: passThroughPlans() };
     }

@@ -20,9 +20,11 @@ const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
 
 /** The message of the first limit the document exceeds, or null. */
 export function documentLimitError(document: DocumentNode, text: string, config: GraphQLConfig): GraphQLError | null {
-  if (text.includes('\\u0000') && NUL_ESCAPE.test(text)) return new GraphQLError("Strings can't contain NUL characters.");
+  if (text.includes('\\u0000') && NUL_ESCAPE.test(text))
+    return new GraphQLError("Strings can't contain NUL characters.");
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   const measured = new Map<string, Measure>();
   const visiting = new Set<string>();
 
@@ -33,8 +35,14 @@ export function documentLimitError(document: DocumentNode, text: string, config:
     for (const selection of set.selections) {
       let part: Measure;
       if (selection.kind === Kind.FIELD) {
-        const inner = selection.selectionSet ? measureSet(selection.selectionSet, depth + 1) : { fields: 0, aliases: 0, depth };
-        part = { fields: 1 + inner.fields, aliases: (selection.alias ? 1 : 0) + inner.aliases, depth: Math.max(depth, inner.depth) };
+        const inner = selection.selectionSet
+          ? measureSet(selection.selectionSet, depth + 1)
+          : { fields: 0, aliases: 0, depth };
+        part = {
+          fields: 1 + inner.fields,
+          aliases: (selection.alias ? 1 : 0) + inner.aliases,
+          depth: Math.max(depth, inner.depth),
+        };
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         part = measureSet(selection.selectionSet, depth);
       } else {
@@ -65,9 +73,18 @@ export function documentLimitError(document: DocumentNode, text: string, config:
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
     const m = measureSet(definition.selectionSet, 1);
-    if (m.depth > config.queryMaxDepth) return new GraphQLError(`The query is nested more than ${config.queryMaxDepth} levels deep (GRAPHQL_QUERY_MAX_DEPTH).`);
-    if (m.fields > config.queryMaxFields) return new GraphQLError(`The query selects more than ${config.queryMaxFields} fields once its fragments are expanded (GRAPHQL_QUERY_MAX_FIELDS).`);
-    if (m.aliases > config.queryMaxAliases) return new GraphQLError(`The query has more than ${config.queryMaxAliases} aliases once its fragments are expanded (GRAPHQL_QUERY_MAX_ALIASES).`);
+    if (m.depth > config.queryMaxDepth)
+      return new GraphQLError(
+        `The query is nested more than ${config.queryMaxDepth} levels deep (GRAPHQL_QUERY_MAX_DEPTH).`,
+      );
+    if (m.fields > config.queryMaxFields)
+      return new GraphQLError(
+        `The query selects more than ${config.queryMaxFields} fields once its fragments are expanded (GRAPHQL_QUERY_MAX_FIELDS).`,
+      );
+    if (m.aliases > config.queryMaxAliases)
+      return new GraphQLError(
+        `The query has more than ${config.queryMaxAliases} aliases once its fragments are expanded (GRAPHQL_QUERY_MAX_ALIASES).`,
+      );
   }
   return null;
 }

@@ -9,8 +9,8 @@ import type { Row } from '../db/connection.js';
 /** Marks the collection of an m2a item, for the union's resolveType. */
 export const ITEM_TYPE = Symbol('strata.itemType');
 
-
-export const byResponseKey = (source: Row, _args: unknown, _context: unknown, info: GraphQLResolveInfo): unknown => source[info.path.key as string];
+export const byResponseKey = (source: Row, _args: unknown, _context: unknown, info: GraphQLResolveInfo): unknown =>
+  source[info.path.key as string];
 
 /** Key under which the walk asks for `<fn>(<field>)` of a `<field>_func` selection. */
 export const functionKey = (responseKey: string, fn: string) => `__${responseKey}_${fn}`;

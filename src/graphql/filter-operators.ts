@@ -2,11 +2,36 @@
  * The operator input types of filters (Directus docs: GraphQL), shared by every generated schema, and the function-field
  * types (`<field>_func { year ... }`) with their filter counterparts.
  */
-import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLString, type GraphQLInputFieldConfigMap, type GraphQLInputType } from 'graphql';
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
+} from 'graphql';
 import type { ServiceType } from '../schema/types.js';
 import { GraphQLBigInt, GraphQLGeoJSON, GraphQLStringOrFloat } from './scalars.js';
 
-const TEXT_OPERATORS = ['_eq', '_neq', '_contains', '_icontains', '_ncontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with'];
+const TEXT_OPERATORS = [
+  '_eq',
+  '_neq',
+  '_contains',
+  '_icontains',
+  '_ncontains',
+  '_starts_with',
+  '_nstarts_with',
+  '_istarts_with',
+  '_nistarts_with',
+  '_ends_with',
+  '_nends_with',
+  '_iends_with',
+  '_niends_with',
+];
 const FLAGS = ['_null', '_nnull'];
 
 function operators(name: string, groups: [string[], GraphQLInputType][]): GraphQLInputObjectType {
@@ -93,8 +118,14 @@ export type FunctionKind = keyof typeof FUNCTION_SETS;
 function functionTypes(kind: FunctionKind) {
   const names = FUNCTION_SETS[kind];
   return {
-    output: new GraphQLObjectType({ name: `${kind}_functions`, fields: Object.fromEntries(names.map((n) => [n, { type: GraphQLInt }])) }),
-    filter: new GraphQLInputObjectType({ name: `${kind}_function_filter_operators`, fields: Object.fromEntries(names.map((n) => [n, { type: NUMBER_FILTER }])) }),
+    output: new GraphQLObjectType({
+      name: `${kind}_functions`,
+      fields: Object.fromEntries(names.map((n) => [n, { type: GraphQLInt }])),
+    }),
+    filter: new GraphQLInputObjectType({
+      name: `${kind}_function_filter_operators`,
+      fields: Object.fromEntries(names.map((n) => [n, { type: NUMBER_FILTER }])),
+    }),
   };
 }
 

@@ -6,7 +6,14 @@
 import { printSchema, type GraphQLError } from 'graphql';
 import { statementTimeoutError } from '../db/connection.js';
 import { failureKind } from '../db/failure-kind.js';
-import { GraphQLValidationError, InternalServerError, MethodNotAllowedError, ServiceError, ServiceErrorList, ServiceUnavailableError } from '../errors/catalogue.js';
+import {
+  GraphQLValidationError,
+  InternalServerError,
+  MethodNotAllowedError,
+  ServiceError,
+  ServiceErrorList,
+  ServiceUnavailableError,
+} from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import type { GraphQLContext } from './context.js';
@@ -34,19 +41,40 @@ export class GraphQLService {
   }
 
   /** The JSON body of the answer (always status 200 once the document is valid). */
-  async execute(scope: Scope, request: GraphQLRequest, method: 'GET' | 'POST', context: GraphQLContext, log: Logger): Promise<string> {
+  async execute(
+    scope: Scope,
+    request: GraphQLRequest,
+    method: 'GET' | 'POST',
+    context: GraphQLContext,
+    log: Logger,
+  ): Promise<string> {
     const schemas = await this.schemas.forCaller(context.accountability);
-    const { operation, compiled, node, fragments, plans } = schemas.documents.get(schemas[scope], request.query, request.operationName);
-    if (method === 'GET' && operation !== 'query') throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
+    const { operation, compiled, node, fragments, plans } = schemas.documents.get(
+      schemas[scope],
+      request.query,
+      request.operationName,
+    );
+    if (method === 'GET' && operation !== 'query')
+      throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
     if (operation === 'query') {
-      const passed = await passThrough(schemas[scope], node, fragments, request.variables ?? {}, plans, context, (error) => executionErrors(error, log));
+      const passed = await passThrough(
+        schemas[scope],
+        node,
+        fragments,
+        request.variables ?? {},
+        plans,
+        context,
+        (error) => executionErrors(error, log),
+      );
       if (passed !== null) return passed;
     }
     const result = await compiled.query(undefined, context, request.variables ?? {});
     // Variables that do not fit the operation: nothing ran, as for any other invalid document.
-    if (!('data' in result) || result.data === undefined) throw new GraphQLValidationError((result.errors ?? []).map((e) => formatGraphQLError(e as GraphQLError)));
+    if (!('data' in result) || result.data === undefined)
+      throw new GraphQLValidationError((result.errors ?? []).map((e) => formatGraphQLError(e as GraphQLError)));
     const body: Record<string, unknown> = { data: result.data };
-    if (result.errors?.length) body.errors = result.errors.flatMap((error) => executionErrors(error as GraphQLError, log));
+    if (result.errors?.length)
+      body.errors = result.errors.flatMap((error) => executionErrors(error as GraphQLError, log));
     return JSON.stringify(body);
   }
 
@@ -62,7 +90,8 @@ function executionErrors(error: GraphQLError, log: Logger): Record<string, unkno
   let services: ServiceError[];
   if (original instanceof ServiceErrorList) services = original.errors;
   else if (original instanceof ServiceError) services = [original];
-  else if (original && failureKind(original) === 'connection') services = [new ServiceUnavailableError('database', 'The database is not reachable')];
+  else if (original && failureKind(original) === 'connection')
+    services = [new ServiceUnavailableError('database', 'The database is not reachable')];
   else if (original && failureKind(original) === 'timeout') services = [statementTimeoutError()];
   else if (original && !(original as { locations?: unknown }).locations) {
     log.error({ err: original }, 'GraphQL resolver failed');
@@ -70,5 +99,9 @@ function executionErrors(error: GraphQLError, log: Logger): Record<string, unkno
   } else {
     return [{ ...formatGraphQLError(error), extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
   }
-  return services.map((service) => ({ ...formatGraphQLError(error), message: service.message, extensions: { code: service.code, ...service.extensions } }));
+  return services.map((service) => ({
+    ...formatGraphQLError(error),
+    message: service.message,
+    extensions: { code: service.code, ...service.extensions },
+  }));
 }

@@ -24,7 +24,13 @@ export function graphqlValues(outputs: PlannedOutput[]): PlannedOutput[] {
       case 'list':
         return { ...output, level: { ...output.level, outputs: graphqlValues(output.level.outputs) } };
       case 'any':
-        return { ...output, branches: output.branches.map((b) => ({ ...b, level: { ...b.level, outputs: graphqlValues(b.level.outputs) } })) };
+        return {
+          ...output,
+          branches: output.branches.map((b) => ({
+            ...b,
+            level: { ...b.level, outputs: graphqlValues(b.level.outputs) },
+          })),
+        };
     }
   });
 }

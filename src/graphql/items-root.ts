@@ -3,7 +3,17 @@
  * mutations. Each resolver turns its whole selection set into one Query IR and makes one call to the read engine
  * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
  */
-import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type FieldNode, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLResolveInfo } from 'graphql';
+import {
+  GraphQLID,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type FieldNode,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLResolveInfo,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { checkDepth } from '../request/parse-query.js';
@@ -19,8 +29,14 @@ import { levelOf, collectFields, type WalkContext } from './selection.js';
 type Args = Record<string, unknown>;
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 
-export const DELETE_ONE = new GraphQLObjectType({ name: 'delete_one', fields: { id: { type: new GraphQLNonNull(GraphQLID) } } });
-export const DELETE_MANY = new GraphQLObjectType({ name: 'delete_many', fields: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } } });
+export const DELETE_ONE = new GraphQLObjectType({
+  name: 'delete_one',
+  fields: { id: { type: new GraphQLNonNull(GraphQLID) } },
+});
+export const DELETE_MANY = new GraphQLObjectType({
+  name: 'delete_many',
+  fields: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
+});
 
 const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'avg', 'sum', 'avgDistinct', 'sumDistinct', 'min', 'max'];
 
@@ -45,7 +61,12 @@ const walked = new WeakMap<readonly FieldNode[], LRUCache<string, Query>>();
 const MAX_VARIANTS = 20;
 
 /** The Query IR of a field returning items of `view`'s collection, from its selection set and query arguments. */
-export function selectionQuery(info: GraphQLResolveInfo, args: Args, filterType: GraphQLInputType | undefined, limits: ReadLimits): Query {
+export function selectionQuery(
+  info: GraphQLResolveInfo,
+  args: Args,
+  filterType: GraphQLInputType | undefined,
+  limits: ReadLimits,
+): Query {
   const key = info.operation.variableDefinitions?.length ? JSON.stringify(info.variableValues) : '';
   let variants = walked.get(info.fieldNodes);
   const hit = variants?.get(key);
@@ -56,13 +77,25 @@ export function selectionQuery(info: GraphQLResolveInfo, args: Args, filterType:
   return query;
 }
 
-function walkSelection(info: GraphQLResolveInfo, args: Args, filterType: GraphQLInputType | undefined, limits: ReadLimits): Query {
+function walkSelection(
+  info: GraphQLResolveInfo,
+  args: Args,
+  filterType: GraphQLInputType | undefined,
+  limits: ReadLimits,
+): Query {
   const ctx = { fragments: info.fragments, variables: info.variableValues, options: limits };
   return levelQuery(unwrapObject(info.returnType), info.fieldNodes, args, filterType, ctx, limits);
 }
 
 /** The Query IR of the selections `nodes` make on `type`, with the field's query arguments. */
-export function levelQuery(type: GraphQLObjectType, nodes: readonly FieldNode[], args: Args, filterType: GraphQLInputType | undefined, ctx: WalkContext, limits: ReadLimits): Query {
+export function levelQuery(
+  type: GraphQLObjectType,
+  nodes: readonly FieldNode[],
+  args: Args,
+  filterType: GraphQLInputType | undefined,
+  ctx: WalkContext,
+  limits: ReadLimits,
+): Query {
   const level = levelOf(type, nodes, ctx);
   const query: Query = { ...queryArgs(args, filterType, limits), fields: level.fields.length ? level.fields : ['*'] };
   if (Object.keys(level.alias).length) query.alias = level.alias;
@@ -82,7 +115,11 @@ function data(read: RowsRead | null): unknown {
   return read === null ? null : read.data;
 }
 
-export function collectionRootFields(types: TypeSet, views: CollectionView[], limits: ReadLimits): { query: Fields; mutation: Fields } {
+export function collectionRootFields(
+  types: TypeSet,
+  views: CollectionView[],
+  limits: ReadLimits,
+): { query: Fields; mutation: Fields } {
   const query: Fields = {};
   const mutation: Fields = {};
   for (const view of views) {
@@ -92,7 +129,8 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
     const filter = types.filter(name);
     const singleton = view.collection.singleton || SYSTEM_SINGLETONS.has(name);
     const options = { system: view.collection.system, singleton };
-    const read = (ctx: GraphQLContext, q: Query) => ctx.app.items.rowsMany(name, q, ctx.accountability, ctx.marks, options);
+    const read = (ctx: GraphQLContext, q: Query) =>
+      ctx.app.items.rowsMany(name, q, ctx.accountability, ctx.marks, options);
 
     if (singleton) {
       query[root] = {
@@ -115,7 +153,16 @@ export function collectionRootFields(types: TypeSet, views: CollectionView[], li
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
           extensions: { strata: { root: { collection: name, kind: 'by_id', options, limits } satisfies RootRead } },
           resolve: async (_root, args, ctx, info) =>
-            data(await ctx.app.items.rowsOne(name, String(args.id), selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, options)),
+            data(
+              await ctx.app.items.rowsOne(
+                name,
+                String(args.id),
+                selectionQuery(info, {}, undefined, limits),
+                ctx.accountability,
+                ctx.marks,
+                options,
+              ),
+            ),
         };
       }
       query[`${root}_aggregated`] = {
@@ -137,16 +184,30 @@ function aggregateQuery(info: GraphQLResolveInfo, args: Args, filter: GraphQLInp
   const ctx = { fragments: info.fragments, variables: info.variableValues, options: limits };
   const type = unwrapObject(info.returnType);
   const aggregate: Record<string, string[]> = {};
-  for (const nodes of collectFields(type.name, info.fieldNodes.map((n) => n.selectionSet), ctx).values()) {
+  for (const nodes of collectFields(
+    type.name,
+    info.fieldNodes.map((n) => n.selectionSet),
+    ctx,
+  ).values()) {
     const fn = nodes[0]!.name.value;
     if (fn === 'countAll') aggregate.countAll = ['*'];
     if (!AGGREGATE_FUNCTIONS.includes(fn)) continue;
     const fnType = unwrapObject(type.getFields()[fn]!.type);
-    const fields = [...collectFields(fnType.name, nodes.map((n) => n.selectionSet), ctx).values()].map((f) => f[0]!.name.value).filter((f) => f !== '__typename');
+    const fields = [
+      ...collectFields(
+        fnType.name,
+        nodes.map((n) => n.selectionSet),
+        ctx,
+      ).values(),
+    ]
+      .map((f) => f[0]!.name.value)
+      .filter((f) => f !== '__typename');
     aggregate[fn] = [...new Set([...(aggregate[fn] ?? []), ...fields])];
   }
   const query: Query = { ...queryArgs(args, filter, limits), aggregate };
-  const groupBy = Array.isArray(args.groupBy) ? (args.groupBy as unknown[]).filter((g): g is string => typeof g === 'string') : [];
+  const groupBy = Array.isArray(args.groupBy)
+    ? (args.groupBy as unknown[]).filter((g): g is string => typeof g === 'string')
+    : [];
   if (groupBy.length) query.groupBy = groupBy;
   for (const [fn, fields] of Object.entries(aggregate)) if (!fields.length) delete aggregate[fn];
   if (!Object.keys(aggregate).length) delete query.aggregate;
@@ -177,14 +238,18 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
   const writer = (ctx: GraphQLContext) => ctx.app.writer;
   const options = { system: view.collection.system, reread: 'rows' as const };
   // The writer's one writability check; the singleton's rule is that of what its write turns out to be.
-  const open = (ctx: GraphQLContext, action: WriteAction | null) => writer(ctx).open(name, action, ctx.accountability, options);
+  const open = (ctx: GraphQLContext, action: WriteAction | null) =>
+    writer(ctx).open(name, action, ctx.accountability, options);
 
   if (view.collection.singleton || SYSTEM_SINGLETONS.has(name)) {
     if (view.update) {
       mutation[`update_${root}`] = {
         type,
         args: { data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-        resolve: async (_r, args, ctx, info) => data(await writer(ctx).upsertSingleton(await open(ctx, null), args.data as Args, reread(info, {}), ctx.marks)),
+        resolve: async (_r, args, ctx, info) =>
+          data(
+            await writer(ctx).upsertSingleton(await open(ctx, null), args.data as Args, reread(info, {}), ctx.marks),
+          ),
       };
     }
     return;
@@ -193,30 +258,77 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
     mutation[`create_${root}_items`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'create'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(await open(ctx, 'create'), (args.data as Args[] | undefined) ?? [], true, reread(info, args), ctx.marks)),
+      resolve: async (_r, args, ctx, info) =>
+        data(
+          await writer(ctx).create(
+            await open(ctx, 'create'),
+            (args.data as Args[] | undefined) ?? [],
+            true,
+            reread(info, args),
+            ctx.marks,
+          ),
+        ),
     };
     mutation[`create_${root}_item`] = {
       type,
       args: { data: { type: new GraphQLNonNull(types.input(name, 'create')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).create(await open(ctx, 'create'), [args.data as Args], false, reread(info, {}), ctx.marks)),
+      resolve: async (_r, args, ctx, info) =>
+        data(
+          await writer(ctx).create(await open(ctx, 'create'), [args.data as Args], false, reread(info, {}), ctx.marks),
+        ),
     };
   }
   if (view.update) {
     mutation[`update_${root}_items`] = {
       type: list,
-      args: { ...QUERY_ARGS(filter), ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
+      args: {
+        ...QUERY_ARGS(filter),
+        ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) },
+        data: { type: new GraphQLNonNull(types.input(name, 'update')) },
+      },
       resolve: async (_r, args, ctx, info) =>
-        data(await writer(ctx).updateMany(await open(ctx, 'update'), { kind: 'keys', keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null), data: args.data as Args }, reread(info, args), ctx.marks)),
+        data(
+          await writer(ctx).updateMany(
+            await open(ctx, 'update'),
+            {
+              kind: 'keys',
+              keys: (args.ids as (string | null)[]).filter((k): k is string => k !== null),
+              data: args.data as Args,
+            },
+            reread(info, args),
+            ctx.marks,
+          ),
+        ),
     };
     mutation[`update_${root}_batch`] = {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'update'))) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateMany(await open(ctx, 'update'), { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] }, reread(info, args), ctx.marks)),
+      resolve: async (_r, args, ctx, info) =>
+        data(
+          await writer(ctx).updateMany(
+            await open(ctx, 'update'),
+            { kind: 'batch', items: (args.data as Args[] | undefined) ?? [] },
+            reread(info, args),
+            ctx.marks,
+          ),
+        ),
     };
     mutation[`update_${root}_item`] = {
       type,
-      args: { id: { type: new GraphQLNonNull(GraphQLID) }, data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-      resolve: async (_r, args, ctx, info) => data(await writer(ctx).updateOne(await open(ctx, 'update'), String(args.id), args.data as Args, reread(info, {}), ctx.marks)),
+      args: {
+        id: { type: new GraphQLNonNull(GraphQLID) },
+        data: { type: new GraphQLNonNull(types.input(name, 'update')) },
+      },
+      resolve: async (_r, args, ctx, info) =>
+        data(
+          await writer(ctx).updateOne(
+            await open(ctx, 'update'),
+            String(args.id),
+            args.data as Args,
+            reread(info, {}),
+            ctx.marks,
+          ),
+        ),
     };
   }
   if (view.delete) {

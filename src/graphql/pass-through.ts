@@ -70,7 +70,11 @@ export async function passThrough(
       return;
     }
     const original = answer.reason instanceof Error ? answer.reason : new Error(String(answer.reason));
-    errors.push(...formatErrors(new GraphQLError(original.message, { nodes: root.nodes, path: [root.key], originalError: original })));
+    errors.push(
+      ...formatErrors(
+        new GraphQLError(original.message, { nodes: root.nodes, path: [root.key], originalError: original }),
+      ),
+    );
     parts.push(`${JSON.stringify(root.key)}:null`);
     if (root.nonNull) nulled = true;
   });
@@ -81,11 +85,18 @@ export async function passThrough(
 async function read({ root, query, id }: RootPlan, context: GraphQLContext): Promise<string> {
   const options = { ...root.options, form: GRAPHQL_VALUES };
   const { items } = context.app;
-  if (root.kind === 'by_id') return (await items.readOne(root.collection, id!, query, context.accountability, context.marks, options)).json;
+  if (root.kind === 'by_id')
+    return (await items.readOne(root.collection, id!, query, context.accountability, context.marks, options)).json;
   return (await items.readMany(root.collection, query, context.accountability, context.marks, options)).json;
 }
 
-function plan(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, raw: Record<string, unknown>, plans: PassThroughPlans): RootPlan[] | null {
+function plan(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  raw: Record<string, unknown>,
+  plans: PassThroughPlans,
+): RootPlan[] | null {
   if (operation.operation !== 'query') return null;
   const key = operation.variableDefinitions?.length ? JSON.stringify(raw) : '';
   let roots = plans.get(key);
@@ -102,7 +113,12 @@ function plan(schema: GraphQLSchema, operation: OperationDefinitionNode, fragmen
   return roots || null;
 }
 
-function planRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, raw: Record<string, unknown>): RootPlan[] | null {
+function planRoots(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  raw: Record<string, unknown>,
+): RootPlan[] | null {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], raw);
   if (coerced.errors) return null;
   const variables = coerced.coerced;
@@ -110,7 +126,11 @@ function planRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, fr
   if (!queryType) return null;
   const defs = queryType.getFields();
   const roots: RootPlan[] = [];
-  const selections = collectFields(queryType.name, [operation.selectionSet], { fragments, variables, options: { queryLimitMax: Infinity } });
+  const selections = collectFields(queryType.name, [operation.selectionSet], {
+    fragments,
+    variables,
+    options: { queryLimitMax: Infinity },
+  });
   for (const [key, nodes] of selections) {
     const def = defs[nodes[0]!.name.value];
     const root = (def?.extensions?.strata as { root?: RootRead } | undefined)?.root;
@@ -121,8 +141,22 @@ function planRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, fr
     if (!plain(type, nodes, ctx)) return null;
     const args = getArgumentValues(def, nodes[0]!, variables);
     // As the resolvers do: only lists take query arguments (`_by_id`'s id names the row).
-    const query = levelQuery(type, nodes, root.kind === 'list' ? args : {}, def.args.find((a) => a.name === 'filter')?.type, ctx, root.limits);
-    roots.push({ key, root, query, id: root.kind === 'by_id' ? String(args.id) : null, nodes, nonNull: isNonNullType(def.type) });
+    const query = levelQuery(
+      type,
+      nodes,
+      root.kind === 'list' ? args : {},
+      def.args.find((a) => a.name === 'filter')?.type,
+      ctx,
+      root.limits,
+    );
+    roots.push({
+      key,
+      root,
+      query,
+      id: root.kind === 'by_id' ? String(args.id) : null,
+      nodes,
+      nonNull: isNonNullType(def.type),
+    });
   }
   return roots.length ? roots : null;
 }
@@ -130,7 +164,11 @@ function planRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, fr
 /** Only values under their own names and relations whose selections are plain too. */
 function plain(type: GraphQLObjectType, nodes: readonly FieldNode[], ctx: WalkContext): boolean {
   const defs = type.getFields();
-  for (const [key, fieldNodes] of collectFields(type.name, nodes.map((n) => n.selectionSet), ctx)) {
+  for (const [key, fieldNodes] of collectFields(
+    type.name,
+    nodes.map((n) => n.selectionSet),
+    ctx,
+  )) {
     const def = defs[fieldNodes[0]!.name.value];
     const read = def?.extensions?.strata as FieldRead | undefined;
     if (!def || !read) return false;

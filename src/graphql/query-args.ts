@@ -14,11 +14,19 @@ export interface QueryArgOptions {
   queryLimitMax: number;
 }
 
-export function queryArgs(args: Record<string, unknown>, filterType: GraphQLInputType | undefined, options: QueryArgOptions): Omit<DeepQuery, 'deep' | 'alias'> {
+export function queryArgs(
+  args: Record<string, unknown>,
+  filterType: GraphQLInputType | undefined,
+  options: QueryArgOptions,
+): Omit<DeepQuery, 'deep' | 'alias'> {
   const parts: Omit<DeepQuery, 'deep' | 'alias'> = {};
   if (args.filter !== undefined && args.filter !== null) {
     const type = filterType ? getNamedType(filterType) : undefined;
-    parts.filter = parseFilter(type instanceof GraphQLInputObjectType ? toDirectusFilter(args.filter as Record<string, unknown>, type) : args.filter);
+    parts.filter = parseFilter(
+      type instanceof GraphQLInputObjectType
+        ? toDirectusFilter(args.filter as Record<string, unknown>, type)
+        : args.filter,
+    );
   }
   if (Array.isArray(args.sort)) parts.sort = sortClauses(args.sort as (string | null)[]);
   if (typeof args.limit === 'number') parts.limit = limit(args.limit, options.queryLimitMax);
@@ -32,7 +40,9 @@ export function sortClauses(sort: (string | null)[]): SortClause[] {
   return sortFields(sort)
     .filter((item): item is string => typeof item === 'string' && item.trim() !== '')
     .map((item) => item.trim())
-    .map((item) => (item.startsWith('-') ? { field: item.slice(1), order: 'desc' as const } : { field: item, order: 'asc' as const }));
+    .map((item) =>
+      item.startsWith('-') ? { field: item.slice(1), order: 'desc' as const } : { field: item, order: 'asc' as const },
+    );
 }
 
 function atLeast(value: number, name: string, min: number): number {
@@ -49,16 +59,24 @@ function limit(value: number, max: number): number {
   return value;
 }
 
-export function toDirectusFilter(value: Record<string, unknown>, type: GraphQLInputObjectType): Record<string, unknown> {
+export function toDirectusFilter(
+  value: Record<string, unknown>,
+  type: GraphQLInputObjectType,
+): Record<string, unknown> {
   const fields = type.getFields();
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     const field = fields[key];
     const how = field?.extensions?.strata as FilterKey | undefined;
     const innerType = field ? getNamedType(field.type) : undefined;
-    const nested = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) && innerType instanceof GraphQLInputObjectType ? toDirectusFilter(v as Record<string, unknown>, innerType) : v);
+    const nested = (v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v) && innerType instanceof GraphQLInputObjectType
+        ? toDirectusFilter(v as Record<string, unknown>, innerType)
+        : v;
     if (!how) out[key] = inner;
-    else if (how.kind === 'func') for (const [fn, ops] of Object.entries((inner ?? {}) as Record<string, unknown>)) out[`${fn}(${how.field})`] = ops;
+    else if (how.kind === 'func')
+      for (const [fn, ops] of Object.entries((inner ?? {}) as Record<string, unknown>))
+        out[`${fn}(${how.field})`] = ops;
     else if (how.kind === 'rename') out[how.to] = nested(inner);
     else out[key] = Array.isArray(inner) ? inner.map(nested) : nested(inner);
   }

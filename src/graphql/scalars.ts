@@ -53,7 +53,8 @@ export const GraphQLBigInt = new GraphQLScalarType({
 
 function bigInt(value: unknown): string {
   const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value;
-  if (typeof text !== 'string' || !/^-?\d+$/.test(text)) throw new TypeError(`GraphQLBigInt cannot represent ${String(value)}`);
+  if (typeof text !== 'string' || !/^-?\d+$/.test(text))
+    throw new TypeError(`GraphQLBigInt cannot represent ${String(value)}`);
   return text;
 }
 

@@ -22,8 +22,16 @@ type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 export function buildSchemas(overview: SchemaOverview, view: AccessView, admin: boolean, limits: ReadLimits): Schemas {
   const types = new TypeSet(view, admin);
   const views = [...view.values()];
-  const user = collectionRootFields(types, views.filter((v) => !v.collection.system), limits);
-  const systemItems = collectionRootFields(types, views.filter((v) => v.collection.system && ITEM_SYSTEM_COLLECTIONS.has(v.collection.collection)), limits);
+  const user = collectionRootFields(
+    types,
+    views.filter((v) => !v.collection.system),
+    limits,
+  );
+  const systemItems = collectionRootFields(
+    types,
+    views.filter((v) => v.collection.system && ITEM_SYSTEM_COLLECTIONS.has(v.collection.collection)),
+    limits,
+  );
   const custom = systemRootFields(types, overview, limits);
   return {
     items: schemaOf(user.query, user.mutation),

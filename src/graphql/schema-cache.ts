@@ -40,10 +40,19 @@ export class SchemaCache {
     let cached = this.cache.get(key);
     if (!cached) {
       const view = buildAccessView(overview, accountability, permissions, (collection, action) =>
-        this.app.writer.canWrite(collection.collection, action, accountability, permissions, { system: collection.system }),
+        this.app.writer.canWrite(collection.collection, action, accountability, permissions, {
+          system: collection.system,
+        }),
       );
-      const limits = { queryLimitMax: this.app.config.queryLimitMax, maxRelationalDepth: this.app.config.maxRelationalDepth };
-      cached = { ...buildSchemas(overview, view, accountability.admin, limits), key, documents: new DocumentCache(this.app.config.graphql) };
+      const limits = {
+        queryLimitMax: this.app.config.queryLimitMax,
+        maxRelationalDepth: this.app.config.maxRelationalDepth,
+      };
+      cached = {
+        ...buildSchemas(overview, view, accountability.admin, limits),
+        key,
+        documents: new DocumentCache(this.app.config.graphql),
+      };
       this.cache.set(key, cached);
     }
     return cached;

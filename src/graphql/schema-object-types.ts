@@ -3,11 +3,21 @@
  * spelt out attribute by attribute as Directus does, so clients select `meta { icon }`. Free-form attributes
  * (options, translations, conditions, validation, defaults) are JSON.
  */
-import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLString, type GraphQLOutputType } from 'graphql';
+import {
+  GraphQLBoolean,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLOutputType,
+} from 'graphql';
 import { GraphQLJSON } from './scalars.js';
 
 function object(name: string, fields: Record<string, GraphQLOutputType>): GraphQLObjectType {
-  return new GraphQLObjectType({ name, fields: Object.fromEntries(Object.entries(fields).map(([key, type]) => [key, { type }])) });
+  return new GraphQLObjectType({
+    name,
+    fields: Object.fromEntries(Object.entries(fields).map(([key, type]) => [key, { type }])),
+  });
 }
 
 const S = GraphQLString;

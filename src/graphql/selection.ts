@@ -36,7 +36,13 @@ export interface Level {
 }
 
 /** Response key → the field nodes selecting it on an object of type `typeName`. */
-export function collectFields(typeName: string, sets: readonly (SelectionSetNode | undefined)[], ctx: WalkContext, out = new Map<string, FieldNode[]>(), seen = new Set<string>()): Map<string, FieldNode[]> {
+export function collectFields(
+  typeName: string,
+  sets: readonly (SelectionSetNode | undefined)[],
+  ctx: WalkContext,
+  out = new Map<string, FieldNode[]>(),
+  seen = new Set<string>(),
+): Map<string, FieldNode[]> {
   for (const set of sets) {
     for (const selection of set?.selections ?? []) {
       if (!included(selection, ctx)) continue;
@@ -46,7 +52,8 @@ export function collectFields(typeName: string, sets: readonly (SelectionSetNode
         list.push(selection);
         out.set(key, list);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (!selection.typeCondition || selection.typeCondition.name.value === typeName) collectFields(typeName, [selection.selectionSet], ctx, out, seen);
+        if (!selection.typeCondition || selection.typeCondition.name.value === typeName)
+          collectFields(typeName, [selection.selectionSet], ctx, out, seen);
       } else {
         const name = selection.name.value;
         const fragment = ctx.fragments[name];
@@ -71,7 +78,11 @@ function included(node: { directives?: readonly unknown[] }, ctx: WalkContext): 
 export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ctx: WalkContext): Level {
   const level: Level = { fields: [], alias: {}, deep: {} };
   const defs = type.getFields();
-  for (const [key, fieldNodes] of collectFields(type.name, nodes.map((n) => n.selectionSet), ctx)) {
+  for (const [key, fieldNodes] of collectFields(
+    type.name,
+    nodes.map((n) => n.selectionSet),
+    ctx,
+  )) {
     const node = fieldNodes[0]!;
     const def = defs[node.name.value];
     const read = def?.extensions?.strata as FieldRead | undefined;
@@ -82,7 +93,11 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
         break;
       case 'func': {
         const fnType = getNamedType(def.type) as GraphQLObjectType;
-        for (const fnNodes of collectFields(fnType.name, fieldNodes.map((n) => n.selectionSet), ctx).values()) {
+        for (const fnNodes of collectFields(
+          fnType.name,
+          fieldNodes.map((n) => n.selectionSet),
+          ctx,
+        ).values()) {
           const fn = fnNodes[0]!.name.value;
           if (fn === '__typename') continue;
           const alias = functionKey(key, fn);
@@ -96,10 +111,19 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
         if (key !== read.field) level.alias[key] = read.field;
         const child = levelOf(getNamedType(def.type) as GraphQLObjectType, fieldNodes, ctx);
         // Only the related key of an o2m: REST's key list, a lighter statement (keyListResolver makes the objects).
-        const keysOnly = ctx.keyLists !== false && read.kind === 'o2m' && child.fields.length === 1 && child.fields[0] === read.relatedPrimary && !Object.keys(child.deep).length;
+        const keysOnly =
+          ctx.keyLists !== false &&
+          read.kind === 'o2m' &&
+          child.fields.length === 1 &&
+          child.fields[0] === read.relatedPrimary &&
+          !Object.keys(child.deep).length;
         if (keysOnly) level.fields.push(key);
         else level.fields.push(...(child.fields.length ? child.fields : ['*']).map((f) => `${key}.${f}`));
-        const args = queryArgs(getArgumentValues(def, node, ctx.variables), def.args.find((a) => a.name === 'filter')?.type, ctx.options);
+        const args = queryArgs(
+          getArgumentValues(def, node, ctx.variables),
+          def.args.find((a) => a.name === 'filter')?.type,
+          ctx.options,
+        );
         const deep: DeepQuery = { ...args };
         if (Object.keys(child.alias).length) deep.alias = child.alias;
         if (Object.keys(child.deep).length) deep.deep = child.deep;
@@ -116,7 +140,8 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
         for (const member of union.getTypes()) {
           const child = levelOf(member, fieldNodes, ctx);
           if (!child.fields.length) continue;
-          const collection = (member.extensions?.strata as { collection?: string } | undefined)?.collection ?? member.name;
+          const collection =
+            (member.extensions?.strata as { collection?: string } | undefined)?.collection ?? member.name;
           scoped = true;
           level.fields.push(...child.fields.map((f) => `${key}:${collection}.${f}`));
           const deep: DeepQuery = {};

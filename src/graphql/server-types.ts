@@ -30,9 +30,16 @@ export const SERVER_INFO = new GraphQLObjectType({
     // Strata's rate limits are not announced (REST answers false): a boolean, as that answer is.
     rateLimit: { type: GraphQLBoolean },
     rateLimitGlobal: { type: GraphQLBoolean },
-    queryLimit: { type: new GraphQLObjectType({ name: 'server_info_query_limit', fields: { default: { type: GraphQLInt }, max: { type: GraphQLInt } } }) },
+    queryLimit: {
+      type: new GraphQLObjectType({
+        name: 'server_info_query_limit',
+        fields: { default: { type: GraphQLInt }, max: { type: GraphQLInt } },
+      }),
+    },
     strata: { type: new GraphQLObjectType({ name: 'server_info_strata', fields: { version: S, database: S } }) },
-    node: { type: new GraphQLObjectType({ name: 'server_info_node', fields: { version: S, uptime: { type: GraphQLFloat } } }) },
+    node: {
+      type: new GraphQLObjectType({ name: 'server_info_node', fields: { version: S, uptime: { type: GraphQLFloat } } }),
+    },
   },
 });
 

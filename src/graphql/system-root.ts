@@ -24,58 +24,105 @@ import { GraphQLBigInt, GraphQLJSON } from './scalars.js';
 import { COLLECTION, FIELD, RELATION } from './schema-object-types.js';
 import { SERVER_HEALTH, SERVER_INFO } from './server-types.js';
 
-
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 type Args = Record<string, unknown>;
 
 const NO_ROLE = '00000000-0000-0000-0000-000000000000';
 
-const DELETE_COLLECTION = new GraphQLObjectType({ name: 'delete_collection', fields: { collection: { type: GraphQLString } } });
-const DELETE_FIELD = new GraphQLObjectType({ name: 'delete_field', fields: { collection: { type: GraphQLString }, field: { type: GraphQLString } } });
+const DELETE_COLLECTION = new GraphQLObjectType({
+  name: 'delete_collection',
+  fields: { collection: { type: GraphQLString } },
+});
+const DELETE_FIELD = new GraphQLObjectType({
+  name: 'delete_field',
+  fields: { collection: { type: GraphQLString }, field: { type: GraphQLString } },
+});
 const GLOBALS = new GraphQLObjectType({
   name: 'policies_me_globals',
-  fields: { enforce_tfa: { type: GraphQLBoolean }, app_access: { type: GraphQLBoolean }, admin_access: { type: GraphQLBoolean } },
+  fields: {
+    enforce_tfa: { type: GraphQLBoolean },
+    app_access: { type: GraphQLBoolean },
+    admin_access: { type: GraphQLBoolean },
+  },
 });
 const AUTH_TOKENS = new GraphQLObjectType({
   name: 'auth_tokens',
-  fields: { access_token: { type: GraphQLString }, expires: { type: GraphQLBigInt }, refresh_token: { type: GraphQLString } },
+  fields: {
+    access_token: { type: GraphQLString },
+    expires: { type: GraphQLBigInt },
+    refresh_token: { type: GraphQLString },
+  },
 });
 const SDL_SCOPE = new GraphQLEnumType({ name: 'graphql_sdl_scope', values: { items: {}, system: {} } });
 const AUTH_MODE = new GraphQLEnumType({ name: 'auth_mode', values: { json: {}, cookie: {}, session: {} } });
-const TFA_SECRET = new GraphQLObjectType({ name: 'users_me_tfa_generate_data', fields: { secret: { type: GraphQLString }, otpauth_url: { type: GraphQLString } } });
+const TFA_SECRET = new GraphQLObjectType({
+  name: 'users_me_tfa_generate_data',
+  fields: { secret: { type: GraphQLString }, otpauth_url: { type: GraphQLString } },
+});
 
 const required = <T extends import('graphql').GraphQLNullableType>(type: T) => new GraphQLNonNull(type);
-const listOf = <T extends import('graphql').GraphQLOutputType>(type: T) => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type)));
+const listOf = <T extends import('graphql').GraphQLOutputType>(type: T) =>
+  new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type)));
 
 /** The data of a read (null: a write the caller may not read back). */
 function data(read: RowsRead | null): unknown {
   return read === null ? null : read.data;
 }
 
-export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limits: ReadLimits): { query: Fields; mutation: Fields } {
+export function systemRootFields(
+  types: TypeSet,
+  _overview: SchemaOverview,
+  limits: ReadLimits,
+): { query: Fields; mutation: Fields } {
   const query: Fields = {
     server_ping: { type: GraphQLString, resolve: () => 'pong' },
-    server_info: { type: new GraphQLNonNull(SERVER_INFO), resolve: (_r, _a, ctx) => serverInfo(ctx.app, ctx.accountability) },
-    server_health: { type: new GraphQLNonNull(SERVER_HEALTH), resolve: (_r, _a, ctx) => healthReport(ctx.app, ctx.accountability) },
+    server_info: {
+      type: new GraphQLNonNull(SERVER_INFO),
+      resolve: (_r, _a, ctx) => serverInfo(ctx.app, ctx.accountability),
+    },
+    server_health: {
+      type: new GraphQLNonNull(SERVER_HEALTH),
+      resolve: (_r, _a, ctx) => healthReport(ctx.app, ctx.accountability),
+    },
     server_specs_oas: { type: GraphQLJSON, resolve: (_r, _a, ctx) => ctx.oas() },
-    server_specs_graphql: { type: GraphQLString, args: { scope: { type: SDL_SCOPE } }, resolve: (_r, a: Args, ctx) => ctx.sdl(a.scope === 'system' ? 'system' : 'items') },
+    server_specs_graphql: {
+      type: GraphQLString,
+      args: { scope: { type: SDL_SCOPE } },
+      resolve: (_r, a: Args, ctx) => ctx.sdl(a.scope === 'system' ? 'system' : 'items'),
+    },
     policies_me_globals: { type: GLOBALS, resolve: (_r, _a, ctx) => ctx.app.me.globals(ctx.accountability) },
     permissions_me: { type: GraphQLJSON, resolve: (_r, _a, ctx) => ctx.app.me.collectionAccess(ctx.accountability) },
-    collections: { type: listOf(COLLECTION), resolve: (_r, _a, ctx) => ctx.app.collections.readAll(ctx.accountability) },
-    collections_by_name: { type: COLLECTION, args: { name: { type: required(GraphQLString) } }, resolve: (_r, a: Args, ctx) => ctx.app.collections.readOne(ctx.accountability, String(a.name)) },
+    collections: {
+      type: listOf(COLLECTION),
+      resolve: (_r, _a, ctx) => ctx.app.collections.readAll(ctx.accountability),
+    },
+    collections_by_name: {
+      type: COLLECTION,
+      args: { name: { type: required(GraphQLString) } },
+      resolve: (_r, a: Args, ctx) => ctx.app.collections.readOne(ctx.accountability, String(a.name)),
+    },
     fields: { type: listOf(FIELD), resolve: (_r, _a, ctx) => ctx.app.fields.readAll(ctx.accountability) },
-    fields_in_collection: { type: listOf(FIELD), args: { collection: { type: required(GraphQLString) } }, resolve: (_r, a: Args, ctx) => ctx.app.fields.readCollection(ctx.accountability, String(a.collection)) },
+    fields_in_collection: {
+      type: listOf(FIELD),
+      args: { collection: { type: required(GraphQLString) } },
+      resolve: (_r, a: Args, ctx) => ctx.app.fields.readCollection(ctx.accountability, String(a.collection)),
+    },
     fields_by_name: {
       type: FIELD,
       args: { collection: { type: required(GraphQLString) }, field: { type: required(GraphQLString) } },
       resolve: (_r, a: Args, ctx) => ctx.app.fields.readOne(ctx.accountability, String(a.collection), String(a.field)),
     },
     relations: { type: listOf(RELATION), resolve: (_r, _a, ctx) => ctx.app.relations.readAll(ctx.accountability) },
-    relations_in_collection: { type: listOf(RELATION), args: { collection: { type: required(GraphQLString) } }, resolve: (_r, a: Args, ctx) => ctx.app.relations.readCollection(ctx.accountability, String(a.collection)) },
+    relations_in_collection: {
+      type: listOf(RELATION),
+      args: { collection: { type: required(GraphQLString) } },
+      resolve: (_r, a: Args, ctx) => ctx.app.relations.readCollection(ctx.accountability, String(a.collection)),
+    },
     relations_by_name: {
       type: RELATION,
       args: { collection: { type: required(GraphQLString) }, field: { type: required(GraphQLString) } },
-      resolve: (_r, a: Args, ctx) => ctx.app.relations.readOne(ctx.accountability, String(a.collection), String(a.field)),
+      resolve: (_r, a: Args, ctx) =>
+        ctx.app.relations.readOne(ctx.accountability, String(a.collection), String(a.field)),
     },
   };
   const users = types.collectionView('service_users');
@@ -84,7 +131,16 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       type: types.object('service_users'),
       resolve: async (_r, _a, ctx, info) => {
         if (!ctx.accountability.user) throw new InvalidCredentialsError();
-        return data(await ctx.app.items.rowsOne('service_users', ctx.accountability.user, selectionQuery(info, {}, undefined, limits), ctx.accountability, ctx.marks, { system: true }));
+        return data(
+          await ctx.app.items.rowsOne(
+            'service_users',
+            ctx.accountability.user,
+            selectionQuery(info, {}, undefined, limits),
+            ctx.accountability,
+            ctx.marks,
+            { system: true },
+          ),
+        );
       },
     };
   }
@@ -93,7 +149,10 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       type: listOf(types.object('service_roles')),
       resolve: async (_r, _a, ctx, info) => {
         const roles = ctx.accountability.roles;
-        const q: Query = { ...selectionQuery(info, {}, undefined, limits), filter: { type: 'condition', field: 'id', operator: '_in', value: roles.length ? roles : [NO_ROLE] } };
+        const q: Query = {
+          ...selectionQuery(info, {}, undefined, limits),
+          filter: { type: 'condition', field: 'id', operator: '_in', value: roles.length ? roles : [NO_ROLE] },
+        };
         return data(await ctx.app.items.rowsMany('service_roles', q, ctx.accountability, ctx.marks, { system: true }));
       },
     };
@@ -102,7 +161,12 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
   const mutation: Fields = {
     auth_login: {
       type: AUTH_TOKENS,
-      args: { email: { type: required(GraphQLString) }, password: { type: required(GraphQLString) }, mode: { type: AUTH_MODE }, otp: { type: GraphQLString } },
+      args: {
+        email: { type: required(GraphQLString) },
+        password: { type: required(GraphQLString) },
+        mode: { type: AUTH_MODE },
+        otp: { type: GraphQLString },
+      },
       resolve: async (_r, a: Args, ctx) => {
         const result = await ctx.app.auth.login(definedOnly(a), ctx.client);
         ctx.cookieChanges.push(...result.cookies);
@@ -126,7 +190,11 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
         return true;
       },
     },
-    users_me_tfa_generate: { type: TFA_SECRET, args: { password: { type: required(GraphQLString) } }, resolve: (_r, a: Args, ctx) => ctx.app.tfa.generate(ctx.accountability.user, a) },
+    users_me_tfa_generate: {
+      type: TFA_SECRET,
+      args: { password: { type: required(GraphQLString) } },
+      resolve: (_r, a: Args, ctx) => ctx.app.tfa.generate(ctx.accountability.user, a),
+    },
     users_me_tfa_enable: {
       type: GraphQLBoolean,
       args: { otp: { type: required(GraphQLString) }, secret: { type: required(GraphQLString) } },
@@ -150,8 +218,19 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
       args: { data: { type: types.input('service_users', 'update') } },
       resolve: async (_r, a: Args, ctx, info) => {
         if (!ctx.accountability.user) throw new InvalidCredentialsError();
-        const target = await ctx.app.writer.open('service_users', 'update', ctx.accountability, { system: true, reread: 'rows' as const });
-        return data(await ctx.app.writer.updateOne(target, ctx.accountability.user, (a.data as Args) ?? {}, selectionQuery(info, {}, undefined, limits), ctx.marks));
+        const target = await ctx.app.writer.open('service_users', 'update', ctx.accountability, {
+          system: true,
+          reread: 'rows' as const,
+        });
+        return data(
+          await ctx.app.writer.updateOne(
+            target,
+            ctx.accountability.user,
+            (a.data as Args) ?? {},
+            selectionQuery(info, {}, undefined, limits),
+            ctx.marks,
+          ),
+        );
       },
     };
   }
@@ -162,7 +241,11 @@ export function systemRootFields(types: TypeSet, _overview: SchemaOverview, limi
 /** Admin-only schema mutations (the services refuse anyone else too). */
 function schemaMutations(): Fields {
   return {
-    create_collections_item: { type: COLLECTION, args: { data: { type: required(GraphQLJSON) } }, resolve: (_r, a: Args, ctx) => ctx.app.collections.create(ctx.accountability, a.data) },
+    create_collections_item: {
+      type: COLLECTION,
+      args: { data: { type: required(GraphQLJSON) } },
+      resolve: (_r, a: Args, ctx) => ctx.app.collections.create(ctx.accountability, a.data),
+    },
     update_collections_item: {
       type: COLLECTION,
       args: { collection: { type: required(GraphQLString) }, data: { type: required(GraphQLJSON) } },
@@ -183,8 +266,13 @@ function schemaMutations(): Fields {
     },
     update_fields_item: {
       type: FIELD,
-      args: { collection: { type: required(GraphQLString) }, field: { type: required(GraphQLString) }, data: { type: required(GraphQLJSON) } },
-      resolve: (_r, a: Args, ctx) => ctx.app.fields.update(ctx.accountability, String(a.collection), String(a.field), a.data),
+      args: {
+        collection: { type: required(GraphQLString) },
+        field: { type: required(GraphQLString) },
+        data: { type: required(GraphQLJSON) },
+      },
+      resolve: (_r, a: Args, ctx) =>
+        ctx.app.fields.update(ctx.accountability, String(a.collection), String(a.field), a.data),
     },
     update_fields_items: {
       type: listOf(FIELD),
@@ -199,11 +287,20 @@ function schemaMutations(): Fields {
         return { collection: a.collection, field: a.field };
       },
     },
-    create_relations_item: { type: RELATION, args: { data: { type: required(GraphQLJSON) } }, resolve: (_r, a: Args, ctx) => ctx.app.relations.create(ctx.accountability, a.data) },
+    create_relations_item: {
+      type: RELATION,
+      args: { data: { type: required(GraphQLJSON) } },
+      resolve: (_r, a: Args, ctx) => ctx.app.relations.create(ctx.accountability, a.data),
+    },
     update_relations_item: {
       type: RELATION,
-      args: { collection: { type: required(GraphQLString) }, field: { type: required(GraphQLString) }, data: { type: required(GraphQLJSON) } },
-      resolve: (_r, a: Args, ctx) => ctx.app.relations.update(ctx.accountability, String(a.collection), String(a.field), a.data),
+      args: {
+        collection: { type: required(GraphQLString) },
+        field: { type: required(GraphQLString) },
+        data: { type: required(GraphQLJSON) },
+      },
+      resolve: (_r, a: Args, ctx) =>
+        ctx.app.relations.update(ctx.accountability, String(a.collection), String(a.field), a.data),
     },
     delete_relations_item: {
       type: DELETE_FIELD,

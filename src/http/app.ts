@@ -67,7 +67,10 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     bodyLimit: context.config.maxPayloadSize,
     routerOptions: {
       querystringParser: (text: string) =>
-        qs.parse(text, { depth: context.config.querystring.maxDepth, arrayLimit: context.config.querystring.arrayLimit }) as Record<string, unknown>,
+        qs.parse(text, {
+          depth: context.config.querystring.maxDepth,
+          arrayLimit: context.config.querystring.arrayLimit,
+        }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
       // Keys (composite ones escaped) can be long; longer still is answered by frameworkErrors below.
       maxParamLength: 2048,
@@ -77,7 +80,12 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     // and a path segment longer than any key or name names nothing that exists.
     frameworkErrors: (error, request, reply) => {
       const code = (error as { code?: string }).code;
-      const mapped = code === 'FST_ERR_BAD_URL' ? new RouteNotFoundError(request.url.split('?')[0]!) : code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ForbiddenError() : error;
+      const mapped =
+        code === 'FST_ERR_BAD_URL'
+          ? new RouteNotFoundError(request.url.split('?')[0]!)
+          : code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? new ForbiddenError()
+            : error;
       handleError(mapped, request, reply);
     },
   });
@@ -165,7 +173,10 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.config?.public) return;
-    request.accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), clientIp(request, ipHeader));
+    request.accountability = await context.accountability.resolve(
+      extractToken(request, context.config.auth.sessionCookie.name),
+      clientIp(request, ipHeader),
+    );
     request.timer.mark('auth');
   });
 
@@ -175,7 +186,10 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     if (route.config?.openapi === false) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
-  const systemPaths = Object.fromEntries([...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]), ['service_settings', '/settings']]);
+  const systemPaths = Object.fromEntries([
+    ...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]),
+    ['service_settings', '/settings'],
+  ]);
   const specs = new SpecsService(context, routes, systemPaths);
 
   app.register(serverRoutes(context), { prefix: '/server' });

@@ -6,12 +6,22 @@ import { clientIp } from './client-ip.js';
 /** Sets or clears the refresh and session cookies an auth operation changed. */
 export function applyCookies(reply: FastifyReply, changes: CookieChange[]): void {
   for (const { cookie, value, maxAgeMs } of changes) {
-    const options = { path: '/', httpOnly: true, secure: cookie.secure, sameSite: cookie.sameSite, ...(cookie.domain ? { domain: cookie.domain } : {}) };
+    const options = {
+      path: '/',
+      httpOnly: true,
+      secure: cookie.secure,
+      sameSite: cookie.sameSite,
+      ...(cookie.domain ? { domain: cookie.domain } : {}),
+    };
     if (value === null) void reply.clearCookie(cookie.name, options);
     else void reply.setCookie(cookie.name, value, { ...options, maxAge: Math.floor(maxAgeMs / 1000) });
   }
 }
 
 export function clientInfo(request: FastifyRequest, ipHeader: string | null): ClientInfo {
-  return { ip: clientIp(request, ipHeader), userAgent: request.headers['user-agent'] ?? null, origin: request.headers.origin ?? null };
+  return {
+    ip: clientIp(request, ipHeader),
+    userAgent: request.headers['user-agent'] ?? null,
+    origin: request.headers.origin ?? null,
+  };
 }

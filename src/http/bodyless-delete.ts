@@ -8,5 +8,6 @@ import type { FastifyRequest } from 'fastify';
 export async function ignoreBodylessDeleteContentType(request: FastifyRequest): Promise<void> {
   if (request.method !== 'DELETE') return;
   const length = request.headers['content-length'];
-  if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined) delete request.headers['content-type'];
+  if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined)
+    delete request.headers['content-type'];
 }

@@ -5,7 +5,16 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { failureKind } from '../db/failure-kind.js';
 import { statementTimeoutError } from '../db/connection.js';
-import { InternalServerError, InvalidPayloadError, RequestsExceededError, RouteNotFoundError, ServiceError, ServiceErrorList, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors/catalogue.js';
+import {
+  InternalServerError,
+  InvalidPayloadError,
+  RequestsExceededError,
+  RouteNotFoundError,
+  ServiceError,
+  ServiceErrorList,
+  ServiceUnavailableError,
+  UnsupportedMediaTypeError,
+} from '../errors/catalogue.js';
 
 export function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
   if (error instanceof ServiceError) return error;
@@ -27,13 +36,16 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
   if (kind === 'connection') return new ServiceUnavailableError('database', 'The database is not reachable');
   if (kind === 'timeout') return statementTimeoutError();
   // JSON.parse failures from the content-type parser surface as SyntaxError with statusCode 400.
-  if (error instanceof SyntaxError || fastifyError.statusCode === 400) return new InvalidPayloadError('Invalid JSON in request body');
+  if (error instanceof SyntaxError || fastifyError.statusCode === 400)
+    return new InvalidPayloadError('Invalid JSON in request body');
   return new InternalServerError();
 }
 
 export function errorBody(error: ServiceError): string {
   const errors = error instanceof ServiceErrorList ? error.errors : [error];
-  return JSON.stringify({ errors: errors.map((e) => ({ message: e.message, extensions: { code: e.code, ...e.extensions } })) });
+  return JSON.stringify({
+    errors: errors.map((e) => ({ message: e.message, extensions: { code: e.code, ...e.extensions } })),
+  });
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
@@ -41,6 +53,7 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   if (serviceError instanceof InternalServerError || serviceError instanceof ServiceUnavailableError) {
     request.log.error({ err: error }, serviceError.message);
   }
-  if (serviceError instanceof RequestsExceededError) void reply.header('retry-after', String(serviceError.retryAfterSeconds));
+  if (serviceError instanceof RequestsExceededError)
+    void reply.header('retry-after', String(serviceError.retryAfterSeconds));
   void reply.code(serviceError.status).type('application/json; charset=utf-8').send(errorBody(serviceError));
 }

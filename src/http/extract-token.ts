@@ -16,7 +16,8 @@ export function extractToken(request: FastifyRequest, sessionCookie: string): st
     if (parts.length === 2 && parts[0]!.toLowerCase() === 'bearer') fromHeader = parts[1]!;
   }
 
-  if (fromQuery && fromHeader) throw new InvalidPayloadError('The request uses more than one method for including an access token');
+  if (fromQuery && fromHeader)
+    throw new InvalidPayloadError('The request uses more than one method for including an access token');
   const fromCookie = request.cookies?.[sessionCookie];
   return fromQuery ?? fromHeader ?? (fromCookie ? fromCookie : null);
 }

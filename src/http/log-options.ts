@@ -23,7 +23,14 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `body.${field}`, `req.body.${field}`, `req.query.${field}`, `query.${field}`]),
+  ...SECRET_FIELDS.flatMap((field) => [
+    field,
+    `*.${field}`,
+    `body.${field}`,
+    `req.body.${field}`,
+    `req.query.${field}`,
+    `query.${field}`,
+  ]),
 ];
 
 export function loggerOptions(level: string): object {

@@ -27,7 +27,6 @@ export const FORMAT_INFO: Record<ExportFormat, FormatInfo> = {
   yaml: { contentType: 'text/yaml; charset=utf-8', extension: 'yaml' },
 };
 
-
 /** Writes one export: `start()` once, `rows()` per batch, `end()` once; each returns the text to send. */
 export interface ExportWriter {
   start(): string;
@@ -47,7 +46,11 @@ export function exportWriter(format: ExportFormat, isRelatedRow: RowObjectTest =
     case 'json':
       return new JsonWriter();
     case 'ndjson':
-      return { start: () => '', rows: (batch) => batch.map((row) => `${JSON.stringify(row)}\n`).join(''), end: () => '' };
+      return {
+        start: () => '',
+        rows: (batch) => batch.map((row) => `${JSON.stringify(row)}\n`).join(''),
+        end: () => '',
+      };
     case 'xml':
       return new XmlWriter();
     case 'yaml':
@@ -124,7 +127,8 @@ export function csvHeader(rows: Row[], isRelatedRow: RowObjectTest = () => true)
   const walk = (value: Row, prefix: string[]): void => {
     for (const [key, inner] of Object.entries(value)) {
       const path = [...prefix, key];
-      if (inner !== null && typeof inner === 'object' && !Array.isArray(inner) && isRelatedRow(path)) walk(inner as Row, path);
+      if (inner !== null && typeof inner === 'object' && !Array.isArray(inner) && isRelatedRow(path))
+        walk(inner as Row, path);
       else keys.add(path.join('.'));
     }
   };
@@ -169,10 +173,16 @@ class XmlWriter implements ExportWriter {
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 function xmlElement(name: string, value: unknown): string {
-  const [open, close] = XML_NAME.test(name) && !/^xml/i.test(name) ? [`<${name}`, `</${name}>`] : [`<field name="${xmlEscape(name)}"`, '</field>'];
+  const [open, close] =
+    XML_NAME.test(name) && !/^xml/i.test(name)
+      ? [`<${name}`, `</${name}>`]
+      : [`<field name="${xmlEscape(name)}"`, '</field>'];
   if (value === null || value === undefined) return `${open}/>`;
   if (Array.isArray(value)) return `${open}>${value.map((item) => xmlElement('item', item)).join('')}${close}`;
-  if (typeof value === 'object') return `${open}>${Object.entries(value as Row).map(([k, v]) => xmlElement(k, v)).join('')}${close}`;
+  if (typeof value === 'object')
+    return `${open}>${Object.entries(value as Row)
+      .map(([k, v]) => xmlElement(k, v))
+      .join('')}${close}`;
   return `${open}>${xmlEscape(String(value))}${close}`;
 }
 

@@ -10,7 +10,6 @@ import type { SchemaOverview } from '../schema/types.js';
 import type { ItemsService, ReadOptions } from '../services/items-service.js';
 import type { Row } from '../db/connection.js';
 
-
 export interface ExportReadOptions {
   items: ItemsService;
   schema: SchemaOverview;
@@ -23,9 +22,14 @@ export interface ExportReadOptions {
   onBatch?: (rows: number) => void;
 }
 
-export async function* exportBatches(collection: string, query: Query, options: ExportReadOptions): AsyncGenerator<Row[]> {
+export async function* exportBatches(
+  collection: string,
+  query: Query,
+  options: ExportReadOptions,
+): AsyncGenerator<Row[]> {
   const { items, schema, accountability, batchSize } = options;
-  const read = (q: Query) => items.rowsMany(collection, q, accountability, undefined, options.read).then((read) => read.data);
+  const read = (q: Query) =>
+    items.rowsMany(collection, q, accountability, undefined, options.read).then((read) => read.data);
   const overview = schema.collections[collection];
   const { meta: _meta, ...base } = query;
 
@@ -44,7 +48,8 @@ export async function* exportBatches(collection: string, query: Query, options: 
   delete base.page;
   const pk = overview?.primary ?? null;
   let keyset = pk !== null && !base.sort?.length && !overview?.sortField && offset === 0;
-  const addPk = keyset && pk !== null && base.fields !== undefined && !base.fields.includes('*') && !base.fields.includes(pk);
+  const addPk =
+    keyset && pk !== null && base.fields !== undefined && !base.fields.includes('*') && !base.fields.includes(pk);
   if (addPk) base.fields = [...base.fields!, pk!];
   let last: unknown = undefined;
   let sent = 0;
@@ -52,7 +57,13 @@ export async function* exportBatches(collection: string, query: Query, options: 
   while (sent < total) {
     const size = Math.min(batchSize, total - sent);
     const batchQuery: Query = { ...base, limit: size };
-    if (keyset && last !== undefined) batchQuery.filter = andFilter(base.filter, { type: 'condition', field: pk!, operator: '_gt', value: last as string | number });
+    if (keyset && last !== undefined)
+      batchQuery.filter = andFilter(base.filter, {
+        type: 'condition',
+        field: pk!,
+        operator: '_gt',
+        value: last as string | number,
+      });
     else if (!keyset) batchQuery.offset = offset;
     const rows = (await read(batchQuery)) as Row[];
     if (keyset && rows.length) {

@@ -7,7 +7,14 @@ import { InvalidQueryError } from '../errors/catalogue.js';
 import type { Query } from '../request/query.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { exportBatches, type ExportReadOptions } from './export-reader.js';
-import { EXPORT_FORMATS, FORMAT_INFO, exportWriter, isExportFormat, type ExportFormat, type RowObjectTest } from './export-formats.js';
+import {
+  EXPORT_FORMATS,
+  FORMAT_INFO,
+  exportWriter,
+  isExportFormat,
+  type ExportFormat,
+  type RowObjectTest,
+} from './export-formats.js';
 
 export interface ExportDownload {
   stream: Readable;
@@ -21,7 +28,12 @@ export function parseExportFormat(raw: unknown): ExportFormat {
   return raw;
 }
 
-export async function exportDownload(collection: string, query: Query, format: ExportFormat, options: ExportReadOptions): Promise<ExportDownload> {
+export async function exportDownload(
+  collection: string,
+  query: Query,
+  format: ExportFormat,
+  options: ExportReadOptions,
+): Promise<ExportDownload> {
   const batches = exportBatches(collection, query, options);
   const writer = exportWriter(format, relatedRowTest(options.schema, collection));
   const first = await batches.next();
@@ -35,7 +47,11 @@ export async function exportDownload(collection: string, query: Query, format: E
   }
   const info = FORMAT_INFO[format];
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return { stream: Readable.from(text(), { objectMode: false }), contentType: info.contentType, filename: `${collection} ${stamp}.${info.extension}` };
+  return {
+    stream: Readable.from(text(), { objectMode: false }),
+    contentType: info.contentType,
+    filename: `${collection} ${stamp}.${info.extension}`,
+  };
 }
 
 /** `attachment; filename="…"` with an RFC 5987 `filename*` for names outside ASCII. */

@@ -30,7 +30,16 @@ export function importRecords(format: ImportFormat, source: Readable): AsyncGene
 export function importFormatOf(mediaType: string | undefined, filename?: string): ImportFormat | null {
   const type = (mediaType ?? '').split(';')[0]!.trim().toLowerCase();
   if (['text/csv', 'application/csv', 'text/comma-separated-values'].includes(type)) return 'csv';
-  if (['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/jsonlines'].includes(type)) return 'ndjson';
+  if (
+    [
+      'application/x-ndjson',
+      'application/ndjson',
+      'application/jsonl',
+      'application/x-jsonlines',
+      'application/jsonlines',
+    ].includes(type)
+  )
+    return 'ndjson';
   if (type === 'application/json') return 'json';
   const extension = filename?.toLowerCase().match(/\.([a-z]+)$/)?.[1];
   if (extension === 'csv') return 'csv';
@@ -49,11 +58,18 @@ async function* csvRecords(source: Readable): AsyncGenerator<ImportRecord> {
   // over its size limit); the parser's iterator then throws it.
   pipeline(source, parser, () => {});
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: Record<string, string>;
+      info: { lines: number };
+    }>) {
       yield { payload: csvPayload(record), line: info.lines };
     }
   } catch (error) {
-    if (error instanceof CsvError) throw badRecord(`CSV: ${error.message.replace(/^Invalid Record Length: /, '')}`, (error as CsvError & { lines?: number }).lines ?? 0);
+    if (error instanceof CsvError)
+      throw badRecord(
+        `CSV: ${error.message.replace(/^Invalid Record Length: /, '')}`,
+        (error as CsvError & { lines?: number }).lines ?? 0,
+      );
     throw error;
   } finally {
     parser.destroy();
@@ -76,7 +92,8 @@ function csvPayload(record: Record<string, string>): Payload {
     let target = payload;
     for (const part of path.slice(0, -1)) {
       const inner = target[part];
-      target = (target[part] = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : {}) as Payload;
+      target = (target[part] =
+        inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : {}) as Payload;
     }
     target[path[path.length - 1]!] = value;
   }
@@ -84,7 +101,8 @@ function csvPayload(record: Record<string, string>): Payload {
 }
 
 function asPayload(value: unknown, line: number): Payload {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRecord('Each item must be an object', line);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw badRecord('Each item must be an object', line);
   return value as Payload;
 }
 
@@ -180,12 +198,15 @@ async function* jsonArrayRecords(source: Readable): AsyncGenerator<ImportRecord>
       } else if (state === 'after' && c === 44) {
         state = 'value';
         afterComma = true;
-      }
-      else if (state === 'after' && c === 93) state = 'done';
+      } else if (state === 'after' && c === 93) state = 'done';
       else throw badRecord(state === 'value' ? 'Each item must be an object' : 'Invalid JSON array', line);
     }
     if (state === 'element' && start >= 0) pending += text.slice(start);
     yield* out;
   }
-  if ((state as string) !== 'done') throw badRecord(state === 'before' ? 'A JSON import must be an array of objects' : 'Unexpected end of the JSON array', line);
+  if ((state as string) !== 'done')
+    throw badRecord(
+      state === 'before' ? 'A JSON import must be an array of objects' : 'Unexpected end of the JSON array',
+      line,
+    );
 }

@@ -31,13 +31,18 @@ export interface AccessResolverDeps {
 
 export class AccessResolver {
   /** Per request (its accountability object): the resolved write rules, shared by the route's check and the write. */
-  private readonly writes = new WeakMap<Accountability, { schema: SchemaOverview; loading: Promise<WriteAccess | undefined> }>();
+  private readonly writes = new WeakMap<
+    Accountability,
+    { schema: SchemaOverview; loading: Promise<WriteAccess | undefined> }
+  >();
 
   constructor(private readonly deps: AccessResolverDeps) {}
 
   /** The permission set of the caller's policies (cached by the store); null for admins. */
   permissionsOf(accountability: Accountability): Promise<PermissionSet | null> {
-    return accountability.admin ? Promise.resolve(null) : this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
+    return accountability.admin
+      ? Promise.resolve(null)
+      : this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
   }
 
   /** What the caller may read, with the variable values the rules and `query` need. */
@@ -46,9 +51,17 @@ export class AccessResolver {
   }
 
   /** As `read`, from an already loaded permission set. */
-  async readWith(permissions: PermissionSet | null, schema: SchemaOverview, accountability: Accountability, now: Date, query?: Query): Promise<ReadAccess> {
+  async readWith(
+    permissions: PermissionSet | null,
+    schema: SchemaOverview,
+    accountability: Accountability,
+    now: Date,
+    query?: Query,
+  ): Promise<ReadAccess> {
     const paths = new Set([...(permissions?.dynamicPaths ?? []), ...queryDynamicPaths(query)]);
-    const dynamic = paths.size ? await this.dynamicValues(schema, accountability, [...paths], now) : new Map<string, unknown>();
+    const dynamic = paths.size
+      ? await this.dynamicValues(schema, accountability, [...paths], now)
+      : new Map<string, unknown>();
     if (!permissions) return { access: FULL_ACCESS, dynamic, permissions };
     return { access: policyAccess(permissions, { schema, accountability, now, dynamic }), dynamic, permissions };
   }
@@ -67,7 +80,12 @@ export class AccessResolver {
     return entry.loading;
   }
 
-  private async dynamicValues(schema: SchemaOverview, accountability: Accountability, paths: string[], now: Date): Promise<Map<string, unknown>> {
+  private async dynamicValues(
+    schema: SchemaOverview,
+    accountability: Accountability,
+    paths: string[],
+    now: Date,
+  ): Promise<Map<string, unknown>> {
     const values = new Map<string, unknown>();
     const sources = [
       { prefix: '$CURRENT_USER.', collection: 'service_users', key: accountability.user },
@@ -78,7 +96,11 @@ export class AccessResolver {
       if (!wanted.length || !key) continue;
       let row: unknown = null;
       try {
-        const plan = planRead(collection, { fields: wanted, keys: [key] }, { schema, access: FULL_ACCESS, accountability, queryLimitDefault: 1, now, single: true, system: true });
+        const plan = planRead(
+          collection,
+          { fields: wanted, keys: [key] },
+          { schema, access: FULL_ACCESS, accountability, queryLimitDefault: 1, now, single: true, system: true },
+        );
         const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
         const [result] = await this.deps.db.query(sql, params);
         // The database's JSON text of the row (a driver may hand it over already decoded).
@@ -103,6 +125,7 @@ function walk(value: unknown, path: string[]): unknown {
 
 function queryDynamicPaths(query: Query | undefined): string[] {
   if (!query) return [];
-  const deep = (levels: Query['deep']): string[] => Object.values(levels ?? {}).flatMap((level) => [...dynamicPaths(level.filter), ...deep(level.deep)]);
+  const deep = (levels: Query['deep']): string[] =>
+    Object.values(levels ?? {}).flatMap((level) => [...dynamicPaths(level.filter), ...deep(level.deep)]);
   return [...dynamicPaths(query.filter), ...deep(query.deep)];
 }

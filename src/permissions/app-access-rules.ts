@@ -8,18 +8,57 @@ import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-store.js';
 
 const OWN_USER_FIELDS = [
-  'id', 'first_name', 'last_name', 'email', 'location', 'title', 'description', 'tags', 'avatar', 'language', 'tfa_secret',
-  'status', 'role', 'last_access', 'last_page', 'provider', 'email_notifications', 'appearance', 'theme_dark', 'theme_light', 'policies',
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'location',
+  'title',
+  'description',
+  'tags',
+  'avatar',
+  'language',
+  'tfa_secret',
+  'status',
+  'role',
+  'last_access',
+  'last_page',
+  'provider',
+  'email_notifications',
+  'appearance',
+  'theme_dark',
+  'theme_light',
+  'policies',
 ];
 
 /** Directus's list, less `tfa_secret`: TFA is switched through /users/me/tfa/*, which checks the OTP. */
 const OWN_PROFILE_FIELDS = [
-  'first_name', 'last_name', 'email', 'password', 'location', 'title', 'description', 'avatar', 'language', 'appearance',
-  'theme_dark', 'theme_light', 'theme_light_overrides', 'theme_dark_overrides',
+  'first_name',
+  'last_name',
+  'email',
+  'password',
+  'location',
+  'title',
+  'description',
+  'avatar',
+  'language',
+  'appearance',
+  'theme_dark',
+  'theme_light',
+  'theme_light_overrides',
+  'theme_dark_overrides',
 ];
 
 function read(collection: string, fields: string[] | '*', rule: Record<string, unknown> | null): PermissionRule {
-  return { policy: '$app', collection, action: 'read', fields, permissions: rule ? parseFilter(rule) : null, validation: null, presets: null };
+  return {
+    policy: '$app',
+    collection,
+    action: 'read',
+    fields,
+    permissions: rule ? parseFilter(rule) : null,
+    validation: null,
+    presets: null,
+  };
 }
 
 export const APP_ACCESS_RULES: PermissionRule[] = [

@@ -34,8 +34,10 @@ export class PermissionSet {
   constructor(readonly rules: PermissionRule[]) {
     const paths = new Set<string>();
     for (const rule of rules) {
-      for (const node of [rule.permissions, rule.validation]) if (node) for (const path of dynamicPaths(node)) paths.add(path);
-      for (const value of variables([rule.presets, rule.rawValidation])) if (/^\$CURRENT_(USER|ROLE)\./.test(value)) paths.add(value);
+      for (const node of [rule.permissions, rule.validation])
+        if (node) for (const path of dynamicPaths(node)) paths.add(path);
+      for (const value of variables([rule.presets, rule.rawValidation]))
+        if (/^\$CURRENT_(USER|ROLE)\./.test(value)) paths.add(value);
     }
     this.dynamicPaths = [...paths];
     for (const rule of rules) {
@@ -71,7 +73,9 @@ export class PermissionStore {
     const key = `${options.app ? 'app:' : ''}${[...policies].sort().join(',')}`;
     let set = this.sets.get(key);
     if (!set) {
-      set = this.load(policies).then((loaded) => (options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded));
+      set = this.load(policies).then((loaded) =>
+        options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded,
+      );
       this.sets.set(key, set);
       set.catch(() => this.sets.delete(key));
     }
@@ -96,14 +100,23 @@ function json(value: unknown): unknown {
 }
 
 function decodeRule(row: Record<string, unknown>): PermissionRule {
-  const fieldList = typeof row.fields === 'string' ? row.fields.split(',').map((f) => f.trim()).filter(Boolean) : [];
+  const fieldList =
+    typeof row.fields === 'string'
+      ? row.fields
+          .split(',')
+          .map((f) => f.trim())
+          .filter(Boolean)
+      : [];
   let permissions: PermissionRule['permissions'];
   let validation: FilterNode | null = null;
   let rawValidation: Record<string, unknown> | null = null;
   let presets: Record<string, unknown> | null = null;
   try {
     const rule = json(row.permissions);
-    permissions = rule === null || (typeof rule === 'object' && Object.keys(rule as object).length === 0) ? null : parseFilter(rule);
+    permissions =
+      rule === null || (typeof rule === 'object' && Object.keys(rule as object).length === 0)
+        ? null
+        : parseFilter(rule);
   } catch {
     permissions = false;
   }

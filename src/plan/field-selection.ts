@@ -90,9 +90,16 @@ export function planSelection(
     const here = (key: string) => (where === 'root' ? key : `${where}.${key}`);
     const { fn, field: base } = parseFieldFunction(e.target);
     if (fn || isJsonFunction(e.target)) {
-      if (e.children.length || e.scopes.size) throw new InvalidQueryError(`Function field "${e.target}" has no nested fields`);
+      if (e.children.length || e.scopes.size)
+        throw new InvalidQueryError(`Function field "${e.target}" has no nested fields`);
       const resolved = resolveOperand(scope, collection, e.target, where);
-      outputs.push({ kind: 'value', key: e.key === e.target ? resolved.key : e.key, operand: resolved.operand, field: resolved.field, guard: null });
+      outputs.push({
+        kind: 'value',
+        key: e.key === e.target ? resolved.key : e.key,
+        operand: resolved.operand,
+        field: resolved.field,
+        guard: null,
+      });
       continue;
     }
     const field = fieldOf(scope, collection, base, where);
@@ -100,13 +107,18 @@ export function planSelection(
     // A related collection the caller may not read: an error when asked for by name, simply absent from `*`.
     const relatedReadable = (join: Join) => {
       if (scope.access.read(join.collection)) return true;
-      if (e.explicit) throw new ForbiddenError(`You don't have permission to access collection "${join.collection.collection}" through "${here(e.key)}". Queried in ${where}.`);
+      if (e.explicit)
+        throw new ForbiddenError(
+          `You don't have permission to access collection "${join.collection.collection}" through "${here(e.key)}". Queried in ${where}.`,
+        );
       return false;
     };
     const link = collection.links[field.field];
     if (!link) {
       if (e.children.length || e.scopes.size) {
-        throw new ForbiddenError(`Field "${field.field}" in collection "${collection.collection}" is not relational; "${here(e.key)}.${[...e.children, ...e.scopes.keys()][0]}" can't be read. Queried in ${where}.`);
+        throw new ForbiddenError(
+          `Field "${field.field}" in collection "${collection.collection}" is not relational; "${here(e.key)}.${[...e.children, ...e.scopes.keys()][0]}" can't be read. Queried in ${where}.`,
+        );
       }
       // Presentation-only alias fields hold no data; they are simply absent from reads.
       if (field.schema) outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
@@ -121,14 +133,28 @@ export function planSelection(
       }
       const join = joinFor(scope.schema, collection, link);
       if (!relatedReadable(join)) continue;
-      const level = planChild({ join, fields: e.children, deep: childDeep, where: here(e.key), shape: 'object', sortField: null });
+      const level = planChild({
+        join,
+        fields: e.children,
+        deep: childDeep,
+        where: here(e.key),
+        shape: 'object',
+        sortField: null,
+      });
       outputs.push({ kind: 'object', key: e.key, join, level, guard });
     } else if (link.kind === 'o2m') {
       if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
       const join = joinFor(scope.schema, collection, link);
       if (!relatedReadable(join)) continue;
       const expanded = e.children.length > 0;
-      const level = planChild({ join, fields: expanded ? e.children : [], deep: childDeep, where: here(e.key), shape: 'list', sortField: link.sortField });
+      const level = planChild({
+        join,
+        fields: expanded ? e.children : [],
+        deep: childDeep,
+        where: here(e.key),
+        shape: 'list',
+        sortField: link.sortField,
+      });
       const primary = join.collection.primary ? join.collection.fields[join.collection.primary]! : null;
       if (!expanded && !primary) continue;
       outputs.push({
@@ -146,7 +172,9 @@ export function planSelection(
       }
       for (const scope of e.scopes.keys()) {
         if (!link.allowed.includes(scope)) {
-          throw new ForbiddenError(`You don't have permission to access collection "${scope}" through "${here(e.key)}" or it does not exist. Queried in ${where}.`);
+          throw new ForbiddenError(
+            `You don't have permission to access collection "${scope}" through "${here(e.key)}" or it does not exist. Queried in ${where}.`,
+          );
         }
       }
       const branches = link.allowed
@@ -155,11 +183,25 @@ export function planSelection(
           if (!fields.length) return null;
           const join = joinFor(scope.schema, collection, link, name);
           if (!relatedReadable(join)) return null;
-          const level = planChild({ join, fields, deep: deep && Object.hasOwn(deep, `${e.key}:${name}`) ? deep[`${e.key}:${name}`] : undefined, where: here(`${e.key}:${name}`), shape: 'object', sortField: null });
+          const level = planChild({
+            join,
+            fields,
+            deep: deep && Object.hasOwn(deep, `${e.key}:${name}`) ? deep[`${e.key}:${name}`] : undefined,
+            where: here(`${e.key}:${name}`),
+            shape: 'object',
+            sortField: null,
+          });
           return { collection: name, join, level };
         })
         .filter((b): b is NonNullable<typeof b> => b !== null);
-      outputs.push({ kind: 'any', key: e.key, field, collectionField: collection.fields[link.collectionField]!, branches, guard });
+      outputs.push({
+        kind: 'any',
+        key: e.key,
+        field,
+        collectionField: collection.fields[link.collectionField]!,
+        branches,
+        guard,
+      });
     }
   }
   return outputs;

@@ -27,7 +27,22 @@ export interface FilterContext {
 /** The only comparisons a caller may make on a concealed or hashed value (Directus refuses the others with 400). */
 const CONCEALED_OPERATORS = new Set(['_null', '_nnull']);
 
-const TEXT_OPERATORS = new Set(['_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with', '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_ieq', '_nieq']);
+const TEXT_OPERATORS = new Set([
+  '_contains',
+  '_ncontains',
+  '_icontains',
+  '_nicontains',
+  '_starts_with',
+  '_nstarts_with',
+  '_istarts_with',
+  '_nistarts_with',
+  '_ends_with',
+  '_nends_with',
+  '_iends_with',
+  '_niends_with',
+  '_ieq',
+  '_nieq',
+]);
 const ORDERING_OPERATORS = new Set(['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween']);
 const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv']);
 
@@ -36,20 +51,32 @@ export function and(filters: (PlannedFilter | null | undefined)[]): PlannedFilte
   return kept.length === 0 ? null : kept.length === 1 ? kept[0]! : { kind: 'and', children: kept };
 }
 
-export function planFilter(collection: CollectionOverview, node: FilterNode, ctx: FilterContext, where = 'root'): PlannedFilter {
+export function planFilter(
+  collection: CollectionOverview,
+  node: FilterNode,
+  ctx: FilterContext,
+  where = 'root',
+): PlannedFilter {
   switch (node.type) {
     case 'logical':
-      return { kind: node.operator === '_and' ? 'and' : 'or', children: node.children.map((child) => planFilter(collection, child, ctx, where)) };
+      return {
+        kind: node.operator === '_and' ? 'and' : 'or',
+        children: node.children.map((child) => planFilter(collection, child, ctx, where)),
+      };
     case 'relation':
       return planRelation(collection, node, ctx, where);
     case 'condition': {
       refuseJsonFunction(node.field);
       const resolved = resolveOperand(ctx, collection, node.field, where);
       if (resolved.field.concealed && !ctx.rule && !CONCEALED_OPERATORS.has(node.operator)) {
-        throw new InvalidQueryError(`Field "${node.field}" is concealed: it can only be filtered with _null and _nnull`);
+        throw new InvalidQueryError(
+          `Field "${node.field}" is concealed: it can only be filtered with _null and _nnull`,
+        );
       }
       if (ORDERING_OPERATORS.has(node.operator) && UNORDERED_TYPES.has(resolved.field.type)) {
-        throw new InvalidQueryError(`Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`);
+        throw new InvalidQueryError(
+          `Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`,
+        );
       }
       const { operator, value } = planValue(resolved.field, node.operator, node.value, ctx);
       return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator, value };
@@ -60,16 +87,26 @@ export function planFilter(collection: CollectionOverview, node: FilterNode, ctx
 /** `$FOLLOW(collection, field)`: the rows of `collection` whose m2o `field` points at this row (no alias needed). */
 const FOLLOW = /^\$FOLLOW\(\s*([^,\s]+)\s*,\s*([^,)\s]+)\s*\)$/;
 
-function planRelation(collection: CollectionOverview, node: Extract<FilterNode, { type: 'relation' }>, ctx: FilterContext, where: string): PlannedFilter {
+function planRelation(
+  collection: CollectionOverview,
+  node: Extract<FilterNode, { type: 'relation' }>,
+  ctx: FilterContext,
+  where: string,
+): PlannedFilter {
   const follow = FOLLOW.exec(node.field);
   if (follow) return planFollow(collection, node, follow[1]!, follow[2]!, ctx, where);
   const [name, scope] = node.field.split(':') as [string, string | undefined];
   const field = fieldOf(ctx, collection, name, where);
   const link = collection.links[field.field];
   const path = where === 'root' ? node.field : `${where}.${node.field}`;
-  if (!link) throw new ForbiddenError(`Field "${name}" in collection "${collection.collection}" is not relational; "${path}" can't be filtered through it.`);
-  if (link.kind !== 'a2o' && scope !== undefined) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${node.field}")`);
-  if (link.kind !== 'o2m' && node.quantifier) throw new InvalidQueryError(`"${node.quantifier}" can only follow one-to-many fields, not "${name}"`);
+  if (!link)
+    throw new ForbiddenError(
+      `Field "${name}" in collection "${collection.collection}" is not relational; "${path}" can't be filtered through it.`,
+    );
+  if (link.kind !== 'a2o' && scope !== undefined)
+    throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${node.field}")`);
+  if (link.kind !== 'o2m' && node.quantifier)
+    throw new InvalidQueryError(`"${node.quantifier}" can only follow one-to-many fields, not "${name}"`);
   const join = joinFor(ctx.schema, collection, link, scope);
   const related = accessTo(ctx, join.collection);
   const filter = and([related.filter, planFilter(join.collection, node.filter, ctx, path)]);
@@ -86,17 +123,37 @@ function planRelation(collection: CollectionOverview, node: Extract<FilterNode, 
  * A reverse relation named by its many side, as an o2m alias field would name it: EXISTS (`_some`, the default) or
  * NOT EXISTS (`_none`) over the related rows the caller may read, joined on the m2o field the caller may read.
  */
-function planFollow(collection: CollectionOverview, node: Extract<FilterNode, { type: 'relation' }>, target: string, fieldName: string, ctx: FilterContext, where: string): PlannedFilter {
+function planFollow(
+  collection: CollectionOverview,
+  node: Extract<FilterNode, { type: 'relation' }>,
+  target: string,
+  fieldName: string,
+  ctx: FilterContext,
+  where: string,
+): PlannedFilter {
   const path = where === 'root' ? node.field : `${where}.${node.field}`;
   const related = ctx.schema.collections[target];
   if (!related || !ctx.access.read(related)) throw collectionForbidden(target);
   const field = fieldOf(ctx, related, fieldName, path);
   const relation = ctx.schema.relations.find((r) => r.collection === target && r.field === fieldName);
   const link = related.links[field.field];
-  if (!relation || relation.related_collection !== collection.collection || link?.kind !== 'm2o' || !collection.primary) {
-    throw new InvalidQueryError(`"${node.field}" needs a many-to-one field "${fieldName}" of collection "${target}" pointing at "${collection.collection}"`);
+  if (
+    !relation ||
+    relation.related_collection !== collection.collection ||
+    link?.kind !== 'm2o' ||
+    !collection.primary
+  ) {
+    throw new InvalidQueryError(
+      `"${node.field}" needs a many-to-one field "${fieldName}" of collection "${target}" pointing at "${collection.collection}"`,
+    );
   }
-  const join = { collection: related, table: related.schema!.name, relatedField: field, localField: collection.fields[collection.primary]!, anyCollectionField: null };
+  const join = {
+    collection: related,
+    table: related.schema!.name,
+    relatedField: field,
+    localField: collection.fields[collection.primary]!,
+    anyCollectionField: null,
+  };
   // Rows whose link the caller may not read relate to nothing, as through a hidden alias field.
   const guard = ctx.access.read(related)?.guard(fieldName) ?? null;
   const filter = and([accessTo(ctx, related).filter, guard, planFilter(related, node.filter, ctx, path)]);
@@ -108,11 +165,24 @@ export function planKeys(collection: CollectionOverview, keys: KeyInput[]): Plan
   if (fields.length === 0) throw new ForbiddenError();
   const parsed = keys.map((key) => parseKey(collection, key)).filter((key): key is Key => key !== null);
   if (parsed.length === 0) return { kind: 'constant', value: false };
-  if (fields.length === 1) return { kind: 'compare', operand: { kind: 'field', field: fields[0]! }, field: fields[0]!, operator: '_in', value: parsed };
+  if (fields.length === 1)
+    return {
+      kind: 'compare',
+      operand: { kind: 'field', field: fields[0]! },
+      field: fields[0]!,
+      operator: '_in',
+      value: parsed,
+    };
   const unique = [...new Set(parsed.map(String))];
   const rows: PlannedFilter[] = unique.map((key) => ({
     kind: 'and',
-    children: keyParts(collection, key).map((part, i): PlannedFilter => ({ kind: 'compare', operand: { kind: 'field', field: fields[i]! }, field: fields[i]!, operator: '_eq', value: part })),
+    children: keyParts(collection, key).map((part, i): PlannedFilter => ({
+      kind: 'compare',
+      operand: { kind: 'field', field: fields[i]! },
+      field: fields[i]!,
+      operator: '_eq',
+      value: part,
+    })),
   }));
   return rows.length === 1 ? rows[0]! : { kind: 'or', children: rows };
 }
@@ -149,8 +219,14 @@ export function planSearch(ctx: FilterContext, collection: CollectionOverview, t
  * The operand of a rule, coerced to the field's type. Dynamic values are resolved here; list variables
  * ($CURRENT_ROLES, or a path reaching several rows) turn `_eq`/`_neq` into `_in`/`_nin`.
  */
-function planValue(field: FieldOverview, operator: FilterOperator, value: FilterValue, ctx: FilterContext): { operator: FilterOperator; value: unknown } {
-  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty') return { operator, value };
+function planValue(
+  field: FieldOverview,
+  operator: FilterOperator,
+  value: FilterValue,
+  ctx: FilterContext,
+): { operator: FilterOperator; value: unknown } {
+  if (operator === '_null' || operator === '_nnull' || operator === '_empty' || operator === '_nempty')
+    return { operator, value };
   const label = field.field || 'function';
   const one = (resolved: string | number | boolean | Date | null) => {
     if (resolved === null) return null;
@@ -163,14 +239,18 @@ function planValue(field: FieldOverview, operator: FilterOperator, value: Filter
   };
   if (Array.isArray(value)) {
     const values = value.flatMap((v) => [resolveDynamic(v, ctx)].flat()).map(one);
-    if ((operator === '_between' || operator === '_nbetween') && (values.length !== 2 || values.some((v) => v === null))) {
+    if (
+      (operator === '_between' || operator === '_nbetween') &&
+      (values.length !== 2 || values.some((v) => v === null))
+    ) {
       throw new InvalidQueryError(`"${operator}" of field "${label}" needs two bounds that are not null`);
     }
     return { operator, value: operator === '_in' || operator === '_nin' ? values.filter((v) => v !== null) : values };
   }
   const resolved = resolveDynamic(value, ctx);
   if (Array.isArray(resolved)) {
-    if (operator !== '_eq' && operator !== '_neq') throw new InvalidQueryError(`"${operator}" of field "${label}" can't compare with a list`);
+    if (operator !== '_eq' && operator !== '_neq')
+      throw new InvalidQueryError(`"${operator}" of field "${label}" can't compare with a list`);
     return { operator: operator === '_eq' ? '_in' : '_nin', value: resolved.map(one).filter((v) => v !== null) };
   }
   const single = one(resolved);
@@ -182,7 +262,10 @@ function planValue(field: FieldOverview, operator: FilterOperator, value: Filter
 
 export type Resolved = string | number | boolean | Date | null;
 
-export function resolveDynamic(value: ScalarValue, ctx: Pick<FilterContext, 'accountability' | 'now' | 'dynamic'>): Resolved | Resolved[] {
+export function resolveDynamic(
+  value: ScalarValue,
+  ctx: Pick<FilterContext, 'accountability' | 'now' | 'dynamic'>,
+): Resolved | Resolved[] {
   if (value === null || typeof value !== 'object') return value;
   switch (value.dynamic) {
     case 'NOW':

@@ -16,7 +16,16 @@ import { hasCompositeKey, isKeyField, keyFieldsOf, keyParts, parseKey } from './
 import { coerceKey } from './value-coercion.js';
 import { nullError, refusesNull, ruleErrors } from './validation.js';
 import type { WriteAction } from './write-access.js';
-import { finishPlanning, isPayload, setValue, startPlanning, where, writeTarget, type Planning, type WriteContext } from './write-context.js';
+import {
+  finishPlanning,
+  isPayload,
+  setValue,
+  startPlanning,
+  where,
+  writeTarget,
+  type Planning,
+  type WriteContext,
+} from './write-context.js';
 import { completeRow } from './row-completion.js';
 import { applyRules, rulesFor } from './write-rules.js';
 import { lengthProblem } from './write-values.js';
@@ -31,12 +40,18 @@ const MAX_PATH = 200;
 export function itemsCollection(name: string, ctx: WriteContext, action?: WriteAction): CollectionOverview {
   const collection = writeTarget(name, ctx);
   if (action) rulesFor(ctx, collection, action);
-  if (collection.keyFields.length === 0) throw new ForbiddenError(`Items of collection "${name}" can't be written: it has no primary key.`);
+  if (collection.keyFields.length === 0)
+    throw new ForbiddenError(`Items of collection "${name}" can't be written: it has no primary key.`);
   return collection;
 }
 
 /** POST: each payload becomes a created row (with its nested writes). `collection` comes from itemsCollection. */
-export function planCreate(collection: CollectionOverview, items: Payload[], many: boolean, ctx: WriteContext): MutationPlan {
+export function planCreate(
+  collection: CollectionOverview,
+  items: Payload[],
+  many: boolean,
+  ctx: WriteContext,
+): MutationPlan {
   const planning = startPlanning(ctx);
   const rows = items.map((item, i) => planRow(planning, collection, item, 'create', null, many ? [i] : [], null));
   finishPlanning(planning);
@@ -55,10 +70,16 @@ export function planSingleton(collection: CollectionOverview, payload: Payload, 
 }
 
 /** PATCH: each payload updates the row of its key; a key that cannot be one is FORBIDDEN (as a missing row is). */
-export function planUpdate(collection: CollectionOverview, entries: { key: unknown; payload: Payload }[], many: boolean, ctx: WriteContext): MutationPlan {
+export function planUpdate(
+  collection: CollectionOverview,
+  entries: { key: unknown; payload: Payload }[],
+  many: boolean,
+  ctx: WriteContext,
+): MutationPlan {
   const planning = startPlanning(ctx);
   const rows = entries.map(({ key, payload }, i) => {
-    if (key === undefined || key === null) throw new InvalidPayloadError(`"[${i}]" must contain the primary key "${collection.keyFields.join('", "')}"`);
+    if (key === undefined || key === null)
+      throw new InvalidPayloadError(`"[${i}]" must contain the primary key "${collection.keyFields.join('", "')}"`);
     const coerced = parseKey(collection, key);
     if (coerced === null) throw new ForbiddenError();
     return planRow(planning, collection, payload, 'update', coerced, many ? [i] : [], null);
@@ -85,11 +106,22 @@ export function planRow(
   path: (string | number)[],
   filledByParent: string | null,
 ): RowWrite {
-  const row: RowWrite = { collection, action, key, values: {}, hashFields: [], parents: [], children: [], filledByParent, path };
+  const row: RowWrite = {
+    collection,
+    action,
+    key,
+    values: {},
+    hashFields: [],
+    parents: [],
+    children: [],
+    filledByParent,
+    path,
+  };
   // An upsert's rules are known once its lookup tells create from update (write-resolution.ts).
   if (action === 'upsert' && !planning.ctx.accountability.admin) row.payload = payload;
   planning.rowCount += 1;
-  if (path.length > MAX_PATH) throw new InvalidPayloadError(`Nested payloads can't be deeper than ${MAX_PATH / 2} relations`);
+  if (path.length > MAX_PATH)
+    throw new InvalidPayloadError(`Nested payloads can't be deeper than ${MAX_PATH / 2} relations`);
   const composite = hasCompositeKey(collection);
   for (const [name, value] of Object.entries(payload)) {
     if (value === undefined) continue;
@@ -128,7 +160,8 @@ export function planRow(
     completeRow(planning, row, action);
   } else {
     // Create or update is decided by the lookup inside the transaction; what fails either way fails now.
-    for (const [name, value] of Object.entries(row.values)) if (value === null && refusesNull(collection.fields[name]!)) planning.errors.push(nullError(name, path));
+    for (const [name, value] of Object.entries(row.values))
+      if (value === null && refusesNull(collection.fields[name]!)) planning.errors.push(nullError(name, path));
   }
   return row;
 }
@@ -144,7 +177,13 @@ function planKey(planning: Planning, row: RowWrite, value: unknown): void {
   }
   const key = parseKey(row.collection, value);
   if (key === null) {
-    planning.errors.push(new InvalidPayloadError(`Invalid primary key "${String(value)}" for field "${primary.field}"`, { collection: row.collection.collection, field: primary.field, path: row.path }));
+    planning.errors.push(
+      new InvalidPayloadError(`Invalid primary key "${String(value)}" for field "${primary.field}"`, {
+        collection: row.collection.collection,
+        field: primary.field,
+        path: row.path,
+      }),
+    );
     return;
   }
   if (creating) {
@@ -169,7 +208,8 @@ function planKeyPart(planning: Planning, row: RowWrite, field: FieldOverview, va
   }
   const given = coerceKey(field, value);
   const current = keyParts(row.collection, row.key)[row.collection.keyFields.indexOf(field.field)];
-  if (given === null || String(given) !== String(current)) throw new InvalidPayloadError(`The primary key "${field.field}" can't be changed`);
+  if (given === null || String(given) !== String(current))
+    throw new InvalidPayloadError(`The primary key "${field.field}" can't be changed`);
 }
 
 /** An m2a junction's collection field may only name one of the relation's allowed collections. */
@@ -179,7 +219,9 @@ function checkAnyCollections(collection: CollectionOverview, payload: Payload): 
     const named = payload[link.collectionField];
     if (named === undefined || named === null) continue;
     if (typeof named !== 'string' || !link.allowed.includes(named)) {
-      throw new InvalidPayloadError(`"${String(named)}" is not one of the collections allowed in "${collection.collection}.${link.field}" (${link.allowed.join(', ')})`);
+      throw new InvalidPayloadError(
+        `"${String(named)}" is not one of the collections allowed in "${collection.collection}.${link.field}" (${link.allowed.join(', ')})`,
+      );
     }
   }
 }

@@ -54,9 +54,15 @@ export function accessTo(scope: OperandScope, collection: CollectionOverview): C
 }
 
 /** `where` names the level for FORBIDDEN reasons (`root`, `author`, `articles.tags`). */
-export function fieldOf(scope: OperandScope, collection: CollectionOverview, name: string, where: string): FieldOverview {
+export function fieldOf(
+  scope: OperandScope,
+  collection: CollectionOverview,
+  name: string,
+  where: string,
+): FieldOverview {
   const field = collection.fields[name];
-  if (!field || scope.access.read(collection)?.guard(name) === undefined) throw fieldForbidden(name, collection.collection, where);
+  if (!field || scope.access.read(collection)?.guard(name) === undefined)
+    throw fieldForbidden(name, collection.collection, where);
   return field;
 }
 
@@ -66,12 +72,22 @@ export function guarded(scope: OperandScope, collection: CollectionOverview, fie
   return guard ? { kind: 'guarded', guard, operand } : operand;
 }
 
-export function joinFor(schema: SchemaOverview, collection: CollectionOverview, link: RelationalLink, scope?: string): Join {
+export function joinFor(
+  schema: SchemaOverview,
+  collection: CollectionOverview,
+  link: RelationalLink,
+  scope?: string,
+): Join {
   if (link.kind === 'a2o') {
-    if (!scope) throw new InvalidQueryError(`Many-to-any field "${link.field}" needs a collection scope ("${link.field}:<collection>")`);
+    if (!scope)
+      throw new InvalidQueryError(
+        `Many-to-any field "${link.field}" needs a collection scope ("${link.field}:<collection>")`,
+      );
     const related = schema.collections[scope];
     if (!related || !link.allowed.includes(scope)) {
-      throw new InvalidQueryError(`"${scope}" is not one of the collections of many-to-any field "${link.field}" (${link.allowed.join(', ')})`);
+      throw new InvalidQueryError(
+        `"${scope}" is not one of the collections of many-to-any field "${link.field}" (${link.allowed.join(', ')})`,
+      );
     }
     return {
       collection: related,
@@ -92,19 +108,28 @@ export function joinFor(schema: SchemaOverview, collection: CollectionOverview, 
 }
 
 /** One name at one level: a field, or a function of one. `count(o2m)` counts the related rows the caller may read. */
-export function resolveOperand(scope: OperandScope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
+export function resolveOperand(
+  scope: OperandScope,
+  collection: CollectionOverview,
+  name: string,
+  where: string,
+): ResolvedOperand {
   if (isJsonFunction(name)) return resolveJsonFunction(scope, collection, name, where);
   const { fn, field: base } = parseFieldFunction(name);
   const field = fieldOf(scope, collection, base, where);
   const shown = (operand: Operand) => guarded(scope, collection, base, operand);
   if (!fn) {
-    if (!field.schema) throw new InvalidQueryError(`Field "${base}" of collection "${collection.collection}" holds no value of its own; select or filter on its related fields`);
+    if (!field.schema)
+      throw new InvalidQueryError(
+        `Field "${base}" of collection "${collection.collection}" holds no value of its own; select or filter on its related fields`,
+      );
     return { operand: shown({ kind: 'field', field }), field, key: base };
   }
   const key = `${base}_${fn}`;
   if (DATE_PARTS.has(fn)) {
     const fits = DATE_TYPES.has(field.type) || (field.type === 'time' && TIME_PARTS.has(fn));
-    if (!fits || !field.schema) throw new InvalidQueryError(`Function "${fn}" can't be applied to field "${base}" of type ${field.type}`);
+    if (!fits || !field.schema)
+      throw new InvalidQueryError(`Function "${fn}" can't be applied to field "${base}" of type ${field.type}`);
     return { operand: shown({ kind: 'date-part', part: fn as DatePart, field }), field: integerNamed(key), key };
   }
   if (fn === 'count') {
@@ -114,17 +139,28 @@ export function resolveOperand(scope: OperandScope, collection: CollectionOvervi
       const related = accessTo(scope, join.collection);
       return { operand: shown({ kind: 'count-related', join, filter: related.filter }), field: integerNamed(key), key };
     }
-    if (field.type === 'json' && field.schema) return { operand: shown({ kind: 'json-length', field }), field: integerNamed(key), key };
-    throw new InvalidQueryError(`Function "count" can only be applied to one-to-many and JSON fields, not to "${base}"`);
+    if (field.type === 'json' && field.schema)
+      return { operand: shown({ kind: 'json-length', field }), field: integerNamed(key), key };
+    throw new InvalidQueryError(
+      `Function "count" can only be applied to one-to-many and JSON fields, not to "${base}"`,
+    );
   }
   throw new InvalidQueryError(`Function "${fn}" is not supported here ("${name}")`);
 }
 
 /** `json(field, path)` at one level (relational first arguments were moved up by the selection planner). */
-function resolveJsonFunction(scope: OperandScope, collection: CollectionOverview, name: string, where: string): ResolvedOperand {
+function resolveJsonFunction(
+  scope: OperandScope,
+  collection: CollectionOverview,
+  name: string,
+  where: string,
+): ResolvedOperand {
   const fn = parseJsonFunction(name);
   const field = fieldOf(scope, collection, fn.field, where);
-  if (field.type !== 'json' || !field.schema) throw new InvalidQueryError(`json() can only read JSON fields; "${fn.field}" in collection "${collection.collection}" is of type ${field.type}`);
+  if (field.type !== 'json' || !field.schema)
+    throw new InvalidQueryError(
+      `json() can only read JSON fields; "${fn.field}" in collection "${collection.collection}" is of type ${field.type}`,
+    );
   const key = jsonFunctionKey(fn.field, fn.path);
   const operand = guarded(scope, collection, fn.field, { kind: 'json-path', field, path: fn.segments });
   return { operand, field: { ...field, field: key, primaryKey: false }, key };
@@ -132,7 +168,8 @@ function resolveJsonFunction(scope: OperandScope, collection: CollectionOverview
 
 /** Filters, sorts and groups take fields and date functions; json() reads values only in `fields`, as in Directus. */
 export function refuseJsonFunction(name: string): void {
-  if (isJsonFunction(name)) throw new InvalidQueryError(`json() can only be used in "fields", not in filters, sorts or groups ("${name}")`);
+  if (isJsonFunction(name))
+    throw new InvalidQueryError(`json() can only be used in "fields", not in filters, sorts or groups ("${name}")`);
 }
 
 /**
@@ -142,7 +179,13 @@ export function refuseJsonFunction(name: string): void {
  * (o2m, m2m, m2a lists) reach many and are taken only when `toMany` says which value stands for them (sorts: the
  * smallest ascending, the largest descending, so each row appears once); otherwise they are refused.
  */
-export function resolvePath(scope: OperandScope, collection: CollectionOverview, path: string, root: string, toMany?: 'min' | 'max'): ResolvedOperand & { keys: string[] } {
+export function resolvePath(
+  scope: OperandScope,
+  collection: CollectionOverview,
+  path: string,
+  root: string,
+  toMany?: 'min' | 'max',
+): ResolvedOperand & { keys: string[] } {
   const segments = splitFieldPath(path);
   const hops: { join: Join; from: CollectionOverview; field: string; many: boolean }[] = [];
   let current = collection;
@@ -155,10 +198,18 @@ export function resolvePath(scope: OperandScope, collection: CollectionOverview,
     const many = link?.kind === 'o2m';
     const fits = link && (link.kind === 'm2o' || (link.kind === 'a2o' && scoped !== undefined) || (many && toMany));
     if (!fits) {
-      const reason = link?.kind === 'a2o' ? 'needs a collection scope ("item:<collection>")' : toMany ? 'is not relational' : 'is not one';
-      throw new InvalidQueryError(`"${path}" can only follow many-to-one${toMany ? ', one-to-many' : ''} and scoped many-to-any fields; "${segment}" ${reason}`);
+      const reason =
+        link?.kind === 'a2o'
+          ? 'needs a collection scope ("item:<collection>")'
+          : toMany
+            ? 'is not relational'
+            : 'is not one';
+      throw new InvalidQueryError(
+        `"${path}" can only follow many-to-one${toMany ? ', one-to-many' : ''} and scoped many-to-any fields; "${segment}" ${reason}`,
+      );
     }
-    if (scoped !== undefined && link.kind !== 'a2o') throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${segment}")`);
+    if (scoped !== undefined && link.kind !== 'a2o')
+      throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${segment}")`);
     const join = joinFor(scope.schema, current, link, scoped);
     accessTo(scope, join.collection);
     hops.push({ join, from: current, field: field.field, many });
@@ -171,7 +222,9 @@ export function resolvePath(scope: OperandScope, collection: CollectionOverview,
   let operand = last.operand;
   for (const hop of hops.reverse()) {
     const filter = accessTo(scope, hop.join.collection).filter;
-    const related: Operand = hop.many ? { kind: 'related', join: hop.join, operand, filter, pick: toMany } : { kind: 'related', join: hop.join, operand, filter };
+    const related: Operand = hop.many
+      ? { kind: 'related', join: hop.join, operand, filter, pick: toMany }
+      : { kind: 'related', join: hop.join, operand, filter };
     operand = guarded(scope, hop.from, hop.field, related);
   }
   return { operand, field: last.field, key: last.key, keys: [...keys, last.key] };

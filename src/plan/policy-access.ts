@@ -17,13 +17,18 @@ export function policyAccess(permissions: PermissionSet, ctx: Omit<FilterContext
   const cache = new Map<string, CollectionAccess | null>();
   return {
     read(collection) {
-      if (!cache.has(collection.collection)) cache.set(collection.collection, collectionAccess(collection, permissions, ctx));
+      if (!cache.has(collection.collection))
+        cache.set(collection.collection, collectionAccess(collection, permissions, ctx));
       return cache.get(collection.collection)!;
     },
   };
 }
 
-function collectionAccess(collection: CollectionOverview, permissions: PermissionSet, ctx: Omit<FilterContext, 'access'>): CollectionAccess | null {
+function collectionAccess(
+  collection: CollectionOverview,
+  permissions: PermissionSet,
+  ctx: Omit<FilterContext, 'access'>,
+): CollectionAccess | null {
   const rules = permissions.for(collection.collection, 'read');
   if (!rules.length) return null;
   const planned = rules.map((rule) => ({ fields: rule.fields, filter: planRule(collection, rule.permissions, ctx) }));
@@ -44,7 +49,11 @@ function collectionAccess(collection: CollectionOverview, permissions: Permissio
   };
 }
 
-function planRule(collection: CollectionOverview, rule: FilterNode | null | false, ctx: Omit<FilterContext, 'access'>): PlannedFilter | null {
+function planRule(
+  collection: CollectionOverview,
+  rule: FilterNode | null | false,
+  ctx: Omit<FilterContext, 'access'>,
+): PlannedFilter | null {
   if (rule === null) return null;
   if (rule === false) return NOTHING;
   try {

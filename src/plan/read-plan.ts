@@ -58,19 +58,32 @@ export interface PlannedSort {
 }
 
 /** Every output may carry a guard: the caller may read it only on rows where the guard holds (null elsewhere). */
-export type PlannedOutput = { guard: PlannedFilter | null } & (
+export type PlannedOutput = { guard: PlannedFilter | null } &
   /**
    * A scalar in the wire format of `field` (functions and counts: integers); `as` asks for another JSON form
    * (GraphQL's: `ID` as text, `Float` as a number).
    */
-  | { kind: 'value'; key: string; operand: Operand; field: FieldOverview; as?: 'text' | 'number' }
-  /** m2o expanded: the related object, or null. */
-  | { kind: 'object'; key: string; join: Join; level: ReadLevel }
-  /** o2m expanded: an array of objects; or, with `scalar`, an array of that value (unexpanded: the keys). */
-  | { kind: 'list'; key: string; join: Join; level: ReadLevel; scalar: { operand: Operand; field: FieldOverview } | null }
-  /** a2o expanded: the related object from whichever allowed collection the row names; other rows keep the raw key. */
-  | { kind: 'any'; key: string; field: FieldOverview; collectionField: FieldOverview; branches: { collection: string; join: Join; level: ReadLevel }[] }
-);
+  (
+    | { kind: 'value'; key: string; operand: Operand; field: FieldOverview; as?: 'text' | 'number' }
+    /** m2o expanded: the related object, or null. */
+    | { kind: 'object'; key: string; join: Join; level: ReadLevel }
+    /** o2m expanded: an array of objects; or, with `scalar`, an array of that value (unexpanded: the keys). */
+    | {
+        kind: 'list';
+        key: string;
+        join: Join;
+        level: ReadLevel;
+        scalar: { operand: Operand; field: FieldOverview } | null;
+      }
+    /** a2o expanded: the related object from whichever allowed collection the row names; other rows keep the raw key. */
+    | {
+        kind: 'any';
+        key: string;
+        field: FieldOverview;
+        collectionField: FieldOverview;
+        branches: { collection: string; join: Join; level: ReadLevel }[];
+      }
+  );
 
 /** One collection's rows at one place in the tree. */
 export interface ReadLevel {

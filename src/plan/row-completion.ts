@@ -24,7 +24,14 @@ export function completeRow(planning: Planning, row: RowWrite, action: 'create' 
     const given = specialValue(field, action, row.values[name], sources);
     if (given === undefined) continue;
     try {
-      const logical = writeValue(collection, field, given instanceof Date && !['date', 'dateTime', 'timestamp', 'time'].includes(field.type) ? given.toISOString() : given, row.path);
+      const logical = writeValue(
+        collection,
+        field,
+        given instanceof Date && !['date', 'dateTime', 'timestamp', 'time'].includes(field.type)
+          ? given.toISOString()
+          : given,
+        row.path,
+      );
       row.values[name] = logical;
       if (field.primaryKey) row.key = logical as Key;
     } catch (error) {
@@ -38,7 +45,12 @@ export function completeRow(planning: Planning, row: RowWrite, action: 'create' 
     if (value !== null && (value !== undefined || action !== 'create')) continue;
     if (name === row.filledByParent || row.parents.some((parent) => parent.field === name)) continue;
     if (value === null && refusesNull(field)) planning.errors.push(nullError(name, row.path));
-    else if (action === 'create' && value === undefined && isRequired(field) && !(field.primaryKey && row.key !== null)) {
+    else if (
+      action === 'create' &&
+      value === undefined &&
+      isRequired(field) &&
+      !(field.primaryKey && row.key !== null)
+    ) {
       planning.errors.push(requiredError(name, row.path));
     }
   }
@@ -50,8 +62,13 @@ const completion = new WeakMap<CollectionOverview, { special: FieldOverview[]; c
 function fieldsToComplete(collection: CollectionOverview): { special: FieldOverview[]; checked: FieldOverview[] } {
   let found = completion.get(collection);
   if (!found) {
-    const fields = collection.fieldOrder.map((name) => collection.fields[name]!).filter((field) => field.schema && !field.schema.is_generated);
-    found = { special: fields.filter((field) => field.special.length > 0), checked: fields.filter((field) => isRequired(field) || refusesNull(field)) };
+    const fields = collection.fieldOrder
+      .map((name) => collection.fields[name]!)
+      .filter((field) => field.schema && !field.schema.is_generated);
+    found = {
+      special: fields.filter((field) => field.special.length > 0),
+      checked: fields.filter((field) => isRequired(field) || refusesNull(field)),
+    };
     completion.set(collection, found);
   }
   return found;

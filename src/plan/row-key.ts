@@ -47,7 +47,8 @@ export function parseKey(collection: CollectionOverview, value: unknown): Key | 
   if (fields.length === 1) return coerceKey(fields[0]!, value);
   let parts: unknown[];
   if (typeof value === 'string') parts = value.split(',').map(decodePart);
-  else if (typeof value === 'object' && value !== null && !Array.isArray(value)) parts = fields.map((field) => (value as Record<string, unknown>)[field.field]);
+  else if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    parts = fields.map((field) => (value as Record<string, unknown>)[field.field]);
   else return null;
   if (parts.length !== fields.length) return null;
   const coerced: Key[] = [];

@@ -37,7 +37,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The `meta.validation` rules of the payload's fields, evaluated against the payload. */
-export function ruleErrors(collection: CollectionOverview, payload: Record<string, unknown>, path: (string | number)[]): ServiceError[] {
+export function ruleErrors(
+  collection: CollectionOverview,
+  payload: Record<string, unknown>,
+  path: (string | number)[],
+): ServiceError[] {
   const errors: ServiceError[] = [];
   for (const name of Object.keys(payload)) {
     const field = collection.fields[name];
@@ -83,7 +87,8 @@ export function evaluate(rule: Rule, payload: Record<string, unknown>): RuleFail
   return failures;
 }
 
-const same = (a: unknown, b: unknown) => a === b || (a !== null && b !== null && a !== undefined && b !== undefined && String(a) === String(b));
+const same = (a: unknown, b: unknown) =>
+  a === b || (a !== null && b !== null && a !== undefined && b !== undefined && String(a) === String(b));
 
 function comparable(value: unknown): number | string | null {
   if (typeof value === 'number') return value;
@@ -114,7 +119,12 @@ export function regexOf(pattern: string): RegExp | null {
   }
 }
 
-function check(field: string, operator: string, expected: unknown, payload: Record<string, unknown>): RuleFailure | null {
+function check(
+  field: string,
+  operator: string,
+  expected: unknown,
+  payload: Record<string, unknown>,
+): RuleFailure | null {
   const present = Object.prototype.hasOwnProperty.call(payload, field);
   const value = payload[field];
   const type = operator.slice(1);
@@ -135,22 +145,47 @@ function check(field: string, operator: string, expected: unknown, payload: Reco
     case '_gt':
     case '_gte': {
       const order = compare(value, expected);
-      const ok = order !== null && (operator === '_lt' ? order < 0 : operator === '_lte' ? order <= 0 : operator === '_gt' ? order > 0 : order >= 0);
-      const words = { _lt: 'less than', _lte: 'less than or equal to', _gt: 'greater than', _gte: 'greater than or equal to' }[operator];
+      const ok =
+        order !== null &&
+        (operator === '_lt'
+          ? order < 0
+          : operator === '_lte'
+            ? order <= 0
+            : operator === '_gt'
+              ? order > 0
+              : order >= 0);
+      const words = {
+        _lt: 'less than',
+        _lte: 'less than or equal to',
+        _gt: 'greater than',
+        _gte: 'greater than or equal to',
+      }[operator];
       return ok ? null : fail(`Value has to be ${words} ${String(expected)}.`, { valid: expected });
     }
     case '_in':
-      return list.some((v) => same(value, v)) ? null : fail(`Value has to be one of ${list.join(', ')}.`, { valid: list });
+      return list.some((v) => same(value, v))
+        ? null
+        : fail(`Value has to be one of ${list.join(', ')}.`, { valid: list });
     case '_nin':
-      return !list.some((v) => same(value, v)) ? null : fail(`Value can't be one of ${list.join(', ')}.`, { invalid: list });
+      return !list.some((v) => same(value, v))
+        ? null
+        : fail(`Value can't be one of ${list.join(', ')}.`, { invalid: list });
     case '_null':
-      return (value === null) === (expected !== false) ? null : fail(expected === false ? "Value can't be null." : 'Value has to be null.');
+      return (value === null) === (expected !== false)
+        ? null
+        : fail(expected === false ? "Value can't be null." : 'Value has to be null.');
     case '_nnull':
-      return (value !== null) === (expected !== false) ? null : fail(expected === false ? 'Value has to be null.' : "Value can't be null.");
+      return (value !== null) === (expected !== false)
+        ? null
+        : fail(expected === false ? 'Value has to be null.' : "Value can't be null.");
     case '_empty':
-      return isEmpty(value) === (expected !== false) ? null : fail(expected === false ? "Value can't be empty." : 'Value has to be empty.');
+      return isEmpty(value) === (expected !== false)
+        ? null
+        : fail(expected === false ? "Value can't be empty." : 'Value has to be empty.');
     case '_nempty':
-      return !isEmpty(value) === (expected !== false) ? null : fail(expected === false ? 'Value has to be empty.' : "Value can't be empty.");
+      return !isEmpty(value) === (expected !== false)
+        ? null
+        : fail(expected === false ? 'Value has to be empty.' : "Value can't be empty.");
     case '_contains':
     case '_icontains':
     case '_ncontains':
@@ -168,20 +203,37 @@ function check(field: string, operator: string, expected: unknown, payload: Reco
       const haystack = insensitive ? text?.toLowerCase() : text;
       const probe = insensitive ? needle.toLowerCase() : needle;
       const kind = operator.replace(/^_n?i?/, '');
-      const hit = haystack !== null && haystack !== undefined && (kind === 'contains' ? haystack.includes(probe) : kind === 'starts_with' ? haystack.startsWith(probe) : haystack.endsWith(probe));
+      const hit =
+        haystack !== null &&
+        haystack !== undefined &&
+        (kind === 'contains'
+          ? haystack.includes(probe)
+          : kind === 'starts_with'
+            ? haystack.startsWith(probe)
+            : haystack.endsWith(probe));
       const words = kind === 'contains' ? 'contain' : kind === 'starts_with' ? 'start with' : 'end with';
-      return hit !== negated ? null : fail(`Value ${negated ? "can't" : 'has to'} ${words} "${needle}".`, { substring: expected });
+      return hit !== negated
+        ? null
+        : fail(`Value ${negated ? "can't" : 'has to'} ${words} "${needle}".`, { substring: expected });
     }
     case '_between':
     case '_nbetween': {
       const [low, high] = list;
-      const inside = compare(value, low) !== null && compare(value, low)! >= 0 && compare(value, high) !== null && compare(value, high)! <= 0;
+      const inside =
+        compare(value, low) !== null &&
+        compare(value, low)! >= 0 &&
+        compare(value, high) !== null &&
+        compare(value, high)! <= 0;
       const negated = operator === '_nbetween';
-      return inside !== negated ? null : fail(`Value ${negated ? "can't" : 'has to'} be between ${String(low)} and ${String(high)}.`, { valid: list });
+      return inside !== negated
+        ? null
+        : fail(`Value ${negated ? "can't" : 'has to'} be between ${String(low)} and ${String(high)}.`, { valid: list });
     }
     case '_regex': {
       const regex = typeof expected === 'string' ? regexOf(expected) : null;
-      return regex && text !== null && regex.test(text) ? null : fail("Value doesn't have the correct format.", { valid: expected });
+      return regex && text !== null && regex.test(text)
+        ? null
+        : fail("Value doesn't have the correct format.", { valid: expected });
     }
     default:
       return null;

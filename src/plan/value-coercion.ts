@@ -12,7 +12,8 @@ const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/;
 
 function fail(field: FieldOverview, value: unknown, what: string): never {
@@ -34,21 +35,36 @@ export function coerceValue(field: FieldOverview, value: unknown): unknown {
   switch (field.type) {
     case 'integer':
     case 'float': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : NaN;
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && DECIMAL.test(value.trim())
+            ? Number(value)
+            : NaN;
       if (!Number.isFinite(n)) fail(field, value, 'numeric');
       // An integer field holds 32-bit values (PostgreSQL refuses a larger parameter for such a column).
       if (field.type === 'integer' && (n < INT32[0] || n > INT32[1])) fail(field, value, 'integer (out of range)');
       return n;
     }
     case 'bigInteger': {
-      const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
+      const text =
+        typeof value === 'number' && Number.isInteger(value)
+          ? String(value)
+          : typeof value === 'string'
+            ? value.trim()
+            : '';
       if (!INTEGER.test(text)) fail(field, value, 'integer');
       const digits = text.replace(/^\+/, '');
       if (BigInt(digits) < INT64[0] || BigInt(digits) > INT64[1]) fail(field, value, 'integer (out of range)');
       return digits;
     }
     case 'decimal': {
-      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
+      const text =
+        typeof value === 'number' && Number.isFinite(value)
+          ? String(value)
+          : typeof value === 'string'
+            ? value.trim()
+            : '';
       if (!DECIMAL.test(text)) fail(field, value, 'decimal');
       return text;
     }
@@ -70,7 +86,8 @@ export function coerceValue(field: FieldOverview, value: unknown): unknown {
       return value.trim().toLowerCase();
     default:
       if (value instanceof Date) return value.toISOString();
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return typeof value === 'string' ? value : String(value);
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        return typeof value === 'string' ? value : String(value);
       return fail(field, value, 'text');
   }
 }
@@ -104,7 +121,15 @@ function toTimestamp(field: FieldOverview, value: unknown): string {
   if (value instanceof Date) return value.toISOString();
   const { parts } = parseDateTime(field, value);
   const ms = Number(((parts[7] ?? '') + '000').slice(0, 3));
-  let time = Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]), Number(parts[4] ?? 0), Number(parts[5] ?? 0), Number(parts[6] ?? 0), ms);
+  let time = Date.UTC(
+    Number(parts[1]),
+    Number(parts[2]) - 1,
+    Number(parts[3]),
+    Number(parts[4] ?? 0),
+    Number(parts[5] ?? 0),
+    Number(parts[6] ?? 0),
+    ms,
+  );
   const zone = parts[8];
   if (zone && zone.toUpperCase() !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
@@ -118,7 +143,8 @@ function toTime(field: FieldOverview, value: unknown): string {
   if (value instanceof Date) return value.toISOString().slice(11, 19);
   if (typeof value !== 'string') fail(field, value, 'time');
   const parts = TIME.exec(value.trim());
-  if (!parts || Number(parts[1]) > 23 || Number(parts[2]) > 59 || Number(parts[3] ?? 0) > 59) fail(field, value, 'time');
+  if (!parts || Number(parts[1]) > 23 || Number(parts[2]) > 59 || Number(parts[3] ?? 0) > 59)
+    fail(field, value, 'time');
   return `${parts[1]}:${parts[2]}:${pad(Number(parts[3] ?? 0))}`;
 }
 

@@ -42,22 +42,40 @@ export function policyWriteAccess(permissions: PermissionSet, ctx: Omit<FilterCo
   };
 }
 
-function collectionRules(collection: CollectionOverview, action: WriteAction, permissions: PermissionSet, ctx: Omit<FilterContext, 'access'>): WriteRules | null {
+function collectionRules(
+  collection: CollectionOverview,
+  action: WriteAction,
+  permissions: PermissionSet,
+  ctx: Omit<FilterContext, 'access'>,
+): WriteRules | null {
   const rules = permissions.for(collection.collection, action);
   if (!rules.length) return null;
   const fields = permissions.fields(collection.collection, action);
-  const presets = Object.assign({}, ...rules.map((rule) => resolveVariables(rule.presets ?? {}, ctx))) as Record<string, unknown>;
-  const validation = rules.flatMap((rule) => (rule.rawValidation ? [resolveVariables(rule.rawValidation, ctx) as Record<string, unknown>] : []));
+  const presets = Object.assign({}, ...rules.map((rule) => resolveVariables(rule.presets ?? {}, ctx))) as Record<
+    string,
+    unknown
+  >;
+  const validation = rules.flatMap((rule) =>
+    rule.rawValidation ? [resolveVariables(rule.rawValidation, ctx) as Record<string, unknown>] : [],
+  );
   let filter: PlannedFilter | null = null;
   if (action !== 'create') {
     const planned = rules.map((rule) => planRule(collection, rule.permissions, ctx));
-    filter = planned.some((p) => p === null) ? null : planned.length === 1 ? planned[0]! : { kind: 'or', children: planned as PlannedFilter[] };
+    filter = planned.some((p) => p === null)
+      ? null
+      : planned.length === 1
+        ? planned[0]!
+        : { kind: 'or', children: planned as PlannedFilter[] };
   }
   return { fields, presets, validation, filter };
 }
 
 /** A rule is trusted (planned with full access); one that no longer fits the schema matches nothing. */
-function planRule(collection: CollectionOverview, rule: Parameters<typeof planFilter>[1] | null | false, ctx: Omit<FilterContext, 'access'>): PlannedFilter | null {
+function planRule(
+  collection: CollectionOverview,
+  rule: Parameters<typeof planFilter>[1] | null | false,
+  ctx: Omit<FilterContext, 'access'>,
+): PlannedFilter | null {
   if (rule === null) return null;
   if (rule === false) return NOTHING;
   try {
@@ -68,7 +86,10 @@ function planRule(collection: CollectionOverview, rule: Parameters<typeof planFi
 }
 
 /** Strings naming a variable anywhere inside `value` → the caller's values ($NOW as an ISO timestamp). */
-export function resolveVariables(value: unknown, ctx: Pick<FilterContext, 'accountability' | 'now' | 'dynamic'>): unknown {
+export function resolveVariables(
+  value: unknown,
+  ctx: Pick<FilterContext, 'accountability' | 'now' | 'dynamic'>,
+): unknown {
   if (typeof value === 'string') {
     if (!value.startsWith('$')) return value;
     let parsed;
@@ -83,6 +104,7 @@ export function resolveVariables(value: unknown, ctx: Pick<FilterContext, 'accou
     return Array.isArray(resolved) ? resolved.map(plain) : plain(resolved);
   }
   if (Array.isArray(value)) return value.map((item) => resolveVariables(item, ctx));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveVariables(v, ctx)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveVariables(v, ctx)]));
   return value;
 }

@@ -3,7 +3,13 @@
  * far, rows counted against MAX_BATCH_MUTATION, checked in `finishPlanning` only), the collections a write may reach,
  * and how one payload value becomes a column value of a planned row.
  */
-import { collectionForbidden, InvalidPayloadError, MethodNotAllowedError, throwAll, type ServiceError } from '../errors/catalogue.js';
+import {
+  collectionForbidden,
+  InvalidPayloadError,
+  MethodNotAllowedError,
+  throwAll,
+  type ServiceError,
+} from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { Payload } from '../request/write-body.js';
 import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
@@ -50,7 +56,8 @@ export function startPlanning(ctx: WriteContext, rowCount = 0): Planning {
 
 /** The one place MAX_BATCH_MUTATION is enforced; then every failure found, each said once. */
 export function finishPlanning(planning: Planning): void {
-  if (planning.rowCount > planning.ctx.maxBatchMutation) throw new InvalidPayloadError(`Exceeded max batch mutation limit of ${planning.ctx.maxBatchMutation}`);
+  if (planning.rowCount > planning.ctx.maxBatchMutation)
+    throw new InvalidPayloadError(`Exceeded max batch mutation limit of ${planning.ctx.maxBatchMutation}`);
   // The same data written to several keys fails the same way for each: say it once.
   const seen = new Set<string>();
   throwAll(
@@ -75,7 +82,8 @@ export function writeTarget(name: string, ctx: WriteContext): CollectionOverview
   if (!collection || !collection.schema) throw collectionForbidden(name);
   if (collection.system && !(ctx.system && ITEM_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
   if (!ctx.accountability.admin && !ctx.access) throw collectionForbidden(name);
-  if (collection.view) throw new MethodNotAllowedError(['GET', 'SEARCH'], `Collection "${name}" is a view: its items are read-only`);
+  if (collection.view)
+    throw new MethodNotAllowedError(['GET', 'SEARCH'], `Collection "${name}" is a view: its items are read-only`);
   return collection;
 }
 

@@ -9,7 +9,15 @@
  */
 import { ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
 import type { Payload } from '../request/write-body.js';
-import type { ChildWrites, DeletePlan, Key, MutationPlan, RowWrite, WriteHashes, WriteLookups } from './mutation-plan.js';
+import type {
+  ChildWrites,
+  DeletePlan,
+  Key,
+  MutationPlan,
+  RowWrite,
+  WriteHashes,
+  WriteLookups,
+} from './mutation-plan.js';
 import { linkKey } from './mutation-plan.js';
 import { completeRow } from './row-completion.js';
 import { hasCompositeKey, keyFieldsOf, keyOfValues, keyParts } from './row-key.js';
@@ -23,7 +31,8 @@ import { lengthProblem } from './write-values.js';
  */
 export function draftKey(row: RowWrite, parentKey: unknown): Key | null {
   if (row.key !== null) return row.key;
-  if (!hasCompositeKey(row.collection) || row.filledByParent === null || parentKey === null || parentKey === undefined) return null;
+  if (!hasCompositeKey(row.collection) || row.filledByParent === null || parentKey === null || parentKey === undefined)
+    return null;
   return keyOfValues(row.collection, { ...row.values, [row.filledByParent]: parentKey }) ?? null;
 }
 
@@ -76,8 +85,18 @@ interface Resolution {
 }
 
 /** Draft + lookups + hashes → the plan; every failure found is thrown together (finishPlanning). */
-export function resolvePlan(draft: MutationPlan, lookups: WriteLookups, hashes: WriteHashes, ctx: WriteContext): MutationPlan {
-  const r: Resolution = { planning: startPlanning(ctx, draft.rowCount), lookups, hashes, kept: keptKeys(draft.rows, lookups.singleton ?? null) };
+export function resolvePlan(
+  draft: MutationPlan,
+  lookups: WriteLookups,
+  hashes: WriteHashes,
+  ctx: WriteContext,
+): MutationPlan {
+  const r: Resolution = {
+    planning: startPlanning(ctx, draft.rowCount),
+    lookups,
+    hashes,
+    kept: keptKeys(draft.rows, lookups.singleton ?? null),
+  };
   const rows = draft.rows.map((row) => resolveRow(r, row, null, lookups.singleton));
   finishPlanning(r.planning);
   return { collection: draft.collection, rows, rowCount: r.planning.rowCount };
@@ -92,10 +111,17 @@ export function checkDeletes(plan: DeletePlan, lookups: WriteLookups): void {
 /** `singleton`: the key a singleton's row has (null: none yet); undefined for every other row. */
 function resolveRow(r: Resolution, draft: RowWrite, parentKey: Key | null, singleton?: Key | null): RowWrite {
   const { payload, ...rest } = draft;
-  const row: RowWrite = { ...rest, values: { ...draft.values }, hashFields: [...draft.hashFields], parents: [], children: [] };
+  const row: RowWrite = {
+    ...rest,
+    values: { ...draft.values },
+    hashFields: [...draft.hashFields],
+    parents: [],
+    children: [],
+  };
   let key = draftKey(draft, parentKey);
   if (singleton !== undefined && singleton !== null) {
-    if (key !== null && String(key) !== String(singleton)) throw new InvalidPayloadError(`The primary key "${keyFieldsOf(row.collection)[0]!.field}" can't be changed`);
+    if (key !== null && String(key) !== String(singleton))
+      throw new InvalidPayloadError(`The primary key "${keyFieldsOf(row.collection)[0]!.field}" can't be changed`);
     key = singleton;
   }
   row.key = key;
@@ -107,12 +133,20 @@ function resolveRow(r: Resolution, draft: RowWrite, parentKey: Key | null, singl
   }
   hashValues(r, draft, row);
   row.parents = draft.parents.map((parent) => ({ ...parent, row: resolveRow(r, parent.row, null) }));
-  row.children = draft.children.map((set) => resolveChildren(r, set, row, childParentKey(row, row.key, set.link.localField)));
+  row.children = draft.children.map((set) =>
+    resolveChildren(r, set, row, childParentKey(row, row.key, set.link.localField)),
+  );
   return row;
 }
 
 /** An upsert whose lookup is done: the rules of what it became, then that action's completion. */
-function settleUpsert(planning: Planning, row: RowWrite, payload: Payload | undefined, exists: boolean, nested: boolean): void {
+function settleUpsert(
+  planning: Planning,
+  row: RowWrite,
+  payload: Payload | undefined,
+  exists: boolean,
+  nested: boolean,
+): void {
   if (payload) applyRules(planning, row, exists ? 'update' : 'create', payload);
   const parts = row.key === null ? null : keyParts(row.collection, row.key);
   if (exists) {
@@ -136,7 +170,8 @@ function hashValues(r: Resolution, draft: RowWrite, row: RowWrite): void {
     const plain = row.values[name];
     if (typeof plain !== 'string') continue;
     const hashed = made?.get(plain);
-    if (hashed === undefined) throw new Error(`No hash was made for ${row.collection.collection}.${name} before the transaction`);
+    if (hashed === undefined)
+      throw new Error(`No hash was made for ${row.collection.collection}.${name} before the transaction`);
     row.values[name] = hashed;
     const tooLong = lengthProblem(row.collection, row.collection.fields[name]!, hashed);
     if (tooLong) r.planning.errors.push(tooLong);
@@ -157,7 +192,11 @@ function resolveChildren(r: Resolution, draft: ChildWrites, parent: RowWrite, pa
   if (set.assign.some((key) => updatable?.get(String(key)) !== true)) throw new ForbiddenError();
   // A row created by this write has nothing linked to it yet.
   if (parent.action !== 'update' || parentKey === null) return set;
-  set.deselect = deselected(set, lookups.linked.get(linkKey(related.collection, link.relatedField, parentKey)) ?? [], r.kept);
+  set.deselect = deselected(
+    set,
+    lookups.linked.get(linkKey(related.collection, link.relatedField, parentKey)) ?? [],
+    r.kept,
+  );
   if (set.deselect.length === 0) return set;
   // Keys named in `delete` were counted when the draft was planned; only rows an array replaces count here.
   const named = new Set(set.remove.map(String));

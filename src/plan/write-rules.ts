@@ -30,10 +30,18 @@ export function rulesFor(ctx: WriteContext, collection: CollectionOverview, acti
 }
 
 /** FORBIDDEN unless `field` may be written under `rules` (null rules: an admin). */
-export function checkField(ctx: WriteContext, rules: WriteRules | null, collection: CollectionOverview, field: string, path: (string | number)[]): void {
+export function checkField(
+  ctx: WriteContext,
+  rules: WriteRules | null,
+  collection: CollectionOverview,
+  field: string,
+  path: (string | number)[],
+): void {
   if (ctx.accountability.admin) return;
-  if (ADMIN_ONLY_FIELDS[collection.collection]?.includes(field)) throw fieldForbidden(field, collection.collection, where(path));
-  if (rules && rules.fields !== '*' && !rules.fields.has(field)) throw fieldForbidden(field, collection.collection, where(path));
+  if (ADMIN_ONLY_FIELDS[collection.collection]?.includes(field))
+    throw fieldForbidden(field, collection.collection, where(path));
+  if (rules && rules.fields !== '*' && !rules.fields.has(field))
+    throw fieldForbidden(field, collection.collection, where(path));
 }
 
 /** Checks, presets and validation of the caller's rules for a row whose action is known. */
@@ -57,7 +65,9 @@ export function applyRules(planning: Planning, row: RowWrite, action: 'create' |
   }
   for (const rule of rules.validation) {
     for (const failure of evaluate(rule, merged)) {
-      planning.errors.push(new FailedValidationError(failure.field, row.path, failure.type, failure.detail, failure.extra));
+      planning.errors.push(
+        new FailedValidationError(failure.field, row.path, failure.type, failure.detail, failure.extra),
+      );
     }
   }
 }
@@ -66,7 +76,13 @@ export function applyRules(planning: Planning, row: RowWrite, action: 'create' |
 function presetValue(planning: Planning, row: RowWrite, name: string, value: unknown): void {
   const { collection } = row;
   const field = collection.fields[name];
-  if (!field?.schema || field.schema.is_generated || isKeyField(collection, name) || collection.links[name]?.kind === 'o2m') return;
+  if (
+    !field?.schema ||
+    field.schema.is_generated ||
+    isKeyField(collection, name) ||
+    collection.links[name]?.kind === 'o2m'
+  )
+    return;
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && field.type !== 'json') return;
   setValue(planning, row, field, value);
 }

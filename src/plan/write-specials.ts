@@ -13,11 +13,17 @@ export interface SpecialSources {
 }
 
 /** The value a special gives this field on this action, or undefined when none applies. */
-export function specialValue(field: FieldOverview, action: 'create' | 'update', current: unknown, sources: SpecialSources): unknown {
+export function specialValue(
+  field: FieldOverview,
+  action: 'create' | 'update',
+  current: unknown,
+  sources: SpecialSources,
+): unknown {
   for (const special of field.special) {
     if (action === 'create') {
       // Only keys: `uuid` also types uuid columns on databases without a native type (foreign keys included).
-      if (special === 'uuid' && field.primaryKey && (current === undefined || current === null || current === '')) return sources.uuid();
+      if (special === 'uuid' && field.primaryKey && (current === undefined || current === null || current === ''))
+        return sources.uuid();
       if (special === 'date-created') return sources.now;
       if (special === 'user-created') return sources.accountability.user;
       if (special === 'role-created') return sources.accountability.role;

@@ -4,7 +4,12 @@
  * JSON text for json, comma-joined text for csv. A value the column cannot hold is a WriteValueProblem naming the
  * field, never a database error.
  */
-import { InvalidPayloadError, ValueOutOfRangeError, ValueTooLongError, type ServiceError } from '../errors/catalogue.js';
+import {
+  InvalidPayloadError,
+  ValueOutOfRangeError,
+  ValueTooLongError,
+  type ServiceError,
+} from '../errors/catalogue.js';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
 import { coerceValue } from './value-coercion.js';
 
@@ -19,28 +24,54 @@ export class WriteValueProblem extends Error {
   }
 }
 
-function wrongType(collection: CollectionOverview, field: FieldOverview, path: (string | number)[], reason: string): WriteValueProblem {
-  return new WriteValueProblem(new InvalidPayloadError(reason, { collection: collection.collection, field: field.field, path }));
+function wrongType(
+  collection: CollectionOverview,
+  field: FieldOverview,
+  path: (string | number)[],
+  reason: string,
+): WriteValueProblem {
+  return new WriteValueProblem(
+    new InvalidPayloadError(reason, { collection: collection.collection, field: field.field, path }),
+  );
 }
 
 const DATE_LABEL: Record<string, string> = { date: 'Date', dateTime: 'DateTime', timestamp: 'Timestamp', time: 'Time' };
 
 /** The logical value to write for `value` (not undefined), or throws WriteValueProblem. */
-export function writeValue(collection: CollectionOverview, field: FieldOverview, value: unknown, path: (string | number)[]): unknown {
+export function writeValue(
+  collection: CollectionOverview,
+  field: FieldOverview,
+  value: unknown,
+  path: (string | number)[],
+): unknown {
   if (value === null) return null;
   // (No closure here: this runs for every value of every row of a batch.)
   switch (field.type) {
     case 'integer': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && INTEGER.test(value.trim()) ? Number(value) : NaN;
-      if (!Number.isInteger(n)) throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an integer`);
-      if (!Number.isSafeInteger(n)) throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && INTEGER.test(value.trim())
+            ? Number(value)
+            : NaN;
+      if (!Number.isInteger(n))
+        throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an integer`);
+      if (!Number.isSafeInteger(n))
+        throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
       return n;
     }
     case 'bigInteger': {
-      const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
-      if (!INTEGER.test(text)) throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an integer`);
+      const text =
+        typeof value === 'number' && Number.isInteger(value)
+          ? String(value)
+          : typeof value === 'string'
+            ? value.trim()
+            : '';
+      if (!INTEGER.test(text))
+        throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an integer`);
       const big = BigInt(text);
-      if (big < INT64_MIN || big > INT64_MAX) throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
+      if (big < INT64_MIN || big > INT64_MAX)
+        throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
       return big.toString();
     }
     case 'float':
@@ -79,15 +110,23 @@ export function writeValue(collection: CollectionOverview, field: FieldOverview,
       // What is written reads back the same: a string is stored as a JSON string, not parsed.
       return JSON.stringify(value);
     case 'csv':
-      if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.join(',');
+      if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number'))
+        return value.join(',');
       if (typeof value === 'string') return value;
       throw wrongType(collection, field, path, `Value for field "${field.field}" has to be an array of strings`);
     case 'hash':
-      if (typeof value !== 'string') throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
+      if (typeof value !== 'string')
+        throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
       return value;
     default: {
-      const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;
-      if (text === null) throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
+      const text =
+        typeof value === 'string'
+          ? value
+          : typeof value === 'number' || typeof value === 'boolean'
+            ? String(value)
+            : null;
+      if (text === null)
+        throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a string`);
       const allowed = field.schema?.enum_values;
       if (allowed) checkEnum(collection, field, path, text, allowed);
       return text;
@@ -96,11 +135,22 @@ export function writeValue(collection: CollectionOverview, field: FieldOverview,
 }
 
 /** An enumerated column's value (a set's: a comma list of its values) must be one it allows, checked before SQL. */
-function checkEnum(collection: CollectionOverview, field: FieldOverview, path: (string | number)[], text: string, allowed: { values: string[]; many: boolean }): void {
+function checkEnum(
+  collection: CollectionOverview,
+  field: FieldOverview,
+  path: (string | number)[],
+  text: string,
+  allowed: { values: string[]; many: boolean },
+): void {
   const given = allowed.many ? (text === '' ? [] : text.split(',')) : [text];
   if (given.every((value) => allowed.values.includes(value))) return;
   const list = allowed.values.map((v) => `"${v}"`).join(', ');
-  throw wrongType(collection, field, path, `Value for field "${field.field}" has to be ${allowed.many ? 'a comma list of' : 'one of'} ${list}`);
+  throw wrongType(
+    collection,
+    field,
+    path,
+    `Value for field "${field.field}" has to be ${allowed.many ? 'a comma list of' : 'one of'} ${list}`,
+  );
 }
 
 /** More integer digits than `numeric(p, s)` holds is out of range on every database (SQLite declares no scale). */
@@ -109,11 +159,16 @@ function checkDecimal(collection: CollectionOverview, field: FieldOverview, text
   const scale = field.schema?.numeric_scale;
   if (precision === null || precision === undefined || scale === null || scale === undefined || /e/i.test(text)) return;
   const integerDigits = text.replace(/^[-+]/, '').split('.')[0]!.replace(/^0+/, '').length;
-  if (integerDigits > precision - scale) throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
+  if (integerDigits > precision - scale)
+    throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
 }
 
 /** Strings longer than the column's `max_length` (in characters) fail on every database, SQLite included. */
-export function lengthProblem(collection: CollectionOverview, field: FieldOverview, value: unknown): ServiceError | null {
+export function lengthProblem(
+  collection: CollectionOverview,
+  field: FieldOverview,
+  value: unknown,
+): ServiceError | null {
   const max = field.schema?.max_length;
   if (max === null || max === undefined || typeof value !== 'string' || value.length <= max) return null;
   // value.length counts UTF-16 units; the databases count characters.

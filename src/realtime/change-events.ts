@@ -32,7 +32,7 @@ export class ChangeRecorder {
     let event = this.byTarget.get(target);
     if (!event) this.byTarget.set(target, (event = { collection, action, keys: [] }));
     const seen = new Set(event.keys.map(String));
-    for (const key of keys) if (!seen.has(String(key))) event.keys.push(key), seen.add(String(key));
+    for (const key of keys) if (!seen.has(String(key))) (event.keys.push(key), seen.add(String(key)));
   }
 
   /** Creates of a collection come before its updates, and deletes last, as a reader of the events expects them. */
@@ -43,7 +43,11 @@ export class ChangeRecorder {
 }
 
 function isChangeEvent(notice: Notice): notice is Notice & ChangeEvent {
-  return typeof notice.collection === 'string' && ['create', 'update', 'delete'].includes(notice.action as string) && Array.isArray(notice.keys);
+  return (
+    typeof notice.collection === 'string' &&
+    ['create', 'update', 'delete'].includes(notice.action as string) &&
+    Array.isArray(notice.keys)
+  );
 }
 
 export class ChangeEvents {
@@ -54,7 +58,8 @@ export class ChangeEvents {
   async start(remote: MessageBus | null): Promise<void> {
     this.remote = remote;
     await remote?.subscribe(CHANGES_CHANNEL, (notice) => {
-      if (isChangeEvent(notice)) this.deliver({ collection: notice.collection, action: notice.action, keys: notice.keys });
+      if (isChangeEvent(notice))
+        this.deliver({ collection: notice.collection, action: notice.action, keys: notice.keys });
     });
   }
 

@@ -67,7 +67,11 @@ export class SocketSession {
     } else {
       this.authTimer = setTimeout(() => {
         if (this.accountability) return;
-        this.link.send({ type: 'auth', status: 'error', error: { code: 'AUTH_TIMEOUT', message: 'Authentication timed out.' } });
+        this.link.send({
+          type: 'auth',
+          status: 'error',
+          error: { code: 'AUTH_TIMEOUT', message: 'Authentication timed out.' },
+        });
         this.link.close();
       }, authTimeoutMs);
       this.authTimer.unref();
@@ -85,10 +89,20 @@ export class SocketSession {
     let message: Message;
     try {
       const parsed: unknown = JSON.parse(text);
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || typeof (parsed as Message).type !== 'string') throw new Error();
+      if (
+        !parsed ||
+        typeof parsed !== 'object' ||
+        Array.isArray(parsed) ||
+        typeof (parsed as Message).type !== 'string'
+      )
+        throw new Error();
       message = parsed as Message;
     } catch {
-      this.link.send({ type: 'error', status: 'error', error: { code: 'INVALID_PAYLOAD', message: 'A message is a JSON object with a "type".' } });
+      this.link.send({
+        type: 'error',
+        status: 'error',
+        error: { code: 'INVALID_PAYLOAD', message: 'A message is a JSON object with a "type".' },
+      });
       return;
     }
     this.enqueue(() => this.handle(message));
@@ -105,7 +119,8 @@ export class SocketSession {
     if (type === 'pong') return;
     if (type === 'auth') {
       const token = typeof message.access_token === 'string' ? message.access_token : null;
-      if (await this.authenticate(token, this.context.config.websockets.auth === 'handshake' && !this.accountability)) this.link.send({ type: 'auth', status: 'ok' });
+      if (await this.authenticate(token, this.context.config.websockets.auth === 'handshake' && !this.accountability))
+        this.link.send({ type: 'auth', status: 'ok' });
       return;
     }
     if (!this.accountability) {
@@ -133,7 +148,11 @@ export class SocketSession {
       if (this.authTimer) clearTimeout(this.authTimer);
       return true;
     } catch {
-      this.link.send({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authentication failed.' } });
+      this.link.send({
+        type: 'auth',
+        status: 'error',
+        error: { code: 'AUTH_FAILED', message: 'Authentication failed.' },
+      });
       if (closeOnFailure || this.context.config.websockets.auth === 'strict') this.link.close();
       return false;
     }
@@ -141,19 +160,42 @@ export class SocketSession {
 
   private async subscribe(message: Message, uid: string | undefined): Promise<void> {
     const collection = message.collection;
-    if (typeof collection !== 'string' || collection === '') throw new ServiceError('INVALID_PAYLOAD', 400, '"collection" is required to subscribe.');
+    if (typeof collection !== 'string' || collection === '')
+      throw new ServiceError('INVALID_PAYLOAD', 400, '"collection" is required to subscribe.');
     const { config } = this.context;
     const raw = message.query && typeof message.query === 'object' ? (message.query as Record<string, unknown>) : {};
-    const query = parseQuery(raw, { queryLimitMax: config.queryLimitMax, maxRelationalDepth: config.maxRelationalDepth, maxJsonQueryDepth: config.maxJsonQueryDepth });
+    const query = parseQuery(raw, {
+      queryLimitMax: config.queryLimitMax,
+      maxRelationalDepth: config.maxRelationalDepth,
+      maxJsonQueryDepth: config.maxJsonQueryDepth,
+    });
     const overview = this.context.schema.current.collections[collection];
-    const addedKeys = overview && query.fields && !query.fields.includes('*') ? overview.keyFields.filter((name) => !query.fields!.includes(name)) : [];
-    const subscription: Subscription = { uid, collection, query: addedKeys.length ? { ...query, fields: [...query.fields!, ...addedKeys] } : query, addedKeys, shown: new Set() };
+    const addedKeys =
+      overview && query.fields && !query.fields.includes('*')
+        ? overview.keyFields.filter((name) => !query.fields!.includes(name))
+        : [];
+    const subscription: Subscription = {
+      uid,
+      collection,
+      query: addedKeys.length ? { ...query, fields: [...query.fields!, ...addedKeys] } : query,
+      addedKeys,
+      shown: new Set(),
+    };
     // The first read checks the collection and the caller's right to read it (an error answers the subscribe).
-    const { data } = await this.context.items.rowsMany(collection, { ...subscription.query, meta: undefined }, this.accountability!);
+    const { data } = await this.context.items.rowsMany(
+      collection,
+      { ...subscription.query, meta: undefined },
+      this.accountability!,
+    );
     const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, unknown>[];
     const key = uid ?? String(++this.counter);
     this.subscriptions.set(key, subscription);
-    this.link.send({ type: 'subscription', event: 'init', data: this.shown(subscription, rows), ...(uid !== undefined ? { uid } : {}) });
+    this.link.send({
+      type: 'subscription',
+      event: 'init',
+      data: this.shown(subscription, rows),
+      ...(uid !== undefined ? { uid } : {}),
+    });
   }
 
   /** The rows as sent (without the key fields added to follow them), remembering their keys. */
@@ -181,7 +223,13 @@ export class SocketSession {
   }
 
   private async deliver(subscription: Subscription, event: ChangeEvent): Promise<void> {
-    const send = (name: string, data: unknown) => this.link.send({ type: 'subscription', event: name, data, ...(subscription.uid !== undefined ? { uid: subscription.uid } : {}) });
+    const send = (name: string, data: unknown) =>
+      this.link.send({
+        type: 'subscription',
+        event: name,
+        data,
+        ...(subscription.uid !== undefined ? { uid: subscription.uid } : {}),
+      });
     if (event.action === 'delete') {
       const gone = event.keys.filter((key) => subscription.shown.delete(String(key)));
       if (gone.length) send('delete', gone);
@@ -189,12 +237,24 @@ export class SocketSession {
     }
     const overview = this.context.schema.current.collections[subscription.collection];
     if (!overview) return;
-    const { data } = await this.context.items.rowsKeys(subscription.collection, event.keys, { ...subscription.query, limit: undefined, offset: undefined, page: undefined }, this.accountability!);
+    const { data } = await this.context.items.rowsKeys(
+      subscription.collection,
+      event.keys,
+      { ...subscription.query, limit: undefined, offset: undefined, page: undefined },
+      this.accountability!,
+    );
     const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, unknown>[];
     const readable = new Set(rows.map((row) => String(keyOfValues(overview, row))));
-    const entering = rows.filter((row) => event.action === 'create' || !subscription.shown.has(String(keyOfValues(overview, row))));
-    const staying = rows.filter((row) => event.action === 'update' && subscription.shown.has(String(keyOfValues(overview, row))));
-    const leaving: Key[] = event.action === 'update' ? event.keys.filter((key) => subscription.shown.has(String(key)) && !readable.has(String(key))) : [];
+    const entering = rows.filter(
+      (row) => event.action === 'create' || !subscription.shown.has(String(keyOfValues(overview, row))),
+    );
+    const staying = rows.filter(
+      (row) => event.action === 'update' && subscription.shown.has(String(keyOfValues(overview, row))),
+    );
+    const leaving: Key[] =
+      event.action === 'update'
+        ? event.keys.filter((key) => subscription.shown.has(String(key)) && !readable.has(String(key)))
+        : [];
     if (entering.length) send('create', this.shown(subscription, entering));
     if (staying.length) send('update', this.shown(subscription, staying));
     if (leaving.length) {

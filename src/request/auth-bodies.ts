@@ -20,15 +20,27 @@ export function authRouteBody(body: unknown, required: boolean): Body {
 
 /** Strings that must be given and not empty, checked one key after the other (the first missing one is named). */
 function requiredStrings(keys: readonly string[], extra: TSchema[] = []) {
-  const steps = keys.map((key) => Type.Object({ [key]: Type.String({ minLength: 1, errorMessage: `"${key}" is required` }) }));
+  const steps = keys.map((key) =>
+    Type.Object({ [key]: Type.String({ minLength: 1, errorMessage: `"${key}" is required` }) }),
+  );
   return compileSchema(Type.Intersect([...steps, ...extra]));
 }
 
-const Mode = Type.Object({ mode: Type.Optional(OneOf(['json', 'cookie', 'session'] as const, { nullable: true, errorMessage: '"mode" must be one of [json, cookie, session]' })) });
+const Mode = Type.Object({
+  mode: Type.Optional(
+    OneOf(['json', 'cookie', 'session'] as const, {
+      nullable: true,
+      errorMessage: '"mode" must be one of [json, cookie, session]',
+    }),
+  ),
+});
 
 /** Directus checks the address's shape before looking anyone up (a malformed one is 400, not 401). */
 const EMAIL = '^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$';
-const Login = requiredStrings(['email', 'password'], [Type.Object({ email: Type.String({ pattern: EMAIL, errorMessage: '"email" must be a valid email' }) }), Mode]);
+const Login = requiredStrings(
+  ['email', 'password'],
+  [Type.Object({ email: Type.String({ pattern: EMAIL, errorMessage: '"email" must be a valid email' }) }), Mode],
+);
 const ModeOnly = compileSchema(Mode);
 
 export function checkLogin(body: Body): { email: string; password: string; mode?: AuthMode | null; otp?: unknown } {

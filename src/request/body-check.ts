@@ -48,7 +48,11 @@ export function compileSchema<T extends TSchema>(schema: T): T {
  * The value if it fits the schema; otherwise the coded error (INVALID_PAYLOAD unless `error` says otherwise).
  * `undefined` (no body) is checked as `null`: JSON has no undefined, and a missing body reads like a `null` one.
  */
-export function checkBody<T extends TSchema>(schema: T, value: unknown, error: (message: string) => ServiceError = (m) => new InvalidPayloadError(m)): Static<T> {
+export function checkBody<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  error: (message: string) => ServiceError = (m) => new InvalidPayloadError(m),
+): Static<T> {
   const validate = validator(schema);
   const checked = value === undefined ? null : value;
   if (validate(checked)) return checked as Static<T>;
@@ -61,7 +65,8 @@ export function errorMessage(errors: readonly ErrorObject[]): string {
   // that failed as a whole, except `if`, which only says that its then/else branch failed (the error before it).
   const error = [...errors].reverse().find((e) => e.keyword !== 'if') ?? errors[0];
   if (!error) return 'Invalid payload';
-  const node = error.parentSchema as { errorMessage?: ErrorMessage; properties?: Record<string, { errorMessage?: ErrorMessage }> } | undefined;
+  const node = error.parentSchema as
+    { errorMessage?: ErrorMessage; properties?: Record<string, { errorMessage?: ErrorMessage }> } | undefined;
   let path = error.instancePath;
   let custom = pick(node?.errorMessage, error.keyword);
   if (error.keyword === 'required') {
@@ -72,7 +77,11 @@ export function errorMessage(errors: readonly ErrorObject[]): string {
     path = `${path}/${escape((error.params as { additionalProperty: string }).additionalProperty)}`;
   }
   const label = labelOf(path);
-  if (custom !== undefined) return custom.replaceAll('{path}', label).replaceAll('{value}', String(error.data)).replaceAll('{index}', lastIndex(path));
+  if (custom !== undefined)
+    return custom
+      .replaceAll('{path}', label)
+      .replaceAll('{value}', String(error.data))
+      .replaceAll('{index}', lastIndex(path));
   return defaultMessage(error, label);
 }
 
@@ -119,7 +128,12 @@ function labelOf(pointer: string): string {
 
 /** The position in the innermost array on the path (`/diff/fields/3/diff` → 3). */
 function lastIndex(pointer: string): string {
-  return pointer.split('/').reverse().find((segment) => /^\d+$/.test(segment)) ?? '';
+  return (
+    pointer
+      .split('/')
+      .reverse()
+      .find((segment) => /^\d+$/.test(segment)) ?? ''
+  );
 }
 
 function escape(key: string): string {
@@ -139,9 +153,15 @@ export function Nullable<T extends TSchema>(schema: T, options: { errorMessage?:
 }
 
 /** One of the given strings (and null when `nullable`): one `enum`, one error. */
-export function OneOf<const V extends readonly string[], N extends boolean = false>(values: V, options: { nullable?: N; errorMessage?: ErrorMessage } = {}) {
+export function OneOf<const V extends readonly string[], N extends boolean = false>(
+  values: V,
+  options: { nullable?: N; errorMessage?: ErrorMessage } = {},
+) {
   const { nullable, errorMessage: message } = options;
-  return Type.Unsafe<V[number] | (N extends true ? null : never)>({ enum: nullable ? [...values, null] : [...values], errorMessage: message });
+  return Type.Unsafe<V[number] | (N extends true ? null : never)>({
+    enum: nullable ? [...values, null] : [...values],
+    errorMessage: message,
+  });
 }
 
 /** `then` when the value is an array, `otherwise` when it is not. */

@@ -1,6 +1,17 @@
 /** Helpers for field paths as written in `fields`, `sort` and filter keys. */
 
-export const FIELD_FUNCTIONS = ['year', 'month', 'week', 'day', 'weekday', 'hour', 'minute', 'second', 'count', 'json'] as const;
+export const FIELD_FUNCTIONS = [
+  'year',
+  'month',
+  'week',
+  'day',
+  'weekday',
+  'hour',
+  'minute',
+  'second',
+  'count',
+  'json',
+] as const;
 
 /** `year(date_published)` → {fn: 'year', field: 'date_published'}; `title` → {fn: null, field: 'title'}. */
 export function parseFieldFunction(name: string): { fn: string | null; field: string } {

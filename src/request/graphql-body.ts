@@ -32,7 +32,11 @@ export function parseGraphQLRequest(source: unknown, maxJsonDepth: number): Grap
   const { query, variables, operationName } = checkBody(Request, source ?? {});
   // GET carries the variables as JSON text in the query string: the checks a JSON body gets.
   if (typeof variables === 'string') checkJsonText(variables, maxJsonDepth);
-  return { query, variables: parseVariables(variables), operationName: typeof operationName === 'string' && operationName !== '' ? operationName : undefined };
+  return {
+    query,
+    variables: parseVariables(variables),
+    operationName: typeof operationName === 'string' && operationName !== '' ? operationName : undefined,
+  };
 }
 
 /** `variables` of a GET request (a JSON text) or a POST body (an object). */

@@ -25,16 +25,21 @@ export function queryText(text: string, name: string): string {
 /** Integers beyond 2^53 lose their digits in JavaScript; limits, offsets and pages stay within it. */
 export function safeInteger(text: string, name: string): number {
   const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new InvalidQueryError(`"${name}" has to be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`);
+  if (!Number.isSafeInteger(value))
+    throw new InvalidQueryError(
+      `"${name}" has to be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+    );
   return value;
 }
 
 export function searchTerm(text: string, name: string): string {
-  if (text.length > MAX_SEARCH_LENGTH) throw new InvalidQueryError(`"${name}" can't be longer than ${MAX_SEARCH_LENGTH} characters`);
+  if (text.length > MAX_SEARCH_LENGTH)
+    throw new InvalidQueryError(`"${name}" can't be longer than ${MAX_SEARCH_LENGTH} characters`);
   return queryText(text, name);
 }
 
 export function sortFields<T>(items: T[]): T[] {
-  if (items.length > MAX_SORT_FIELDS) throw new InvalidQueryError(`"sort" can't name more than ${MAX_SORT_FIELDS} fields`);
+  if (items.length > MAX_SORT_FIELDS)
+    throw new InvalidQueryError(`"sort" can't name more than ${MAX_SORT_FIELDS} fields`);
   return items;
 }

@@ -9,15 +9,17 @@ import { InvalidPayloadError } from '../errors/catalogue.js';
 const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
 
 export function checkJsonText(text: string, maxDepth: number): void {
-  if (text.includes('\\u0000') && NUL_ESCAPE.test(text)) throw new InvalidPayloadError("Values can't contain NUL characters");
-  if (nestingDepth(text, maxDepth) > maxDepth) throw new InvalidPayloadError(`JSON can't be nested more than ${maxDepth} levels deep`);
+  if (text.includes('\\u0000') && NUL_ESCAPE.test(text))
+    throw new InvalidPayloadError("Values can't contain NUL characters");
+  if (nestingDepth(text, maxDepth) > maxDepth)
+    throw new InvalidPayloadError(`JSON can't be nested more than ${maxDepth} levels deep`);
 }
 
 /** The deepest nesting of objects and arrays (brackets inside strings ignored); stops counting past `stopAt`. */
 function nestingDepth(text: string, stopAt: number): number {
   // Few brackets in all: the depth cannot be larger (the common case, with no character loop).
   let brackets = 0;
-  for (let at = text.indexOf('[') ; at !== -1 && brackets <= stopAt; at = text.indexOf('[', at + 1)) brackets++;
+  for (let at = text.indexOf('['); at !== -1 && brackets <= stopAt; at = text.indexOf('[', at + 1)) brackets++;
   for (let at = text.indexOf('{'); at !== -1 && brackets <= stopAt; at = text.indexOf('{', at + 1)) brackets++;
   if (brackets <= stopAt) return brackets;
   let depth = 0;

@@ -3,10 +3,25 @@
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { MAX_FILTER_DEPTH, queryText } from './input-bounds.js';
-import { FILTER_OPERATORS, type DynamicValue, type FilterNode, type FilterOperator, type FilterValue, type ScalarValue } from './query.js';
+import {
+  FILTER_OPERATORS,
+  type DynamicValue,
+  type FilterNode,
+  type FilterOperator,
+  type FilterValue,
+  type ScalarValue,
+} from './query.js';
 
 const OPERATORS = new Set<string>(FILTER_OPERATORS);
-const UNSUPPORTED_IN_QUERIES = new Set(['_regex', '_submitted', '_json', '_intersects', '_nintersects', '_intersects_bbox', '_nintersects_bbox']);
+const UNSUPPORTED_IN_QUERIES = new Set([
+  '_regex',
+  '_submitted',
+  '_json',
+  '_intersects',
+  '_nintersects',
+  '_intersects_bbox',
+  '_nintersects_bbox',
+]);
 const LIST_OPERATORS = new Set(['_in', '_nin']);
 const RANGE_OPERATORS = new Set(['_between', '_nbetween']);
 const FLAG_OPERATORS = new Set(['_null', '_nnull', '_empty', '_nempty']);
@@ -60,7 +75,8 @@ export function parseFilter(input: unknown): FilterNode | null {
 
 /** `depth` counts the objects around this one; it is checked before recursing, so no nesting overflows the stack. */
 function parseObject(object: Record<string, unknown>, path: string[], depth: number): FilterNode | null {
-  if (depth > MAX_FILTER_DEPTH) throw new InvalidQueryError(`"filter" can't be nested more than ${MAX_FILTER_DEPTH} levels deep`);
+  if (depth > MAX_FILTER_DEPTH)
+    throw new InvalidQueryError(`"filter" can't be nested more than ${MAX_FILTER_DEPTH} levels deep`);
   const nodes: FilterNode[] = [];
   for (const [key, value] of Object.entries(object)) {
     const node = parseEntry(key, value, path, depth);
@@ -72,7 +88,8 @@ function parseObject(object: Record<string, unknown>, path: string[], depth: num
 
 function parseEntry(key: string, value: unknown, path: string[], depth: number): FilterNode | null {
   if (key === '_and' || key === '_or') {
-    const list = isPlainObject(value) && Object.keys(value).every((k) => /^\d+$/.test(k)) ? Object.values(value) : value;
+    const list =
+      isPlainObject(value) && Object.keys(value).every((k) => /^\d+$/.test(k)) ? Object.values(value) : value;
     if (!Array.isArray(list)) throw new InvalidQueryError(`"${key}" has to be an array`);
     const children = list.map((child) => {
       if (!isPlainObject(child)) throw new InvalidQueryError(`Every item of "${key}" has to be an object`);
@@ -82,7 +99,8 @@ function parseEntry(key: string, value: unknown, path: string[], depth: number):
     return kept.length ? { type: 'logical', operator: key, children: kept } : null;
   }
   if (key.startsWith('_')) {
-    if (UNSUPPORTED_IN_QUERIES.has(key)) throw new InvalidQueryError(`Filter operator "${key}" can't be used in queries`);
+    if (UNSUPPORTED_IN_QUERIES.has(key))
+      throw new InvalidQueryError(`Filter operator "${key}" can't be used in queries`);
     if (key === '_some' || key === '_none') throw new InvalidQueryError(`"${key}" has to follow a relational field`);
     throw new InvalidQueryError(`Unknown filter operator "${key}"`);
   }
@@ -120,8 +138,10 @@ function parseField(field: string, value: unknown, path: string[], depth: number
 
   const nodes: FilterNode[] = [];
   for (const key of keys) {
-    if (!key.startsWith('_')) throw new InvalidQueryError(`Field rules of "${field}" can't mix operators and nested fields ("${key}")`);
-    if (UNSUPPORTED_IN_QUERIES.has(key)) throw new InvalidQueryError(`Filter operator "${key}" can't be used in queries`);
+    if (!key.startsWith('_'))
+      throw new InvalidQueryError(`Field rules of "${field}" can't mix operators and nested fields ("${key}")`);
+    if (UNSUPPORTED_IN_QUERIES.has(key))
+      throw new InvalidQueryError(`Filter operator "${key}" can't be used in queries`);
     if (!OPERATORS.has(key)) throw new InvalidQueryError(`Unknown filter operator "${key}"`);
     const operator = key as FilterOperator;
     nodes.push({ type: 'condition', field, operator, value: operand(operator, value[key]) });
@@ -162,12 +182,15 @@ function flag(raw: unknown, operator: string): boolean {
 function scalar(raw: unknown, operator: string): ScalarValue {
   if (raw === null) return null;
   if (typeof raw === 'number') {
-    if (!Number.isFinite(raw)) throw new InvalidQueryError(`The filter value for "${operator}" has to be a finite number`);
+    if (!Number.isFinite(raw))
+      throw new InvalidQueryError(`The filter value for "${operator}" has to be a finite number`);
     return raw;
   }
   if (typeof raw === 'boolean') return raw;
-  if (typeof raw !== 'string') throw new InvalidQueryError(`The filter value for "${operator}" has to be a string, number, or boolean`);
-  if (raw === '') throw new InvalidQueryError(`The filter value for "${operator}" can't be empty. Use "_empty" or "_nempty" instead`);
+  if (typeof raw !== 'string')
+    throw new InvalidQueryError(`The filter value for "${operator}" has to be a string, number, or boolean`);
+  if (raw === '')
+    throw new InvalidQueryError(`The filter value for "${operator}" can't be empty. Use "_empty" or "_nempty" instead`);
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null' || raw === 'NULL') return null;
@@ -182,16 +205,21 @@ export function parseDynamic(raw: string): DynamicValue | null {
   if (raw === '$CURRENT_ROLE') return { dynamic: 'CURRENT_ROLE' };
   if (raw === '$CURRENT_ROLES') return { dynamic: 'CURRENT_ROLES' };
   if (raw === '$CURRENT_POLICIES') return { dynamic: 'CURRENT_POLICIES' };
-  for (const [prefix, dynamic] of [['$CURRENT_USER.', 'CURRENT_USER'], ['$CURRENT_ROLE.', 'CURRENT_ROLE']] as const) {
+  for (const [prefix, dynamic] of [
+    ['$CURRENT_USER.', 'CURRENT_USER'],
+    ['$CURRENT_ROLE.', 'CURRENT_ROLE'],
+  ] as const) {
     if (!raw.startsWith(prefix)) continue;
     const path = raw.slice(prefix.length).split('.');
-    if (path.some((segment) => !/^[A-Za-z_][\w-]*$/.test(segment))) throw new InvalidQueryError(`Invalid dynamic variable "${raw}"`);
+    if (path.some((segment) => !/^[A-Za-z_][\w-]*$/.test(segment)))
+      throw new InvalidQueryError(`Invalid dynamic variable "${raw}"`);
     return { dynamic, path };
   }
   if (raw === '$NOW') return { dynamic: 'NOW', offsetMs: 0 };
   const match = /^\$NOW\(\s*([+-]?)\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*\)$/i.exec(raw);
   if (!match) {
-    if (raw.startsWith('$NOW(')) throw new InvalidQueryError(`Invalid dynamic variable "${raw}"; use e.g. $NOW(-1 year)`);
+    if (raw.startsWith('$NOW('))
+      throw new InvalidQueryError(`Invalid dynamic variable "${raw}"; use e.g. $NOW(-1 year)`);
     return null;
   }
   const unit = UNIT_MS[match[3]!.toLowerCase()];

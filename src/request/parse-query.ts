@@ -25,7 +25,8 @@ export function parseQuery(raw: Record<string, unknown>, options: QueryParseOpti
   if (raw.limit !== undefined) query.limit = parseLimit(raw.limit, options.queryLimitMax);
   if (raw.offset !== undefined) query.offset = parseInteger(raw.offset, 'offset', 0);
   if (raw.page !== undefined) query.page = Math.max(1, parseInteger(raw.page, 'page', 0));
-  if (raw.search !== undefined && typeof raw.search === 'string' && raw.search !== '') query.search = searchTerm(raw.search, 'search');
+  if (raw.search !== undefined && typeof raw.search === 'string' && raw.search !== '')
+    query.search = searchTerm(raw.search, 'search');
   if (raw.meta !== undefined) query.meta = parseMeta(raw.meta);
   // As in Directus, an empty `deep`, `alias`, `aggregate` or `groupBy` is no parameter at all.
   if (raw.deep !== undefined && raw.deep !== '') query.deep = parseDeep(deepObject(raw.deep), options, 'deep');
@@ -42,7 +43,8 @@ export function parseQuery(raw: Record<string, unknown>, options: QueryParseOpti
 
 function parseList(raw: unknown, name: string, parenAware: boolean): string[] {
   const items = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : null;
-  if (!items || items.some((item) => typeof item !== 'string')) throw new InvalidQueryError(`"${name}" has to be a string or an array of strings`);
+  if (!items || items.some((item) => typeof item !== 'string'))
+    throw new InvalidQueryError(`"${name}" has to be a string or an array of strings`);
   return (items as string[])
     .flatMap((item) => (parenAware ? splitTopLevel(item, ',') : item.split(',')))
     .map((item) => item.trim())
@@ -58,7 +60,8 @@ function parseSort(raw: unknown): SortClause[] {
 /** Read as Directus reads it (`Number(text)`): `''` is 0, `1e2` and `5.0` are integers; `1.5` or `x` are not. */
 function parseInteger(raw: unknown, name: string, min: number): number {
   const text = typeof raw === 'number' ? String(raw) : raw;
-  if (typeof text !== 'string' || !Number.isInteger(Number(text))) throw new InvalidQueryError(`"${name}" has to be an integer`);
+  if (typeof text !== 'string' || !Number.isInteger(Number(text)))
+    throw new InvalidQueryError(`"${name}" has to be an integer`);
   const value = text.trim() === '' ? 0 : safeInteger(text.trim(), name);
   if (value < min) throw new InvalidQueryError(`"${name}" has to be ${min} or greater`);
   return value;
@@ -77,7 +80,8 @@ function parseMeta(raw: unknown): MetaKind[] {
   const items = parseList(raw, 'meta', false);
   if (items.includes('*')) return ['total_count', 'filter_count'];
   for (const item of items) {
-    if (item !== 'total_count' && item !== 'filter_count') throw new InvalidQueryError(`"meta" has to be total_count, filter_count or *, not "${item}"`);
+    if (item !== 'total_count' && item !== 'filter_count')
+      throw new InvalidQueryError(`"meta" has to be total_count, filter_count or *, not "${item}"`);
   }
   return [...new Set(items)] as MetaKind[];
 }
@@ -91,7 +95,8 @@ function parseObjectParam(raw: unknown, name: string): Record<string, unknown> {
       throw new InvalidQueryError(`Invalid JSON for ${name} object`);
     }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidQueryError(`"${name}" has to be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidQueryError(`"${name}" has to be an object`);
   return value as Record<string, unknown>;
 }
 
@@ -116,8 +121,10 @@ function parseAlias(raw: unknown): Record<string, string> {
   for (const [key, value] of Object.entries(alias)) {
     if (typeof value !== 'string') throw new InvalidQueryError(`"alias" values have to be strings ("${key}")`);
     // Alias keys are written into the SQL as JSON keys (string literals): no control characters.
-    if (/[\u0000-\u001f]/.test(key) || /[\u0000-\u001f]/.test(value)) throw new InvalidQueryError('"alias" keys and values can\'t contain control characters');
-    if (key.includes('.') || (value.includes('.') && !isJsonFunction(value))) throw new InvalidQueryError(`"alias" keys and values can't contain a "." ("${key}")`);
+    if (/[\u0000-\u001f]/.test(key) || /[\u0000-\u001f]/.test(value))
+      throw new InvalidQueryError('"alias" keys and values can\'t contain control characters');
+    if (key.includes('.') || (value.includes('.') && !isJsonFunction(value)))
+      throw new InvalidQueryError(`"alias" keys and values can't contain a "." ("${key}")`);
   }
   return alias as Record<string, string>;
 }
@@ -134,7 +141,12 @@ function parseAggregate(raw: unknown): Record<string, string[]> {
  * Directus, what cannot be a level is ignored: unknown `_` parameters, `_` keys outside a relation, and relations
  * given something other than an object (the planner also ignores relations the read does not select).
  */
-function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at: string, depth = 1): Record<string, DeepQuery> {
+function parseDeep(
+  raw: Record<string, unknown>,
+  options: QueryParseOptions,
+  at: string,
+  depth = 1,
+): Record<string, DeepQuery> {
   // Checked before recursing: a `deep` JSON string may nest as deep as the client likes.
   if (depth > options.maxRelationalDepth) throw new InvalidQueryError('Max relational depth exceeded');
   const result: Record<string, DeepQuery> = {};
@@ -161,7 +173,8 @@ function parseDeep(raw: Record<string, unknown>, options: QueryParseOptions, at:
           level.page = Math.max(1, parseInteger(param, `${at}[${relation}][_page]`, 0));
           break;
         case '_search':
-          if (typeof param === 'string' && param !== '') level.search = searchTerm(param, `${at}[${relation}][_search]`);
+          if (typeof param === 'string' && param !== '')
+            level.search = searchTerm(param, `${at}[${relation}][_search]`);
           break;
         default:
           if (!key.startsWith('_')) children[key] = param;
@@ -177,8 +190,14 @@ function deepDepth(deep: Record<string, DeepQuery> | undefined): number {
   if (!deep) return 0;
   return Math.max(
     0,
-    ...Object.values(deep).map((level) =>
-      1 + Math.max(deepDepth(level.deep), filterDepth(level.filter), ...(level.sort ?? []).map((s) => splitFieldPath(s.field).length)),
+    ...Object.values(deep).map(
+      (level) =>
+        1 +
+        Math.max(
+          deepDepth(level.deep),
+          filterDepth(level.filter),
+          ...(level.sort ?? []).map((s) => splitFieldPath(s.field).length),
+        ),
     ),
   );
 }
@@ -192,10 +211,14 @@ export function pathDepth(path: string): number {
 }
 
 function checkJsonPaths(query: Query, max: number): void {
-  const calls = [...(query.fields ?? []).map((p) => splitFieldPath(p).pop()!), ...Object.values(query.alias ?? {})].filter(isJsonFunction);
+  const calls = [
+    ...(query.fields ?? []).map((p) => splitFieldPath(p).pop()!),
+    ...Object.values(query.alias ?? {}),
+  ].filter(isJsonFunction);
   for (const call of calls) {
     const depth = jsonPathDepth(parseJsonFunction(call));
-    if (depth > max) throw new InvalidQueryError(`JSON path depth exceeds maximum allowed depth of ${max} (got ${depth})`);
+    if (depth > max)
+      throw new InvalidQueryError(`JSON path depth exceeds maximum allowed depth of ${max} (got ${depth})`);
   }
 }
 
@@ -206,7 +229,8 @@ function checkJsonPaths(query: Query, max: number): void {
  * too.
  */
 export function checkDepth(query: Query, max: number): void {
-  const selected = query.groupBy ?? (query.aggregate && Object.keys(query.aggregate).length ? [] : (query.fields ?? []));
+  const selected =
+    query.groupBy ?? (query.aggregate && Object.keys(query.aggregate).length ? [] : (query.fields ?? []));
   const paths = [...selected, ...(query.sort ?? []).map((s) => s.field)];
   const deepest = Math.max(0, ...paths.map(pathDepth), filterDepth(query.filter), deepDepth(query.deep));
   if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');

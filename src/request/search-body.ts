@@ -12,7 +12,11 @@ const SearchBody = compileSchema(
     Type.Object(
       {
         query: Type.Optional(Type.Object({}, { errorMessage: '"query" must be an object' })),
-        keys: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number(), Type.Object({})], { errorMessage: KEYS }), { errorMessage: KEYS })),
+        keys: Type.Optional(
+          Type.Array(Type.Union([Type.String(), Type.Number(), Type.Object({})], { errorMessage: KEYS }), {
+            errorMessage: KEYS,
+          }),
+        ),
       },
       { additionalProperties: false, errorMessage: { type: '"body" must be an object' } },
     ),

@@ -31,8 +31,14 @@ const Keys = Type.Array(Key(`"{path}" ${KEY}`));
 
 /** `{keys}` or `{query}`, exactly one of them (Joi's wording for both faults). */
 const KeysOrQuery = [
-  Type.Unsafe({ not: { required: ['keys', 'query'] }, errorMessage: '"value" contains a conflict between exclusive peers [keys, query]' }),
-  Type.Unsafe({ anyOf: [{ required: ['keys'] }, { required: ['query'] }], errorMessage: '"value" must contain at least one of [keys, query]' }),
+  Type.Unsafe({
+    not: { required: ['keys', 'query'] },
+    errorMessage: '"value" contains a conflict between exclusive peers [keys, query]',
+  }),
+  Type.Unsafe({
+    anyOf: [{ required: ['keys'] }, { required: ['query'] }],
+    errorMessage: '"value" must contain at least one of [keys, query]',
+  }),
   Type.Object({ keys: Type.Optional(Keys), query: Type.Optional(Type.Object({}, { errorMessage: OBJECT })) }),
 ];
 
@@ -50,7 +56,14 @@ const UpdateBody = compileSchema(
       Items,
       Type.Intersect([
         Item,
-        Type.Object({ keys: Type.Optional(Type.Unknown()), query: Type.Optional(Type.Unknown()), data: Type.Optional(Type.Unknown()) }, { additionalProperties: false }),
+        Type.Object(
+          {
+            keys: Type.Optional(Type.Unknown()),
+            query: Type.Optional(Type.Unknown()),
+            data: Type.Optional(Type.Unknown()),
+          },
+          { additionalProperties: false },
+        ),
         Type.Object({ data: Item }),
         ...KeysOrQuery,
       ]),
@@ -64,14 +77,25 @@ const DeleteBody = compileSchema(
     Present(REQUIRED),
     IfArray(
       Type.Array(Key(`"value{path}" ${KEY}`)),
-      Type.Intersect([Item, Type.Object({ keys: Type.Optional(Type.Unknown()), query: Type.Optional(Type.Unknown()) }, { additionalProperties: false }), ...KeysOrQuery]),
+      Type.Intersect([
+        Item,
+        Type.Object(
+          { keys: Type.Optional(Type.Unknown()), query: Type.Optional(Type.Unknown()) },
+          { additionalProperties: false },
+        ),
+        ...KeysOrQuery,
+      ]),
     ),
   ]),
 );
 
 /** PATCH /users/me/track/page: the page the app shows. */
 const TrackPageBody = compileSchema(
-  Type.Intersect([Present(REQUIRED), Item, Type.Object({ last_page: Type.String({ minLength: 1, errorMessage: '"last_page" key is required' }) })]),
+  Type.Intersect([
+    Present(REQUIRED),
+    Item,
+    Type.Object({ last_page: Type.String({ minLength: 1, errorMessage: '"last_page" key is required' }) }),
+  ]),
 );
 
 export function parseCreateBody(body: unknown): { many: boolean; items: Payload[] } {
@@ -91,11 +115,15 @@ export function parseUpdateBody(body: unknown, options: QueryParseOptions): Upda
   const checked = checkBody(UpdateBody, body) as Payload[] | { keys?: BodyKey[]; query?: Payload; data: Payload };
   if (Array.isArray(checked)) return { kind: 'batch', items: checked };
   const { data } = checked;
-  return checked.keys !== undefined ? { kind: 'keys', keys: checked.keys, data } : { kind: 'query', query: parseQuery(checked.query!, options), data };
+  return checked.keys !== undefined
+    ? { kind: 'keys', keys: checked.keys, data }
+    : { kind: 'query', query: parseQuery(checked.query!, options), data };
 }
 
 export function parseDeleteBody(body: unknown, options: QueryParseOptions): DeleteBody {
   const checked = checkBody(DeleteBody, body) as BodyKey[] | { keys?: BodyKey[]; query?: Payload };
   if (Array.isArray(checked)) return { kind: 'keys', keys: checked };
-  return checked.keys !== undefined ? { kind: 'keys', keys: checked.keys } : { kind: 'query', query: parseQuery(checked.query!, options) };
+  return checked.keys !== undefined
+    ? { kind: 'keys', keys: checked.keys }
+    : { kind: 'query', query: parseQuery(checked.query!, options) };
 }

@@ -40,7 +40,13 @@ function target<T extends object>(current: T | undefined, changes: Change[], wha
 function fieldBody(field: SnapshotField, creating: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = { field: field.field, type: field.type, meta: field.meta };
   if (field.schema) {
-    const { name: _n, table: _t, foreign_key_table: _ft, foreign_key_column: _fc, ...schema } = field.schema as Record<string, Json>;
+    const {
+      name: _n,
+      table: _t,
+      foreign_key_table: _ft,
+      foreign_key_column: _fc,
+      ...schema
+    } = field.schema as Record<string, Json>;
     if (!creating) {
       delete schema.is_primary_key;
       delete schema.has_auto_increment;
@@ -55,9 +61,15 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
   const fields = new Map(current.fields.map((f) => [`${f.collection}.${f.field}`, f]));
   const relations = new Map(current.relations.map((r) => [`${r.collection}.${r.field}`, r]));
 
-  const collectionTargets = diff.collections.map((e) => target(collections.get(e.collection), e.diff, `collection "${e.collection}"`));
-  const fieldTargets = diff.fields.map((e) => target(fields.get(`${e.collection}.${e.field}`), e.diff, `field "${e.collection}.${e.field}"`));
-  const relationTargets = diff.relations.map((e) => target(relations.get(`${e.collection}.${e.field}`), e.diff, `relation "${e.collection}.${e.field}"`));
+  const collectionTargets = diff.collections.map((e) =>
+    target(collections.get(e.collection), e.diff, `collection "${e.collection}"`),
+  );
+  const fieldTargets = diff.fields.map((e) =>
+    target(fields.get(`${e.collection}.${e.field}`), e.diff, `field "${e.collection}.${e.field}"`),
+  );
+  const relationTargets = diff.relations.map((e) =>
+    target(relations.get(`${e.collection}.${e.field}`), e.diff, `relation "${e.collection}.${e.field}"`),
+  );
   const created = new Set(collectionTargets.filter((t) => t.kind === 'create').map((t) => t.item.collection));
   const deleted = new Set(collectionTargets.filter((t) => t.kind === 'delete').map((t) => t.item.collection));
 
@@ -65,16 +77,27 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
   for (const t of collectionTargets) {
     if (t.kind !== 'create') continue;
     const { collection, meta, schema } = t.item;
-    const own = fieldTargets.filter((f) => f.kind === 'create' && f.item.collection === collection).map((f) => fieldBody(f.item as SnapshotField, true));
+    const own = fieldTargets
+      .filter((f) => f.kind === 'create' && f.item.collection === collection)
+      .map((f) => fieldBody(f.item as SnapshotField, true));
     steps.push({
       description: `create collection "${collection}"${schema ? ` with ${own.length} field${own.length === 1 ? '' : 's'}` : ' (folder)'}`,
-      run: (ctx, acc) => ctx.collections.create(acc, { collection, meta, schema: schema ? { name: collection } : null, ...(schema ? { fields: own } : {}) }),
+      run: (ctx, acc) =>
+        ctx.collections.create(acc, {
+          collection,
+          meta,
+          schema: schema ? { name: collection } : null,
+          ...(schema ? { fields: own } : {}),
+        }),
     });
   }
   for (const t of fieldTargets) {
     const { collection, field } = t.item;
     if (t.kind === 'create' && !created.has(collection)) {
-      steps.push({ description: `create field "${collection}.${field}" (${t.item.type})`, run: (ctx, acc) => ctx.fields.create(acc, collection, fieldBody(t.item, true)) });
+      steps.push({
+        description: `create field "${collection}.${field}" (${t.item.type})`,
+        run: (ctx, acc) => ctx.fields.create(acc, collection, fieldBody(t.item, true)),
+      });
     } else if (t.kind === 'update') {
       const dropMeta = t.item.meta === null && t.before.meta !== null;
       const body = fieldBody(t.item, false);
@@ -92,15 +115,28 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
     if (t.kind !== 'update') continue;
     const { collection, meta } = t.item;
     if (meta === null) {
-      steps.push({ description: `remove collection "${collection}" settings`, run: (ctx) => dropMetaRow(ctx, 'service_collections', { collection }) });
-    } else steps.push({ description: `change collection "${collection}" settings`, run: (ctx, acc) => ctx.collections.update(acc, collection, { meta }) });
+      steps.push({
+        description: `remove collection "${collection}" settings`,
+        run: (ctx) => dropMetaRow(ctx, 'service_collections', { collection }),
+      });
+    } else
+      steps.push({
+        description: `change collection "${collection}" settings`,
+        run: (ctx, acc) => ctx.collections.update(acc, collection, { meta }),
+      });
   }
   for (const t of relationTargets) {
     const { collection, field, related_collection, meta, schema } = t.item;
-    const body = { meta, schema: schema ? { on_delete: (schema as Record<string, Json>).on_delete ?? 'NO ACTION' } : null };
+    const body = {
+      meta,
+      schema: schema ? { on_delete: (schema as Record<string, Json>).on_delete ?? 'NO ACTION' } : null,
+    };
     // A foreign key without metadata (meta null) stays without: its metadata row, if one was made, goes.
     const dropMeta = meta === null && (t.kind === 'create' || (t.kind === 'update' && t.before.meta !== null));
-    const metaGone = (ctx: AppContext) => (dropMeta ? dropMetaRow(ctx, 'service_relations', { many_collection: collection, many_field: field }) : Promise.resolve());
+    const metaGone = (ctx: AppContext) =>
+      dropMeta
+        ? dropMetaRow(ctx, 'service_relations', { many_collection: collection, many_field: field })
+        : Promise.resolve();
     if (t.kind === 'create') {
       steps.push({
         description: `create relation "${collection}.${field}"${related_collection ? ` → "${related_collection}"` : ''}`,
@@ -122,23 +158,36 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
   for (const t of relationTargets) {
     if (t.kind !== 'delete' || deleted.has(t.item.collection)) continue;
     const { collection, field } = t.item;
-    steps.push({ description: `delete relation "${collection}.${field}"`, run: (ctx, acc) => ctx.relations.delete(acc, collection, field) });
+    steps.push({
+      description: `delete relation "${collection}.${field}"`,
+      run: (ctx, acc) => ctx.relations.delete(acc, collection, field),
+    });
   }
   for (const t of fieldTargets) {
     if (t.kind !== 'delete' || deleted.has(t.item.collection)) continue;
     const { collection, field } = t.item;
-    steps.push({ description: `delete field "${collection}.${field}"`, run: (ctx, acc) => ctx.fields.delete(acc, collection, field) });
+    steps.push({
+      description: `delete field "${collection}.${field}"`,
+      run: (ctx, acc) => ctx.fields.delete(acc, collection, field),
+    });
   }
   for (const t of collectionTargets) {
     if (t.kind !== 'delete') continue;
     const { collection } = t.item;
-    steps.push({ description: `delete collection "${collection}" and its data`, run: (ctx, acc) => ctx.collections.delete(acc, collection) });
+    steps.push({
+      description: `delete collection "${collection}" and its data`,
+      run: (ctx, acc) => ctx.collections.delete(acc, collection),
+    });
   }
   return steps;
 }
 
 /** A metadata row the snapshot does not have (meta null): removed, as one schema change. */
-async function dropMetaRow(context: AppContext, table: 'service_fields' | 'service_collections' | 'service_relations', where: Record<string, string>): Promise<void> {
+async function dropMetaRow(
+  context: AppContext,
+  table: 'service_fields' | 'service_collections' | 'service_relations',
+  where: Record<string, string>,
+): Promise<void> {
   await context.schemaChanges.run(() => {
     const plan = new SchemaChangePlan(`The metadata of "${Object.values(where).join('.')}" could not be removed`);
     plan.write({ kind: 'deleteRows', table, where });
@@ -150,7 +199,12 @@ async function dropMetaRow(context: AppContext, table: 'service_fields' | 'servi
  * Runs the steps in order, as one batch; a failure answers its own error with `failed` (the step) and `applied` (the
  * steps that stay applied: none where the batch rolled back, the ones before it on MySQL/MariaDB).
  */
-export async function runApply(steps: ApplyStep[], context: AppContext, accountability: Accountability, onStep?: (step: ApplyStep) => void): Promise<string[]> {
+export async function runApply(
+  steps: ApplyStep[],
+  context: AppContext,
+  accountability: Accountability,
+  onStep?: (step: ApplyStep) => void,
+): Promise<string[]> {
   const atomic = context.db.dialect.ddl.transactional;
   return context.schemaChanges.batch(async () => {
     const applied: string[] = [];
@@ -163,11 +217,16 @@ export async function runApply(steps: ApplyStep[], context: AppContext, accounta
         const outcome = atomic
           ? `nothing was applied${applied.length ? ` (${applied.length} earlier step${applied.length === 1 ? '' : 's'} rolled back)` : ''}`
           : `${applied.length} step${applied.length === 1 ? '' : 's'} applied before`;
-        throw new ServiceError(error.code, error.status, `${error.message} (while applying: ${step.description}; ${outcome})`, {
-          ...error.extensions,
-          applied: kept,
-          failed: step.description,
-        });
+        throw new ServiceError(
+          error.code,
+          error.status,
+          `${error.message} (while applying: ${step.description}; ${outcome})`,
+          {
+            ...error.extensions,
+            applied: kept,
+            failed: step.description,
+          },
+        );
       }
       applied.push(step.description);
       onStep?.(step);

@@ -21,7 +21,11 @@ export interface DiffAnswer {
   diff: SchemaDiff;
 }
 
-function diffItems<T extends object>(current: T[], wanted: T[], key: (item: T) => string): { key: string; item: T; diff: Change[] }[] {
+function diffItems<T extends object>(
+  current: T[],
+  wanted: T[],
+  key: (item: T) => string,
+): { key: string; item: T; diff: Change[] }[] {
   const before = new Map(current.map((item) => [key(item), item]));
   const after = new Map(wanted.map((item) => [key(item), item]));
   const out: { key: string; item: T; diff: Change[] }[] = [];
@@ -33,15 +37,24 @@ function diffItems<T extends object>(current: T[], wanted: T[], key: (item: T) =
       if (changes?.length) out.push({ key: k, item, diff: changes });
     }
   }
-  for (const [k, item] of before) if (!after.has(k)) out.push({ key: k, item, diff: [{ kind: 'D', lhs: item as unknown as Json }] });
+  for (const [k, item] of before)
+    if (!after.has(k)) out.push({ key: k, item, diff: [{ kind: 'D', lhs: item as unknown as Json }] });
   return out;
 }
 
 export function diffSnapshots(current: Snapshot, wanted: Snapshot): SchemaDiff {
   return {
-    collections: diffItems<SnapshotCollection>(current.collections, wanted.collections, (c) => c.collection).map(({ item, diff }) => ({ collection: item.collection, diff })),
-    fields: diffItems<SnapshotField>(current.fields, wanted.fields, (f) => `${f.collection}.${f.field}`).map(({ item, diff }) => ({ collection: item.collection, field: item.field, diff })),
-    relations: diffItems<SnapshotRelation>(current.relations, wanted.relations, (r) => `${r.collection}.${r.field}`).map(({ item, diff }) => ({
+    collections: diffItems<SnapshotCollection>(current.collections, wanted.collections, (c) => c.collection).map(
+      ({ item, diff }) => ({ collection: item.collection, diff }),
+    ),
+    fields: diffItems<SnapshotField>(current.fields, wanted.fields, (f) => `${f.collection}.${f.field}`).map(
+      ({ item, diff }) => ({ collection: item.collection, field: item.field, diff }),
+    ),
+    relations: diffItems<SnapshotRelation>(
+      current.relations,
+      wanted.relations,
+      (r) => `${r.collection}.${r.field}`,
+    ).map(({ item, diff }) => ({
       collection: item.collection,
       field: item.field,
       related_collection: item.related_collection,
@@ -63,7 +76,10 @@ const Named = (names: string[]) =>
     Type.Unsafe({
       type: ['object', 'array'],
       not: { type: 'array' },
-      allOf: names.map((name) => ({ required: [name], properties: { [name]: { type: 'string', errorMessage: '"{path}" must be a string' } } })),
+      allOf: names.map((name) => ({
+        required: [name],
+        properties: { [name]: { type: 'string', errorMessage: '"{path}" must be a string' } },
+      })),
       errorMessage: { type: '"{path}" must be an object', not: `"{path}.${names[0]}" must be a string` },
     }),
   );
@@ -71,7 +87,9 @@ const Named = (names: string[]) =>
 const SnapshotShape = compileSchema(
   Type.Intersect(
     [
-      ...['collections', 'fields', 'relations'].map((key) => Type.Object({ [key]: Type.Array(Type.Unknown(), { errorMessage: '"{path}" must be an array' }) })),
+      ...['collections', 'fields', 'relations'].map((key) =>
+        Type.Object({ [key]: Type.Array(Type.Unknown(), { errorMessage: '"{path}" must be an array' }) }),
+      ),
       Type.Object({ collections: Named(['collection']) }),
       Type.Object({ fields: Named(['collection', 'field', 'type']) }),
       Type.Object({ relations: Named(['collection', 'field']) }),
@@ -94,7 +112,10 @@ const entry = (key: string) => {
   const message = `"diff.${key}[{index}]" must name its collection${key === 'collections' ? '' : ' and field'} and hold a "diff" array`;
   const names = key === 'collections' ? ['collection'] : ['collection', 'field'];
   const properties = Object.fromEntries(names.map((name) => [name, Type.String({ errorMessage: message })]));
-  return Type.Object({ ...properties, diff: Type.Array(Type.Unknown(), { errorMessage: message }) }, { errorMessage: message });
+  return Type.Object(
+    { ...properties, diff: Type.Array(Type.Unknown(), { errorMessage: message }) },
+    { errorMessage: message },
+  );
 };
 
 const DiffAnswerBody = compileSchema(Type.Object({}, { errorMessage: 'Body must be {hash, diff}' }));
@@ -102,13 +123,16 @@ const DiffAnswerBody = compileSchema(Type.Object({}, { errorMessage: 'Body must 
 const DiffAnswerShape = compileSchema(
   Type.Intersect(
     [
-    Type.Object({ hash: Type.String({ errorMessage: '"hash" is required' }) }),
-    Type.Object({ diff: Type.Unsafe({ type: ['object', 'array'], errorMessage: '"diff" is required' }) }),
-    ...['collections', 'fields', 'relations'].map((key) =>
-      Type.Object({
-        diff: Type.Object({ [key]: Type.Array(entry(key), { errorMessage: `"diff.${key}" must be an array` }) }, { errorMessage: { type: `"diff.${key}" must be an array` } }),
-      }),
-    ),
+      Type.Object({ hash: Type.String({ errorMessage: '"hash" is required' }) }),
+      Type.Object({ diff: Type.Unsafe({ type: ['object', 'array'], errorMessage: '"diff" is required' }) }),
+      ...['collections', 'fields', 'relations'].map((key) =>
+        Type.Object({
+          diff: Type.Object(
+            { [key]: Type.Array(entry(key), { errorMessage: `"diff.${key}" must be an array` }) },
+            { errorMessage: { type: `"diff.${key}" must be an array` } },
+          ),
+        }),
+      ),
     ],
     { errorMessage: { type: '"hash" is required' } },
   ),

@@ -20,10 +20,14 @@ export class SchemaSync {
     const current = this.snapshot(accountability);
     const wanted = parseSnapshot(body);
     if (!force && wanted.vendor !== current.vendor) {
-      throw new InvalidPayloadError(`The snapshot was taken on ${wanted.vendor}, this database is ${current.vendor}; pass "force" to compare them anyway`);
+      throw new InvalidPayloadError(
+        `The snapshot was taken on ${wanted.vendor}, this database is ${current.vendor}; pass "force" to compare them anyway`,
+      );
     }
     if (!force && wanted.directus !== current.directus) {
-      throw new InvalidPayloadError(`The snapshot was taken with version ${wanted.directus}, this is ${current.directus}; pass "force" to compare them anyway`);
+      throw new InvalidPayloadError(
+        `The snapshot was taken with version ${wanted.directus}, this is ${current.directus}; pass "force" to compare them anyway`,
+      );
     }
     const diff = diffSnapshots(current, wanted);
     return isEmptyDiff(diff) ? null : { hash: snapshotHash(current), diff };
@@ -33,7 +37,10 @@ export class SchemaSync {
   plan(accountability: Accountability, body: unknown): ApplyStep[] {
     const current = this.snapshot(accountability);
     const { hash, diff } = parseDiffAnswer(body);
-    if (hash !== snapshotHash(current)) throw new InvalidPayloadError("The diff was computed against a different schema than the current one (hash mismatch); compute it again");
+    if (hash !== snapshotHash(current))
+      throw new InvalidPayloadError(
+        'The diff was computed against a different schema than the current one (hash mismatch); compute it again',
+      );
     return planApply(current, diff);
   }
 

@@ -82,7 +82,13 @@ export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
     const collection = schema.collections[name]!;
     return collection.fieldOrder
       .map((f) => collection.fields[f]!)
-      .map((field) => ({ collection: name, field: field.field, type: field.type, meta: withoutId(field.meta), schema: fieldSchema(field, name) }));
+      .map((field) => ({
+        collection: name,
+        field: field.field,
+        type: field.type,
+        meta: withoutId(field.meta),
+        schema: fieldSchema(field, name),
+      }));
   });
   fields.sort((a, b) => a.collection.localeCompare(b.collection) || a.field.localeCompare(b.field));
   const relations = schema.relations

@@ -5,7 +5,18 @@ import { Type, type Static } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import { checkBody, compileSchema, Nullable } from '../request/body-check.js';
 import { parseFieldCreate, type FieldInput } from './field-input.js';
-import { defined, Name, ObjectOf, ObjectSteps, OptionalArray, OptionalBoolean, OptionalInteger, OptionalOneOf, OptionalString, type Body } from './input-checks.js';
+import {
+  defined,
+  Name,
+  ObjectOf,
+  ObjectSteps,
+  OptionalArray,
+  OptionalBoolean,
+  OptionalInteger,
+  OptionalOneOf,
+  OptionalString,
+  type Body,
+} from './input-checks.js';
 import type { CollectionMeta } from './types.js';
 
 export type CollectionMetaInput = Partial<Omit<CollectionMeta, 'collection'>>;
@@ -20,7 +31,10 @@ export interface CollectionInput {
 
 // Archive values are stored as text; numbers and booleans are accepted as their text.
 const ArchiveValue = Type.Optional(
-  Type.Unsafe<string | number | boolean | null>({ type: ['string', 'number', 'boolean', 'null'], errorMessage: '"{path}" must be a string' }),
+  Type.Unsafe<string | number | boolean | null>({
+    type: ['string', 'number', 'boolean', 'null'],
+    errorMessage: '"{path}" must be a string',
+  }),
 );
 
 const Meta = Type.Object({
@@ -62,7 +76,10 @@ const CollectionUpdate = compileSchema(ObjectSteps('Payload', [OptionalMeta]));
 
 /** One element of PATCH /collections (array), or the change of `{keys, data}`. */
 const BatchItem = compileSchema(
-  ObjectSteps('Each collection', [Type.Object({ collection: Type.String({ errorMessage: '"collection" is required' }) }), OptionalMeta]),
+  ObjectSteps('Each collection', [
+    Type.Object({ collection: Type.String({ errorMessage: '"collection" is required' }) }),
+    OptionalMeta,
+  ]),
 );
 
 const SUBMITTED = 'Submitted body has to be an array, or an object with "keys" and "data"';
@@ -70,7 +87,10 @@ const SUBMITTED = 'Submitted body has to be an array, or an object with "keys" a
 /** Directus's `{keys, data: {meta}}`: one change for several collections. */
 const KeysAndData = compileSchema(
   ObjectSteps('Payload', [
-    Type.Object({ keys: Type.Array(Type.String({ errorMessage: SUBMITTED }), { errorMessage: SUBMITTED }), data: Type.Unknown({ errorMessage: SUBMITTED }) }),
+    Type.Object({
+      keys: Type.Array(Type.String({ errorMessage: SUBMITTED }), { errorMessage: SUBMITTED }),
+      data: Type.Unknown({ errorMessage: SUBMITTED }),
+    }),
     Type.Object({ data: ObjectOf('"data"') }),
   ]),
 );
@@ -81,9 +101,11 @@ export const SYSTEM_PREFIX = 'service_';
 export function parseCollectionCreate(body: unknown): CollectionInput {
   const object = checkBody(CollectionCreate, body);
   const { collection } = object;
-  if (collection.toLowerCase().startsWith(SYSTEM_PREFIX)) throw new InvalidPayloadError(`Collections can't start with "${SYSTEM_PREFIX}"`);
+  if (collection.toLowerCase().startsWith(SYSTEM_PREFIX))
+    throw new InvalidPayloadError(`Collections can't start with "${SYSTEM_PREFIX}"`);
   const input: CollectionInput = { collection };
-  if (object.meta !== undefined) input.meta = object.meta === null ? null : parseCollectionMeta(object.meta, collection);
+  if (object.meta !== undefined)
+    input.meta = object.meta === null ? null : parseCollectionMeta(object.meta, collection);
   if (object.schema !== undefined) input.schema = object.schema;
   if (object.fields !== undefined && object.fields !== null) {
     const fields = object.fields.map((field) => parseFieldCreate(field, collection));
@@ -110,7 +132,10 @@ export function parseCollectionUpdate(body: unknown, collection: string): Collec
 /** One `{collection, meta}` of PATCH /collections: the collection and its meta change, if any. */
 export function parseCollectionBatchItem(body: unknown): [string, CollectionMetaInput | undefined] {
   const object = checkBody(BatchItem, body);
-  return [object.collection, object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(object.meta, object.collection)];
+  return [
+    object.collection,
+    object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(object.meta, object.collection),
+  ];
 }
 
 /** `{keys, data}` as the array of `{collection, meta}` items it stands for. */
@@ -120,9 +145,11 @@ export function parseCollectionKeysAndData(body: unknown): Body[] {
 }
 
 function parseCollectionMeta(meta: MetaBody, collection: string): CollectionMetaInput {
-  if (meta.collection !== undefined && meta.collection !== null && meta.collection !== collection) throw new InvalidPayloadError(`"meta.collection" must be "${collection}"`);
+  if (meta.collection !== undefined && meta.collection !== null && meta.collection !== collection)
+    throw new InvalidPayloadError(`"meta.collection" must be "${collection}"`);
   const bool = (value: boolean | null | undefined, fallback: boolean) => (value === null ? fallback : value);
-  const text = (value: string | number | boolean | null | undefined) => (value === undefined || value === null ? value : String(value));
+  const text = (value: string | number | boolean | null | undefined) =>
+    value === undefined || value === null ? value : String(value);
   return defined<CollectionMetaInput>({
     icon: meta.icon,
     note: meta.note,

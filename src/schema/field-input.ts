@@ -47,7 +47,16 @@ export const CREATABLE_TYPES: readonly ServiceType[] = [
 
 /** Directus's alias types: all create an `alias` field (no column) with the type as its special flag. */
 const ALIAS_TYPES = new Set(['alias', 'o2m', 'm2m', 'm2a', 'o2a', 'files', 'translations', 'group']);
-const UNSUPPORTED_TYPES = new Set(['geometry', 'geometry.Point', 'geometry.LineString', 'geometry.Polygon', 'geometry.MultiPoint', 'geometry.MultiLineString', 'geometry.MultiPolygon', 'unknown']);
+const UNSUPPORTED_TYPES = new Set([
+  'geometry',
+  'geometry.Point',
+  'geometry.LineString',
+  'geometry.Polygon',
+  'geometry.MultiPoint',
+  'geometry.MultiLineString',
+  'geometry.MultiPolygon',
+  'unknown',
+]);
 
 export const WIDTHS = ['half', 'half-left', 'half-right', 'half-space', 'full', 'fill'] as const;
 
@@ -78,7 +87,6 @@ export interface FieldInput {
   meta?: MetaInput | null;
   schema?: SchemaInput | null;
 }
-
 
 const Meta = Type.Object({
   translations: OptionalArray(),
@@ -112,7 +120,10 @@ const Schema = Type.Object({
   is_generated: OptionalFlag(),
   comment: OptionalString(),
   default_value: Type.Optional(
-    Type.Unsafe({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], errorMessage: '"schema.default_value" must be a string, number, boolean, object, array or null' }),
+    Type.Unsafe({
+      type: ['string', 'number', 'boolean', 'object', 'array', 'null'],
+      errorMessage: '"schema.default_value" must be a string, number, boolean, object, array or null',
+    }),
   ),
 });
 
@@ -128,7 +139,9 @@ type FieldBody = Static<ReturnType<typeof field>>;
 
 const FieldBody = compileSchema(field('Payload'));
 /** A new field names its type. */
-const FieldCreate = compileSchema(ObjectSteps('Payload', [...fieldSteps, Type.Object({ type: Type.String({ errorMessage: '"type" is required' }) })]));
+const FieldCreate = compileSchema(
+  ObjectSteps('Payload', [...fieldSteps, Type.Object({ type: Type.String({ errorMessage: '"type" is required' }) })]),
+);
 const BatchItem = compileSchema(field('Each field'));
 const Payload = compileSchema(ObjectOf('Payload'));
 
@@ -139,7 +152,9 @@ export function parseFieldCreate(body: unknown, collection: string): FieldInput 
 export function parseFieldUpdate(body: unknown, collection: string, field: string): FieldInput {
   const object = checkBody(Payload, body) as Body;
   if (object.field !== undefined && object.field !== field) {
-    throw new InvalidPayloadError(`Field "${field}" can't be renamed to "${String(object.field)}": renaming fields is not supported`);
+    throw new InvalidPayloadError(
+      `Field "${field}" can't be renamed to "${String(object.field)}": renaming fields is not supported`,
+    );
   }
   return parseField(checkBody(FieldBody, { ...object, field }), collection);
 }
@@ -180,7 +195,8 @@ function parseField(body: FieldBody & Body, collection: string): FieldInput {
 }
 
 function parseMeta(meta: Static<typeof Meta> & Body, field: string): MetaInput {
-  if (meta.field !== undefined && meta.field !== null && meta.field !== field) throw new InvalidPayloadError(`"meta.field" must be "${field}"`);
+  if (meta.field !== undefined && meta.field !== null && meta.field !== field)
+    throw new InvalidPayloadError(`"meta.field" must be "${field}"`);
   return defined<MetaInput>({
     special: stringList(meta.special),
     interface: meta.interface,

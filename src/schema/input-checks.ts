@@ -21,15 +21,23 @@ export function Name(what: 'Collection' | 'Field', required = `${what} name is r
     minLength: 1,
     maxLength: MAX_NAME_BYTES,
     pattern: '^[A-Za-z0-9_][A-Za-z0-9_-]*$',
-    errorMessage: { required, type: `${what} name is required`, minLength: `${what} name is required`, maxLength: invalid, pattern: invalid },
+    errorMessage: {
+      required,
+      type: `${what} name is required`,
+      minLength: `${what} name is required`,
+      maxLength: invalid,
+      pattern: invalid,
+    },
   });
 }
 
 /** An object body (`what` names it in the message: `Payload`, `Each field`) with these keys. */
-export const ObjectOf = (what: string, properties: TProperties = {}) => Type.Object(properties, { errorMessage: { type: `${what} must be an object` } });
+export const ObjectOf = (what: string, properties: TProperties = {}) =>
+  Type.Object(properties, { errorMessage: { type: `${what} must be an object` } });
 
 /** An object body checked in steps, in order: the first step that fails is the one reported. */
-export const ObjectSteps = <T extends TSchema[]>(what: string, steps: [...T]) => Type.Intersect(steps, { errorMessage: { type: `${what} must be an object` } });
+export const ObjectSteps = <T extends TSchema[]>(what: string, steps: [...T]) =>
+  Type.Intersect(steps, { errorMessage: { type: `${what} must be an object` } });
 
 /** `key: {...}` or `key: null`, or not given. */
 export const OptionalObject = (properties: TProperties = {}) => Type.Optional(Nullable(Type.Object(properties)));
@@ -42,12 +50,18 @@ export const OptionalBoolean = () => Type.Optional(Nullable(Type.Boolean()));
 export const OptionalFlag = () => Type.Optional(Type.Boolean());
 
 export const OptionalInteger = (min: number, max: number) =>
-  Type.Optional(Nullable(Type.Integer({ minimum: min, maximum: max }), { errorMessage: `"{path}" must be an integer from ${min} to ${max}` }));
+  Type.Optional(
+    Nullable(Type.Integer({ minimum: min, maximum: max }), {
+      errorMessage: `"{path}" must be an integer from ${min} to ${max}`,
+    }),
+  );
 
 export const OptionalArray = () => Type.Optional(Nullable(Type.Array(Type.Unknown())));
 
 export const OptionalOneOf = <const V extends readonly string[]>(values: V) =>
-  Type.Optional(OneOf(values, { nullable: true, errorMessage: `"{path}" must be one of ${values.join(', ')} or null` }));
+  Type.Optional(
+    OneOf(values, { nullable: true, errorMessage: `"{path}" must be one of ${values.join(', ')} or null` }),
+  );
 
 /** A list of strings sent as an array or as CSV text. */
 export const OptionalStringList = () =>
@@ -62,7 +76,12 @@ export const OptionalStringList = () =>
 
 /** The list a checked OptionalStringList holds. */
 export function stringList(value: string | string[] | null | undefined): string[] | null | undefined {
-  return typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+  return typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : value;
 }
 
 /** Copies the keys of `from` that are not undefined. */

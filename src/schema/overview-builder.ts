@@ -17,7 +17,6 @@ import { attachRelationalLinks } from './relation-links.js';
 import { SYSTEM_FIELDS, SYSTEM_RELATIONS, systemCollectionMeta } from './system-meta.js';
 import type { Row } from '../db/connection.js';
 
-
 export interface OverviewInput {
   tables: TableInfo[];
   collections: Row[];
@@ -27,7 +26,15 @@ export interface OverviewInput {
   version: number;
 }
 
-const SEARCHABLE: ReadonlySet<ServiceType> = new Set(['string', 'text', 'integer', 'bigInteger', 'float', 'decimal', 'uuid']);
+const SEARCHABLE: ReadonlySet<ServiceType> = new Set([
+  'string',
+  'text',
+  'integer',
+  'bigInteger',
+  'float',
+  'decimal',
+  'uuid',
+]);
 const TEXTUAL_COLUMN = /char|text|uuid|clob|string/i;
 
 export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
@@ -37,8 +44,21 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
   // Built-in metadata of the service_* tables, unless the database holds its own rows for the same fields.
   input = {
     ...input,
-    fields: [...input.fields, ...SYSTEM_FIELDS.filter((row) => present.has(String(row.collection)) && !ownFields.has(`${row.collection}\u0000${row.field}`))],
-    relations: [...input.relations, ...SYSTEM_RELATIONS.filter((row) => present.has(String(row.many_collection)) && present.has(String(row.one_collection)) && !ownRelations.has(`${row.many_collection}\u0000${row.many_field}`))],
+    fields: [
+      ...input.fields,
+      ...SYSTEM_FIELDS.filter(
+        (row) => present.has(String(row.collection)) && !ownFields.has(`${row.collection}\u0000${row.field}`),
+      ),
+    ],
+    relations: [
+      ...input.relations,
+      ...SYSTEM_RELATIONS.filter(
+        (row) =>
+          present.has(String(row.many_collection)) &&
+          present.has(String(row.one_collection)) &&
+          !ownRelations.has(`${row.many_collection}\u0000${row.many_field}`),
+      ),
+    ],
   };
   const collectionMeta = new Map(input.collections.map((row) => [String(row.collection), decodeCollectionMeta(row)]));
   const fieldMeta = new Map<string, FieldMeta[]>();
@@ -57,7 +77,9 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
       fields[column.name] = fieldFor(column.name, column, metas.get(column.name) ?? null, input.mapType);
       order.push(column.name);
     }
-    const aliases = [...metas.values()].filter((m) => !(m.field in fields)).sort((a, b) => (a.sort ?? 0) - (b.sort ?? 0));
+    const aliases = [...metas.values()]
+      .filter((m) => !(m.field in fields))
+      .sort((a, b) => (a.sort ?? 0) - (b.sort ?? 0));
     for (const meta of aliases) {
       fields[meta.field] = fieldFor(meta.field, null, meta, input.mapType);
       order.push(meta.field);
@@ -83,7 +105,20 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
   }
   for (const [name, meta] of collectionMeta) {
     if (collections[name]) continue;
-    collections[name] = { collection: name, primary: null, keyFields: [], singleton: meta.singleton, sortField: null, fields: Object.create(null), fieldOrder: [], meta, schema: null, system: false, view: false, links: Object.create(null) };
+    collections[name] = {
+      collection: name,
+      primary: null,
+      keyFields: [],
+      singleton: meta.singleton,
+      sortField: null,
+      fields: Object.create(null),
+      fieldOrder: [],
+      meta,
+      schema: null,
+      system: false,
+      view: false,
+      links: Object.create(null),
+    };
   }
 
   const relations = buildRelations(input.tables, input.relations);
@@ -91,7 +126,12 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
   return deepFreeze({ version: input.version, collections, relations });
 }
 
-function fieldFor(name: string, column: ColumnInfo | null, meta: FieldMeta | null, mapType: (c: ColumnInfo) => ServiceType): FieldOverview {
+function fieldFor(
+  name: string,
+  column: ColumnInfo | null,
+  meta: FieldMeta | null,
+  mapType: (c: ColumnInfo) => ServiceType,
+): FieldOverview {
   const special = meta?.special ?? [];
   let type: ServiceType = column ? mapType(column) : 'alias';
   if (column) {
@@ -118,18 +158,32 @@ function fieldFor(name: string, column: ColumnInfo | null, meta: FieldMeta | nul
 
 function buildRelations(tables: TableInfo[], rows: Row[]): RelationOverview[] {
   const relations: RelationOverview[] = [];
-  const fks = new Map<string, TableInfo["foreign_keys"][number]>(tables.flatMap((t) => t.foreign_keys.map((fk) => [`${fk.table}\u0000${fk.column}`, fk] as [string, typeof fk])));
+  const fks = new Map<string, TableInfo['foreign_keys'][number]>(
+    tables.flatMap((t) => t.foreign_keys.map((fk) => [`${fk.table}\u0000${fk.column}`, fk] as [string, typeof fk])),
+  );
   const seen = new Set<string>();
   for (const row of rows) {
     const meta = decodeRelationMeta(row);
     const key = `${meta.many_collection}\u0000${meta.many_field}`;
     seen.add(key);
     const fk = fks.get(key);
-    relations.push({ collection: meta.many_collection, field: meta.many_field, related_collection: meta.one_collection, schema: fk ? { ...fk } : null, meta });
+    relations.push({
+      collection: meta.many_collection,
+      field: meta.many_field,
+      related_collection: meta.one_collection,
+      schema: fk ? { ...fk } : null,
+      meta,
+    });
   }
   for (const [key, fk] of fks) {
     if (seen.has(key)) continue;
-    relations.push({ collection: fk.table, field: fk.column, related_collection: fk.foreign_key_table, schema: { ...fk }, meta: null });
+    relations.push({
+      collection: fk.table,
+      field: fk.column,
+      related_collection: fk.foreign_key_table,
+      schema: { ...fk },
+      meta: null,
+    });
   }
   return relations;
 }

@@ -4,7 +4,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import { checkBody, compileSchema, Nullable } from '../request/body-check.js';
-import { defined, Name, ObjectOf, ObjectSteps, OptionalOneOf, OptionalString, OptionalStringList, stringList, type Body } from './input-checks.js';
+import {
+  defined,
+  Name,
+  ObjectOf,
+  ObjectSteps,
+  OptionalOneOf,
+  OptionalString,
+  OptionalStringList,
+  stringList,
+  type Body,
+} from './input-checks.js';
 
 export interface RelationMetaInput {
   one_field?: string | null;
@@ -34,7 +44,9 @@ const ACTIONS = ['NO ACTION', 'RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAULT'] 
 /** Any case (`cascade` is CASCADE; Node 20's regular expressions have no inline `(?i)`); anything else is refused. */
 const anyCase = (text: string) => text.replace(/[A-Z]/g, (letter) => `[${letter}${letter.toLowerCase()}]`);
 const Action = Type.Optional(
-  Nullable(Type.String({ pattern: `^(?:${ACTIONS.map(anyCase).join('|')})$` }), { errorMessage: `"{path}" must be one of ${ACTIONS.join(', ')}` }),
+  Nullable(Type.String({ pattern: `^(?:${ACTIONS.map(anyCase).join('|')})$` }), {
+    errorMessage: `"{path}" must be one of ${ACTIONS.join(', ')}`,
+  }),
 );
 
 const Parts = [
@@ -57,7 +69,10 @@ const Parts = [
 
 const RelationCreate = compileSchema(
   ObjectSteps('Payload', [
-    Type.Object({ collection: Name('Collection', '"collection" is required'), field: Name('Field', '"field" is required') }),
+    Type.Object({
+      collection: Name('Collection', '"collection" is required'),
+      field: Name('Field', '"field" is required'),
+    }),
     Type.Object({ related_collection: Type.Optional(Nullable(Name('Collection'))) }),
     ...Parts,
   ]),
@@ -68,7 +83,11 @@ const RelationUpdate = compileSchema(ObjectSteps('Payload', [...Parts]));
 type PartsBody = Static<(typeof Parts)[0]> & Static<(typeof Parts)[1]> & Body;
 
 export function parseRelationCreate(body: unknown): RelationInput {
-  const object = checkBody(RelationCreate, body) as PartsBody & { collection: string; field: string; related_collection?: string | null };
+  const object = checkBody(RelationCreate, body) as PartsBody & {
+    collection: string;
+    field: string;
+    related_collection?: string | null;
+  };
   const input: RelationInput = { collection: object.collection, field: object.field };
   if (object.related_collection !== undefined) input.related_collection = object.related_collection;
   readParts(object, input);
@@ -77,10 +96,12 @@ export function parseRelationCreate(body: unknown): RelationInput {
 
 export function parseRelationUpdate(body: unknown, collection: string, field: string): RelationInput {
   const object = checkBody(RelationUpdate, body) as PartsBody;
-  if (object.collection !== undefined && object.collection !== collection) throw new InvalidPayloadError(`"collection" must be "${collection}"`);
+  if (object.collection !== undefined && object.collection !== collection)
+    throw new InvalidPayloadError(`"collection" must be "${collection}"`);
   if (object.field !== undefined && object.field !== field) throw new InvalidPayloadError(`"field" must be "${field}"`);
   const input: RelationInput = { collection, field };
-  if (object.related_collection !== undefined) input.related_collection = object.related_collection === null ? null : String(object.related_collection);
+  if (object.related_collection !== undefined)
+    input.related_collection = object.related_collection === null ? null : String(object.related_collection);
   readParts(object, input);
   return input;
 }
@@ -89,7 +110,10 @@ function readParts(object: PartsBody, input: RelationInput): void {
   const { schema, meta } = object;
   if (schema !== undefined) {
     const upper = (value: string | null | undefined) => (typeof value === 'string' ? value.toUpperCase() : value);
-    input.schema = schema === null ? null : defined<RelationSchemaInput>({ on_delete: upper(schema.on_delete), on_update: upper(schema.on_update) });
+    input.schema =
+      schema === null
+        ? null
+        : defined<RelationSchemaInput>({ on_delete: upper(schema.on_delete), on_update: upper(schema.on_update) });
   }
   if (meta !== undefined) {
     input.meta =

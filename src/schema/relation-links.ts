@@ -4,7 +4,10 @@
  */
 import type { CollectionOverview, FieldOverview, RelationalLink, RelationOverview } from './types.js';
 
-export function attachRelationalLinks(collections: Record<string, CollectionOverview>, relations: RelationOverview[]): void {
+export function attachRelationalLinks(
+  collections: Record<string, CollectionOverview>,
+  relations: RelationOverview[],
+): void {
   const hasColumn = (collection: string, field: string) => Boolean(collections[collection]?.fields[field]?.schema);
   const link = (collection: string, value: RelationalLink) => {
     collections[collection]!.links[value.field] = value;
@@ -25,7 +28,8 @@ export function attachRelationalLinks(collections: Record<string, CollectionOver
 
       if (meta?.one_field) {
         ensureAliasField(oneCollection, meta.one_field);
-        const junctionField = meta.junction_field && collections[many]!.fields[meta.junction_field] ? meta.junction_field : null;
+        const junctionField =
+          meta.junction_field && collections[many]!.fields[meta.junction_field] ? meta.junction_field : null;
         link(one, {
           kind: 'o2m',
           field: meta.one_field,
@@ -38,7 +42,9 @@ export function attachRelationalLinks(collections: Record<string, CollectionOver
         });
       }
     } else if (meta?.one_collection_field && hasColumn(many, meta.one_collection_field)) {
-      const allowed = (meta.one_allowed_collections ?? []).filter((name) => collections[name]?.schema && collections[name]!.primary);
+      const allowed = (meta.one_allowed_collections ?? []).filter(
+        (name) => collections[name]?.schema && collections[name]!.primary,
+      );
       link(many, { kind: 'a2o', field: relation.field, collectionField: meta.one_collection_field, allowed });
     }
   }

@@ -6,7 +6,14 @@
 import type { CollectionMeta } from './types.js';
 
 /** The service_* collections served with items semantics (REST's system routes, GraphQL); the others are internal. */
-export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(['service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_settings']);
+export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
+  'service_users',
+  'service_roles',
+  'service_policies',
+  'service_access',
+  'service_permissions',
+  'service_settings',
+]);
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
 const UUID_COLUMNS: [string, string][] = [
@@ -47,10 +54,33 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
 export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
   { many_collection: 'service_users', many_field: 'role', one_collection: 'service_roles', one_field: 'users' },
   { many_collection: 'service_roles', many_field: 'parent', one_collection: 'service_roles', one_field: 'children' },
-  { many_collection: 'service_access', many_field: 'role', one_collection: 'service_roles', one_field: 'policies', junction_field: 'policy' },
-  { many_collection: 'service_access', many_field: 'user', one_collection: 'service_users', one_field: 'policies', junction_field: 'policy' },
-  { many_collection: 'service_access', many_field: 'policy', one_collection: 'service_policies', one_field: 'roles', junction_field: 'role' },
-  { many_collection: 'service_permissions', many_field: 'policy', one_collection: 'service_policies', one_field: 'permissions' },
+  {
+    many_collection: 'service_access',
+    many_field: 'role',
+    one_collection: 'service_roles',
+    one_field: 'policies',
+    junction_field: 'policy',
+  },
+  {
+    many_collection: 'service_access',
+    many_field: 'user',
+    one_collection: 'service_users',
+    one_field: 'policies',
+    junction_field: 'policy',
+  },
+  {
+    many_collection: 'service_access',
+    many_field: 'policy',
+    one_collection: 'service_policies',
+    one_field: 'roles',
+    junction_field: 'role',
+  },
+  {
+    many_collection: 'service_permissions',
+    many_field: 'policy',
+    one_collection: 'service_policies',
+    one_field: 'permissions',
+  },
 ].map((row, i) => ({ id: null, ...row, sort: i }));
 
 /**
@@ -60,7 +90,13 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
  * OpenAPI document and the typed clients describe collections by their notes, and these have their own words there.
  */
 const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
-  service_users: { icon: 'people_alt', archive_field: 'status', archive_value: 'archived', unarchive_value: 'draft', display_template: '{{ first_name }} {{ last_name }}' },
+  service_users: {
+    icon: 'people_alt',
+    archive_field: 'status',
+    archive_value: 'archived',
+    unarchive_value: 'draft',
+    display_template: '{{ first_name }} {{ last_name }}',
+  },
   service_roles: { icon: 'supervised_user_circle', note: 'Roles that group users and policies' },
   service_policies: { icon: 'admin_panel_settings', note: 'Access policies' },
   service_access: { icon: 'key', note: 'Policies attached to roles and users' },

@@ -95,7 +95,12 @@ export async function createAppContext(config: Config, options: ContextOptions =
     await schema.load();
     const permissions = new PermissionStore(db);
     const access = new AccessResolver({ db, permissions });
-    const items = new ItemsService({ db, schema: () => schema.current, access, queryLimitDefault: config.queryLimitDefault });
+    const items = new ItemsService({
+      db,
+      schema: () => schema.current,
+      access,
+      queryLimitDefault: config.queryLimitDefault,
+    });
     const settings = new SettingsService(db);
     // Bound below, once the bus exists: system writes call it after they commit.
     let notifyPermissions = async (): Promise<void> => {};
@@ -107,22 +112,36 @@ export async function createAppContext(config: Config, options: ContextOptions =
       passwordPolicy: () => settings.passwordPolicy(),
     });
     const changes = new ChangeEvents();
-    const writer = new ItemsWriter({ db, schema: () => schema.current, items, access, maxBatchMutation: config.maxBatchMutation, systemWrites, changes });
+    const writer = new ItemsWriter({
+      db,
+      schema: () => schema.current,
+      items,
+      access,
+      maxBatchMutation: config.maxBatchMutation,
+      systemWrites,
+      changes,
+    });
     const clock = options.clock ?? systemClock;
     const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);
     const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock);
 
     redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
-    const bus: MessageBus = redis ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log) : new DatabaseBus(db, config.noticePollMs, log);
+    const bus: MessageBus = redis
+      ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log)
+      : new DatabaseBus(db, config.noticePollMs, log);
     if (bus instanceof DatabaseBus) {
       await bus.start();
-      log.info(`No REDIS: other instances on this database learn of schema and permission changes within ${config.noticePollMs} ms (polled); set REDIS for instant notices`);
+      log.info(
+        `No REDIS: other instances on this database learn of schema and permission changes within ${config.noticePollMs} ms (polled); set REDIS for instant notices`,
+      );
     }
     // Another instance changed the schema or permissions: catch up (reloads run one at a time, in order).
     let reloading = Promise.resolve();
     await bus.subscribe(CHANNELS.schema, () => {
-      reloading = reloading.then(() => schema.load().then(() => undefined)).catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+      reloading = reloading
+        .then(() => schema.load().then(() => undefined))
+        .catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
     });
     await bus.subscribe(CHANNELS.permissions, () => {
       accountability.clear();
@@ -135,7 +154,9 @@ export async function createAppContext(config: Config, options: ContextOptions =
     };
     await bus.subscribe(CHANNELS.caches, () => {
       dropCaches();
-      reloading = reloading.then(() => schema.load().then(() => undefined)).catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+      reloading = reloading
+        .then(() => schema.load().then(() => undefined))
+        .catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
     });
     await bus.subscribe(CHANNELS.logins, (notice) => {
       // Redis carries the login; the database's change counters only say that some login ended.
@@ -161,8 +182,24 @@ export async function createAppContext(config: Config, options: ContextOptions =
       await schema.load();
       await bus.publish(CHANNELS.caches, {});
     };
-    const schemaChanges = new SchemaChanges(db, { current: () => schema.current, stale: () => bus.stale(CHANNELS.schema), reload: () => schema.load(), read: (session) => schema.read(session), schemaChanged, permissionsChanged }, { error: (object, msg) => log.error?.(object, msg) });
-    const schemaDeps = { schema: () => schemaChanges.current(), changes: schemaChanges, ddl: db.dialect.ddl, permissions };
+    const schemaChanges = new SchemaChanges(
+      db,
+      {
+        current: () => schema.current,
+        stale: () => bus.stale(CHANNELS.schema),
+        reload: () => schema.load(),
+        read: (session) => schema.read(session),
+        schemaChanged,
+        permissionsChanged,
+      },
+      { error: (object, msg) => log.error?.(object, msg) },
+    );
+    const schemaDeps = {
+      schema: () => schemaChanges.current(),
+      changes: schemaChanges,
+      ddl: db.dialect.ddl,
+      permissions,
+    };
 
     const openRedis = redis;
     const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
@@ -178,9 +215,17 @@ export async function createAppContext(config: Config, options: ContextOptions =
       collections: new CollectionsService(schemaDeps),
       relations: new RelationsService(schemaDeps),
       settings,
-      auth: new AuthService(db, secret, config, new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'), async (key) => {
-        if (rateLimiters.login) await consume(rateLimiters.login, key);
-      }, logins, clock),
+      auth: new AuthService(
+        db,
+        secret,
+        config,
+        new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, config.redis?.namespace ?? 'strata'),
+        async (key) => {
+          if (rateLimiters.login) await consume(rateLimiters.login, key);
+        },
+        logins,
+        clock,
+      ),
       accountability,
       permissions,
       access,

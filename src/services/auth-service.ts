@@ -17,7 +17,13 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { SettingsRepository } from '../db/repositories/settings.js';
 import { UsersRepository } from '../db/repositories/users.js';
-import { InvalidCredentialsError, InvalidIpError, InvalidOtpError, InvalidPayloadError, UserSuspendedError } from '../errors/catalogue.js';
+import {
+  InvalidCredentialsError,
+  InvalidIpError,
+  InvalidOtpError,
+  InvalidPayloadError,
+  UserSuspendedError,
+} from '../errors/catalogue.js';
 import { checkLogin, checkMode, type AuthMode } from '../request/auth-bodies.js';
 
 export type { AuthMode };
@@ -98,11 +104,20 @@ export class AuthService {
 
     await this.users.touchLastAccess(user.id, new Date());
     const family = newFamily();
-    return this.issue(accountability, mode, await this.sessions.create(String(user.id), this.ttl(mode), client, family), family);
+    return this.issue(
+      accountability,
+      mode,
+      await this.sessions.create(String(user.id), this.ttl(mode), client, family),
+      family,
+    );
   }
 
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
-  async refresh(body: Record<string, unknown>, cookies: Record<string, string | undefined>, client: ClientInfo): Promise<AuthResult> {
+  async refresh(
+    body: Record<string, unknown>,
+    cookies: Record<string, string | undefined>,
+    client: ClientInfo,
+  ): Promise<AuthResult> {
     const mode = checkMode(body) ?? (typeof body.refresh_token === 'string' ? 'json' : 'cookie');
     const raw = this.tokenFrom(body, cookies, mode);
     const session = await this.sessions.find(raw);
@@ -119,7 +134,13 @@ export class AuthService {
 
   /** Ends the session; both cookies are cleared whatever the mode. */
   async logout(body: Record<string, unknown>, cookies: Record<string, string | undefined>): Promise<CookieChange[]> {
-    const mode = checkMode(body) ?? (typeof body.refresh_token === 'string' ? 'json' : cookies[this.config.auth.sessionCookie.name] ? 'session' : 'cookie');
+    const mode =
+      checkMode(body) ??
+      (typeof body.refresh_token === 'string'
+        ? 'json'
+        : cookies[this.config.auth.sessionCookie.name]
+          ? 'session'
+          : 'cookie');
     const raw = this.tokenFrom(body, cookies, mode);
     const family = (await this.sessions.find(raw))?.family ?? null;
     if (family) {
@@ -137,7 +158,11 @@ export class AuthService {
     return (await this.sessions.find(raw)) !== null;
   }
 
-  private tokenFrom(body: Record<string, unknown>, cookies: Record<string, string | undefined>, mode: AuthMode): string {
+  private tokenFrom(
+    body: Record<string, unknown>,
+    cookies: Record<string, string | undefined>,
+    mode: AuthMode,
+  ): string {
     let raw: unknown;
     if (mode === 'session') {
       const jwt = cookies[this.config.auth.sessionCookie.name];
@@ -145,19 +170,40 @@ export class AuthService {
     } else {
       raw = typeof body.refresh_token === 'string' ? body.refresh_token : cookies[this.config.auth.refreshCookie.name];
     }
-    if (typeof raw !== 'string' || raw === '') throw new InvalidPayloadError('The refresh token is required in either the payload or cookie');
+    if (typeof raw !== 'string' || raw === '')
+      throw new InvalidPayloadError('The refresh token is required in either the payload or cookie');
     return raw;
   }
 
-  private issue(accountability: UserAccountability, mode: AuthMode, sessionToken: string, family: string | null): AuthResult {
-    const claims = { id: accountability.user!, role: accountability.role, admin_access: accountability.admin, app_access: accountability.app };
+  private issue(
+    accountability: UserAccountability,
+    mode: AuthMode,
+    sessionToken: string,
+    family: string | null,
+  ): AuthResult {
+    const claims = {
+      id: accountability.user!,
+      role: accountability.role,
+      admin_access: accountability.admin,
+      app_access: accountability.app,
+    };
     if (mode === 'session') {
       const { token, expires } = this.sessionTokens.issue({ ...claims, session: sessionToken });
-      return { data: { expires }, cookies: [{ cookie: this.config.auth.sessionCookie, value: token, maxAgeMs: this.config.auth.sessionCookieTtlMs }] };
+      return {
+        data: { expires },
+        cookies: [
+          { cookie: this.config.auth.sessionCookie, value: token, maxAgeMs: this.config.auth.sessionCookieTtlMs },
+        ],
+      };
     }
     const { token, expires } = this.accessTokens.issue(family ? { ...claims, sid: family } : claims);
     if (mode === 'cookie') {
-      return { data: { access_token: token, expires }, cookies: [{ cookie: this.config.auth.refreshCookie, value: sessionToken, maxAgeMs: this.config.auth.refreshTokenTtlMs }] };
+      return {
+        data: { access_token: token, expires },
+        cookies: [
+          { cookie: this.config.auth.refreshCookie, value: sessionToken, maxAgeMs: this.config.auth.refreshTokenTtlMs },
+        ],
+      };
     }
     return { data: { access_token: token, expires, refresh_token: sessionToken }, cookies: [] };
   }

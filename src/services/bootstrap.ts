@@ -20,7 +20,11 @@ export interface BootstrapResult {
   generatedPassword?: string;
 }
 
-export async function bootstrap(db: Database, config: Config, log: { info(msg: string): void }): Promise<BootstrapResult> {
+export async function bootstrap(
+  db: Database,
+  config: Config,
+  log: { info(msg: string): void },
+): Promise<BootstrapResult> {
   // Instances started together must not migrate or install twice: one runs, the others then find it done.
   return db.withLock('strata:bootstrap', () => install(db, config, log));
 }
@@ -39,8 +43,22 @@ async function install(db: Database, config: Config, log: { info(msg: string): v
   await writeInstallation(db, {
     roles: [{ id: roleId, name: 'Administrator', icon: 'verified', description: '$t:admin_description' }],
     policies: [
-      { id: policyId, name: 'Administrator', icon: 'verified', description: '$t:admin_description', admin_access: true, app_access: true },
-      { id: PUBLIC_POLICY_ID, name: '$t:public_label', icon: 'public', description: '$t:public_description', admin_access: false, app_access: false },
+      {
+        id: policyId,
+        name: 'Administrator',
+        icon: 'verified',
+        description: '$t:admin_description',
+        admin_access: true,
+        app_access: true,
+      },
+      {
+        id: PUBLIC_POLICY_ID,
+        name: '$t:public_label',
+        icon: 'public',
+        description: '$t:public_description',
+        admin_access: false,
+        app_access: false,
+      },
     ],
     access: [
       { id: randomUUID(), role: roleId, user: null, policy: policyId },

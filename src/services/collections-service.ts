@@ -5,7 +5,14 @@
 import type { SchemaDdl } from '../db/schema-ddl.js';
 import { collectionForbidden, InvalidPayloadError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import { parseCollectionBatchItem, parseCollectionCreate, parseCollectionKeysAndData, parseCollectionUpdate, type CollectionInput, type CollectionMetaInput } from '../schema/collection-input.js';
+import {
+  parseCollectionBatchItem,
+  parseCollectionCreate,
+  parseCollectionKeysAndData,
+  parseCollectionUpdate,
+  type CollectionInput,
+  type CollectionMetaInput,
+} from '../schema/collection-input.js';
 import type { FieldInput } from '../schema/field-input.js';
 import type { SchemaOverview } from '../schema/types.js';
 import { fieldCreation, newDeleteState, planFieldDelete, type PlanContext } from './field-plans.js';
@@ -67,8 +74,13 @@ export class CollectionsService {
       // No schema and no fields: a folder, which is its metadata row alone.
       const folder = input.schema === null || (input.schema === undefined && input.fields === undefined);
       if (folder) {
-        if (input.fields?.length) throw new InvalidPayloadError(`Collection "${name}" is a folder (schema null) and can't have fields`);
-        plan.write({ kind: 'insertRow', table: 'service_collections', row: { collection: name, ...collectionMetaRow(input.meta ?? {}) } });
+        if (input.fields?.length)
+          throw new InvalidPayloadError(`Collection "${name}" is a folder (schema null) and can't have fields`);
+        plan.write({
+          kind: 'insertRow',
+          table: 'service_collections',
+          row: { collection: name, ...collectionMetaRow(input.meta ?? {}) },
+        });
       } else {
         this.planTable(plan, { schema, ddl: this.deps.ddl }, input);
       }
@@ -82,14 +94,21 @@ export class CollectionsService {
     let fields = input.fields ?? [];
     // Strata relies on a primary key; a collection sent without one gets Directus's auto-increment `id`.
     if (!fields.some((f) => f.schema?.is_primary_key === true)) {
-      if (fields.some((f) => f.field === 'id')) throw new InvalidPayloadError(`Collection "${name}" needs a primary key: mark a field with "schema.is_primary_key"`);
+      if (fields.some((f) => f.field === 'id'))
+        throw new InvalidPayloadError(
+          `Collection "${name}" needs a primary key: mark a field with "schema.is_primary_key"`,
+        );
       fields = [DEFAULT_KEY, ...fields];
     }
     const created = fields.map((field) => fieldCreation(ctx, name, field, true));
     const columns = created.flatMap((c) => (c.column ? [c.column] : []));
     plan.alter({ kind: 'createTable', table: name, columns });
     if (input.meta) {
-      plan.write({ kind: 'insertRow', table: 'service_collections', row: { collection: name, ...collectionMetaRow(input.meta) } });
+      plan.write({
+        kind: 'insertRow',
+        table: 'service_collections',
+        row: { collection: name, ...collectionMetaRow(input.meta) },
+      });
     }
     const rows = created.flatMap((c) => (c.metaRow ? [c.metaRow] : []));
     // One insert per row: the rows set different columns, and a multi-row insert would null the others.
@@ -110,7 +129,9 @@ export class CollectionsService {
   async updateMany(accountability: Accountability, body: unknown): Promise<CollectionObject[]> {
     requireAdmin(accountability);
     const items = Array.isArray(body) ? body : parseCollectionKeysAndData(body);
-    const changes = items.map((item): [string, CollectionMetaInput | null | undefined] => parseCollectionBatchItem(item));
+    const changes = items.map((item): [string, CollectionMetaInput | null | undefined] =>
+      parseCollectionBatchItem(item),
+    );
     await this.applyMeta(changes);
     return changes.map(([collection]) => this.describe(collection));
   }
@@ -123,7 +144,8 @@ export class CollectionsService {
         if (!meta) continue;
         const row = collectionMetaRow(meta);
         if (target.meta) {
-          if (Object.keys(row).length) plan.write({ kind: 'updateRows', table: 'service_collections', where: { collection }, set: row });
+          if (Object.keys(row).length)
+            plan.write({ kind: 'updateRows', table: 'service_collections', where: { collection }, set: row });
         } else {
           plan.write({ kind: 'insertRow', table: 'service_collections', row: { collection, ...row } });
         }
@@ -147,7 +169,12 @@ export class CollectionsService {
         const state = newDeleteState();
         state.droppedTables.add(collection);
         for (const relation of schema.relations) {
-          if (relation.collection === collection && relation.related_collection && relation.related_collection !== collection && relation.meta?.one_field) {
+          if (
+            relation.collection === collection &&
+            relation.related_collection &&
+            relation.related_collection !== collection &&
+            relation.meta?.one_field
+          ) {
             planFieldDelete(plan, ctx, relation.related_collection, relation.meta.one_field, state);
           }
           if (relation.related_collection === collection && relation.collection !== collection) {
@@ -156,7 +183,11 @@ export class CollectionsService {
               // A key column of another table stays; only its foreign key to this table goes.
               const key = relation.schema;
               if (key) plan.alter({ kind: 'dropForeignKey', key });
-              plan.write({ kind: 'deleteRows', table: 'service_relations', where: { many_collection: relation.collection, many_field: relation.field } });
+              plan.write({
+                kind: 'deleteRows',
+                table: 'service_relations',
+                where: { many_collection: relation.collection, many_field: relation.field },
+              });
             } else {
               planFieldDelete(plan, ctx, relation.collection, relation.field, state);
             }
@@ -183,7 +214,12 @@ export class CollectionsService {
         }
       }
       plan.write({ kind: 'deleteRows', table: 'service_collections', where: { collection } });
-      plan.write({ kind: 'updateRows', table: 'service_collections', where: { group: collection }, set: { group: null } });
+      plan.write({
+        kind: 'updateRows',
+        table: 'service_collections',
+        where: { group: collection },
+        set: { group: null },
+      });
       return { plan, result: undefined };
     });
   }

@@ -4,7 +4,14 @@
  * change needs, and the special flags a type implies.
  */
 import { InvalidPayloadError } from '../errors/catalogue.js';
-import { sameStorage, type ColumnChanges, type ColumnDefault, type ColumnSpec, type SchemaDdl, type StorageType } from '../db/schema-ddl.js';
+import {
+  sameStorage,
+  type ColumnChanges,
+  type ColumnDefault,
+  type ColumnSpec,
+  type SchemaDdl,
+  type StorageType,
+} from '../db/schema-ddl.js';
 import { conversionCheck, storageOfField, type ConversionCheck } from '../db/type-conversions.js';
 import type { FieldInput, SchemaInput } from '../schema/field-input.js';
 import type { ColumnInfo, FieldOverview, ServiceType } from '../schema/types.js';
@@ -41,7 +48,12 @@ const TYPE_FLAGS: Record<string, ServiceType> = {
  * `csv` is the exception, as in Directus: its column is text, and only a `cast-csv` flag sent with it makes the
  * values lists; without one the field is (and reads back as) plain text, filtered as text.
  */
-export function specialFor(type: ServiceType, flags: string[] | null, nativeUuid: boolean, options: { inherited?: boolean; aliasSpecial?: string } = {}): string[] | null {
+export function specialFor(
+  type: ServiceType,
+  flags: string[] | null,
+  nativeUuid: boolean,
+  options: { inherited?: boolean; aliasSpecial?: string } = {},
+): string[] | null {
   const kept = (flags ?? []).filter((flag) => !options.inherited || !(flag in TYPE_FLAGS) || TYPE_FLAGS[flag] === type);
   const needed = type === 'hash' ? 'hash' : type === 'uuid' && !nativeUuid ? 'uuid' : options.aliasSpecial;
   if (needed && !kept.includes(needed)) kept.push(needed);
@@ -59,7 +71,8 @@ function validDate(y: number, m: number, d: number): boolean {
 /** A default from the body, checked against the column type. */
 export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'maxLength' | 'name'>): ColumnDefault {
   if (value === undefined || value === null) return { kind: 'none' };
-  const bad = (what: string) => new InvalidPayloadError(`"schema.default_value" of field "${spec.name}" must be ${what}`);
+  const bad = (what: string) =>
+    new InvalidPayloadError(`"schema.default_value" of field "${spec.name}" must be ${what}`);
   switch (spec.type) {
     case 'string':
     case 'text':
@@ -67,7 +80,8 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
       const text = typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
       if (typeof text !== 'string') throw bad('a string');
       if (spec.type === 'uuid' && !UUID.test(text)) throw bad('a uuid');
-      if (spec.type === 'string' && text.length > (spec.maxLength ?? 255)) throw bad(`at most ${spec.maxLength ?? 255} characters long`);
+      if (spec.type === 'string' && text.length > (spec.maxLength ?? 255))
+        throw bad(`at most ${spec.maxLength ?? 255} characters long`);
       return { kind: 'value', value: text };
     }
     case 'integer':
@@ -80,7 +94,12 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
     }
     case 'float':
     case 'decimal': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) ? Number(value) : NaN;
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value)
+            ? Number(value)
+            : NaN;
       if (!Number.isFinite(n)) throw bad('a number');
       return { kind: 'value', value: n };
     }
@@ -96,9 +115,14 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
     case 'dateTime':
     case 'timestamp': {
       if (typeof value === 'string' && NOW.test(value.trim())) return { kind: 'now' };
-      const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim()) : null;
-      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw bad('a date and time (YYYY-MM-DDTHH:mm:ss) or "CURRENT_TIMESTAMP"');
-      if (spec.type === 'dateTime') return { kind: 'value', value: `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6] ?? '00'}` };
+      const m =
+        typeof value === 'string'
+          ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim())
+          : null;
+      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3])))
+        throw bad('a date and time (YYYY-MM-DDTHH:mm:ss) or "CURRENT_TIMESTAMP"');
+      if (spec.type === 'dateTime')
+        return { kind: 'value', value: `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6] ?? '00'}` };
       const text = (value as string).trim().replace(' ', 'T');
       const instant = new Date(m[8] ? text : `${text}Z`);
       if (Number.isNaN(instant.getTime())) throw bad('a date and time');
@@ -159,8 +183,12 @@ function booleanOf(value: unknown): boolean | null {
 }
 
 function instant(value: unknown, type: StorageType): number {
-  let text = String(value).trim().replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00');
-  if (type === 'dateTime' || !/(Z|[+-]\d{2}:?\d{2})$/.test(text)) text = `${text.replace(/(Z|[+-]\d{2}:?\d{2})$/, '')}Z`;
+  let text = String(value)
+    .trim()
+    .replace(' ', 'T')
+    .replace(/([+-]\d{2})$/, '$1:00');
+  if (type === 'dateTime' || !/(Z|[+-]\d{2}:?\d{2})$/.test(text))
+    text = `${text.replace(/(Z|[+-]\d{2}:?\d{2})$/, '')}Z`;
   return Date.parse(text);
 }
 
@@ -169,7 +197,8 @@ function currentDefault(column: ColumnInfo): ColumnDefault {
   const value = column.default_value;
   if (value === null || value === undefined || column.has_auto_increment) return { kind: 'none' };
   if (value === 'CURRENT_TIMESTAMP') return { kind: 'now' };
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return { kind: 'value', value };
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return { kind: 'value', value };
   return { kind: 'value', value: JSON.stringify(value) };
 }
 
@@ -178,16 +207,23 @@ export function newColumn(input: FieldInput, type: ServiceType, primaryKeyAllowe
   const storage = storageFor(type);
   if (!storage) throw new InvalidPayloadError(`Type "${type}" can't be stored in a column`);
   const s: SchemaInput = input.schema ?? {};
-  if (s.is_generated) throw new InvalidPayloadError(`Field "${input.field}": generated columns are not created through the API`);
+  if (s.is_generated)
+    throw new InvalidPayloadError(`Field "${input.field}": generated columns are not created through the API`);
   const primaryKey = s.is_primary_key === true;
-  if (primaryKey && !primaryKeyAllowed) throw new InvalidPayloadError(`Field "${input.field}": a primary key can only be set when the collection is created`);
+  if (primaryKey && !primaryKeyAllowed)
+    throw new InvalidPayloadError(
+      `Field "${input.field}": a primary key can only be set when the collection is created`,
+    );
   const autoIncrement = s.has_auto_increment === true;
   if (autoIncrement && (!primaryKey || (storage !== 'integer' && storage !== 'bigInteger'))) {
-    throw new InvalidPayloadError(`Field "${input.field}": only an integer or bigInteger primary key can auto-increment`);
+    throw new InvalidPayloadError(
+      `Field "${input.field}": only an integer or bigInteger primary key can auto-increment`,
+    );
   }
   const precision = storage === 'decimal' ? (s.numeric_precision ?? 10) : null;
   const scale = storage === 'decimal' ? (s.numeric_scale ?? Math.min(5, precision!)) : null;
-  if (precision !== null && scale! > precision) throw new InvalidPayloadError(`Field "${input.field}": "numeric_scale" can't be larger than "numeric_precision"`);
+  if (precision !== null && scale! > precision)
+    throw new InvalidPayloadError(`Field "${input.field}": "numeric_scale" can't be larger than "numeric_precision"`);
   const spec: ColumnSpec = {
     name: input.field,
     type: storage,
@@ -214,12 +250,18 @@ export interface ColumnAlteration {
 }
 
 /** What a PATCH asks of an existing column: the attributes not given keep their current value. */
-export function alterColumn(collection: string, field: FieldOverview, input: FieldInput, ddl: SchemaDdl): ColumnAlteration {
+export function alterColumn(
+  collection: string,
+  field: FieldOverview,
+  input: FieldInput,
+  ddl: SchemaDdl,
+): ColumnAlteration {
   const column = field.schema!;
   const name = field.field;
   const s: SchemaInput = input.schema ?? {};
   const newType = input.type ?? field.type;
-  if (newType === 'alias') throw new InvalidPayloadError(`Field "${name}" has a column and can't become an alias field`);
+  if (newType === 'alias')
+    throw new InvalidPayloadError(`Field "${name}" has a column and can't become an alias field`);
   const storage = storageFor(newType);
   if (!storage) throw new InvalidPayloadError(`Type "${newType}" can't be stored in a column`);
   const currentStorage = storageOfField(field.type, column.max_length);
@@ -236,21 +278,30 @@ export function alterColumn(collection: string, field: FieldOverview, input: Fie
 
   const sizeGiven =
     (storage === 'string' && s.max_length != null && s.max_length !== column.max_length) ||
-    (storage === 'decimal' && ((s.numeric_precision != null && s.numeric_precision !== column.numeric_precision) || (s.numeric_scale != null && s.numeric_scale !== column.numeric_scale)));
-  const precision = storage === 'decimal' ? (s.numeric_precision ?? (currentStorage === 'decimal' ? column.numeric_precision : null) ?? 10) : null;
+    (storage === 'decimal' &&
+      ((s.numeric_precision != null && s.numeric_precision !== column.numeric_precision) ||
+        (s.numeric_scale != null && s.numeric_scale !== column.numeric_scale)));
+  const precision =
+    storage === 'decimal'
+      ? (s.numeric_precision ?? (currentStorage === 'decimal' ? column.numeric_precision : null) ?? 10)
+      : null;
   const target: ColumnSpec = {
     name,
     type: storage,
-    maxLength: storage === 'string' ? (s.max_length ?? (currentStorage === 'string' ? column.max_length : null) ?? 255) : null,
+    maxLength:
+      storage === 'string' ? (s.max_length ?? (currentStorage === 'string' ? column.max_length : null) ?? 255) : null,
     precision,
-    scale: storage === 'decimal' ? (s.numeric_scale ?? (currentStorage === 'decimal' ? column.numeric_scale : null) ?? Math.min(5, precision!)) : null,
+    scale:
+      storage === 'decimal'
+        ? (s.numeric_scale ?? (currentStorage === 'decimal' ? column.numeric_scale : null) ?? Math.min(5, precision!))
+        : null,
     nullable: s.is_nullable ?? column.is_nullable,
     default: currentDefault(column),
     primaryKey: column.is_primary_key,
     autoIncrement: column.has_auto_increment,
     unique: s.is_unique ?? column.is_unique,
     indexed: s.is_indexed ?? column.is_indexed,
-    comment: 'comment' in s ? (s.comment || null) : column.comment,
+    comment: 'comment' in s ? s.comment || null : column.comment,
   };
   if (target.precision !== null && target.scale! > target.precision) {
     throw new InvalidPayloadError(`Field "${name}": "numeric_scale" can't be larger than "numeric_precision"`);
@@ -269,20 +320,28 @@ export function alterColumn(collection: string, field: FieldOverview, input: Fie
   };
 
   if (column.is_generated && Object.values(changes).some(Boolean)) {
-    throw new InvalidPayloadError(`Field "${name}" in collection "${collection}" is generated by the database and can't be changed`);
+    throw new InvalidPayloadError(
+      `Field "${name}" in collection "${collection}" is generated by the database and can't be changed`,
+    );
   }
   if (column.is_primary_key && changes.nullable) {
-    throw new InvalidPayloadError(`Field "${name}" is the primary key of collection "${collection}" and can't be nullable`);
+    throw new InvalidPayloadError(
+      `Field "${name}" is the primary key of collection "${collection}" and can't be nullable`,
+    );
   }
   if (column.has_auto_increment && changes.type && !(storage === 'bigInteger' || storage === 'integer')) {
-    throw new InvalidPayloadError(`Field "${name}" in collection "${collection}" auto-increments and can only be an integer or bigInteger`);
+    throw new InvalidPayloadError(
+      `Field "${name}" in collection "${collection}" auto-increments and can only be an integer or bigInteger`,
+    );
   }
 
   let conversion: ConversionCheck | null = null;
   if (changes.type) {
     conversion = currentStorage ? conversionCheck(currentStorage, column, target) : null;
     if (conversion === null) {
-      throw new InvalidPayloadError(`Field "${name}" in collection "${collection}" can't be changed from ${field.type} to ${newType}`);
+      throw new InvalidPayloadError(
+        `Field "${name}" in collection "${collection}" can't be changed from ${field.type} to ${newType}`,
+      );
     }
   }
   return { target, changes, conversion };

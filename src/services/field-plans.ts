@@ -17,16 +17,25 @@ export interface PlanContext {
   ddl: SchemaDdl;
 }
 
-
 /** The single-column foreign keys that involve a column, on either side. */
 export function keysOf(schema: SchemaOverview, collection: string, column: string): ForeignKeyInfo[] {
   return schema.relations
     .map((r) => r.schema)
-    .filter((k): k is ForeignKeyInfo => k !== null && ((k.table === collection && k.column === column) || (k.foreign_key_table === collection && k.foreign_key_column === column)));
+    .filter(
+      (k): k is ForeignKeyInfo =>
+        k !== null &&
+        ((k.table === collection && k.column === column) ||
+          (k.foreign_key_table === collection && k.foreign_key_column === column)),
+    );
 }
 
 /** What creating a field amounts to: its column (null for alias fields) and its service_fields row (null: none). */
-export function fieldCreation(ctx: PlanContext, collection: string, input: FieldInput, primaryKeyAllowed: boolean): { column: ColumnSpec | null; metaRow: Row | null } {
+export function fieldCreation(
+  ctx: PlanContext,
+  collection: string,
+  input: FieldInput,
+  primaryKeyAllowed: boolean,
+): { column: ColumnSpec | null; metaRow: Row | null } {
   const type = input.type!;
   const meta = input.meta ?? null;
   const special = specialFor(type, meta?.special ?? null, ctx.ddl.nativeUuid, { aliasSpecial: input.aliasSpecial });
@@ -34,10 +43,14 @@ export function fieldCreation(ctx: PlanContext, collection: string, input: Field
     // An alias field exists only as its metadata row.
     return { column: null, metaRow: { collection, field: input.field, ...fieldMetaRow({ ...(meta ?? {}), special }) } };
   }
-  if (input.schema === null) throw new InvalidPayloadError(`Field "${input.field}" of type ${type} needs a column: "schema" can't be null`);
+  if (input.schema === null)
+    throw new InvalidPayloadError(`Field "${input.field}" of type ${type} needs a column: "schema" can't be null`);
   const column = newColumn(input, type, primaryKeyAllowed);
   const needsRow = meta !== null || (special !== null && special.length > 0);
-  return { column, metaRow: needsRow ? { collection, field: input.field, ...fieldMetaRow({ ...(meta ?? {}), special }) } : null };
+  return {
+    column,
+    metaRow: needsRow ? { collection, field: input.field, ...fieldMetaRow({ ...(meta ?? {}), special }) } : null,
+  };
 }
 
 /** Adds a field to an existing collection. */
@@ -48,16 +61,24 @@ export function planFieldCreate(plan: SchemaChangePlan, ctx: PlanContext, collec
   }
   const { column, metaRow } = fieldCreation(ctx, collection, input, false);
   if (column) {
-    if (!target.schema) throw new InvalidPayloadError(`Collection "${collection}" is a folder: its fields can only be alias fields`);
+    if (!target.schema)
+      throw new InvalidPayloadError(`Collection "${collection}" is a folder: its fields can only be alias fields`);
     if (!column.nullable && column.default.kind === 'none') {
       // Rows already there would hold null in the new column.
-      plan.check({ query: { count: 'rows', table: collection }, atMost: 0, refusal: { kind: 'containsNulls', collection, field: input.field } });
+      plan.check({
+        query: { count: 'rows', table: collection },
+        atMost: 0,
+        refusal: { kind: 'containsNulls', collection, field: input.field },
+      });
     }
     if (column.unique && column.default.kind !== 'none') {
       plan.check({
         query: { count: 'rows', table: collection },
         atMost: 1,
-        refusal: { kind: 'invalid', message: `Field "${input.field}" can't be unique: every row of collection "${collection}" would hold its default` },
+        refusal: {
+          kind: 'invalid',
+          message: `Field "${input.field}" can't be unique: every row of collection "${collection}" would hold its default`,
+        },
       });
     }
     plan.alter({ kind: 'addColumn', table: collection, column });
@@ -66,13 +87,23 @@ export function planFieldCreate(plan: SchemaChangePlan, ctx: PlanContext, collec
 }
 
 /** Changes a field's type, schema attributes and meta; attributes that stay as they are cause no DDL. */
-export function planFieldUpdate(plan: SchemaChangePlan, ctx: PlanContext, collection: string, field: FieldOverview, input: FieldInput): void {
+export function planFieldUpdate(
+  plan: SchemaChangePlan,
+  ctx: PlanContext,
+  collection: string,
+  field: FieldOverview,
+  input: FieldInput,
+): void {
   const name = field.field;
   const newType = input.type ?? field.type;
   if (field.schema) {
     const { target, changes, conversion } = alterColumn(collection, field, input, ctx.ddl);
     if (changes.nullable && !target.nullable) {
-      plan.check({ query: { count: 'nulls', table: collection, column: name }, atMost: 0, refusal: { kind: 'containsNulls', collection, field: name } });
+      plan.check({
+        query: { count: 'nulls', table: collection, column: name },
+        atMost: 0,
+        refusal: { kind: 'containsNulls', collection, field: name },
+      });
     }
     if (changes.type && conversion !== null && conversion !== 'none') {
       plan.check({
@@ -89,7 +120,10 @@ export function planFieldUpdate(plan: SchemaChangePlan, ctx: PlanContext, collec
       plan.check({
         query: { count: 'duplicates', table: collection, column: name },
         atMost: 0,
-        refusal: { kind: 'invalid', message: `Field "${name}" in collection "${collection}" holds duplicate values and can't be made unique` },
+        refusal: {
+          kind: 'invalid',
+          message: `Field "${name}" in collection "${collection}" holds duplicate values and can't be made unique`,
+        },
       });
     }
     if (hasChanges(changes)) {
@@ -97,8 +131,10 @@ export function planFieldUpdate(plan: SchemaChangePlan, ctx: PlanContext, collec
       plan.alter({ kind: 'alterColumn', table: collection, current: field.schema!, target, changes, conversion, keys });
     }
   } else {
-    if (newType !== 'alias') throw new InvalidPayloadError(`Field "${name}" is an alias field and can't become ${newType}`);
-    if (input.schema && Object.keys(input.schema).length > 0) throw new InvalidPayloadError(`Field "${name}" is an alias field and has no schema`);
+    if (newType !== 'alias')
+      throw new InvalidPayloadError(`Field "${name}" is an alias field and can't become ${newType}`);
+    if (input.schema && Object.keys(input.schema).length > 0)
+      throw new InvalidPayloadError(`Field "${name}" is an alias field and has no schema`);
   }
 
   const currentSpecial = field.meta?.special ?? null;
@@ -108,16 +144,21 @@ export function planFieldUpdate(plan: SchemaChangePlan, ctx: PlanContext, collec
     aliasSpecial: input.aliasSpecial,
   });
   const specialChanged = JSON.stringify(special ?? []) !== JSON.stringify(currentSpecial ?? []);
-  const row = fieldMetaRow({ ...(input.meta ?? {}), ...(specialChanged || input.meta?.special !== undefined ? { special } : {}) });
+  const row = fieldMetaRow({
+    ...(input.meta ?? {}),
+    ...(specialChanged || input.meta?.special !== undefined ? { special } : {}),
+  });
   if (Object.keys(row).length === 0) return;
-  if (field.meta) plan.write({ kind: 'updateRows', table: 'service_fields', where: { collection, field: name }, set: row });
+  if (field.meta)
+    plan.write({ kind: 'updateRows', table: 'service_fields', where: { collection, field: name }, set: row });
   else plan.write({ kind: 'insertRow', table: 'service_fields', row: { collection, field: name, ...row } });
 }
 
 function describe(field: FieldOverview): string {
   const c = field.schema!;
   if (field.type === 'string' && c.max_length !== null) return `string(${c.max_length})`;
-  if (field.type === 'decimal' && c.numeric_precision !== null) return `decimal(${c.numeric_precision}, ${c.numeric_scale ?? 0})`;
+  if (field.type === 'decimal' && c.numeric_precision !== null)
+    return `decimal(${c.numeric_precision}, ${c.numeric_scale ?? 0})`;
   return field.type;
 }
 
@@ -143,25 +184,48 @@ export function newDeleteState(): DeleteState {
  * Deletes a field: its column and data, its meta, the relation it holds (and that relation's o2m alias field on
  * the other side), its name in o2m relations and permissions, and the collection settings that name it.
  */
-export function planFieldDelete(plan: SchemaChangePlan, ctx: PlanContext, collection: string, name: string, state: DeleteState): void {
+export function planFieldDelete(
+  plan: SchemaChangePlan,
+  ctx: PlanContext,
+  collection: string,
+  name: string,
+  state: DeleteState,
+): void {
   const key = `${collection}\u0000${name}`;
   if (state.fields.has(key)) return;
   state.fields.add(key);
   const field = ctx.schema.collections[collection]?.fields[name];
   if (!field) return;
   if (field.primaryKey && !state.droppedTables.has(collection)) {
-    throw new InvalidPayloadError(`Field "${name}" is the primary key of collection "${collection}" and can't be deleted`);
+    throw new InvalidPayloadError(
+      `Field "${name}" is the primary key of collection "${collection}" and can't be deleted`,
+    );
   }
 
   for (const relation of ctx.schema.relations) {
     if (relation.collection === collection && relation.field === name) {
       // The field holds this relation (m2o, a2o or a bare foreign key): the relation goes, and so does its o2m side.
-      plan.write({ kind: 'deleteRows', table: 'service_relations', where: { many_collection: collection, many_field: name } });
-      plan.write({ kind: 'updateRows', table: 'service_relations', where: { many_collection: collection, junction_field: name }, set: { junction_field: null } });
-      if (relation.related_collection && relation.meta?.one_field) planFieldDelete(plan, ctx, relation.related_collection, relation.meta.one_field, state);
+      plan.write({
+        kind: 'deleteRows',
+        table: 'service_relations',
+        where: { many_collection: collection, many_field: name },
+      });
+      plan.write({
+        kind: 'updateRows',
+        table: 'service_relations',
+        where: { many_collection: collection, junction_field: name },
+        set: { junction_field: null },
+      });
+      if (relation.related_collection && relation.meta?.one_field)
+        planFieldDelete(plan, ctx, relation.related_collection, relation.meta.one_field, state);
     } else if (relation.related_collection === collection && relation.meta?.one_field === name) {
       // The field is the o2m side of a relation held elsewhere: that relation stays, without it.
-      plan.write({ kind: 'updateRows', table: 'service_relations', where: { many_collection: relation.collection, many_field: relation.field }, set: { one_field: null } });
+      plan.write({
+        kind: 'updateRows',
+        table: 'service_relations',
+        where: { many_collection: relation.collection, many_field: relation.field },
+        set: { one_field: null },
+      });
     }
   }
 
@@ -173,8 +237,23 @@ export function planFieldDelete(plan: SchemaChangePlan, ctx: PlanContext, collec
   plan.permissionsTouched = true;
   plan.write({ kind: 'deleteRows', table: 'service_fields', where: { collection, field: name } });
   plan.write({ kind: 'updateRows', table: 'service_fields', where: { collection, group: name }, set: { group: null } });
-  plan.write({ kind: 'updateRows', table: 'service_collections', where: { collection, archive_field: name }, set: { archive_field: null } });
-  plan.write({ kind: 'updateRows', table: 'service_collections', where: { collection, sort_field: name }, set: { sort_field: null } });
-  plan.write({ kind: 'updateRows', table: 'service_relations', where: { many_collection: collection, sort_field: name }, set: { sort_field: null } });
+  plan.write({
+    kind: 'updateRows',
+    table: 'service_collections',
+    where: { collection, archive_field: name },
+    set: { archive_field: null },
+  });
+  plan.write({
+    kind: 'updateRows',
+    table: 'service_collections',
+    where: { collection, sort_field: name },
+    set: { sort_field: null },
+  });
+  plan.write({
+    kind: 'updateRows',
+    table: 'service_relations',
+    where: { many_collection: collection, sort_field: name },
+    set: { sort_field: null },
+  });
   plan.write({ kind: 'dropPermissionField', collection, field: name });
 }

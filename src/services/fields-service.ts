@@ -11,7 +11,13 @@ import { newDeleteState, planFieldCreate, planFieldDelete, planFieldUpdate, type
 import { SchemaChangePlan, type SchemaChanges } from './schema-changes.js';
 import { collectionFields, fieldObject, type FieldObject } from './schema-objects.js';
 import type { PermissionStore } from '../permissions/permission-store.js';
-import { existingCollection, requireAdmin, schemaVisibility, writableCollection, type SchemaVisibility } from './schema-access.js';
+import {
+  existingCollection,
+  requireAdmin,
+  schemaVisibility,
+  writableCollection,
+  type SchemaVisibility,
+} from './schema-access.js';
 
 export interface FieldsServiceDeps {
   schema: () => SchemaOverview;
@@ -52,7 +58,9 @@ export class FieldsService {
   }
 
   private visibleFields(visible: SchemaVisibility, collection: string): FieldObject[] {
-    return collectionFields(existingCollection(this.deps.schema(), collection)).filter((f) => visible.field(collection, f.field));
+    return collectionFields(existingCollection(this.deps.schema(), collection)).filter((f) =>
+      visible.field(collection, f.field),
+    );
   }
 
   private describe(collection: string, field: string): FieldObject {

@@ -74,11 +74,24 @@ export class ItemsService {
    * The items `query` selects (`[...]`); for a singleton collection its object. `options.system` opens the
    * service_* tables (their own routes use it); `options.singleton` reads one object without a key (/settings).
    */
-  async readMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<JsonRead> {
+  async readMany(
+    collection: string,
+    query: Query,
+    accountability: Accountability,
+    marks: StageMarks = NO_MARKS,
+    options: ReadOptions = {},
+  ): Promise<JsonRead> {
     const schema = this.deps.schema();
     const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
     const permissions = await this.deps.access.permissionsOf(accountability);
-    const lookup = this.statements.find(schema.version, collection, query, accountability, permissions, `${singleton}:${options.system ?? false}:${options.form?.name ?? ''}`);
+    const lookup = this.statements.find(
+      schema.version,
+      collection,
+      query,
+      accountability,
+      permissions,
+      `${singleton}:${options.system ?? false}:${options.form?.name ?? ''}`,
+    );
     let read = lookup.read;
     if (read) {
       marks.mark('plan');
@@ -87,10 +100,28 @@ export class ItemsService {
       const now = new Date();
       const { access, dynamic } = await this.deps.access.readWith(permissions, schema, accountability, now, query);
       const compile = (q: Query, stages: StageMarks): CachedRead => {
-        const plan = withForm(planRead(collection, q, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: singleton, system: options.system }), options.form);
+        const plan = withForm(
+          planRead(collection, q, {
+            schema,
+            access,
+            dynamic,
+            accountability,
+            queryLimitDefault: this.deps.queryLimitDefault,
+            now,
+            single: singleton,
+            system: options.system,
+          }),
+          options.form,
+        );
         stages.mark('plan');
         const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
-        return { sql, params, primary: plan.collection.primary, totalCount: plan.meta.totalCount, filterCount: plan.meta.filterCount };
+        return {
+          sql,
+          params,
+          primary: plan.collection.primary,
+          totalCount: plan.meta.totalCount,
+          filterCount: plan.meta.filterCount,
+        };
       };
       read = compile(query, marks);
       // Only reads planned from nothing but their key (no dynamic values) are kept.
@@ -109,12 +140,32 @@ export class ItemsService {
   }
 
   /** One item (`{...}`); FORBIDDEN when the key does not exist or cannot be a key (existence is never revealed). */
-  async readOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<JsonRead> {
+  async readOne(
+    collection: string,
+    key: string,
+    query: Query,
+    accountability: Accountability,
+    marks: StageMarks = NO_MARKS,
+    options: ReadOptions = {},
+  ): Promise<JsonRead> {
     const schema = this.deps.schema();
     const now = new Date();
     const { access, dynamic } = await this.deps.access.read(schema, accountability, now, query);
     const plan = withForm(
-      planRead(collection, { ...query, keys: [key], meta: undefined }, { schema, access, dynamic, accountability, queryLimitDefault: this.deps.queryLimitDefault, now, single: true, system: options.system }),
+      planRead(
+        collection,
+        { ...query, keys: [key], meta: undefined },
+        {
+          schema,
+          access,
+          dynamic,
+          accountability,
+          queryLimitDefault: this.deps.queryLimitDefault,
+          now,
+          single: true,
+          system: options.system,
+        },
+      ),
       options.form,
     );
     marks.mark('plan');
@@ -133,11 +184,26 @@ export class ItemsService {
    * The items of `keys` as `query` reads them, in the read engine's order (the collection's sort field, else the
    * key); many keys are read in bounded chunks whose lists are joined here.
    */
-  async readKeys(collection: string, keys: Key[], query: Query, accountability: Accountability, options: ReadOptions = {}): Promise<JsonRead> {
+  async readKeys(
+    collection: string,
+    keys: Key[],
+    query: Query,
+    accountability: Accountability,
+    options: ReadOptions = {},
+  ): Promise<JsonRead> {
     if (keys.length === 0) return { json: '[]' };
-    const read = (chunk: Key[]) => this.readMany(collection, { ...query, meta: undefined, keys: chunk, limit: query.limit ?? chunk.length }, accountability, NO_MARKS, options);
+    const read = (chunk: Key[]) =>
+      this.readMany(
+        collection,
+        { ...query, meta: undefined, keys: chunk, limit: query.limit ?? chunk.length },
+        accountability,
+        NO_MARKS,
+        options,
+      );
     if (keys.length <= KEYS_PER_READ || query.limit !== undefined) return read(keys);
-    const sorted = keys.every((key) => typeof key === 'number') ? [...keys].sort((a, b) => (a as number) - (b as number)) : keys;
+    const sorted = keys.every((key) => typeof key === 'number')
+      ? [...keys].sort((a, b) => (a as number) - (b as number))
+      : keys;
     const parts: string[] = [];
     for (let i = 0; i < sorted.length; i += KEYS_PER_READ) {
       // The database answers each chunk with one JSON array: their elements are joined without decoding them.
@@ -148,17 +214,36 @@ export class ItemsService {
   }
 
   /** `readMany` as values. */
-  async rowsMany(collection: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<RowsRead> {
+  async rowsMany(
+    collection: string,
+    query: Query,
+    accountability: Accountability,
+    marks: StageMarks = NO_MARKS,
+    options: ReadOptions = {},
+  ): Promise<RowsRead> {
     return rows(await this.readMany(collection, query, accountability, marks, options));
   }
 
   /** `readOne` as values. */
-  async rowsOne(collection: string, key: string, query: Query, accountability: Accountability, marks: StageMarks = NO_MARKS, options: ReadOptions = {}): Promise<RowsRead> {
+  async rowsOne(
+    collection: string,
+    key: string,
+    query: Query,
+    accountability: Accountability,
+    marks: StageMarks = NO_MARKS,
+    options: ReadOptions = {},
+  ): Promise<RowsRead> {
     return rows(await this.readOne(collection, key, query, accountability, marks, options));
   }
 
   /** `readKeys` as values. */
-  async rowsKeys(collection: string, keys: Key[], query: Query, accountability: Accountability, options: ReadOptions = {}): Promise<RowsRead> {
+  async rowsKeys(
+    collection: string,
+    keys: Key[],
+    query: Query,
+    accountability: Accountability,
+    options: ReadOptions = {},
+  ): Promise<RowsRead> {
     return rows(await this.readKeys(collection, keys, query, accountability, options));
   }
 }

@@ -26,7 +26,15 @@ import { writeValue, WriteValueProblem } from '../plan/write-values.js';
 import type { Query } from '../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
 import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
-import { NO_MARKS, type ItemsService, type JsonRead, type OutputForm, type ReadOptions, type RowsRead, type StageMarks } from './items-service.js';
+import {
+  NO_MARKS,
+  type ItemsService,
+  type JsonRead,
+  type OutputForm,
+  type ReadOptions,
+  type RowsRead,
+  type StageMarks,
+} from './items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
 import { ChangeRecorder, type ChangeEvents } from '../realtime/change-events.js';
 import type { SystemWrites } from './system-writes.js';
@@ -82,7 +90,12 @@ export class ItemsWriter {
    * not a service_* table unless `options.system`) and the caller has a rule for `action` (null: the write's own
    * rules decide, as for a singleton that may be created or updated). Front ends call it before reading the body.
    */
-  async open<R extends Reread = 'json'>(collection: string, action: WriteAction | null, accountability: Accountability, options: WriteOptions<R> = {}): Promise<OpenedCollection<R>> {
+  async open<R extends Reread = 'json'>(
+    collection: string,
+    action: WriteAction | null,
+    accountability: Accountability,
+    options: WriteOptions<R> = {},
+  ): Promise<OpenedCollection<R>> {
     const ctx = await this.context(accountability, options);
     return { collection: itemsCollection(collection, ctx, action ?? undefined), ctx, options };
   }
@@ -91,7 +104,13 @@ export class ItemsWriter {
    * Whether the caller has a rule for `action` on a writable `collection`, from an already loaded permission set
    * (null for admins): for front ends that list what may be written (GraphQL mutations), without a database trip.
    */
-  canWrite(collection: string, action: WriteAction, accountability: Accountability, permissions: PermissionSet | null, options: WriteOptions<Reread> = {}): boolean {
+  canWrite(
+    collection: string,
+    action: WriteAction,
+    accountability: Accountability,
+    permissions: PermissionSet | null,
+    options: WriteOptions<Reread> = {},
+  ): boolean {
     try {
       itemsCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
     } catch {
@@ -101,7 +120,13 @@ export class ItemsWriter {
   }
 
   /** POST: one item (object) or many (array); answered with the created items as `query` reads them. */
-  async create<R extends Reread>(target: OpenedCollection<R>, items: Payload[], many: boolean, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+  async create<R extends Reread>(
+    target: OpenedCollection<R>,
+    items: Payload[],
+    many: boolean,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}`);
     await this.checkSystemPayloads(target, items, many);
@@ -121,9 +146,15 @@ export class ItemsWriter {
    * number of items created. Hashes are made before each batch's turn in the transaction (import collections with
    * `hash` fields are rare; their argon2 time is spent while the import's connection waits).
    */
-  async importRecords(target: OpenedCollection<Reread>, records: AsyncIterable<ImportRecord>, batchSize: number, onProgress?: (rows: number) => void): Promise<number> {
+  async importRecords(
+    target: OpenedCollection<Reread>,
+    records: AsyncIterable<ImportRecord>,
+    batchSize: number,
+    onProgress?: (rows: number) => void,
+  ): Promise<number> {
     const { collection, ctx } = target;
-    if (collection.singleton) throw new InvalidPayloadError(`Can't import into the singleton "${collection.collection}"`);
+    if (collection.singleton)
+      throw new InvalidPayloadError(`Can't import into the singleton "${collection.collection}"`);
     let written = 0;
     const changes = new ChangeRecorder();
     await this.deps.db.transaction(async (tx) => {
@@ -148,11 +179,22 @@ export class ItemsWriter {
    * One batch inside a savepoint; on failure it is rolled back and its rows written one by one (each seeing the
    * ones before it), so that the first failing row names its line.
    */
-  private async importBatch(tx: Executor, collection: CollectionOverview, batch: ImportRecord[], ctx: WriteContext, changes: ChangeRecorder): Promise<number> {
+  private async importBatch(
+    tx: Executor,
+    collection: CollectionOverview,
+    batch: ImportRecord[],
+    ctx: WriteContext,
+    changes: ChangeRecorder,
+  ): Promise<number> {
     // A batch's changes count only once its savepoint is released (a failed batch fails the whole import).
     const batchChanges = new ChangeRecorder();
     const write = async (records: ImportRecord[]): Promise<number> => {
-      const draft = planCreate(collection, records.map((r) => r.payload), true, ctx);
+      const draft = planCreate(
+        collection,
+        records.map((r) => r.payload),
+        true,
+        ctx,
+      );
       await this.run(tx, draft, ctx, await this.hashes(draft, ctx), batchChanges);
       return draft.rowCount;
     };
@@ -180,7 +222,13 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{c}/{pk}. */
-  async updateOne<R extends Reread>(target: OpenedCollection<R>, key: string, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+  async updateOne<R extends Reread>(
+    target: OpenedCollection<R>,
+    key: string,
+    payload: Payload,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}/${key}`);
     await this.checkSystemPayloads(target, [payload], false);
@@ -194,17 +242,32 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
-  async updateMany<R extends Reread>(target: OpenedCollection<R>, body: UpdateBody, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+  async updateMany<R extends Reread>(
+    target: OpenedCollection<R>,
+    body: UpdateBody,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     let draft: MutationPlan;
     if (body.kind === 'batch') {
       await this.checkSystemPayloads(target, body.items, true);
-      draft = planUpdate(collection, body.items.map((payload) => ({ key: keyOfValues(collection, payload) ?? undefined, payload })), true, ctx);
+      draft = planUpdate(
+        collection,
+        body.items.map((payload) => ({ key: keyOfValues(collection, payload) ?? undefined, payload })),
+        true,
+        ctx,
+      );
     } else {
       await this.checkSystemPayloads(target, [body.data], false);
       const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
       if (keys.length === 0) return this.readKeys(target, [], query);
-      draft = planUpdate(collection, keys.map((key) => ({ key, payload: body.data })), false, ctx);
+      draft = planUpdate(
+        collection,
+        keys.map((key) => ({ key, payload: body.data })),
+        false,
+        ctx,
+      );
     }
     marks.mark('plan');
     const keys = await this.execute(target, draft);
@@ -215,7 +278,12 @@ export class ItemsWriter {
   }
 
   /** PATCH /items/{singleton} (and /settings): updates its one row, or creates it (looked up in the transaction). */
-  async upsertSingleton<R extends Reread>(target: OpenedCollection<R>, payload: Payload, query: Query, marks: StageMarks = NO_MARKS): Promise<WriteResult<R>> {
+  async upsertSingleton<R extends Reread>(
+    target: OpenedCollection<R>,
+    payload: Payload,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
     const draft = planSingleton(target.collection, payload, target.ctx);
     marks.mark('plan');
     await this.execute(target, draft, true);
@@ -224,8 +292,16 @@ export class ItemsWriter {
     const singletonQuery = { ...query, meta: undefined };
     const body = await this.reread(
       options,
-      (items, read) => items.readMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, { ...read, singleton: true }),
-      (items, read) => items.rowsMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, { ...read, singleton: true }),
+      (items, read) =>
+        items.readMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, {
+          ...read,
+          singleton: true,
+        }),
+      (items, read) =>
+        items.rowsMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, {
+          ...read,
+          singleton: true,
+        }),
     );
     marks.mark('read');
     return body;
@@ -245,7 +321,14 @@ export class ItemsWriter {
   }
 
   private baseContext(accountability: Accountability, options: WriteOptions<Reread>): WriteContext {
-    return { schema: this.deps.schema(), accountability, now: new Date(), uuid: randomUUID, maxBatchMutation: this.deps.maxBatchMutation, system: options.system };
+    return {
+      schema: this.deps.schema(),
+      accountability,
+      now: new Date(),
+      uuid: randomUUID,
+      maxBatchMutation: this.deps.maxBatchMutation,
+      system: options.system,
+    };
   }
 
   /**
@@ -258,7 +341,11 @@ export class ItemsWriter {
     return { ...ctx, access: await this.deps.access.write(ctx.schema, accountability, ctx.now) };
   }
 
-  private async checkSystemPayloads(target: OpenedCollection<Reread>, payloads: Payload[], many: boolean): Promise<void> {
+  private async checkSystemPayloads(
+    target: OpenedCollection<Reread>,
+    payloads: Payload[],
+    many: boolean,
+  ): Promise<void> {
     if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
   }
 
@@ -266,11 +353,19 @@ export class ItemsWriter {
   private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
     const { ctx } = target;
     const hashes = await this.hashes(draft, ctx);
-    const touched = this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
+    const touched =
+      this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
     return this.transaction(ctx, touched, (tx, changes) => this.run(tx, draft, ctx, hashes, changes, singleton));
   }
 
-  private async run(tx: Executor, draft: MutationPlan, ctx: WriteContext, hashes: WriteHashes, changes: ChangeRecorder, singleton = false): Promise<Key[]> {
+  private async run(
+    tx: Executor,
+    draft: MutationPlan,
+    ctx: WriteContext,
+    hashes: WriteHashes,
+    changes: ChangeRecorder,
+    singleton = false,
+  ): Promise<Key[]> {
     const lookups = await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forWrite(draft, singleton);
     const plan = resolvePlan(draft, lookups, hashes, ctx);
     return new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).write(plan.rows);
@@ -314,7 +409,11 @@ export class ItemsWriter {
    * One transaction; system writes keep an active admin and drop the caches they make stale once committed. Its
    * change events are emitted once it has committed.
    */
-  private async transaction<T>(ctx: WriteContext, touched: Set<string>, work: (tx: Executor, changes: ChangeRecorder) => Promise<T>): Promise<T> {
+  private async transaction<T>(
+    ctx: WriteContext,
+    touched: Set<string>,
+    work: (tx: Executor, changes: ChangeRecorder) => Promise<T>,
+  ): Promise<T> {
     const system = ctx.system ? this.deps.systemWrites : undefined;
     const changes = new ChangeRecorder();
     if (!system) {
@@ -323,7 +422,9 @@ export class ItemsWriter {
       return result;
     }
     let result: T;
-    await this.deps.db.transaction((tx) => system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx, changes))));
+    await this.deps.db.transaction((tx) =>
+      system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx, changes))),
+    );
     await system.committed(touched);
     this.deps.changes?.emit(changes);
     return result!;
@@ -335,7 +436,13 @@ export class ItemsWriter {
    */
   private async keysByQuery(opened: OpenedCollection<Reread>, query: Query): Promise<Key[]> {
     const target = opened.collection;
-    const { data } = await this.deps.items.rowsMany(target.collection, { ...query, fields: [...target.keyFields], meta: undefined }, opened.ctx.accountability, NO_MARKS, { system: opened.options.system });
+    const { data } = await this.deps.items.rowsMany(
+      target.collection,
+      { ...query, fields: [...target.keyFields], meta: undefined },
+      opened.ctx.accountability,
+      NO_MARKS,
+      { system: opened.options.system },
+    );
     const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, Key>[];
     return rows.map((row) => keyOfValues(target, row)).filter((key): key is Key => key !== null && key !== undefined);
   }
@@ -368,7 +475,9 @@ export class ItemsWriter {
   ): Promise<WriteResult<R>> {
     const read: ReadOptions = { system: options.system, form: options.form };
     try {
-      return (await (options.reread === 'rows' ? rows(this.deps.items, read) : json(this.deps.items, read))) as WriteResult<R>;
+      return (await (options.reread === 'rows'
+        ? rows(this.deps.items, read)
+        : json(this.deps.items, read))) as WriteResult<R>;
     } catch (error) {
       if (error instanceof ForbiddenError) return null;
       throw error;

@@ -25,11 +25,15 @@ export class MeService {
     private readonly schema: () => SchemaOverview,
   ) {}
 
-  async collectionAccess(accountability: Accountability): Promise<Record<string, Record<PermissionAction, ActionAccess>>> {
+  async collectionAccess(
+    accountability: Accountability,
+  ): Promise<Record<string, Record<PermissionAction, ActionAccess>>> {
     const result: Record<string, Record<PermissionAction, ActionAccess>> = {};
     if (accountability.admin) {
       for (const name of Object.keys(this.schema().collections)) {
-        result[name] = Object.fromEntries(ACTIONS.map((a) => [a, { access: 'full', fields: ['*'], presets: {} }])) as Record<PermissionAction, ActionAccess>;
+        result[name] = Object.fromEntries(
+          ACTIONS.map((a) => [a, { access: 'full', fields: ['*'], presets: {} }]),
+        ) as Record<PermissionAction, ActionAccess>;
       }
       return result;
     }
@@ -43,7 +47,9 @@ export class MeService {
           entry[action] = { access: 'none' };
           continue;
         }
-        const fields = rules.some((r) => r.fields === '*') ? ['*'] : [...new Set(rules.flatMap((r) => (r.fields === '*' ? [] : r.fields)))];
+        const fields = rules.some((r) => r.fields === '*')
+          ? ['*']
+          : [...new Set(rules.flatMap((r) => (r.fields === '*' ? [] : r.fields)))];
         entry[action] = {
           access: rules.some((r) => r.permissions === null) ? 'full' : 'partial',
           fields,
@@ -55,7 +61,9 @@ export class MeService {
     return result;
   }
 
-  async globals(accountability: Accountability): Promise<{ app_access: boolean; admin_access: boolean; enforce_tfa: boolean }> {
+  async globals(
+    accountability: Accountability,
+  ): Promise<{ app_access: boolean; admin_access: boolean; enforce_tfa: boolean }> {
     if (!accountability.policies.length) return { app_access: false, admin_access: false, enforce_tfa: false };
     const rows = await new AccessRepository(this.db).policyAccess(accountability.policies);
     return {

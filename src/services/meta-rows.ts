@@ -7,9 +7,9 @@ import type { CollectionMetaInput } from '../schema/collection-input.js';
 import type { RelationMetaInput } from '../schema/relation-input.js';
 import type { Row } from '../db/connection.js';
 
-
 const json = (value: unknown) => (value === null || value === undefined ? value : JSON.stringify(value));
-const csv = (value: string[] | null | undefined) => (value === null || value === undefined ? value : value.length ? value.join(',') : null);
+const csv = (value: string[] | null | undefined) =>
+  value === null || value === undefined ? value : value.length ? value.join(',') : null;
 
 function withoutUndefined(row: Row): Row {
   return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== undefined));

@@ -16,11 +16,16 @@ import { hasCompositeKey, isKeyField, keyFieldsOf, keyOfValues } from '../plan/r
 import { coerceKey } from '../plan/value-coercion.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import type { CompiledStatement } from '../sql/statement.js';
-import { compileDeletes, compileInserts, compileKeyLookups, compileUpdates, type WriteHooks } from '../sql/write-compiler.js';
+import {
+  compileDeletes,
+  compileInserts,
+  compileKeyLookups,
+  compileUpdates,
+  type WriteHooks,
+} from '../sql/write-compiler.js';
 import { keyColumnsOf, keyValuesOf } from './write-lookups.js';
 import { ChangeRecorder } from '../realtime/change-events.js';
 import type { Row } from '../db/connection.js';
-
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -67,7 +72,12 @@ export class MutationExecutor {
   async delete(plan: DeletePlan): Promise<void> {
     const { collection, keys } = plan;
     if (keys.length === 0) return;
-    for (const statement of compileDeletes(collection.schema!.name, keyColumnsOf(collection), keyValuesOf(collection, keys), this.hooks)) {
+    for (const statement of compileDeletes(
+      collection.schema!.name,
+      keyColumnsOf(collection),
+      keyValuesOf(collection, keys),
+      this.hooks,
+    )) {
       await this.run(statement, { collection, rows: [] }, true);
     }
     this.changes.record(collection.collection, 'delete', keys);
@@ -88,11 +98,14 @@ export class MutationExecutor {
 
   private async writeRows(rows: readonly RowWrite[]): Promise<void> {
     if (rows.length === 0) return;
-    for (const row of rows) if (row.action === 'upsert') throw new Error(`An unresolved upsert of ${row.collection.collection} reached the executor`);
+    for (const row of rows)
+      if (row.action === 'upsert')
+        throw new Error(`An unresolved upsert of ${row.collection.collection} reached the executor`);
     const parents = rows.flatMap((row) => row.parents.map((parent) => parent.row));
     await this.writeRows(parents);
     for (const row of rows) {
-      for (const parent of row.parents) this.fill(row, parent.field, this.parentValue(row, parent.field, parent.row, parent.anyCollection));
+      for (const parent of row.parents)
+        this.fill(row, parent.field, this.parentValue(row, parent.field, parent.row, parent.anyCollection));
     }
     const creates = rows.filter((row) => row.action === 'create');
     const updates = rows.filter((row) => row.action === 'update');
@@ -125,7 +138,11 @@ export class MutationExecutor {
       if (key !== null) this.keys.set(row, key);
       return { row, values, key };
     });
-    const groups = groupBy(entries, ({ row, values, key }) => `${row.collection.collection}\u0000${key === null ? '' : 'k'}\u0000${Object.keys(values).sort().join('\u0000')}`);
+    const groups = groupBy(
+      entries,
+      ({ row, values, key }) =>
+        `${row.collection.collection}\u0000${key === null ? '' : 'k'}\u0000${Object.keys(values).sort().join('\u0000')}`,
+    );
     for (const group of groups.values()) {
       const collection = group[0]!.row.collection;
       const columns = Object.keys(group[0]!.values).map((name) => collection.fields[name]!);
@@ -133,7 +150,8 @@ export class MutationExecutor {
       const table = collection.schema!.name;
       const target: WriteTarget = { collection, rows: values };
       if (group[0]!.key !== null) {
-        for (const statement of compileInserts(table, columns, values, this.hooks, null)) await this.run(statement, target);
+        for (const statement of compileInserts(table, columns, values, this.hooks, null))
+          await this.run(statement, target);
         continue;
       }
       if (hasCompositeKey(collection)) {
@@ -162,7 +180,8 @@ export class MutationExecutor {
         const keys = returned.map((r) => this.returnedKey(primary, r[primary.field])).sort(ascending);
         for (const key of keys) this.keys.set(group[offset++]!.row, key);
       }
-      if (offset !== group.length) throw new Error(`INSERT into ${table} returned ${offset} keys for ${group.length} rows`);
+      if (offset !== group.length)
+        throw new Error(`INSERT into ${table} returned ${offset} keys for ${group.length} rows`);
     }
   }
 
@@ -174,13 +193,27 @@ export class MutationExecutor {
 
   /** Updates grouped by collection and identical values, so the same change to many rows is one statement. */
   private async updateRows(rows: RowWrite[]): Promise<void> {
-    const changing = rows.map((row) => ({ row, values: this.valuesOf(row) })).filter(({ values }) => Object.keys(values).length > 0);
-    const groups = groupBy(changing, ({ row, values }) => `${row.collection.collection}\u0000${JSON.stringify(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : 1)))}`);
+    const changing = rows
+      .map((row) => ({ row, values: this.valuesOf(row) }))
+      .filter(({ values }) => Object.keys(values).length > 0);
+    const groups = groupBy(
+      changing,
+      ({ row, values }) =>
+        `${row.collection.collection}\u0000${JSON.stringify(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : 1)))}`,
+    );
     for (const group of groups.values()) {
       const collection = group[0]!.row.collection;
-      const values = Object.entries(group[0]!.values).map(([name, value]) => [collection.fields[name]!, value] as [FieldOverview, unknown]);
+      const values = Object.entries(group[0]!.values).map(
+        ([name, value]) => [collection.fields[name]!, value] as [FieldOverview, unknown],
+      );
       const keys = group.map(({ row }) => this.keyOf(row)!);
-      for (const statement of compileUpdates(collection.schema!.name, values, keyColumnsOf(collection), keyValuesOf(collection, keys), this.hooks)) {
+      for (const statement of compileUpdates(
+        collection.schema!.name,
+        values,
+        keyColumnsOf(collection),
+        keyValuesOf(collection, keys),
+        this.hooks,
+      )) {
         await this.run(statement, { collection, rows: [group[0]!.values] });
       }
     }
@@ -192,8 +225,10 @@ export class MutationExecutor {
     for (const row of rows) {
       for (const set of row.children) {
         const local = set.link.localField;
-        const parentKey = (local === row.collection.primary ? this.keyOf(row) : this.valuesOf(row)[local]) as Key | null | undefined;
-        if (parentKey === null || parentKey === undefined) throw new InvalidPayloadError(`Writing "${set.link.field}" needs "${local}" in the same payload`);
+        const parentKey = (local === row.collection.primary ? this.keyOf(row) : this.valuesOf(row)[local]) as
+          Key | null | undefined;
+        if (parentKey === null || parentKey === undefined)
+          throw new InvalidPayloadError(`Writing "${set.link.field}" needs "${local}" in the same payload`);
         const fk = set.link.relatedField;
         for (const child of [...set.rows, ...set.updates]) {
           // An existing row of a composite key that holds the foreign key is already the parent's.
@@ -214,7 +249,12 @@ export class MutationExecutor {
       const { related, link } = set;
       const fk = related.fields[link.relatedField]!;
       if (link.deselectAction === 'delete') {
-        for (const statement of compileDeletes(related.schema!.name, keyColumnsOf(related), keyValuesOf(related, set.deselect), this.hooks)) {
+        for (const statement of compileDeletes(
+          related.schema!.name,
+          keyColumnsOf(related),
+          keyValuesOf(related, set.deselect),
+          this.hooks,
+        )) {
           await this.run(statement, { collection: related, rows: [{ [fk.field]: null }] }, true);
         }
         this.changes.record(related.collection, 'delete', set.deselect);
@@ -225,15 +265,30 @@ export class MutationExecutor {
   }
 
   /** Sets the foreign key `fk` of the rows `keys` of `related` (a link, or an unlink with null). */
-  private async updateKeys(related: CollectionOverview, keys: readonly Key[], fk: FieldOverview, value: Key | null): Promise<void> {
-    for (const statement of compileUpdates(related.schema!.name, [[fk, value]], keyColumnsOf(related), keyValuesOf(related, keys), this.hooks)) {
+  private async updateKeys(
+    related: CollectionOverview,
+    keys: readonly Key[],
+    fk: FieldOverview,
+    value: Key | null,
+  ): Promise<void> {
+    for (const statement of compileUpdates(
+      related.schema!.name,
+      [[fk, value]],
+      keyColumnsOf(related),
+      keyValuesOf(related, keys),
+      this.hooks,
+    )) {
       await this.run(statement, { collection: related, rows: [{ [fk.field]: value }] });
     }
     this.changes.record(related.collection, 'update', keys);
   }
 
   /** Runs a statement; a database error becomes the catalogue error naming the collection and field. */
-  private async run(statement: CompiledStatement, target: WriteTarget | null, deleting = false): Promise<Record<string, unknown>[]> {
+  private async run(
+    statement: CompiledStatement,
+    target: WriteTarget | null,
+    deleting = false,
+  ): Promise<Record<string, unknown>[]> {
     try {
       return await this.tx.query(statement.sql, statement.params);
     } catch (error) {
@@ -243,7 +298,8 @@ export class MutationExecutor {
         if (deleting) Object.assign(failed, { column: target.collection.keyFields[0] ?? null, referenced: true });
         else failed.column = await this.missingReference(target);
       }
-      if (failed.kind === 'unique' && failed.value === null && failed.column) failed.value = await this.duplicateValue(target, failed.column);
+      if (failed.kind === 'unique' && failed.value === null && failed.column)
+        failed.value = await this.duplicateValue(target, failed.column);
       throw translateFailure(failed, target, this.schema);
     }
   }
@@ -251,12 +307,19 @@ export class MutationExecutor {
   /** For drivers that do not quote it (SQLite): the written value of a unique field that a row already holds. */
   private async duplicateValue(target: WriteTarget, name: string): Promise<string | null> {
     const field = target.collection.fields[name];
-    const values = target.rows.map((row) => row[name]).filter((v): v is Key => typeof v === 'string' || typeof v === 'number');
+    const values = target.rows
+      .map((row) => row[name])
+      .filter((v): v is Key => typeof v === 'string' || typeof v === 'number');
     if (!field || values.length === 0) return null;
     const repeated = values.find((value, i) => values.indexOf(value) !== i);
     if (repeated !== undefined) return String(repeated);
     try {
-      for (const statement of compileKeyLookups(target.collection.schema!.name, field, [...new Set(values)], this.hooks)) {
+      for (const statement of compileKeyLookups(
+        target.collection.schema!.name,
+        field,
+        [...new Set(values)],
+        this.hooks,
+      )) {
         const [row] = await this.tx.query(statement.sql, statement.params);
         if (row) return String(row.key);
       }
@@ -278,7 +341,11 @@ export class MutationExecutor {
         const relatedFieldName = link?.kind === 'm2o' ? link.relatedField : field?.schema?.foreign_key_column;
         const relatedField = related && relatedFieldName ? related.fields[relatedFieldName] : undefined;
         if (!field || !related?.schema || !relatedField) continue;
-        const values = [...new Set(target.rows.map((row) => row[name]).filter((v): v is Key => typeof v === 'string' || typeof v === 'number'))];
+        const values = [
+          ...new Set(
+            target.rows.map((row) => row[name]).filter((v): v is Key => typeof v === 'string' || typeof v === 'number'),
+          ),
+        ];
         if (values.length === 0) continue;
         const found = new Set<string>();
         for (const statement of compileKeyLookups(related.schema.name, relatedField, values, this.hooks)) {

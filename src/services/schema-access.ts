@@ -24,7 +24,8 @@ export function existingCollection(schema: SchemaOverview, collection: string): 
 /** A collection the API may change: it exists and is not one of Strata's own service_* tables. */
 export function writableCollection(schema: SchemaOverview, collection: string): CollectionOverview {
   const found = existingCollection(schema, collection);
-  if (found.system || collection.startsWith(SYSTEM_PREFIX)) throw new ForbiddenError(`Collection "${collection}" is a system collection and can't be changed`);
+  if (found.system || collection.startsWith(SYSTEM_PREFIX))
+    throw new ForbiddenError(`Collection "${collection}" is a system collection and can't be changed`);
   return found;
 }
 
@@ -50,7 +51,8 @@ export async function schemaVisibility(
 
   const readable = new Map<string, '*' | Set<string>>();
   for (const rule of set.rules) {
-    if (rule.action === 'read' && schema.collections[rule.collection] && !readable.has(rule.collection)) readable.set(rule.collection, set.fields(rule.collection, 'read'));
+    if (rule.action === 'read' && schema.collections[rule.collection] && !readable.has(rule.collection))
+      readable.set(rule.collection, set.fields(rule.collection, 'read'));
   }
   // Folders (no table) holding a readable collection, at any depth, are shown so that the tree stays whole.
   const folders = new Set<string>();
@@ -75,7 +77,8 @@ export async function schemaVisibility(
  * of an m2a), the field holding the key and the alias on the other side.
  */
 export function relationVisible(visibility: SchemaVisibility, relation: RelationOverview): boolean {
-  if (!visibility.collection(relation.collection) || !visibility.field(relation.collection, relation.field)) return false;
+  if (!visibility.collection(relation.collection) || !visibility.field(relation.collection, relation.field))
+    return false;
   if (relation.related_collection) {
     if (!visibility.collection(relation.related_collection)) return false;
     const oneField = relation.meta?.one_field;

@@ -76,7 +76,9 @@ export interface SchemaChangeHooks {
   permissionsChanged(): Promise<void>;
 }
 
-type ChangeBuilder<T> = (schema: SchemaOverview) => { plan: SchemaChangePlan; result: T } | Promise<{ plan: SchemaChangePlan; result: T }>;
+type ChangeBuilder<T> = (
+  schema: SchemaOverview,
+) => { plan: SchemaChangePlan; result: T } | Promise<{ plan: SchemaChangePlan; result: T }>;
 
 /** A batch in progress: its transaction, the overview as the transaction sees it, and what it touched. */
 interface Batch {
@@ -97,7 +99,9 @@ export class SchemaChanges {
     private readonly hooks: SchemaChangeHooks,
     private readonly log: SchemaChangeLog = { error: () => {} },
   ) {
-    this.executor = new SchemaExecutor(db, { onUndoFailure: (error) => this.log.error({ err: error }, 'Undoing a failed schema change failed') });
+    this.executor = new SchemaExecutor(db, {
+      onUndoFailure: (error) => this.log.error({ err: error }, 'Undoing a failed schema change failed'),
+    });
   }
 
   /**
@@ -134,7 +138,13 @@ export class SchemaChanges {
         const state = await (async () => {
           try {
             return await this.executor.transaction(async (session) => {
-              const batch: Batch = { session, schema: await this.hooks.read(session), changed: false, permissionsTouched: false, result: undefined };
+              const batch: Batch = {
+                session,
+                schema: await this.hooks.read(session),
+                changed: false,
+                permissionsTouched: false,
+                result: undefined,
+              };
               batch.result = await this.batches.run(batch, work);
               return batch;
             });
@@ -201,11 +211,15 @@ export class SchemaChanges {
     if (error instanceof SchemaCheckFailedError) {
       const { refusal, count } = error;
       if (refusal.kind === 'containsNulls') return new ContainsNullValuesError(refusal.collection, refusal.field);
-      return new InvalidPayloadError(refusal.kind === 'counted' ? `${refusal.before}${count}${refusal.after}` : refusal.message);
+      return new InvalidPayloadError(
+        refusal.kind === 'counted' ? `${refusal.before}${count}${refusal.after}` : refusal.message,
+      );
     }
     if (error instanceof SchemaRefusedError) return new InvalidPayloadError(`${plan.failure}: ${error.reason}`);
     if (error instanceof ForeignKeyViolationError) {
-      return new InvalidPayloadError(`${plan.failure}: rows of collection "${error.table}" would point at items that don't exist`);
+      return new InvalidPayloadError(
+        `${plan.failure}: rows of collection "${error.table}" would point at items that don't exist`,
+      );
     }
     this.log.error({ err: error, steps: plan.toString() }, `Schema change refused by the database: ${plan.failure}`);
     const refused = new InvalidPayloadError(`${plan.failure}: the database refused the change`);

@@ -2,7 +2,14 @@
  * The wire shapes of /fields, /collections and /relations (Directus docs: Collections), made from the
  * schema overview.
  */
-import type { CollectionOverview, ColumnInfo, FieldMeta, FieldOverview, RelationOverview, ServiceType } from '../schema/types.js';
+import type {
+  CollectionOverview,
+  ColumnInfo,
+  FieldMeta,
+  FieldOverview,
+  RelationOverview,
+  ServiceType,
+} from '../schema/types.js';
 
 export interface FieldObject {
   collection: string;
@@ -42,7 +49,8 @@ function wireDefault(type: ServiceType, value: unknown): unknown {
     if (value === false || value === 0 || value === '0' || value === 'false') return false;
     return value;
   }
-  if ((type === 'integer' || type === 'float') && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if ((type === 'integer' || type === 'float') && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value))
+    return Number(value);
   return value;
 }
 
@@ -51,7 +59,11 @@ export function collectionFields(collection: CollectionOverview): FieldObject[] 
 }
 
 export function collectionObject(collection: CollectionOverview): CollectionObject {
-  return { collection: collection.collection, meta: collection.meta, schema: collection.schema ? { ...collection.schema } : null };
+  return {
+    collection: collection.collection,
+    meta: collection.meta,
+    schema: collection.schema ? { ...collection.schema } : null,
+  };
 }
 
 export function relationObject(relation: RelationOverview): RelationOverview {

@@ -6,7 +6,10 @@ import type { AppContext } from './app-context.js';
 const HEALTH_THRESHOLD_MS = 150;
 
 /** `/server/health`'s body (also GraphQL's `server_health`): admins see the checks. */
-export async function healthReport(context: AppContext, accountability: Accountability): Promise<{ status: string } & Record<string, unknown>> {
+export async function healthReport(
+  context: AppContext,
+  accountability: Accountability,
+): Promise<{ status: string } & Record<string, unknown>> {
   const started = performance.now();
   let dbOk = true;
   try {
@@ -22,7 +25,13 @@ export async function healthReport(context: AppContext, accountability: Accounta
     body.serviceId = 'strata';
     body.checks = {
       [`${context.db.dialect.client}:responseTime`]: [
-        { status: dbStatus, componentType: 'datastore', observedUnit: 'ms', observedValue: elapsed, threshold: HEALTH_THRESHOLD_MS },
+        {
+          status: dbStatus,
+          componentType: 'datastore',
+          observedUnit: 'ms',
+          observedValue: elapsed,
+          threshold: HEALTH_THRESHOLD_MS,
+        },
       ],
     };
   }
@@ -30,7 +39,10 @@ export async function healthReport(context: AppContext, accountability: Accounta
 }
 
 /** `/server/info`'s data (also GraphQL's `server_info`). */
-export async function serverInfo(context: AppContext, accountability: Accountability): Promise<Record<string, unknown>> {
+export async function serverInfo(
+  context: AppContext,
+  accountability: Accountability,
+): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = { project: await context.settings.projectInfo() };
   if (accountability.user) {
     data.rateLimit = false;

@@ -36,7 +36,10 @@ export class SettingsService {
   async passwordPolicy(): Promise<string | null> {
     if (this.policy && Date.now() - this.policy.at < CACHE_MS) return this.policy.value;
     const row = await this.settings.passwordPolicy();
-    const value = typeof row?.auth_password_policy === 'string' && row.auth_password_policy !== '' ? row.auth_password_policy : null;
+    const value =
+      typeof row?.auth_password_policy === 'string' && row.auth_password_policy !== ''
+        ? row.auth_password_policy
+        : null;
     this.policy = { at: Date.now(), value };
     return value;
   }

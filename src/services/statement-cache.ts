@@ -35,7 +35,8 @@ export interface CachedRead {
 }
 
 /** How a parameter of a shared statement comes from one value of the request. */
-type Mapping = 'same' | 'number' | 'lower' | 'contains' | 'starts' | 'ends' | 'lowerContains' | 'lowerStarts' | 'lowerEnds';
+type Mapping =
+  'same' | 'number' | 'lower' | 'contains' | 'starts' | 'ends' | 'lowerContains' | 'lowerStarts' | 'lowerEnds';
 
 const MAPPINGS: Record<Mapping, (value: unknown) => unknown> = {
   same: (v) => v,
@@ -71,7 +72,8 @@ const WORD_MEANINGS = /^(true|false|null|nan|infinity|undefined)$/i;
 type ValueClass = 'int' | 'digits' | 'word';
 
 function valueClass(value: unknown): ValueClass | null {
-  if (typeof value === 'number') return Number.isInteger(value) && value > 0 && value <= MAX_CLASS_INTEGER ? 'int' : null;
+  if (typeof value === 'number')
+    return Number.isInteger(value) && value > 0 && value <= MAX_CLASS_INTEGER ? 'int' : null;
   if (typeof value !== 'string') return null;
   if (DIGITS.test(value)) return 'digits';
   return WORD.test(value) && !WORD_MEANINGS.test(value) ? 'word' : null;
@@ -132,14 +134,28 @@ export class StatementCache {
   }
 
   /** The exact cache key of a read (its values in it), or null when it must be planned every time. */
-  key(schemaVersion: number, collection: string, query: Query, accountability: Accountability, permissions: PermissionSet | null, options: string): string | null {
+  key(
+    schemaVersion: number,
+    collection: string,
+    query: Query,
+    accountability: Accountability,
+    permissions: PermissionSet | null,
+    options: string,
+  ): string | null {
     const text = JSON.stringify(query);
     const scope = this.scope(schemaVersion, collection, text, accountability, permissions, options);
     return scope === null ? null : `${scope}\u0000${text}`;
   }
 
   /** A compiled read for this request, from its exact key or its shape; what to remember it under when there is none. */
-  find(schemaVersion: number, collection: string, query: Query, accountability: Accountability, permissions: PermissionSet | null, options: string): Lookup {
+  find(
+    schemaVersion: number,
+    collection: string,
+    query: Query,
+    accountability: Accountability,
+    permissions: PermissionSet | null,
+    options: string,
+  ): Lookup {
     const text = JSON.stringify(query);
     const scope = this.scope(schemaVersion, collection, text, accountability, permissions, options);
     if (scope === null) return { read: undefined, exact: null, shape: null };
@@ -163,10 +179,23 @@ export class StatementCache {
     if (entry === false) return { read: undefined, exact, shape: null };
     if (entry) {
       const params = entry.parameters.map((p) => ('slot' in p ? MAPPINGS[p.mapping](values[p.slot]) : p.value));
-      return { read: { sql: entry.sql, params, name: entry.name, primary: entry.primary, totalCount: entry.totalCount, filterCount: entry.filterCount }, exact, shape: null };
+      return {
+        read: {
+          sql: entry.sql,
+          params,
+          name: entry.name,
+          primary: entry.primary,
+          totalCount: entry.totalCount,
+          filterCount: entry.filterCount,
+        },
+        exact,
+        shape: null,
+      };
     }
     let slot = 0;
-    const other = mapValues(query, (value) => (valueClass(value) === null ? value : otherValue(value, slot, classes[slot++]!)));
+    const other = mapValues(query, (value) =>
+      valueClass(value) === null ? value : otherValue(value, slot, classes[slot++]!),
+    );
     return { read: undefined, exact, shape: { key, values, other } };
   }
 
@@ -191,7 +220,14 @@ export class StatementCache {
       this.shapes.set(shape.key, false);
       return;
     }
-    this.shapes.set(shape.key, { sql: read.sql, name: read.name, primary: read.primary, totalCount: read.totalCount, filterCount: read.filterCount, parameters });
+    this.shapes.set(shape.key, {
+      sql: read.sql,
+      name: read.name,
+      primary: read.primary,
+      totalCount: read.totalCount,
+      filterCount: read.filterCount,
+      parameters,
+    });
   }
 
   /**
@@ -208,7 +244,14 @@ export class StatementCache {
   }
 
   /** What besides the query decides a read: schema version, collection, options, the caller where rules name it. */
-  private scope(schemaVersion: number, collection: string, text: string, accountability: Accountability, permissions: PermissionSet | null, options: string): string | null {
+  private scope(
+    schemaVersion: number,
+    collection: string,
+    text: string,
+    accountability: Accountability,
+    permissions: PermissionSet | null,
+    options: string,
+  ): string | null {
     if (MOVING.test(text)) return null;
     let caller = 'admin';
     if (permissions) {
@@ -226,7 +269,8 @@ export class StatementCache {
   private setKey(permissions: PermissionSet): string | null {
     let id = this.sets.get(permissions);
     if (id === undefined) {
-      id = permissions.dynamicPaths.length || MOVING.test(JSON.stringify(permissions.rules)) ? '' : `p${this.nextSet++}`;
+      id =
+        permissions.dynamicPaths.length || MOVING.test(JSON.stringify(permissions.rules)) ? '' : `p${this.nextSet++}`;
       this.sets.set(permissions, id);
     }
     return id || null;
@@ -247,7 +291,12 @@ function otherValues(shape: NonNullable<Lookup['shape']>): unknown[] {
  * Each parameter as a constant (the same in both compiles) or as one slot's value through one mapping (both
  * compiles agree); null when a parameter moved in a way no single value explains.
  */
-function sharedParameters(first: unknown[], second: unknown[], firstValues: unknown[], secondValues: unknown[]): Parameter[] | null {
+function sharedParameters(
+  first: unknown[],
+  second: unknown[],
+  firstValues: unknown[],
+  secondValues: unknown[],
+): Parameter[] | null {
   if (first.length !== second.length || firstValues.length !== secondValues.length) return null;
   const parameters: Parameter[] = [];
   for (let i = 0; i < first.length; i++) {

@@ -54,10 +54,16 @@ export class SystemWrites {
       const path = many ? [i] : [];
       const { action, collection: target } = payload;
       if (action !== undefined && (typeof action !== 'string' || !ACTIONS.includes(action))) {
-        errors.push(new FailedValidationError('action', path, 'in', `Value has to be one of ${ACTIONS.join(', ')}.`, { valid: ACTIONS }));
+        errors.push(
+          new FailedValidationError('action', path, 'in', `Value has to be one of ${ACTIONS.join(', ')}.`, {
+            valid: ACTIONS,
+          }),
+        );
       }
       if (target !== undefined && (typeof target !== 'string' || !schema.collections[target])) {
-        errors.push(new FailedValidationError('collection', path, 'in', `Collection "${String(target)}" doesn't exist.`));
+        errors.push(
+          new FailedValidationError('collection', path, 'in', `Collection "${String(target)}" doesn't exist.`),
+        );
       }
       for (const name of ['permissions', 'validation']) {
         const rule = payload[name];
@@ -65,7 +71,14 @@ export class SystemWrites {
         try {
           parseFilter(rule);
         } catch (error) {
-          errors.push(new FailedValidationError(name, path, 'filter', `Value has to be a valid filter. ${(error as Error).message}`));
+          errors.push(
+            new FailedValidationError(
+              name,
+              path,
+              'filter',
+              `Value has to be a valid filter. ${(error as Error).message}`,
+            ),
+          );
         }
       }
     });
@@ -81,7 +94,14 @@ export class SystemWrites {
     payloads.forEach((payload, i) => {
       const { password } = payload;
       if (typeof password !== 'string' || password === CONCEALED || pattern.test(password)) return;
-      errors.push(new FailedValidationError('password', many ? [i] : [], 'regex', "Provided password doesn't match password policy."));
+      errors.push(
+        new FailedValidationError(
+          'password',
+          many ? [i] : [],
+          'regex',
+          "Provided password doesn't match password policy.",
+        ),
+      );
     });
     throwAll(errors);
   }
@@ -90,11 +110,19 @@ export class SystemWrites {
    * Runs `work` (the write, inside its transaction) and refuses it when it leaves no active admin where there
    * was one. Directus refuses the same with 422 UNPROCESSABLE_CONTENT.
    */
-  async keepAdmin(tx: Executor, collections: ReadonlySet<string>, accountability: Accountability, work: () => Promise<void>): Promise<void> {
+  async keepAdmin(
+    tx: Executor,
+    collections: ReadonlySet<string>,
+    accountability: Accountability,
+    work: () => Promise<void>,
+  ): Promise<void> {
     if (![...collections].some((name) => ADMIN_TABLES.has(name))) return work();
     const before = await this.activeAdmins(tx, accountability);
     await work();
-    if (before && !(await this.activeAdmins(tx, accountability))) throw new UnprocessableContentError("The last active admin user can't be removed, suspended or deprived of admin access");
+    if (before && !(await this.activeAdmins(tx, accountability)))
+      throw new UnprocessableContentError(
+        "The last active admin user can't be removed, suspended or deprived of admin access",
+      );
   }
 
   /**
@@ -129,7 +157,11 @@ export class SystemWrites {
 
   /** Whether an active user holds a policy with admin access, directly or through its role or the role's parents. */
   private async activeAdmins(tx: Executor, accountability: Accountability): Promise<boolean> {
-    const grants = await this.read(tx, accountability, 'service_access', { fields: ['role', 'user'], filter: parseFilter({ policy: { admin_access: { _eq: true } } })!, limit: -1 });
+    const grants = await this.read(tx, accountability, 'service_access', {
+      fields: ['role', 'user'],
+      filter: parseFilter({ policy: { admin_access: { _eq: true } } })!,
+      limit: -1,
+    });
     if (!grants.length) return false;
     const adminRoles = new Set(grants.map((g) => g.role).filter(Boolean) as string[]);
     const users = grants.map((g) => g.user).filter(Boolean) as string[];
@@ -148,12 +180,28 @@ export class SystemWrites {
     if (users.length) who.push({ id: { _in: users } });
     if (holding.length) who.push({ role: { _in: holding } });
     if (!who.length) return false;
-    const active = await this.read(tx, accountability, 'service_users', { fields: ['id'], filter: parseFilter({ _and: [{ status: { _eq: 'active' } }, { _or: who }] })!, limit: 1 });
+    const active = await this.read(tx, accountability, 'service_users', {
+      fields: ['id'],
+      filter: parseFilter({ _and: [{ status: { _eq: 'active' } }, { _or: who }] })!,
+      limit: 1,
+    });
     return active.length > 0;
   }
 
-  private async read(tx: Executor, accountability: Accountability, collection: string, query: Query): Promise<Record<string, unknown>[]> {
-    const plan = planRead(collection, query, { schema: this.deps.schema(), access: FULL_ACCESS, accountability, queryLimitDefault: 1, now: new Date(), system: true });
+  private async read(
+    tx: Executor,
+    accountability: Accountability,
+    collection: string,
+    query: Query,
+  ): Promise<Record<string, unknown>[]> {
+    const plan = planRead(collection, query, {
+      schema: this.deps.schema(),
+      access: FULL_ACCESS,
+      accountability,
+      queryLimitDefault: 1,
+      now: new Date(),
+      system: true,
+    });
     const { sql, params } = compileRead(plan, this.deps.sql);
     const [row] = await tx.query(sql, params);
     const data = typeof row?.data === 'string' ? JSON.parse(row.data) : row?.data;

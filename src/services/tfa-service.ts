@@ -7,7 +7,6 @@ import { UsersRepository, type TfaUser } from '../db/repositories/users.js';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors/catalogue.js';
 import { checkTfaDisable, checkTfaEnable, checkTfaGenerate } from '../request/auth-bodies.js';
 
-
 export class TfaService {
   private readonly users: UsersRepository;
 
@@ -22,7 +21,8 @@ export class TfaService {
   async generate(user: string | null, body: Record<string, unknown>): Promise<{ secret: string; otpauth_url: string }> {
     const { password } = checkTfaGenerate(body);
     const row = await this.user(user);
-    if (typeof row.password !== 'string' || !(await verifyPassword(row.password, password))) throw new InvalidCredentialsError();
+    if (typeof row.password !== 'string' || !(await verifyPassword(row.password, password)))
+      throw new InvalidCredentialsError();
     if (row.tfa_secret) throw new InvalidPayloadError('Two-factor authentication is already enabled for this user');
     return newTfaSecret(String(row.email), this.issuer);
   }
@@ -39,7 +39,8 @@ export class TfaService {
   async disable(user: string | null, body: Record<string, unknown>): Promise<void> {
     const { otp } = checkTfaDisable(body);
     const row = await this.user(user);
-    if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp, this.clock.now())) throw new InvalidPayloadError('"otp" is invalid');
+    if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp, this.clock.now()))
+      throw new InvalidPayloadError('"otp" is invalid');
     await this.users.setTfaSecret(row.id, null);
   }
 

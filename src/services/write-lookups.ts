@@ -15,7 +15,15 @@ import { coerceKey } from '../plan/value-coercion.js';
 import type { WriteContext } from '../plan/write-context.js';
 import { childParentKey, deselected, draftKey, keptKeys } from '../plan/write-resolution.js';
 import type { CollectionOverview } from '../schema/types.js';
-import { compileChildLookups, compileFirstKey, compileGuardedKeyLookups, compileKeyLookups, type KeyColumns, type KeyValue, type WriteHooks } from '../sql/write-compiler.js';
+import {
+  compileChildLookups,
+  compileFirstKey,
+  compileGuardedKeyLookups,
+  compileKeyLookups,
+  type KeyColumns,
+  type KeyValue,
+  type WriteHooks,
+} from '../sql/write-compiler.js';
 
 /** The column(s) rows of `collection` are addressed by: every column of a composite key. */
 export function keyColumnsOf(collection: CollectionOverview): KeyColumns {
@@ -89,21 +97,35 @@ export class WriteLookupStage {
     const byRelation = new Map<string, { related: CollectionOverview; fk: string; parents: Map<string, Key> }>();
     const sets: { set: RowWrite['children'][number]; parentKey: Key }[] = [];
     for (const { row, key } of parents) {
-      const exists = row.action === 'update' || (row.action === 'upsert' && key !== null && updatable.get(row.collection.collection)?.has(String(key)) === true);
+      const exists =
+        row.action === 'update' ||
+        (row.action === 'upsert' &&
+          key !== null &&
+          updatable.get(row.collection.collection)?.has(String(key)) === true);
       if (!exists) continue;
       for (const set of row.children) {
         if (!set.replace && set.remove.length === 0) continue;
         const parentKey = childParentKey(row, key, set.link.localField);
         if (parentKey === null) continue;
         const id = `${set.related.collection}\u0000${set.link.relatedField}`;
-        const entry = byRelation.get(id) ?? { related: set.related, fk: set.link.relatedField, parents: new Map<string, Key>() };
+        const entry = byRelation.get(id) ?? {
+          related: set.related,
+          fk: set.link.relatedField,
+          parents: new Map<string, Key>(),
+        };
         entry.parents.set(String(parentKey), parentKey);
         byRelation.set(id, entry);
         sets.push({ set, parentKey });
       }
     }
     for (const { related, fk, parents: keys } of byRelation.values()) {
-      const statements = compileChildLookups(related.schema!.name, keyColumnsOf(related), related.fields[fk]!, [...keys.values()], this.hooks);
+      const statements = compileChildLookups(
+        related.schema!.name,
+        keyColumnsOf(related),
+        related.fields[fk]!,
+        [...keys.values()],
+        this.hooks,
+      );
       for (const statement of statements) {
         for (const row of await this.tx.query(statement.sql, statement.params)) {
           const key = keyOfLookup(related, row);
@@ -120,9 +142,15 @@ export class WriteLookupStage {
       const guarded = { update: new KeyRequests(), delete: new KeyRequests() };
       for (const { set, parentKey } of sets) {
         const action = set.link.deselectAction === 'delete' ? 'delete' : 'update';
-        const rows = deselected(set, linked.get(linkKey(set.related.collection, set.link.relatedField, parentKey)) ?? [], kept);
+        const rows = deselected(
+          set,
+          linked.get(linkKey(set.related.collection, set.link.relatedField, parentKey)) ?? [],
+          kept,
+        );
         if (!this.ctx.access?.rules(set.related, action)?.filter) continue;
-        for (const key of rows) if (action === 'delete' || !updatable.get(set.related.collection)?.has(String(key))) guarded[action].add(set.related, key);
+        for (const key of rows)
+          if (action === 'delete' || !updatable.get(set.related.collection)?.has(String(key)))
+            guarded[action].add(set.related, key);
       }
       await this.lookUp(guarded.update, 'update', updatable);
       await this.lookUp(guarded.delete, 'delete', deletable);
@@ -139,7 +167,11 @@ export class WriteLookupStage {
     return { updatable: new Map(), deletable, linked: new Map() };
   }
 
-  private async lookUp(requests: KeyRequests, action: 'update' | 'delete', into: Map<string, Map<string, boolean>>): Promise<void> {
+  private async lookUp(
+    requests: KeyRequests,
+    action: 'update' | 'delete',
+    into: Map<string, Map<string, boolean>>,
+  ): Promise<void> {
     for (const { collection, keys } of requests.keys.values()) {
       const guard = this.ctx.accountability.admin ? null : (this.ctx.access?.rules(collection, action)?.filter ?? null);
       const found = await this.existingKeys(collection, [...keys.values()], guard);
@@ -150,14 +182,21 @@ export class WriteLookupStage {
   }
 
   /** Which of `keys` exist (as strings of their logical form), each with whether it satisfies `guard` (none = all). */
-  private async existingKeys(collection: CollectionOverview, keys: readonly Key[], guard: PlannedFilter | null): Promise<FoundKeys> {
+  private async existingKeys(
+    collection: CollectionOverview,
+    keys: readonly Key[],
+    guard: PlannedFilter | null,
+  ): Promise<FoundKeys> {
     const columns = keyColumnsOf(collection);
     const values = keyValuesOf(collection, keys);
     const found = new Map<string, boolean>();
     const table = collection.schema!.name;
-    const statements = guard ? compileGuardedKeyLookups(table, columns, values, guard, this.hooks) : compileKeyLookups(table, columns, values, this.hooks);
+    const statements = guard
+      ? compileGuardedKeyLookups(table, columns, values, guard, this.hooks)
+      : compileKeyLookups(table, columns, values, this.hooks);
     for (const statement of statements) {
-      for (const row of await this.tx.query(statement.sql, statement.params)) found.set(String(keyOfLookup(collection, row)), !guard || Number(row.allowed) === 1);
+      for (const row of await this.tx.query(statement.sql, statement.params))
+        found.set(String(keyOfLookup(collection, row)), !guard || Number(row.allowed) === 1);
     }
     return found;
   }

@@ -107,7 +107,9 @@ export function fieldSchema(ctx: SchemaContext, collection: CollectionOverview, 
   if (link?.kind === 'm2o') schema = relatedSchema(ctx, link.related);
   else if (link?.kind === 'o2m') return describe({ type: 'array', items: relatedSchema(ctx, link.related) }, field);
   else if (link?.kind === 'a2o') {
-    const options = link.allowed.filter((related) => ctx.view.has(related)).map((related) => ref(ctx.names.of(related)!));
+    const options = link.allowed
+      .filter((related) => ctx.view.has(related))
+      .map((related) => ref(ctx.names.of(related)!));
     // anyOf: a row of one collection may well fit another's schema (no field is required in reads).
     schema = { anyOf: [{ type: 'string' }, { type: 'integer' }, ...options] };
   } else if (!field.schema) return null;
@@ -152,7 +154,15 @@ export function inputSchema(ctx: SchemaContext, view: CollectionView, kind: 'cre
     if (!schema) continue;
     properties[name] = schema;
     const column = field.schema;
-    if (kind === 'create' && column && !field.nullable && !column.has_auto_increment && column.default_value === null && !field.special.length) required.push(name);
+    if (
+      kind === 'create' &&
+      column &&
+      !field.nullable &&
+      !column.has_auto_increment &&
+      column.default_value === null &&
+      !field.special.length
+    )
+      required.push(name);
   }
   const result: JsonSchema = { type: 'object', properties, 'x-collection': collection.collection };
   if (required.length) result.required = required;

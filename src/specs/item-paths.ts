@@ -26,7 +26,11 @@ export function json(schema: JsonSchema): JsonSchema {
 
 export function dataResponse(description: string, data: JsonSchema, meta = false): JsonSchema {
   const properties: Record<string, JsonSchema> = { data };
-  if (meta) properties.meta = { type: 'object', properties: { total_count: { type: 'integer' }, filter_count: { type: 'integer' } } };
+  if (meta)
+    properties.meta = {
+      type: 'object',
+      properties: { total_count: { type: 'integer' }, filter_count: { type: 'integer' } },
+    };
   return { description, content: json({ type: 'object', properties }) };
 }
 
@@ -60,7 +64,10 @@ export function importPath(c: CollectionPaths): Record<string, JsonSchema> {
           },
         },
         responses: {
-          '200': dataResponse('What was imported', { type: 'object', properties: { collection: { type: 'string' }, created: { type: 'integer', description: 'Rows written.' } } }),
+          '200': dataResponse('What was imported', {
+            type: 'object',
+            properties: { collection: { type: 'string' }, created: { type: 'integer', description: 'Rows written.' } },
+          }),
           ...errorResponses(true),
         },
       },
@@ -118,7 +125,11 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
       tags,
       parameters: ONE_PARAMETERS.map(paramRef),
       requestBody: { required: true, content: json({ oneOf: [create, { type: 'array', items: create }] }) },
-      responses: { '200': dataResponse('The created item(s)', { oneOf: [item, list] }), '204': NO_CONTENT, ...errorResponses(true) },
+      responses: {
+        '200': dataResponse('The created item(s)', { oneOf: [item, list] }),
+        '204': NO_CONTENT,
+        ...errorResponses(true),
+      },
     };
   }
   if (view.update) {
@@ -149,7 +160,13 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
       tags,
       requestBody: {
         required: true,
-        content: json({ oneOf: [keys, { type: 'object', required: ['keys'], properties: { keys } }, { type: 'object', required: ['query'], properties: { query: { type: 'object' } } }] }),
+        content: json({
+          oneOf: [
+            keys,
+            { type: 'object', required: ['keys'], properties: { keys } },
+            { type: 'object', required: ['query'], properties: { query: { type: 'object' } } },
+          ],
+        }),
       },
       responses: { '204': { description: 'Deleted' }, ...errorResponses(true) },
     };

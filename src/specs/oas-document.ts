@@ -36,7 +36,10 @@ export function buildOasDocument(input: OasInput): JsonSchema {
   const names = new ComponentNames(['Error']);
   const ctx: SchemaContext = { schema, view, names, version };
   // Names first: schemas refer to one another.
-  const entries = [...view.values()].map((collectionView) => ({ collectionView, component: names.assign(collectionView) }));
+  const entries = [...view.values()].map((collectionView) => ({
+    collectionView,
+    component: names.assign(collectionView),
+  }));
 
   const IMPORT = '/utils/import/{collection}';
   const imports = input.routes.some((route) => route.method === 'POST' && openApiPath(route.url) === IMPORT);
@@ -74,14 +77,19 @@ export function buildOasDocument(input: OasInput): JsonSchema {
     path.startsWith('/items/') ||
     NOT_API.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ||
     collectionBases.some((base) => path === base || path === `${base}/{pk}`);
-  const other = systemPaths(input.routes, { accountability: input.accountability, schemaReader: input.schemaReader, skip });
+  const other = systemPaths(input.routes, {
+    accountability: input.accountability,
+    schemaReader: input.schemaReader,
+    skip,
+  });
   for (const [path, operations] of Object.entries(other)) paths[path] = { ...(paths[path] ?? {}), ...operations };
 
   return {
     openapi: OPENAPI_VERSIONS[version],
     info: {
       title: 'Strata',
-      description: 'The API of this Strata project as the caller may use it: the collections it may read, their fields and the writes it may make.',
+      description:
+        'The API of this Strata project as the caller may use it: the collections it may read, their fields and the writes it may make.',
       version: VERSION,
     },
     servers: [{ url: input.publicUrl }],

@@ -49,7 +49,9 @@ export class SpecsService {
 
   private async entry(accountability: Accountability, version: OasVersion): Promise<OasEntry> {
     const schema = this.app.schema.current;
-    const permissions = accountability.admin ? null : await this.app.permissions.forPolicies(accountability.policies, { app: accountability.app });
+    const permissions = accountability.admin
+      ? null
+      : await this.app.permissions.forPolicies(accountability.policies, { app: accountability.app });
     const key = `${schema.version}|${permissions ? this.setId(permissions) : 'admin'}|${accountability.user ? 'user' : 'public'}|${version}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
@@ -57,20 +59,24 @@ export class SpecsService {
       schema,
       accountability,
       permissions,
-      (collection, action) => this.app.writer.canWrite(collection.collection, action, accountability, permissions, { system: collection.system }),
+      (collection, action) =>
+        this.app.writer.canWrite(collection.collection, action, accountability, permissions, {
+          system: collection.system,
+        }),
       'any',
     );
     const document = buildOasDocument({
-        schema,
-        view,
-        accountability,
-        routes: this.routes,
-        systemRoutes: this.systemRoutes,
-        // As schema-access.ts decides for /collections, /fields and /relations.
-        schemaReader: (metadata) => accountability.admin || accountability.app || (permissions?.for(metadata, 'read').length ?? 0) > 0,
-        version,
-        publicUrl: this.app.config.docs.publicUrl,
-        sessionCookie: this.app.config.auth.sessionCookie.name,
+      schema,
+      view,
+      accountability,
+      routes: this.routes,
+      systemRoutes: this.systemRoutes,
+      // As schema-access.ts decides for /collections, /fields and /relations.
+      schemaReader: (metadata) =>
+        accountability.admin || accountability.app || (permissions?.for(metadata, 'read').length ?? 0) > 0,
+      version,
+      publicUrl: this.app.config.docs.publicUrl,
+      sessionCookie: this.app.config.auth.sessionCookie.name,
     });
     const entry = { document, text: JSON.stringify(document) };
     this.cache.set(key, entry);

@@ -9,7 +9,23 @@ import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schem
 import { pascalCase } from './json-schema.js';
 
 /** Names TypeScript or the generated file already uses. */
-const RESERVED = new Set(['Schema', 'Array', 'Record', 'Date', 'Object', 'String', 'Number', 'Boolean', 'Function', 'Promise', 'Error', 'Map', 'Set', 'JSON', 'Symbol']);
+const RESERVED = new Set([
+  'Schema',
+  'Array',
+  'Record',
+  'Date',
+  'Object',
+  'String',
+  'Number',
+  'Boolean',
+  'Function',
+  'Promise',
+  'Error',
+  'Map',
+  'Set',
+  'JSON',
+  'Symbol',
+]);
 
 function valueType(field: FieldOverview): string {
   switch (field.type) {
@@ -74,7 +90,10 @@ export function typescriptTypes(schema: SchemaOverview): string {
         const key = keyType(schema.collections[link.related]);
         const target = names.get(link.related);
         type = target ? `${parenthesise(key)}[] | ${target}[]` : `${parenthesise(key)}[]`;
-      } else if (link?.kind === 'a2o') type = ['string', 'number', ...link.allowed.map((c) => names.get(c)).filter((n): n is string => !!n)].join(' | ');
+      } else if (link?.kind === 'a2o')
+        type = ['string', 'number', ...link.allowed.map((c) => names.get(c)).filter((n): n is string => !!n)].join(
+          ' | ',
+        );
       else if (!field.schema) continue;
       else type = valueType(field);
       if (field.nullable && link?.kind !== 'o2m' && type !== 'unknown') type += ' | null';

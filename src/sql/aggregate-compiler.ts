@@ -8,26 +8,47 @@ import type { SqlDialect } from './dialect-hooks.js';
 import { compileOperand } from './filter-compiler.js';
 import type { Statement } from './statement.js';
 
-export function compileAggregate(plan: ReadPlan, aggregate: AggregatePlan, st: Statement, row: string, where: string): string {
+export function compileAggregate(
+  plan: ReadPlan,
+  aggregate: AggregatePlan,
+  st: Statement,
+  row: string,
+  where: string,
+): string {
   const d = st.dialect;
   const q = (id: string) => d.quote(id);
   const { groups, aggregates } = aggregate;
 
   const values = [
     ...groups.map((g, i) => `${compileOperand(g.operand, st, row, 'compare')} as ${q(`g${i}`)}`),
-    ...aggregates.flatMap((a, i) => (a.operand ? [`${compileOperand(a.operand, st, row, a.fn === 'min' || a.fn === 'max' ? 'compare' : 'raw')} as ${q(`v${i}`)}`] : [])),
+    ...aggregates.flatMap((a, i) =>
+      a.operand
+        ? [
+            `${compileOperand(a.operand, st, row, a.fn === 'min' || a.fn === 'max' ? 'compare' : 'raw')} as ${q(`v${i}`)}`,
+          ]
+        : [],
+    ),
   ];
   const rows = `select ${values.length ? values.join(', ') : `1 as ${q('one')}`} from ${q(plan.table)} as ${row}${where}`;
 
   const grouped = st.alias();
   const groupColumns = groups.map((_, i) => `${grouped}.${q(`g${i}`)}`);
   const aggregateExpressions = aggregates.map((a, i) => aggregateExpression(a, `${grouped}.${q(`v${i}`)}`));
-  const terms = aggregate.sort.map((s) => ({ column: s.target === 'group' ? `g${s.index}` : `a${s.index}`, descending: s.descending }));
+  const terms = aggregate.sort.map((s) => ({
+    column: s.target === 'group' ? `g${s.index}` : `a${s.index}`,
+    descending: s.descending,
+  }));
   const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
   const order = aggregate.sort
-    .map((s) => `${s.target === 'group' ? groupColumns[s.index] : aggregateExpressions[s.index]} ${direction(s.descending)}`)
+    .map(
+      (s) =>
+        `${s.target === 'group' ? groupColumns[s.index] : aggregateExpressions[s.index]} ${direction(s.descending)}`,
+    )
     .join(', ');
-  const selected = [...groupColumns.map((c, i) => `${c} as ${q(`g${i}`)}`), ...aggregateExpressions.map((e, i) => `${e} as ${q(`a${i}`)}`)];
+  const selected = [
+    ...groupColumns.map((c, i) => `${c} as ${q(`g${i}`)}`),
+    ...aggregateExpressions.map((e, i) => `${e} as ${q(`a${i}`)}`),
+  ];
   const window = groups.length ? d.limitOffset(plan.limit, plan.offset, (v) => st.param(v)) : '';
   const reduced = `select ${selected.join(', ')} from (${rows}) as ${grouped}${groups.length ? ` group by ${groupColumns.join(', ')}` : ''}${order ? ` order by ${order}` : ''}${window}`;
 
@@ -91,6 +112,7 @@ function nestedObject(d: SqlDialect, entries: { path: string[]; expression: stri
     }
     node.set(path[path.length - 1]!, expression);
   }
-  const build = (tree: Tree): string => d.jsonObject([...tree].map(([key, value]) => [key, typeof value === 'string' ? value : build(value)]));
+  const build = (tree: Tree): string =>
+    d.jsonObject([...tree].map(([key, value]) => [key, typeof value === 'string' ? value : build(value)]));
   return build(root);
 }

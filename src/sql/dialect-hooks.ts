@@ -51,7 +51,13 @@ export interface SqlDialect {
    * A looser condition on the column as stored, implied by the exact comparison `operator` with these (bound)
    * values, that an index can serve; null where the exact comparison is already indexable (or nothing is).
    */
-  indexableBound?(column: string, field: FieldOverview, operator: string, values: unknown[], param: (value: unknown) => string): string | null;
+  indexableBound?(
+    column: string,
+    field: FieldOverview,
+    operator: string,
+    values: unknown[],
+    param: (value: unknown) => string,
+  ): string | null;
   /** The column as text, for LIKE on non-text types. */
   asText(column: string): string;
   /** Suffix after a LIKE pattern that uses `\` as the escape character ('' where that is the default). */

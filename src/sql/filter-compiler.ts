@@ -25,7 +25,9 @@ export function compileFilter(filter: PlannedFilter, st: Statement, alias: strin
     case 'and':
     case 'or': {
       if (filter.children.length === 0) return filter.kind === 'and' ? '1 = 1' : '1 = 0';
-      const joined = filter.children.map((c) => compileFilter(c, st, alias)).join(filter.kind === 'and' ? ' and ' : ' or ');
+      const joined = filter.children
+        .map((c) => compileFilter(c, st, alias))
+        .join(filter.kind === 'and' ? ' and ' : ' or ');
       return `(${joined})`;
     }
     case 'not':
@@ -56,14 +58,30 @@ export function compileFilter(filter: PlannedFilter, st: Statement, alias: strin
 }
 
 /** A looser condition on the column as stored that an index can serve, where the dialect's exact form cannot. */
-function indexableBound(operand: Operand, field: FieldOverview, operator: string, value: unknown, st: Statement, alias: string): string | null {
+function indexableBound(
+  operand: Operand,
+  field: FieldOverview,
+  operator: string,
+  value: unknown,
+  st: Statement,
+  alias: string,
+): string | null {
   const d = st.dialect;
   if (operand.kind !== 'field' || !d.indexableBound || value === null) return null;
   const values = operator === '_between' ? (value as unknown[]) : [value];
-  return d.indexableBound(compileOperand(operand, st, alias, 'raw'), field, operator, values, (v) => st.param(d.bind(field, v)));
+  return d.indexableBound(compileOperand(operand, st, alias, 'raw'), field, operator, values, (v) =>
+    st.param(d.bind(field, v)),
+  );
 }
 
-function compileCompare(operand: Operand, field: FieldOverview, operator: string, value: unknown, st: Statement, alias: string): string {
+function compileCompare(
+  operand: Operand,
+  field: FieldOverview,
+  operator: string,
+  value: unknown,
+  st: Statement,
+  alias: string,
+): string {
   const d = st.dialect;
   const raw = compileOperand(operand, st, alias, 'raw');
   const plainColumn = operand.kind === 'field';
@@ -95,7 +113,15 @@ function compileCompare(operand: Operand, field: FieldOverview, operator: string
     case '_nin': {
       const values = value as unknown[];
       if (values.length === 0) return operator === '_in' ? '1 = 0' : '1 = 1';
-      const long = values.length > LONG_LIST ? d.listMembership(column, values.map((v) => d.bind(field, v)), operator === '_nin', (v) => st.param(v)) : null;
+      const long =
+        values.length > LONG_LIST
+          ? d.listMembership(
+              column,
+              values.map((v) => d.bind(field, v)),
+              operator === '_nin',
+              (v) => st.param(v),
+            )
+          : null;
       if (long) return long;
       return `${column} ${operator === '_in' ? 'in' : 'not in'} (${values.map(bind).join(', ')})`;
     }
@@ -146,7 +172,11 @@ export function compileOperand(operand: Operand, st: Statement, alias: string, u
   switch (operand.kind) {
     case 'field': {
       const raw = column(st, alias, operand.field.field);
-      return use === 'compare' ? d.comparable(raw, operand.field) : use === 'sort' ? d.sortable(raw, operand.field) : raw;
+      return use === 'compare'
+        ? d.comparable(raw, operand.field)
+        : use === 'sort'
+          ? d.sortable(raw, operand.field)
+          : raw;
     }
     case 'date-part':
       return d.datePart(operand.part, column(st, alias, operand.field.field), operand.field);
@@ -163,7 +193,8 @@ export function compileOperand(operand: Operand, st: Statement, alias: string, u
       const related = st.alias();
       const value = compileOperand(operand.operand, st, related, use);
       const filter = operand.filter ? ` and ${compileFilter(operand.filter, st, related)}` : '';
-      if (operand.pick) return `(select ${operand.pick}(${value}) from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter})`;
+      if (operand.pick)
+        return `(select ${operand.pick}(${value}) from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter})`;
       return `(select ${value} from ${d.quote(operand.join.table)} as ${related} where ${joinCondition(operand.join, st, related, alias)}${filter}${d.limitOffset(1, 0, String)})`;
     }
     case 'guarded':

@@ -12,13 +12,19 @@ import type { Statement } from './statement.js';
 /** The JSON object of the row `alias` of `level`. */
 export function levelObject(level: ReadLevel, st: Statement, alias: string): string {
   return st.dialect.jsonObject(
-    level.outputs.map((output) => [output.key, output.guard ? guard(output.guard, outputValue(output, st, alias), st, alias) : outputValue(output, st, alias)]),
+    level.outputs.map((output) => [
+      output.key,
+      output.guard ? guard(output.guard, outputValue(output, st, alias), st, alias) : outputValue(output, st, alias),
+    ]),
   );
 }
 
 /** Columns of `alias` that levelObject reads (what a derived table in between must pass on). */
 export function levelColumns(level: ReadLevel, st: Statement, alias: string): string[] {
-  const columns = level.outputs.flatMap((output) => [...(output.guard ? filterColumns(output.guard, st, alias) : []), ...outputColumns(output, st, alias)]);
+  const columns = level.outputs.flatMap((output) => [
+    ...(output.guard ? filterColumns(output.guard, st, alias) : []),
+    ...outputColumns(output, st, alias),
+  ]);
   return [...new Set(columns)];
 }
 
@@ -51,7 +57,9 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
       if (output.as === 'number') return d.toFloat(value);
       if (output.operand.kind === 'field') return d.wireValue(value, output.field);
       // A JSON value that went through a CASE (a field permission's guard) is embedded as JSON again.
-      return innermost(output.operand).kind === 'json-path' && output.operand.kind !== 'json-path' ? d.embedJson(value) : value;
+      return innermost(output.operand).kind === 'json-path' && output.operand.kind !== 'json-path'
+        ? d.embedJson(value)
+        : value;
     }
     case 'object':
       return d.embedJson(relatedObject(output.level, output.join, st, alias));
@@ -60,7 +68,9 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
       const { level, scalar } = output;
       const filter = level.filter ? ` and ${compileFilter(level.filter, st, related)}` : '';
       return d.nestedList({
-        element: scalar ? d.wireValue(compileOperand(scalar.operand, st, related, 'raw'), scalar.field) : levelObject(level, st, related),
+        element: scalar
+          ? d.wireValue(compileOperand(scalar.operand, st, related, 'raw'), scalar.field)
+          : levelObject(level, st, related),
         alias: related,
         from: `${d.quote(level.table)} as ${related}`,
         where: `${joinCondition(output.join, st, related, alias)}${filter}`,
@@ -68,15 +78,24 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
         limit: level.limit,
         offset: level.offset,
         columns: scalar ? operandColumns(scalar.operand, st, related) : levelColumns(level, st, related),
-        key: level.collection.primary ? { column: column(st, related, level.collection.primary), field: level.collection.fields[level.collection.primary]! } : null,
+        key: level.collection.primary
+          ? {
+              column: column(st, related, level.collection.primary),
+              field: level.collection.fields[level.collection.primary]!,
+            }
+          : null,
         param: (v) => st.param(v),
       });
     }
     case 'any': {
       const item = column(st, alias, output.field.field);
       if (!output.branches.length) return item;
-      const cases = output.branches.map((b) => `when ${d.stringLiteral(b.collection)} then ${relatedObject(b.level, b.join, st, alias)}`);
-      return d.embedJson(`case ${column(st, alias, output.collectionField.field)} ${cases.join(' ')} else ${d.jsonString(item)} end`);
+      const cases = output.branches.map(
+        (b) => `when ${d.stringLiteral(b.collection)} then ${relatedObject(b.level, b.join, st, alias)}`,
+      );
+      return d.embedJson(
+        `case ${column(st, alias, output.collectionField.field)} ${cases.join(' ')} else ${d.jsonString(item)} end`,
+      );
     }
   }
 }

@@ -14,7 +14,9 @@ export interface SortTerm {
 }
 
 export function orderClause(terms: SortTerm[]): string {
-  return terms.length ? ` order by ${terms.map((t) => `${t.expression} ${t.descending ? 'desc' : 'asc'}`).join(', ')}` : '';
+  return terms.length
+    ? ` order by ${terms.map((t) => `${t.expression} ${t.descending ? 'desc' : 'asc'}`).join(', ')}`
+    : '';
 }
 
 function sortKey(dialect: SqlDialect, index: number): string {
@@ -35,7 +37,10 @@ export interface LimitedRows {
 }
 
 /** The derived table's SELECT, and the ORDER BY (without the keyword, '' when unsorted) of its rows as `alias`. */
-export function limitedRows(rows: LimitedRows, dialect: SqlDialect): { select: string; order: (alias: string) => string } {
+export function limitedRows(
+  rows: LimitedRows,
+  dialect: SqlDialect,
+): { select: string; order: (alias: string) => string } {
   const columns = [...new Set(rows.columns)];
   // The table's alias inside the derived table (`from` is `"table" as alias`); the derived table takes the same one.
   const inner = rows.from.slice(rows.from.lastIndexOf(' as ') + 4);
@@ -43,18 +48,24 @@ export function limitedRows(rows: LimitedRows, dialect: SqlDialect): { select: s
   // build a new row for every scanned row (a projection) instead of passing the table's rows on as they are.
   const keys: string[] = [];
   const outer = rows.sort.map((t, i) => {
-    if (columns.includes(t.expression) && t.expression.startsWith(`${inner}.`)) return (alias: string) => `${alias}${t.expression.slice(inner.length)}`;
+    if (columns.includes(t.expression) && t.expression.startsWith(`${inner}.`))
+      return (alias: string) => `${alias}${t.expression.slice(inner.length)}`;
     keys.push(`${t.expression} as ${sortKey(dialect, i)}`);
     return (alias: string) => `${alias}.${sortKey(dialect, i)}`;
   });
   const where = rows.where ? ` where ${rows.where}` : '';
   const select = `select ${[...columns, ...keys].join(', ')} from ${rows.from}${where}${orderClause(rows.sort)}${dialect.limitOffset(rows.limit, rows.offset, rows.param)}`;
-  const order = (alias: string) => rows.sort.map((t, i) => `${outer[i]!(alias)} ${t.descending ? 'desc' : 'asc'}`).join(', ');
+  const order = (alias: string) =>
+    rows.sort.map((t, i) => `${outer[i]!(alias)} ${t.descending ? 'desc' : 'asc'}`).join(', ');
   return { select, order };
 }
 
 /** `aggregate(element, orderBy)` gathers the elements into a JSON array ordered by `orderBy` ('' = unordered). */
-export function derivedTableList(list: NestedList, dialect: SqlDialect, aggregate: (element: string, orderBy: string) => string): string {
+export function derivedTableList(
+  list: NestedList,
+  dialect: SqlDialect,
+  aggregate: (element: string, orderBy: string) => string,
+): string {
   const { select, order } = limitedRows(list, dialect);
   return `(select ${aggregate(list.element, order(list.alias))} from (${select}) as ${list.alias})`;
 }

@@ -27,7 +27,15 @@ export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatem
   } else {
     // Rows are filtered, sorted and limited first; only the kept ones are turned into JSON (nested levels included).
     const { select, order } = limitedRows(
-      { columns: levelColumns(plan, st, row), from: `${table} as ${row}`, where: filterSql, sort: sortTerms(plan.sort, st, row), limit: plan.limit, offset: plan.offset, param: (v) => st.param(v) },
+      {
+        columns: levelColumns(plan, st, row),
+        from: `${table} as ${row}`,
+        where: filterSql,
+        sort: sortTerms(plan.sort, st, row),
+        limit: plan.limit,
+        offset: plan.offset,
+        param: (v) => st.param(v),
+      },
       dialect,
     );
     data = `(select ${dialect.jsonArrayText(levelObject(plan, st, row), order(row))} from (${select}) as ${row})`;

@@ -25,7 +25,8 @@ export class Statement {
   }
 
   finish(sql: string): CompiledStatement {
-    if (this.values.length > this.dialect.maxParameters) throw new InvalidQueryError(`The query holds too many values (at most ${this.dialect.maxParameters})`);
+    if (this.values.length > this.dialect.maxParameters)
+      throw new InvalidQueryError(`The query holds too many values (at most ${this.dialect.maxParameters})`);
     const params: unknown[] = [];
     const text = sql.replace(MARKER, (_m, index: string) => {
       params.push(this.values[Number(index)]);

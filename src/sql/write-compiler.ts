@@ -36,12 +36,16 @@ export function compileInserts(
   returning: KeyColumns | null,
 ): CompiledStatement[] {
   const q = hooks.sql.quote;
-  const tail = returning ? ` returning ${(Array.isArray(returning) ? (returning as readonly FieldOverview[]) : [returning as FieldOverview]).map((c) => q(c.field)).join(', ')}` : '';
+  const tail = returning
+    ? ` returning ${(Array.isArray(returning) ? (returning as readonly FieldOverview[]) : [returning as FieldOverview]).map((c) => q(c.field)).join(', ')}`
+    : '';
   if (columns.length === 0) return rows.map(() => ({ sql: hooks.write.defaultRowInsert(q(table)) + tail, params: [] }));
   const head = `insert into ${q(table)} (${columns.map((c) => q(c.field)).join(', ')}) values `;
   return chunks(rows, Math.floor(hooks.write.maxParameters / columns.length)).map((chunk) => {
     const st = new Statement(hooks.sql);
-    const values = chunk.map((row) => `(${columns.map((c) => st.param(hooks.write.bind(c, row[c.field] ?? null))).join(', ')})`);
+    const values = chunk.map(
+      (row) => `(${columns.map((c) => st.param(hooks.write.bind(c, row[c.field] ?? null))).join(', ')})`,
+    );
     return st.finish(head + values.join(', ') + tail);
   });
 }
@@ -65,12 +69,19 @@ export function compileUpdates(
   const q = hooks.sql.quote;
   return chunks(keys, Math.floor((hooks.write.maxParameters - values.length) / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
-    const set = values.map(([field, value]) => `${q(field.field)} = ${st.param(hooks.write.bind(field, value))}`).join(', ');
+    const set = values
+      .map(([field, value]) => `${q(field.field)} = ${st.param(hooks.write.bind(field, value))}`)
+      .join(', ');
     return st.finish(`update ${q(table)} set ${set} where ${keyMatch(chunk, keyField, st, hooks, '')}`);
   });
 }
 
-export function compileDeletes(table: string, keyField: KeyColumns, keys: readonly KeyValue[], hooks: WriteHooks): CompiledStatement[] {
+export function compileDeletes(
+  table: string,
+  keyField: KeyColumns,
+  keys: readonly KeyValue[],
+  hooks: WriteHooks,
+): CompiledStatement[] {
   const q = hooks.sql.quote;
   return chunks(keys, Math.floor(hooks.write.maxParameters / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
@@ -79,11 +90,18 @@ export function compileDeletes(table: string, keyField: KeyColumns, keys: readon
 }
 
 /** `select key from t where key in (...)`: which of `keys` exist (composite keys: columns `key0`, `key1`, ...). */
-export function compileKeyLookups(table: string, keyField: KeyColumns, keys: readonly KeyValue[], hooks: WriteHooks): CompiledStatement[] {
+export function compileKeyLookups(
+  table: string,
+  keyField: KeyColumns,
+  keys: readonly KeyValue[],
+  hooks: WriteHooks,
+): CompiledStatement[] {
   const q = hooks.sql.quote;
   return chunks(keys, Math.floor(hooks.write.maxParameters / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
-    return st.finish(`select ${keySelect(keyField, hooks, '')} from ${q(table)} where ${keyMatch(chunk, keyField, st, hooks, '')}`);
+    return st.finish(
+      `select ${keySelect(keyField, hooks, '')} from ${q(table)} where ${keyMatch(chunk, keyField, st, hooks, '')}`,
+    );
   });
 }
 
@@ -91,7 +109,13 @@ export function compileKeyLookups(table: string, keyField: KeyColumns, keys: rea
  * `select key, case when <rule> then 1 else 0 end as allowed from t where key in (...)`: which of `keys` exist, and
  * whether each satisfies a caller's item rule — one lookup tells a missing row from a forbidden one (both refused).
  */
-export function compileGuardedKeyLookups(table: string, keyField: KeyColumns, keys: readonly KeyValue[], guard: PlannedFilter, hooks: WriteHooks): CompiledStatement[] {
+export function compileGuardedKeyLookups(
+  table: string,
+  keyField: KeyColumns,
+  keys: readonly KeyValue[],
+  guard: PlannedFilter,
+  hooks: WriteHooks,
+): CompiledStatement[] {
   const q = hooks.sql.quote;
   return chunks(keys, Math.floor(hooks.write.maxParameters / 2 / width(keyField))).map((chunk) => {
     const st = new Statement(hooks.sql);
@@ -124,7 +148,9 @@ export function compileChildLookups(
 export function compileFirstKey(table: string, keyField: KeyColumns, hooks: WriteHooks): CompiledStatement {
   const q = hooks.sql.quote;
   const st = new Statement(hooks.sql);
-  return st.finish(`select ${keySelect(keyField, hooks, '')} from ${q(table)}${hooks.sql.limitOffset(1, 0, (v) => st.param(v))}`);
+  return st.finish(
+    `select ${keySelect(keyField, hooks, '')} from ${q(table)}${hooks.sql.limitOffset(1, 0, (v) => st.param(v))}`,
+  );
 }
 
 function width(keyField: KeyColumns): number {
@@ -139,7 +165,13 @@ function keySelect(keyField: KeyColumns, hooks: WriteHooks, prefix: string): str
 }
 
 /** `key in (...)`, or for a composite key `(a = ? and b = ?) or (...)` (row values in IN lists are not portable). */
-function keyMatch(keys: readonly KeyValue[], keyField: KeyColumns, st: Statement, hooks: WriteHooks, prefix: string): string {
+function keyMatch(
+  keys: readonly KeyValue[],
+  keyField: KeyColumns,
+  st: Statement,
+  hooks: WriteHooks,
+  prefix: string,
+): string {
   const q = hooks.sql.quote;
   if (!Array.isArray(keyField)) {
     const field = keyField as FieldOverview;

@@ -31,14 +31,29 @@ export const OPERATOR_LABELS: Record<string, string> = {
   _nempty: 'is not empty',
 };
 
-const TEXT = ['_eq', '_neq', '_contains', '_ncontains', '_icontains', '_starts_with', '_ends_with', '_in', '_nin', '_null', '_nnull', '_empty', '_nempty'];
+const TEXT = [
+  '_eq',
+  '_neq',
+  '_contains',
+  '_ncontains',
+  '_icontains',
+  '_starts_with',
+  '_ends_with',
+  '_in',
+  '_nin',
+  '_null',
+  '_nnull',
+  '_empty',
+  '_nempty',
+];
 const ORDERED = ['_eq', '_neq', '_lt', '_lte', '_gt', '_gte', '_between', '_in', '_nin', '_null', '_nnull'];
 
 export function operatorsFor(field: Field | undefined): string[] {
   const type = field?.type ?? 'string';
   if (type === 'boolean') return ['_eq', '_neq', '_null', '_nnull'];
   if (type === 'json') return ['_null', '_nnull'];
-  if (['integer', 'bigInteger', 'float', 'decimal', 'date', 'dateTime', 'time', 'timestamp'].includes(type)) return ORDERED;
+  if (['integer', 'bigInteger', 'float', 'decimal', 'date', 'dateTime', 'time', 'timestamp'].includes(type))
+    return ORDERED;
   return TEXT;
 }
 
@@ -49,7 +64,8 @@ function typed(value: string, field: Field | undefined): unknown {
   const type = field?.type;
   if (value.startsWith('$')) return value; // $CURRENT_USER, $NOW and friends pass as they are
   if (type === 'boolean') return value === 'true';
-  if (type === 'integer' || type === 'float') return value.trim() === '' || isNaN(Number(value)) ? value : Number(value);
+  if (type === 'integer' || type === 'float')
+    return value.trim() === '' || isNaN(Number(value)) ? value : Number(value);
   return value;
 }
 
@@ -63,7 +79,14 @@ export function rowToCondition(row: FilterRow, field: Field | undefined): Record
 }
 
 export function rowsToFilter(rows: FilterRow[], fields: Field[]): Record<string, unknown> | null {
-  const conditions = rows.filter((r) => r.field && r.operator).map((r) => rowToCondition(r, fields.find((f) => f.field === r.field)));
+  const conditions = rows
+    .filter((r) => r.field && r.operator)
+    .map((r) =>
+      rowToCondition(
+        r,
+        fields.find((f) => f.field === r.field),
+      ),
+    );
   if (!conditions.length) return null;
   return conditions.length === 1 ? conditions[0]! : { _and: conditions };
 }
@@ -88,7 +111,11 @@ export function filterToRows(filter: unknown): FilterRow[] | null {
     const ops = Object.entries(condition as Record<string, unknown>);
     if (ops.length !== 1 || !ops[0]![0].startsWith('_')) return null;
     const [operator, value] = ops[0]!;
-    rows.push({ field, operator, value: NO_VALUE.has(operator) ? '' : Array.isArray(value) ? value.join(',') : String(value) });
+    rows.push({
+      field,
+      operator,
+      value: NO_VALUE.has(operator) ? '' : Array.isArray(value) ? value.join(',') : String(value),
+    });
   }
   return rows;
 }

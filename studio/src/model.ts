@@ -1,5 +1,21 @@
 /** What the data model editor offers: field types, the interfaces that fit each, and key types. */
-export const FIELD_TYPES = ['string', 'text', 'integer', 'bigInteger', 'float', 'decimal', 'boolean', 'date', 'dateTime', 'time', 'timestamp', 'json', 'uuid', 'csv', 'hash'] as const;
+export const FIELD_TYPES = [
+  'string',
+  'text',
+  'integer',
+  'bigInteger',
+  'float',
+  'decimal',
+  'boolean',
+  'date',
+  'dateTime',
+  'time',
+  'timestamp',
+  'json',
+  'uuid',
+  'csv',
+  'hash',
+] as const;
 
 export const INTERFACES: Record<string, string[]> = {
   string: ['input', 'select-dropdown', 'select-radio', 'input-multiline'],

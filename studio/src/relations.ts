@@ -23,7 +23,8 @@ export function readFields(field: string, info: RelationInfo): string[] {
   if (info.type === 'm2o') return can(info.related, 'read') ? [`${field}.*`] : [field];
   if (info.type === 'o2m') return can(info.related, 'read') ? [`${field}.*`] : [];
   if (!can(info.junction, 'read')) return [];
-  if (info.type === 'm2m') return can(info.related, 'read') ? [`${field}.*`, `${field}.${info.junctionField}.*`] : [`${field}.*`];
+  if (info.type === 'm2m')
+    return can(info.related, 'read') ? [`${field}.*`, `${field}.${info.junctionField}.*`] : [`${field}.*`];
   return [`${field}.*`, ...info.allowed.filter((c) => can(c, 'read')).map((c) => `${field}.${info.itemField}:${c}.*`)];
 }
 
@@ -33,7 +34,9 @@ export function toEntries(info: RelationInfo, rows: unknown): Entry[] {
   const sorted = sortField ? [...rows].sort((a: any, b: any) => (a?.[sortField] ?? 0) - (b?.[sortField] ?? 0)) : rows;
   if (info.type === 'o2m') {
     const pk = primaryKey(info.related);
-    return sorted.map((row: any) => (typeof row === 'object' && row ? { key: row[pk], item: row } : { key: row, item: null }));
+    return sorted.map((row: any) =>
+      typeof row === 'object' && row ? { key: row[pk], item: row } : { key: row, item: null },
+    );
   }
   const jpk = primaryKey(info.junction);
   return sorted.map((row: any) => {
@@ -50,7 +53,8 @@ export function toEntries(info: RelationInfo, rows: unknown): Entry[] {
 export function toPayload(info: RelationInfo, entries: Entry[]): unknown[] {
   if (info.type === 'm2o') return [];
   const sortField = info.sortField;
-  const withSort = (value: Record<string, unknown>, i: number) => (sortField ? { ...value, [sortField]: i + 1 } : value);
+  const withSort = (value: Record<string, unknown>, i: number) =>
+    sortField ? { ...value, [sortField]: i + 1 } : value;
   if (info.type === 'o2m') {
     const pk = primaryKey(info.related);
     return entries.map((e, i) => {

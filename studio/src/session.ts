@@ -4,14 +4,31 @@
  * keeps no second copy of the permission rules.
  */
 import { reactive } from 'vue';
-import { readCollections, readFields, readMe, readPolicyGlobals, readRelations, readSettings, readUserPermissions } from '@directus/sdk';
+import {
+  readCollections,
+  readFields,
+  readMe,
+  readPolicyGlobals,
+  readRelations,
+  readSettings,
+  readUserPermissions,
+} from '@directus/sdk';
 import { client } from './api';
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 
 export interface Collection {
   collection: string;
-  meta: { icon?: string | null; note?: string | null; hidden?: boolean; singleton?: boolean; sort?: number | null; group?: string | null; sort_field?: string | null; display_template?: string | null } | null;
+  meta: {
+    icon?: string | null;
+    note?: string | null;
+    hidden?: boolean;
+    singleton?: boolean;
+    sort?: number | null;
+    group?: string | null;
+    sort_field?: string | null;
+    display_template?: string | null;
+  } | null;
   schema: { name: string } | null;
 }
 
@@ -49,7 +66,14 @@ export interface Relation {
   collection: string;
   field: string;
   related_collection: string | null;
-  meta: { one_field?: string | null; junction_field?: string | null; sort_field?: string | null; one_allowed_collections?: string[] | null; one_collection_field?: string | null; one_deselect_action?: string } | null;
+  meta: {
+    one_field?: string | null;
+    junction_field?: string | null;
+    sort_field?: string | null;
+    one_allowed_collections?: string[] | null;
+    one_collection_field?: string | null;
+    one_deselect_action?: string;
+  } | null;
 }
 
 interface ActionAccess {
@@ -159,8 +183,23 @@ export function label(field: Field): string {
 export type RelationInfo =
   | { type: 'm2o'; related: string }
   | { type: 'o2m'; related: string; foreignKey: string; sortField: string | null }
-  | { type: 'm2m'; junction: string; foreignKey: string; junctionField: string; related: string; sortField: string | null }
-  | { type: 'm2a'; junction: string; foreignKey: string; itemField: string; collectionField: string; allowed: string[]; sortField: string | null };
+  | {
+      type: 'm2m';
+      junction: string;
+      foreignKey: string;
+      junctionField: string;
+      related: string;
+      sortField: string | null;
+    }
+  | {
+      type: 'm2a';
+      junction: string;
+      foreignKey: string;
+      itemField: string;
+      collectionField: string;
+      allowed: string[];
+      sortField: string | null;
+    };
 
 /** What a field links to, read from /relations (m2o from its own row, o2m/m2m/m2a from the row naming it as one_field). */
 export function relationOf(collection: string, field: string): RelationInfo | null {
@@ -173,7 +212,14 @@ export function relationOf(collection: string, field: string): RelationInfo | nu
   if (!junctionField) return { type: 'o2m', related: reverse.collection, foreignKey: reverse.field, sortField };
   const other = session.relations.find((r) => r.collection === reverse.collection && r.field === junctionField);
   if (other?.related_collection) {
-    return { type: 'm2m', junction: reverse.collection, foreignKey: reverse.field, junctionField, related: other.related_collection, sortField };
+    return {
+      type: 'm2m',
+      junction: reverse.collection,
+      foreignKey: reverse.field,
+      junctionField,
+      related: other.related_collection,
+      sortField,
+    };
   }
   if (other?.meta?.one_allowed_collections) {
     return {

@@ -40,7 +40,9 @@ for (const client of testClients()) {
 
     it('serves the hashed assets the page names, cached as immutable, and every script comes from /admin', async () => {
       const page = await t.request({ method: 'GET', url: '/admin/', token: null });
-      const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((u) => !u.startsWith('data:'));
+      const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)]
+        .map((m) => m[1]!)
+        .filter((u) => !u.startsWith('data:'));
       assert.ok(assets.length >= 2, 'a script and a stylesheet');
       for (const asset of assets) {
         assert.match(asset, /^\/admin\/assets\//);
@@ -54,10 +56,13 @@ for (const client of testClients()) {
     it('ships less than 200 KB of gzipped JavaScript for the first screen', async () => {
       // The sign-in screen needs the entry script and the chunks it preloads; views load on demand.
       const page = await t.request({ method: 'GET', url: '/admin/', token: null });
-      const scripts = [...page.body.matchAll(/<(?:script[^>]+src|link[^>]+rel="modulepreload"[^>]+href)="([^"]+\.js)"/g)].map((m) => m[1]!);
+      const scripts = [
+        ...page.body.matchAll(/<(?:script[^>]+src|link[^>]+rel="modulepreload"[^>]+href)="([^"]+\.js)"/g),
+      ].map((m) => m[1]!);
       assert.ok(scripts.length >= 1);
       let bytes = 0;
-      for (const script of scripts) bytes += gzipSync((await t.request({ method: 'GET', url: script, token: null })).rawPayload).length;
+      for (const script of scripts)
+        bytes += gzipSync((await t.request({ method: 'GET', url: script, token: null })).rawPayload).length;
       assert.ok(bytes < 200 * 1024, `${bytes} bytes`);
     });
 
@@ -70,7 +75,11 @@ for (const client of testClients()) {
     });
 
     it('reaches nothing outside the built app', async () => {
-      for (const url of ['/admin/../package.json', '/admin/%2e%2e/%2e%2e/package.json', '/admin/..%2f..%2fpackage.json']) {
+      for (const url of [
+        '/admin/../package.json',
+        '/admin/%2e%2e/%2e%2e/package.json',
+        '/admin/..%2f..%2fpackage.json',
+      ]) {
         const response = await t.request({ method: 'GET', url, token: null });
         assert.doesNotMatch(response.body, /"name": "strata"/, url);
       }

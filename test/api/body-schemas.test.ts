@@ -23,7 +23,12 @@ const CASES: Case[] = [
   ['PATCH', '/items/articles', '{"keys":[1]}', '"data" is required'],
   ['PATCH', '/items/articles', '{"keys":[1],"data":[]}', '"data" must be of type object'],
   ['PATCH', '/items/articles', '{"keys":[1],"data":{},"other":1}', '"other" is not allowed'],
-  ['PATCH', '/items/articles', '{"keys":[1],"query":{},"data":{}}', '"value" contains a conflict between exclusive peers [keys, query]'],
+  [
+    'PATCH',
+    '/items/articles',
+    '{"keys":[1],"query":{},"data":{}}',
+    '"value" contains a conflict between exclusive peers [keys, query]',
+  ],
   ['PATCH', '/items/articles', '{"data":{}}', '"value" must contain at least one of [keys, query]'],
   ['PATCH', '/items/articles', '{"keys":[true],"data":{}}', `"keys[0]" ${KEY}`],
   ['PATCH', '/items/articles', '{"query":[],"data":{}}', '"query" must be of type object'],
@@ -33,7 +38,12 @@ const CASES: Case[] = [
   ['SEARCH', '/items/articles', '[]', '"body" must be an object'],
   ['SEARCH', '/items/articles', '{"limit":1}', '"limit" is not allowed'],
   ['SEARCH', '/items/articles', '{"query":1}', '"query" must be an object'],
-  ['SEARCH', '/items/articles', '{"keys":[[1]]}', '"keys" must be an array of strings, numbers or objects of key fields'],
+  [
+    'SEARCH',
+    '/items/articles',
+    '{"keys":[[1]]}',
+    '"keys" must be an array of strings, numbers or objects of key fields',
+  ],
   // System collections, the caller's own row, settings.
   ['POST', '/roles', '"x"', '"value" must be of type object'],
   ['PATCH', '/users', '{"keys":["a"]}', '"data" is required'],
@@ -45,7 +55,13 @@ const CASES: Case[] = [
   ['POST', '/auth/login', '[]', 'Payload has to be an object', { token: null }],
   ['POST', '/auth/login', '{"email":"a@b.co"}', '"password" is required', { token: null }],
   ['POST', '/auth/login', '{"email":"nobody","password":"x"}', '"email" must be a valid email', { token: null }],
-  ['POST', '/auth/login', '{"email":"a@b.co","password":"x","mode":"jwt"}', '"mode" must be one of [json, cookie, session]', { token: null }],
+  [
+    'POST',
+    '/auth/login',
+    '{"email":"a@b.co","password":"x","mode":"jwt"}',
+    '"mode" must be one of [json, cookie, session]',
+    { token: null },
+  ],
   ['POST', '/auth/refresh', '1', 'Payload has to be an object', { token: null }],
   ['POST', '/auth/refresh', '{"mode":5}', '"mode" must be one of [json, cookie, session]', { token: null }],
   ['POST', '/auth/logout', '"x"', 'Payload has to be an object', { token: null }],
@@ -57,31 +73,96 @@ const CASES: Case[] = [
   ['POST', '/graphql', '{"query":"  "}', 'Must provide query string'],
   ['POST', '/graphql/system', '{"query":"{ users_me { id } }","operationName":1}', '"operationName" must be a string'],
   ['POST', '/graphql', '{"query":"{ articles { id } }","variables":[1]}', 'Variables must be an object'],
-  ['GET', '/graphql?query=%7B%20articles%20%7B%20id%20%7D%20%7D&variables=%5B1%5D', undefined, 'Variables must be an object'],
-  ['GET', '/graphql?query=%7B%20articles%20%7B%20id%20%7D%20%7D&variables=%7B', undefined, 'Variables are invalid JSON'],
+  [
+    'GET',
+    '/graphql?query=%7B%20articles%20%7B%20id%20%7D%20%7D&variables=%5B1%5D',
+    undefined,
+    'Variables must be an object',
+  ],
+  [
+    'GET',
+    '/graphql?query=%7B%20articles%20%7B%20id%20%7D%20%7D&variables=%7B',
+    undefined,
+    'Variables are invalid JSON',
+  ],
   ['GET', '/graphql', undefined, 'Must provide query string'],
   // Schema management.
   ['POST', '/collections', '[]', 'Payload must be an object'],
   ['POST', '/collections', '{}', '"collection" is required'],
-  ['POST', '/collections', '{"collection":"a b"}', 'Collection name "a b" is invalid: use letters, digits, "_" and "-", at most 63 characters'],
-  ['POST', '/collections', '{"collection":"things","meta":{"sort":"1"}}', '"meta.sort" must be an integer from -2147483648 to 2147483647'],
+  [
+    'POST',
+    '/collections',
+    '{"collection":"a b"}',
+    'Collection name "a b" is invalid: use letters, digits, "_" and "-", at most 63 characters',
+  ],
+  [
+    'POST',
+    '/collections',
+    '{"collection":"things","meta":{"sort":"1"}}',
+    '"meta.sort" must be an integer from -2147483648 to 2147483647',
+  ],
   ['POST', '/collections', '{"collection":"things","fields":{}}', '"fields" must be an array'],
-  ['PATCH', '/collections/articles', '{"meta":{"collapse":"shut"}}', '"meta.collapse" must be one of open, closed, locked or null'],
-  ['PATCH', '/collections', '{"keys":["articles"]}', 'Submitted body has to be an array, or an object with "keys" and "data"'],
+  [
+    'PATCH',
+    '/collections/articles',
+    '{"meta":{"collapse":"shut"}}',
+    '"meta.collapse" must be one of open, closed, locked or null',
+  ],
+  [
+    'PATCH',
+    '/collections',
+    '{"keys":["articles"]}',
+    'Submitted body has to be an array, or an object with "keys" and "data"',
+  ],
   ['PATCH', '/collections', '[{"meta":{}}]', '"collection" is required'],
   ['POST', '/fields/articles', '{"field":"extra"}', '"type" is required'],
-  ['POST', '/fields/articles', '{"field":"extra","type":"string","meta":{"width":"wide"}}', '"meta.width" must be one of half, half-left, half-right, half-space, full, fill or null'],
-  ['POST', '/fields/articles', '{"field":"extra","type":"string","schema":{"is_nullable":null}}', '"schema.is_nullable" must be a boolean'],
-  ['POST', '/fields/articles', '{"field":"extra","type":"string","meta":{"special":["a",1]}}', '"meta.special" must be an array of strings'],
+  [
+    'POST',
+    '/fields/articles',
+    '{"field":"extra","type":"string","meta":{"width":"wide"}}',
+    '"meta.width" must be one of half, half-left, half-right, half-space, full, fill or null',
+  ],
+  [
+    'POST',
+    '/fields/articles',
+    '{"field":"extra","type":"string","schema":{"is_nullable":null}}',
+    '"schema.is_nullable" must be a boolean',
+  ],
+  [
+    'POST',
+    '/fields/articles',
+    '{"field":"extra","type":"string","meta":{"special":["a",1]}}',
+    '"meta.special" must be an array of strings',
+  ],
   ['PATCH', '/fields/articles', '{}', 'Submitted body has to be an array'],
   ['PATCH', '/fields/articles', '[1]', 'Each field must be an object'],
-  ['PATCH', '/fields/articles/title', '{"schema":{"max_length":0}}', '"schema.max_length" must be an integer from 1 to 65535'],
+  [
+    'PATCH',
+    '/fields/articles/title',
+    '{"schema":{"max_length":0}}',
+    '"schema.max_length" must be an integer from 1 to 65535',
+  ],
   ['POST', '/relations', '{"collection":"articles"}', '"field" is required'],
-  ['POST', '/relations', '{"collection":"articles","field":"author","schema":{"on_delete":"explode"}}', '"schema.on_delete" must be one of NO ACTION, RESTRICT, CASCADE, SET NULL, SET DEFAULT'],
+  [
+    'POST',
+    '/relations',
+    '{"collection":"articles","field":"author","schema":{"on_delete":"explode"}}',
+    '"schema.on_delete" must be one of NO ACTION, RESTRICT, CASCADE, SET NULL, SET DEFAULT',
+  ],
   ['PATCH', '/relations/articles/author', '{"meta":[]}', '"meta" must be an object'],
   ['POST', '/schema/diff', '[]', 'A snapshot must be an object'],
-  ['POST', '/schema/diff', '{"collections":[],"fields":[{"collection":"a"}],"relations":[],"version":1}', '"fields[0].field" must be a string'],
-  ['POST', '/schema/apply', '{"hash":"h","diff":{"collections":[{"diff":[]}],"fields":[],"relations":[]}}', '"diff.collections[0]" must name its collection and hold a "diff" array'],
+  [
+    'POST',
+    '/schema/diff',
+    '{"collections":[],"fields":[{"collection":"a"}],"relations":[],"version":1}',
+    '"fields[0].field" must be a string',
+  ],
+  [
+    'POST',
+    '/schema/apply',
+    '{"hash":"h","diff":{"collections":[{"diff":[]}],"fields":[],"relations":[]}}',
+    '"diff.collections[0]" must name its collection and hold a "diff" array',
+  ],
   // Query parameters outside the query language.
   ['GET', '/server/specs/oas?openapi=2.0', undefined, '"openapi" must be 3.0 or 3.1', { code: 'INVALID_QUERY' }],
   ['GET', '/schema/snapshot?export=xml', undefined, '"export" must be json or yaml', { code: 'INVALID_QUERY' }],
@@ -112,7 +193,11 @@ for (const client of testClients()) {
         const code = options.code ?? 'INVALID_PAYLOAD';
         assert.equal(error.extensions.code, code, label);
         assert.equal(error.extensions.reason, reason, label);
-        assert.equal(error.message, `${code === 'INVALID_QUERY' ? 'Invalid query' : 'Invalid payload'}. ${reason}.`, label);
+        assert.equal(
+          error.message,
+          `${code === 'INVALID_QUERY' ? 'Invalid query' : 'Invalid payload'}. ${reason}.`,
+          label,
+        );
       }
     });
 
@@ -126,9 +211,21 @@ for (const client of testClients()) {
         ['POST', '/fields/articles'],
         ['POST', '/relations'],
       ] as const) {
-        const anonymous = await t.request({ method, url, payload: '1', headers: { 'content-type': 'application/json' }, token: null });
+        const anonymous = await t.request({
+          method,
+          url,
+          payload: '1',
+          headers: { 'content-type': 'application/json' },
+          token: null,
+        });
         assert.equal(anonymous.statusCode, 403, `${method} ${url}: ${anonymous.body}`);
-        const badToken = await t.request({ method, url, payload: '1', headers: { 'content-type': 'application/json' }, token: 'not-a-token' });
+        const badToken = await t.request({
+          method,
+          url,
+          payload: '1',
+          headers: { 'content-type': 'application/json' },
+          token: 'not-a-token',
+        });
         assert.equal(badToken.statusCode, 401, `${method} ${url}: ${badToken.body}`);
       }
     });
@@ -136,7 +233,11 @@ for (const client of testClients()) {
     it('lets a well-formed body through to the engine', async () => {
       const created = await t.request({ method: 'POST', url: '/items/articles', payload: { title: 'Schema-checked' } });
       assert.equal(created.statusCode, 200, created.body);
-      const found = await t.request({ method: 'SEARCH', url: '/items/articles', payload: { query: { filter: { title: { _eq: 'Schema-checked' } }, fields: ['title'] } } });
+      const found = await t.request({
+        method: 'SEARCH',
+        url: '/items/articles',
+        payload: { query: { filter: { title: { _eq: 'Schema-checked' } }, fields: ['title'] } },
+      });
       assert.deepEqual(json(found).data, [{ title: 'Schema-checked' }]);
     });
   });

@@ -13,7 +13,21 @@ import { AuthService } from '../../src/services/auth-service.js';
 import { bootstrap, PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
 import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
 
-const SYSTEM_TABLES = ['service_collections', 'service_fields', 'service_relations', 'service_users', 'service_roles', 'service_policies', 'service_access', 'service_permissions', 'service_sessions', 'service_settings', 'service_activity', 'service_revisions', 'service_migrations'];
+const SYSTEM_TABLES = [
+  'service_collections',
+  'service_fields',
+  'service_relations',
+  'service_users',
+  'service_roles',
+  'service_policies',
+  'service_access',
+  'service_permissions',
+  'service_sessions',
+  'service_settings',
+  'service_activity',
+  'service_revisions',
+  'service_migrations',
+];
 const SECRET = 'bootstrap-test-secret-0123456789';
 const quiet = { info: () => {} };
 
@@ -30,17 +44,30 @@ for (const client of testClients()) {
     });
 
     it('installs a fresh database and generates a password when none is given', async () => {
-      const config = readConfig({ ...testDb.env, ADMIN_EMAIL: 'first@example.com', ADMIN_TOKEN: 'first-token', LOGIN_STALL_TIME: '0' });
+      const config = readConfig({
+        ...testDb.env,
+        ADMIN_EMAIL: 'first@example.com',
+        ADMIN_TOKEN: 'first-token',
+        LOGIN_STALL_TIME: '0',
+      });
       db = new Database(config.db);
       const result = await bootstrap(db, config, quiet);
       assert.equal(result.installed, true);
-      assert.deepEqual(result.migrations, MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        result.migrations,
+        MIGRATIONS.map((m) => m.version),
+      );
       assert.ok(result.generatedPassword && result.generatedPassword.length >= 16);
       for (const table of SYSTEM_TABLES) assert.ok(await queryBuilder(db).schema.hasTable(table), table);
       const migrations = await queryBuilder(db)('service_migrations').select('version');
-      assert.deepEqual(migrations.map((m) => m.version), MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        migrations.map((m) => m.version),
+        MIGRATIONS.map((m) => m.version),
+      );
 
-      const policies = await queryBuilder(db)('service_policies').select('id', 'name', 'admin_access', 'app_access').orderBy('name');
+      const policies = await queryBuilder(db)('service_policies')
+        .select('id', 'name', 'admin_access', 'app_access')
+        .orderBy('name');
       assert.equal(policies.length, 2);
       const admin = policies.find((p) => p.name === 'Administrator')!;
       assert.ok(admin.admin_access && admin.app_access);
@@ -49,10 +76,21 @@ for (const client of testClients()) {
       const access = await queryBuilder(db)('service_access').select('role', 'user', 'policy');
       assert.equal(access.length, 2);
       assert.ok(access.some((a) => a.policy === PUBLIC_POLICY_ID && a.role === null && a.user === null));
-      assert.equal(await queryBuilder(db)('service_permissions').count({ n: '*' }).first().then((r) => Number(r!.n)), 0);
+      assert.equal(
+        await queryBuilder(db)('service_permissions')
+          .count({ n: '*' })
+          .first()
+          .then((r) => Number(r!.n)),
+        0,
+      );
 
       const auth = new AuthService(db, SECRET, config, new LoginAttempts(null, 'strata'));
-      const login = (await auth.login({ email: 'first@example.com', password: result.generatedPassword! }, { ip: '127.0.0.1', userAgent: null })).data;
+      const login = (
+        await auth.login(
+          { email: 'first@example.com', password: result.generatedPassword! },
+          { ip: '127.0.0.1', userAgent: null },
+        )
+      ).data;
       assert.equal(typeof login.access_token, 'string');
       const resolver = new AccountabilityResolver(db, SECRET);
       const fromJwt = await resolver.resolve(login.access_token as string, '127.0.0.1');
@@ -67,11 +105,18 @@ for (const client of testClients()) {
     });
 
     it('only migrates on a second run: no second admin, no reapplied migrations', async () => {
-      const config = readConfig({ ...testDb.env, ADMIN_EMAIL: 'second@example.com', ADMIN_PASSWORD: 'another-password' });
+      const config = readConfig({
+        ...testDb.env,
+        ADMIN_EMAIL: 'second@example.com',
+        ADMIN_PASSWORD: 'another-password',
+      });
       const result = await bootstrap(db, config, quiet);
       assert.deepEqual(result, { installed: false, migrations: [] });
       const users = await queryBuilder(db)('service_users').select('email');
-      assert.deepEqual(users.map((u) => u.email), ['first@example.com']);
+      assert.deepEqual(
+        users.map((u) => u.email),
+        ['first@example.com'],
+      );
     });
   });
 }

@@ -32,7 +32,13 @@ for (const client of testClients()) {
     });
 
     const ok = async (method: Method, url: string, body?: unknown) => {
-      const res = await t.request({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+      const res = await t.request({
+        method,
+        url,
+        ...(body === undefined
+          ? {}
+          : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      });
       assert.ok(res.statusCode === 200 || res.statusCode === 204, res.body);
       return res.statusCode === 200 ? json(res).data : null;
     };
@@ -51,7 +57,11 @@ for (const client of testClients()) {
     });
 
     it('a nested write announces every collection it touches', async () => {
-      const article = await ok('POST', '/items/articles?fields=id,author,comments', { title: 'Nested events', author: { name: 'Nested E' }, comments: [{ body: 'c1' }, { body: 'c2' }] });
+      const article = await ok('POST', '/items/articles?fields=id,author,comments', {
+        title: 'Nested events',
+        author: { name: 'Nested E' },
+        comments: [{ body: 'c1' }, { body: 'c2' }],
+      });
       assert.deepEqual(
         events().sort((a, b) => (a.collection < b.collection ? -1 : 1)),
         [
@@ -73,11 +83,21 @@ for (const client of testClients()) {
     });
 
     it('batch and {query} updates announce the keys they changed', async () => {
-      const created = await ok('POST', '/items/authors?fields=id', [{ name: 'Q1', bio: 'query-target' }, { name: 'Q2', bio: 'query-target' }]);
+      const created = await ok('POST', '/items/authors?fields=id', [
+        { name: 'Q1', bio: 'query-target' },
+        { name: 'Q2', bio: 'query-target' },
+      ]);
       const keys = created.map((row: { id: number }) => String(row.id)).sort();
       heard = [];
-      await ok('PATCH', '/items/authors', created.map((row: { id: number }) => ({ id: row.id, name: `B${row.id}` })));
-      await ok('PATCH', '/items/authors', { query: { filter: { bio: { _eq: 'query-target' } } }, data: { bio: 'done' } });
+      await ok(
+        'PATCH',
+        '/items/authors',
+        created.map((row: { id: number }) => ({ id: row.id, name: `B${row.id}` })),
+      );
+      await ok('PATCH', '/items/authors', {
+        query: { filter: { bio: { _eq: 'query-target' } } },
+        data: { bio: 'done' },
+      });
       assert.deepEqual(events(), [
         { collection: 'authors', action: 'update', keys },
         { collection: 'authors', action: 'update', keys },
@@ -85,10 +105,19 @@ for (const client of testClients()) {
     });
 
     it('GraphQL mutations and imports announce their creates', async () => {
-      const res = await t.request({ method: 'POST', url: '/graphql', payload: { query: 'mutation { create_authors_item(data: {name: "GraphQL E"}) { id } }' } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/graphql',
+        payload: { query: 'mutation { create_authors_item(data: {name: "GraphQL E"}) { id } }' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const id = String(json(res).data.create_authors_item.id);
-      const imported = await t.request({ method: 'POST', url: '/utils/import/authors', payload: 'name\nI1\nI2\nI3\n', headers: { 'content-type': 'text/csv' } });
+      const imported = await t.request({
+        method: 'POST',
+        url: '/utils/import/authors',
+        payload: 'name\nI1\nI2\nI3\n',
+        headers: { 'content-type': 'text/csv' },
+      });
       assert.equal(imported.statusCode, 200, imported.body);
       const [graphql, importEvent] = events();
       assert.deepEqual(graphql, { collection: 'authors', action: 'create', keys: [id] });
@@ -103,9 +132,18 @@ for (const client of testClients()) {
     });
 
     it('a write that fails (rolled back) announces nothing', async () => {
-      const res = await t.request({ method: 'POST', url: '/items/articles', payload: { title: 'Fails', comments: [{ body: 'ok' }, { body: null }] } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/items/articles',
+        payload: { title: 'Fails', comments: [{ body: 'ok' }, { body: null }] },
+      });
       assert.equal(res.statusCode, 400, res.body);
-      const imported = await t.request({ method: 'POST', url: '/utils/import/comments', payload: 'article,body\n1,first\n1,\n', headers: { 'content-type': 'text/csv' } });
+      const imported = await t.request({
+        method: 'POST',
+        url: '/utils/import/comments',
+        payload: 'article,body\n1,first\n1,\n',
+        headers: { 'content-type': 'text/csv' },
+      });
       assert.equal(imported.statusCode, 400, imported.body);
       assert.deepEqual(heard, [], 'a failed import announces none of its rows');
     });

@@ -44,7 +44,8 @@ for (const client of testClients()) {
     });
 
     const get = (url: string, token?: string | null) => t.request({ method: 'GET', url, token });
-    const post = (url: string, payload: unknown, token?: string | null) => t.request({ method: 'POST', url, payload: payload as object, token });
+    const post = (url: string, payload: unknown, token?: string | null) =>
+      t.request({ method: 'POST', url, payload: payload as object, token });
     const patch = (url: string, payload: unknown) => t.request({ method: 'PATCH', url, payload: payload as object });
     const del = (url: string) => t.request({ method: 'DELETE', url });
 
@@ -78,21 +79,44 @@ for (const client of testClients()) {
           { field: 'name', type: 'string', schema: { is_nullable: false }, meta: { required: true } },
           { field: 'state', type: 'string', schema: { default_value: 'draft' } },
           { field: 'sort', type: 'integer' },
-          { field: 'divider', type: 'alias', meta: { special: ['alias', 'no-data'], interface: 'presentation-divider' } },
+          {
+            field: 'divider',
+            type: 'alias',
+            meta: { special: ['alias', 'no-data'], interface: 'presentation-divider' },
+          },
         ],
       });
       assert.equal(res.statusCode, 200, res.body);
       const meta = json(res).data.meta;
       for (const [key, value] of Object.entries(COLLECTION_META)) assert.deepEqual(meta[key], value, key);
-      const fields = json(await get('/fields/stock')).data as { field: string; type: string; schema: { is_primary_key: boolean } | null }[];
-      assert.deepEqual(fields.map((f) => [f.field, f.type]), [['id', 'uuid'], ['name', 'string'], ['state', 'string'], ['sort', 'integer'], ['divider', 'alias']]);
+      const fields = json(await get('/fields/stock')).data as {
+        field: string;
+        type: string;
+        schema: { is_primary_key: boolean } | null;
+      }[];
+      assert.deepEqual(
+        fields.map((f) => [f.field, f.type]),
+        [
+          ['id', 'uuid'],
+          ['name', 'string'],
+          ['state', 'string'],
+          ['sort', 'integer'],
+          ['divider', 'alias'],
+        ],
+      );
       assert.equal(fields[0]!.schema!.is_primary_key, true);
       await knex('stock').insert({ id: '8f14e45f-ceea-467f-a0e6-6f5f5e5d9c1a', name: 'Bolt' });
-      assert.deepEqual(json(await get('/items/stock')).data, [{ id: '8f14e45f-ceea-467f-a0e6-6f5f5e5d9c1a', name: 'Bolt', state: 'draft', sort: null }]);
+      assert.deepEqual(json(await get('/items/stock')).data, [
+        { id: '8f14e45f-ceea-467f-a0e6-6f5f5e5d9c1a', name: 'Bolt', state: 'draft', sort: null },
+      ]);
     });
 
     it('creates folders (no table) and groups collections in them', async () => {
-      const folder = await post('/collections', { collection: 'library', meta: { icon: 'folder', collapse: 'open' }, schema: null });
+      const folder = await post('/collections', {
+        collection: 'library',
+        meta: { icon: 'folder', collapse: 'open' },
+        schema: null,
+      });
       assert.equal(folder.statusCode, 200, folder.body);
       assert.equal(json(folder).data.schema, null);
       assert.equal(json(folder).data.meta.icon, 'folder');
@@ -125,7 +149,17 @@ for (const client of testClients()) {
         [{ schema: {} }, /"collection" is required/],
         [{ collection: 'x', schema: {}, meta: { collapse: 'sideways' } }, /"meta.collapse" must be one of/],
         [{ collection: 'x', schema: {}, fields: [{ field: 'a', type: 'nope' }] }, /Type "nope" is unknown/],
-        [{ collection: 'x', schema: {}, fields: [{ field: 'a', type: 'string' }, { field: 'a', type: 'text' }] }, /given twice/],
+        [
+          {
+            collection: 'x',
+            schema: {},
+            fields: [
+              { field: 'a', type: 'string' },
+              { field: 'a', type: 'text' },
+            ],
+          },
+          /given twice/,
+        ],
         [{ collection: 'x', schema: null, fields: [{ field: 'a', type: 'string' }] }, /folder/],
       ];
       for (const [payload, reason] of cases) {
@@ -138,7 +172,10 @@ for (const client of testClients()) {
     });
 
     it('changes meta only, creating the meta row where there was none', async () => {
-      const res = await patch('/collections/authors', { meta: { icon: 'person', note: 'People' }, schema: { comment: 'ignored' } });
+      const res = await patch('/collections/authors', {
+        meta: { icon: 'person', note: 'People' },
+        schema: { comment: 'ignored' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(json(res).data.meta.icon, 'person');
       const again = json(await patch('/collections/authors', { meta: { note: 'Writers' } })).data.meta;
@@ -148,7 +185,13 @@ for (const client of testClients()) {
         { collection: 'tags', meta: { hidden: true } },
       ]);
       assert.equal(many.statusCode, 200, many.body);
-      assert.deepEqual(json(many).data.map((c: { meta: { color: string; hidden: boolean } }) => [c.meta.color, c.meta.hidden]), [['#ff0000', false], [null, true]]);
+      assert.deepEqual(
+        json(many).data.map((c: { meta: { color: string; hidden: boolean } }) => [c.meta.color, c.meta.hidden]),
+        [
+          ['#ff0000', false],
+          [null, true],
+        ],
+      );
       assert.equal((await patch('/collections/nope', { meta: { icon: 'x' } })).statusCode, 403);
       assert.equal((await patch('/collections/service_users', { meta: { icon: 'x' } })).statusCode, 403);
       assert.equal(errorCode(await patch('/collections', { collection: 'tags' })), 'INVALID_PAYLOAD');
@@ -166,9 +209,17 @@ for (const client of testClients()) {
       // The junction's key to tags went with its relation; its key to articles stays.
       const junction = json(await get('/fields/articles_tags')).data.map((f: { field: string }) => f.field);
       assert.deepEqual(junction, ['id', 'articles_id']);
-      const relations = json(await get('/relations')).data as { collection: string; field: string; related_collection: string; meta: { junction_field: string | null } | null }[];
+      const relations = json(await get('/relations')).data as {
+        collection: string;
+        field: string;
+        related_collection: string;
+        meta: { junction_field: string | null } | null;
+      }[];
       assert.ok(!relations.some((r) => r.related_collection === 'tags' || r.collection === 'tags'));
-      assert.equal(relations.find((r) => r.collection === 'articles_tags' && r.field === 'articles_id')!.meta!.junction_field, null);
+      assert.equal(
+        relations.find((r) => r.collection === 'articles_tags' && r.field === 'articles_id')!.meta!.junction_field,
+        null,
+      );
       assert.equal((await knex('service_fields').where({ collection: 'tags' })).length, 0);
       assert.equal((await knex('service_permissions').where({ collection: 'tags' })).length, 0);
       assert.equal(json(await get('/collections/notes')).data.meta.group, null);

@@ -20,7 +20,11 @@ for (const client of testClients()) {
     const article = () => ({ title: `Batch ${++serial}`, status: 'draft' });
     /** Two authors with five articles each; returns them as read back with their article keys. */
     const authors = async () => {
-      const res = await send('POST', '/items/authors?fields=id,articles.id', [0, 1].map(() => ({ name: `Author ${++serial}`, articles: Array.from({ length: 5 }, article) })));
+      const res = await send(
+        'POST',
+        '/items/authors?fields=id,articles.id',
+        [0, 1].map(() => ({ name: `Author ${++serial}`, articles: Array.from({ length: 5 }, article) })),
+      );
       assert.equal(res.statusCode, 200, res.body);
       return json(res).data as { id: number; articles: { id: number }[] }[];
     };
@@ -51,16 +55,28 @@ for (const client of testClients()) {
       // 2 × (1 + 4 + 3 + 2) = 20 rows: the limit itself passes.
       const res = await send('PATCH', '/items/authors?fields=id,articles.title', batch(2));
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(json(res).data.map((a: { articles: unknown[] }) => a.articles.length), [7, 7]);
+      assert.deepEqual(
+        json(res).data.map((a: { articles: unknown[] }) => a.articles.length),
+        [7, 7],
+      );
     });
 
     it('counts rows an array replaces away once', async () => {
       const rows = await authors();
       // 2 × (1 + 4 created + 3 updated + 2 unlinked) = 20.
-      const batch = rows.map((author) => ({ id: author.id, articles: [...Array.from({ length: 4 }, article), ...author.articles.slice(0, 3).map(({ id }) => ({ id, title: 'kept' }))] }));
+      const batch = rows.map((author) => ({
+        id: author.id,
+        articles: [
+          ...Array.from({ length: 4 }, article),
+          ...author.articles.slice(0, 3).map(({ id }) => ({ id, title: 'kept' })),
+        ],
+      }));
       const res = await send('PATCH', '/items/authors?fields=id,articles.id', batch);
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(json(res).data.map((a: { articles: unknown[] }) => a.articles.length), [7, 7]);
+      assert.deepEqual(
+        json(res).data.map((a: { articles: unknown[] }) => a.articles.length),
+        [7, 7],
+      );
     });
   });
 }

@@ -5,7 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN, json, startSecondInstance, startTestApp, type SecondInstance, type TestApp } from '../helpers/test-app.js';
+import {
+  ADMIN,
+  json,
+  startSecondInstance,
+  startTestApp,
+  type SecondInstance,
+  type TestApp,
+} from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { queryBuilder } from '../../src/db/connection.js';
 
@@ -25,9 +32,20 @@ for (const client of testClients()) {
     });
 
     it('a change made behind both instances shows on the other one once the first clears its caches', async () => {
-      const note = async () => json(await b.app.inject({ method: 'GET', url: '/fields/tags/name', headers: { authorization: `Bearer ${ADMIN.token}` } })).data.meta?.note ?? null;
+      const note = async () =>
+        json(
+          await b.app.inject({
+            method: 'GET',
+            url: '/fields/tags/name',
+            headers: { authorization: `Bearer ${ADMIN.token}` },
+          }),
+        ).data.meta?.note ?? null;
       assert.equal(await note(), null);
-      await queryBuilder(a.context.db)('service_fields').insert({ collection: 'tags', field: 'name', note: 'Set behind Strata' });
+      await queryBuilder(a.context.db)('service_fields').insert({
+        collection: 'tags',
+        field: 'name',
+        note: 'Set behind Strata',
+      });
       await wait(700);
       assert.equal(await note(), null, 'no instance knows of it yet');
       assert.equal((await a.request({ method: 'POST', url: '/utils/cache/clear' })).statusCode, 200);

@@ -28,8 +28,16 @@ for (const client of testClients()) {
         const res = await send('POST', `/fields/${collection}`, { field: 'codes', type: 'csv', meta: {}, schema: {} });
         assert.equal(res.statusCode, 200, res.body);
       }
-      assert.equal((await send('POST', '/fields/tags', { field: 'codes', type: 'csv', meta: { special: ['cast-csv'] } })).statusCode, 200);
-      for (const [id, codes] of [[1, 'a1b2'], [2, 'c3,d4'], [3, '']] as const) {
+      assert.equal(
+        (await send('POST', '/fields/tags', { field: 'codes', type: 'csv', meta: { special: ['cast-csv'] } }))
+          .statusCode,
+        200,
+      );
+      for (const [id, codes] of [
+        [1, 'a1b2'],
+        [2, 'c3,d4'],
+        [3, ''],
+      ] as const) {
         assert.equal((await send('PATCH', `/items/authors/${id}`, { codes })).statusCode, 200);
       }
       assert.equal((await send('PATCH', '/items/headings/1', { codes: 'x9,y8' })).statusCode, 200);
@@ -45,7 +53,10 @@ for (const client of testClients()) {
       assert.equal(field.type, 'text');
       assert.equal(field.meta.special, null);
       const rows = json(await get('/items/authors?fields=id,codes&sort=id')).data;
-      assert.deepEqual(rows.map((r: { codes: unknown }) => r.codes), ['a1b2', 'c3,d4', '']);
+      assert.deepEqual(
+        rows.map((r: { codes: unknown }) => r.codes),
+        ['a1b2', 'c3,d4', ''],
+      );
     });
 
     it('every operator compares the stored text', async () => {
@@ -69,7 +80,10 @@ for (const client of testClients()) {
         ['filter[codes][_nnull]=true', [1, 2, 3]],
       ];
       for (const [query, expected] of cases) {
-        const rows = json(await get(`/items/authors?fields=id,codes&${query}`)).data as { id: number; codes: unknown }[];
+        const rows = json(await get(`/items/authors?fields=id,codes&${query}`)).data as {
+          id: number;
+          codes: unknown;
+        }[];
         assert.deepEqual(rows.map((r) => r.id).sort(), expected, query);
         for (const row of rows) assert.equal(typeof row.codes, 'string', `${query}: ${JSON.stringify(row)}`);
       }
@@ -81,19 +95,32 @@ for (const client of testClients()) {
       assert.deepEqual(await ids('/items/articles?fields=id&filter[author][codes][_contains]=d4'), [3, 4]);
       const viaO2m = await ids('/items/authors?fields=id&filter[articles][_some][author][codes][_starts_with]=c3');
       assert.deepEqual(viaO2m, [2]);
-      const tagged = json(await get('/items/articles_tags?fields=articles_id&filter[tags_id][codes][_null]=false&limit=-1')).data;
+      const tagged = json(
+        await get('/items/articles_tags?fields=articles_id&filter[tags_id][codes][_null]=false&limit=-1'),
+      ).data;
       const m2m = await ids('/items/articles?fields=id&filter[tags][tags_id][codes][_nnull]=true');
       assert.deepEqual(m2m, [...new Set(tagged.map((r: { articles_id: number }) => r.articles_id))].sort());
-      const m2a = json(await get('/items/pages?fields=id,sections.item:headings.codes&filter[sections][item:headings][codes][_eq]=x9,y8')).data;
+      const m2a = json(
+        await get(
+          '/items/pages?fields=id,sections.item:headings.codes&filter[sections][item:headings][codes][_eq]=x9,y8',
+        ),
+      ).data;
       assert.ok(m2a.length > 0);
-      for (const page of m2a) assert.ok(page.sections.some((s: { item: { codes?: string } }) => s.item?.codes === 'x9,y8'), JSON.stringify(page));
+      for (const page of m2a)
+        assert.ok(
+          page.sections.some((s: { item: { codes?: string } }) => s.item?.codes === 'x9,y8'),
+          JSON.stringify(page),
+        );
     });
 
     it('with cast-csv the values are lists, and filters still compare the stored text', async () => {
       const field = json(await get('/fields/tags/codes')).data;
       assert.equal(field.type, 'csv');
       const rows = json(await get('/items/tags?fields=id,codes&filter[codes][_contains]=q')).data;
-      assert.deepEqual(rows.map((r: { codes: unknown }) => r.codes), [['p', 'q']]);
+      assert.deepEqual(
+        rows.map((r: { codes: unknown }) => r.codes),
+        [['p', 'q']],
+      );
       assert.equal(json(await get('/items/tags?fields=id&filter[codes][_eq]=p,q')).data.length, 1);
       assert.equal(json(await get('/items/tags?fields=id&filter[codes][_eq]=p')).data.length, 0);
     });

@@ -24,7 +24,10 @@ for (const client of testClients()) {
     });
 
     it('creates the automatic id for a collection sent without fields or with an empty list', async () => {
-      for (const [collection, body] of [['no_fields', {}], ['empty_fields', { fields: [] }]] as const) {
+      for (const [collection, body] of [
+        ['no_fields', {}],
+        ['empty_fields', { fields: [] }],
+      ] as const) {
         const res = await send('POST', '/collections', { collection, meta: {}, schema: {}, ...body });
         assert.equal(res.statusCode, 200, res.body);
         const id = json(await get(`/fields/${collection}/id`)).data;
@@ -41,18 +44,37 @@ for (const client of testClients()) {
         collection: 'lenient',
         meta: { icon: 'box', colour: 'red' },
         schema: { engine: 'whatever' },
-        fields: [{ field: 'id', type: 'uuid', meta: { special: ['uuid'], hidden: true }, schema: { is_primary_key: true, length: 36 } }],
+        fields: [
+          {
+            field: 'id',
+            type: 'uuid',
+            meta: { special: ['uuid'], hidden: true },
+            schema: { is_primary_key: true, length: 36 },
+          },
+        ],
         extra: true,
       });
       assert.equal(collection.statusCode, 200, collection.body);
       assert.equal(json(collection).data.meta.icon, 'box');
-      const field = await send('POST', '/fields/lenient', { field: 'code', type: 'string', meta: { shape: 'round', note: 'n' }, schema: { length: 36, max_length: 40 }, extra: 1 });
+      const field = await send('POST', '/fields/lenient', {
+        field: 'code',
+        type: 'string',
+        meta: { shape: 'round', note: 'n' },
+        schema: { length: 36, max_length: 40 },
+        extra: 1,
+      });
       assert.equal(field.statusCode, 200, field.body);
       assert.equal(json(field).data.schema.max_length, 40);
       assert.equal(json(field).data.meta.note, 'n');
       const owner = await send('POST', '/fields/lenient', { field: 'owner', type: 'uuid', schema: { length: 36 } });
       assert.equal(owner.statusCode, 200, owner.body);
-      const relation = await send('POST', '/relations', { collection: 'lenient', field: 'owner', related_collection: 'service_users', schema: { on_delete: 'SET NULL', match: 'full' }, meta: { extra: 1 } });
+      const relation = await send('POST', '/relations', {
+        collection: 'lenient',
+        field: 'owner',
+        related_collection: 'service_users',
+        schema: { on_delete: 'SET NULL', match: 'full' },
+        meta: { extra: 1 },
+      });
       assert.equal(relation.statusCode, 200, relation.body);
       const changed = await send('PATCH', '/fields/lenient/code', { schema: { max_length: 50, length: 50 } });
       assert.equal(changed.statusCode, 200, changed.body);
@@ -60,7 +82,12 @@ for (const client of testClients()) {
     });
 
     it("drops an admin's unknown keys on system collections, as Directus does", async () => {
-      const user = await send('POST', '/users', { email: 'named@example.com', password: 'secret-password-1', name: 'Named', first_name: 'Ada' });
+      const user = await send('POST', '/users', {
+        email: 'named@example.com',
+        password: 'secret-password-1',
+        name: 'Named',
+        first_name: 'Ada',
+      });
       assert.equal(user.statusCode, 200, user.body);
       assert.equal(json(user).data.first_name, 'Ada');
       assert.equal(json(user).data.name, undefined);

@@ -31,8 +31,15 @@ for (const client of testClients()) {
         ],
       });
       assert.equal(res.statusCode, 200, res.body);
-      assert.equal((await send('POST', '/relations', { collection: 'vault', field: 'author', related_collection: 'authors' })).statusCode, 200);
-      assert.equal((await send('POST', '/items/vault', [{ secret: 'abc', pin: 'pin-1', author: 1 }, { author: 2 }])).statusCode, 200);
+      assert.equal(
+        (await send('POST', '/relations', { collection: 'vault', field: 'author', related_collection: 'authors' }))
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (await send('POST', '/items/vault', [{ secret: 'abc', pin: 'pin-1', author: 1 }, { author: 2 }])).statusCode,
+        200,
+      );
     });
     after(async () => {
       await t?.close();
@@ -49,12 +56,29 @@ for (const client of testClients()) {
         }
       }
       // Through a relation (o2m from authors is not declared; m2o from vault, and a nested filter on authors).
-      assert.equal(json(await get(`/items/vault?filter=${enc({ author: { name: { _eq: 'Ada Lovelace' } }, secret: { _nnull: true } })}`)).data.length, 1);
-      assert.equal((await get(`/items/vault?filter=${enc({ _or: [{ id: { _eq: 1 } }, { secret: { _contains: 'a' } }] })}`)).statusCode, 400);
+      assert.equal(
+        json(
+          await get(
+            `/items/vault?filter=${enc({ author: { name: { _eq: 'Ada Lovelace' } }, secret: { _nnull: true } })}`,
+          ),
+        ).data.length,
+        1,
+      );
+      assert.equal(
+        (await get(`/items/vault?filter=${enc({ _or: [{ id: { _eq: 1 } }, { secret: { _contains: 'a' } }] })}`))
+          .statusCode,
+        400,
+      );
     });
 
     it('refuses sorts, groups and aggregates other than count on them', async () => {
-      for (const url of ['/items/vault?sort=secret', '/items/vault?sort=-pin', '/items/vault?aggregate[min]=secret', '/items/vault?aggregate[countDistinct]=pin', '/items/vault?aggregate[count]=*&groupBy[]=secret']) {
+      for (const url of [
+        '/items/vault?sort=secret',
+        '/items/vault?sort=-pin',
+        '/items/vault?aggregate[min]=secret',
+        '/items/vault?aggregate[countDistinct]=pin',
+        '/items/vault?aggregate[count]=*&groupBy[]=secret',
+      ]) {
         const res = await get(url);
         assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
         assert.equal(errorCode(res), 'INVALID_QUERY');
@@ -63,10 +87,23 @@ for (const client of testClients()) {
     });
 
     it('still lets permission rules compare them', async () => {
-      const policy = json(await send('POST', '/policies', { name: 'Vault readers', app_access: false, admin_access: false })).data;
+      const policy = json(
+        await send('POST', '/policies', { name: 'Vault readers', app_access: false, admin_access: false }),
+      ).data;
       const role = json(await send('POST', '/roles', { name: 'Vault', policies: [{ policy: policy.id }] })).data;
-      await send('POST', '/users', { email: 'vault@example.com', password: 'vault-password-1', role: role.id, token: 'vault-token' });
-      await send('POST', '/permissions', { policy: policy.id, collection: 'vault', action: 'read', fields: ['id'], permissions: { secret: { _eq: 'abc' } } });
+      await send('POST', '/users', {
+        email: 'vault@example.com',
+        password: 'vault-password-1',
+        role: role.id,
+        token: 'vault-token',
+      });
+      await send('POST', '/permissions', {
+        policy: policy.id,
+        collection: 'vault',
+        action: 'read',
+        fields: ['id'],
+        permissions: { secret: { _eq: 'abc' } },
+      });
       const res = await t.request({ method: 'GET', url: '/items/vault', token: 'vault-token' });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(json(res).data, [{ id: 1 }]);
@@ -76,11 +113,25 @@ for (const client of testClients()) {
       // articles.tags (m2m) and the junction's articles_id (m2o back) walk a path of any length.
       const path = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 'tags' : 'articles_id'));
       const fieldPath = (n: number) => [...path(n - 1), 'id'].join('.');
-      const nested = (n: number) => [...path(n - 1), 'id'].reduceRight<Record<string, unknown>>((acc, key) => ({ [key]: acc }), { _nnull: true });
-      const deep = (n: number) => path(n - 1).reduceRight<Record<string, unknown>>((acc, key) => ({ [key]: acc }), { _filter: { id: { _nnull: true } } });
-      const within = [`fields=${fieldPath(5)}`, `fields=id&filter=${enc(nested(5))}`, `fields=id,tags.id&deep=${enc(deep(5))}`, 'fields=id&sort=author.name'];
+      const nested = (n: number) =>
+        [...path(n - 1), 'id'].reduceRight<Record<string, unknown>>((acc, key) => ({ [key]: acc }), { _nnull: true });
+      const deep = (n: number) =>
+        path(n - 1).reduceRight<Record<string, unknown>>((acc, key) => ({ [key]: acc }), {
+          _filter: { id: { _nnull: true } },
+        });
+      const within = [
+        `fields=${fieldPath(5)}`,
+        `fields=id&filter=${enc(nested(5))}`,
+        `fields=id,tags.id&deep=${enc(deep(5))}`,
+        'fields=id&sort=author.name',
+      ];
       for (const query of within) assert.equal((await get(`/items/articles?${query}`)).statusCode, 200, query);
-      for (const query of [`fields=${fieldPath(6)}`, `fields=id&filter=${enc(nested(6))}`, `fields=id,tags.id&deep=${enc(deep(6))}`, `fields=id&sort=${fieldPath(6)}`]) {
+      for (const query of [
+        `fields=${fieldPath(6)}`,
+        `fields=id&filter=${enc(nested(6))}`,
+        `fields=id,tags.id&deep=${enc(deep(6))}`,
+        `fields=id&sort=${fieldPath(6)}`,
+      ]) {
         const res = await get(`/items/articles?${query}`);
         assert.equal(res.statusCode, 400, query);
         assert.match(json(res).errors[0].message, /Max relational depth exceeded/);

@@ -45,18 +45,28 @@ for (const client of servers) {
     it('retries reads and not-yet-begun transactions on a fresh connection, and never repeats a begun one', async () => {
       const testDb = await createTestDatabase(client, { fixture: true });
       const real = new URL(testDb.env.DB_CONNECTION_STRING!);
-      const proxy = new DroppingProxy({ host: real.hostname, port: Number(real.port || (client === 'pg' ? 5432 : 3306)) });
+      const proxy = new DroppingProxy({
+        host: real.hostname,
+        port: Number(real.port || (client === 'pg' ? 5432 : 3306)),
+      });
       await proxy.start();
       const { context, app } = await startVia(testDb, proxy);
       const auth = { authorization: `Bearer ${ADMIN.token}` };
       try {
-        assert.equal((await app.inject({ method: 'GET', url: '/items/authors?limit=1', headers: auth })).statusCode, 200);
+        assert.equal(
+          (await app.inject({ method: 'GET', url: '/items/authors?limit=1', headers: auth })).statusCode,
+          200,
+        );
 
         // A read on a connection that dies under it: run again on a fresh one.
         proxy.dropOnNextUse();
         assert.deepEqual(await context.db.query('select 1 as one'), [{ one: 1 }]);
         proxy.dropOnNextUse();
-        const read = await app.inject({ method: 'GET', url: '/items/authors?fields=name&sort=id&limit=1', headers: auth });
+        const read = await app.inject({
+          method: 'GET',
+          url: '/items/authors?fields=name&sort=id&limit=1',
+          headers: auth,
+        });
         assert.equal(read.statusCode, 200, read.body);
         assert.deepEqual(json(read).data, [{ name: 'Ada Lovelace' }]);
 
@@ -84,14 +94,23 @@ for (const client of servers) {
           );
         assert.ok(failed instanceof ServiceUnavailableError, String(failed));
         assert.equal(runs, 1);
-        const names = (await context.db.query<{ name: string }>('select name from tags order by id')).map((r) => r.name);
+        const names = (await context.db.query<{ name: string }>('select name from tags order by id')).map(
+          (r) => r.name,
+        );
         assert.ok(names.includes('retried') && !names.includes('lost'), names.join());
 
         // A write request through the API on connections that die before use: answered, and written once.
         proxy.dropOnNextUse();
-        const created = await app.inject({ method: 'POST', url: '/items/tags', headers: auth, payload: { name: 'via api' } });
+        const created = await app.inject({
+          method: 'POST',
+          url: '/items/tags',
+          headers: auth,
+          payload: { name: 'via api' },
+        });
         assert.ok(created.statusCode === 200 || created.statusCode === 503, created.body);
-        const count = (await context.db.query<{ n: number | string }>("select count(*) as n from tags where name = 'via api'"))[0]!.n;
+        const count = (
+          await context.db.query<{ n: number | string }>("select count(*) as n from tags where name = 'via api'")
+        )[0]!.n;
         assert.equal(Number(count), created.statusCode === 200 ? 1 : Number(count));
         assert.ok(Number(count) <= 1);
       } finally {
@@ -105,20 +124,32 @@ for (const client of servers) {
     it('answers requests after the server terminates its connections, never 500', async () => {
       const testDb = await createTestDatabase(client, { fixture: true });
       const { context, app } = await startVia(testDb, null);
-      const admin = knexFactory({ client: client === 'pg' ? 'pg' : 'mysql2', connection: testDb.env.DB_CONNECTION_STRING!, pool: { min: 0, max: 1 } });
+      const admin = knexFactory({
+        client: client === 'pg' ? 'pg' : 'mysql2',
+        connection: testDb.env.DB_CONNECTION_STRING!,
+        pool: { min: 0, max: 1 },
+      });
       const auth = { authorization: `Bearer ${ADMIN.token}` };
       const database = new URL(testDb.env.DB_CONNECTION_STRING!).pathname.slice(1);
       const killAll = async () => {
         if (client === 'pg') {
-          await admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where datname = ? and pid <> pg_backend_pid()', [database]);
+          await admin.raw(
+            'select pg_terminate_backend(pid) from pg_stat_activity where datname = ? and pid <> pg_backend_pid()',
+            [database],
+          );
         } else {
-          const [rows] = (await admin.raw('select id from information_schema.processlist where db = ? and id <> connection_id()', [database])) as [{ id: number }[]];
+          const [rows] = (await admin.raw(
+            'select id from information_schema.processlist where db = ? and id <> connection_id()',
+            [database],
+          )) as [{ id: number }[]];
           for (const row of rows) await admin.raw(`kill ${Number(row.id)}`).catch(() => {});
         }
       };
       try {
         for (let round = 0; round < 3; round++) {
-          const burst = Array.from({ length: 8 }, (_, i) => app.inject({ method: 'GET', url: `/items/articles?fields=id,author.name&limit=${i + 1}`, headers: auth }));
+          const burst = Array.from({ length: 8 }, (_, i) =>
+            app.inject({ method: 'GET', url: `/items/articles?fields=id,author.name&limit=${i + 1}`, headers: auth }),
+          );
           await killAll();
           const statuses = (await Promise.all(burst)).map((r) => {
             assert.ok(r.statusCode === 200 || errorCode(r) === 'SERVICE_UNAVAILABLE', `${r.statusCode} ${r.body}`);
@@ -150,7 +181,16 @@ for (const client of servers) {
         );
         assert.ok(error instanceof ServiceUnavailableError, String(error));
         assert.match(error.message, /DB_STATEMENT_TIMEOUT/);
-        assert.equal((await app.inject({ method: 'GET', url: '/items/tags?limit=1', headers: { authorization: `Bearer ${ADMIN.token}` } })).statusCode, 200);
+        assert.equal(
+          (
+            await app.inject({
+              method: 'GET',
+              url: '/items/tags?limit=1',
+              headers: { authorization: `Bearer ${ADMIN.token}` },
+            })
+          ).statusCode,
+          200,
+        );
       } finally {
         await app.close();
         await context.close();

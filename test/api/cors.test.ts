@@ -9,10 +9,22 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const APP = 'https://app.example.com';
 
-const items = (header: unknown) => String(header).split(',').map((item) => item.trim());
+const items = (header: unknown) =>
+  String(header)
+    .split(',')
+    .map((item) => item.trim());
 
 const preflight = (t: TestApp, url: string, origin: string, method = 'PATCH') =>
-  t.request({ method: 'OPTIONS', url, token: null, headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type,authorization' } });
+  t.request({
+    method: 'OPTIONS',
+    url,
+    token: null,
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'content-type,authorization',
+    },
+  });
 
 for (const client of testClients()) {
   describe(`CORS (${clientLabel(client)})`, () => {
@@ -21,8 +33,19 @@ for (const client of testClients()) {
     let reflecting: TestApp;
     before(async () => {
       off = await startTestApp(client, { fixture: false });
-      on = await startTestApp(client, { env: { CORS_ENABLED: 'true', CORS_ORIGIN: `${APP}, https://admin.example.com` } });
-      reflecting = await startTestApp(client, { fixture: false, env: { CORS_ENABLED: 'true', CORS_ORIGIN: 'true', CORS_METHODS: 'GET,POST,PATCH,DELETE,SEARCH', CORS_MAX_AGE: '60', CORS_CREDENTIALS: 'false' } });
+      on = await startTestApp(client, {
+        env: { CORS_ENABLED: 'true', CORS_ORIGIN: `${APP}, https://admin.example.com` },
+      });
+      reflecting = await startTestApp(client, {
+        fixture: false,
+        env: {
+          CORS_ENABLED: 'true',
+          CORS_ORIGIN: 'true',
+          CORS_METHODS: 'GET,POST,PATCH,DELETE,SEARCH',
+          CORS_MAX_AGE: '60',
+          CORS_CREDENTIALS: 'false',
+        },
+      });
     });
     after(async () => {
       await Promise.all([off?.close(), on?.close(), reflecting?.close()]);
@@ -52,7 +75,11 @@ for (const client of testClients()) {
       assert.equal(allowed.headers['access-control-allow-origin'], APP);
       assert.equal(allowed.headers['access-control-expose-headers'], 'Content-Range');
       assert.match(String(allowed.headers.vary), /origin/i);
-      const other = await on.request({ method: 'GET', url: '/items/articles?limit=1', headers: { origin: 'https://evil.example.org' } });
+      const other = await on.request({
+        method: 'GET',
+        url: '/items/articles?limit=1',
+        headers: { origin: 'https://evil.example.org' },
+      });
       assert.equal(other.statusCode, 200);
       assert.equal(other.headers['access-control-allow-origin'], undefined);
       const refused = await preflight(on, '/items/articles', 'https://evil.example.org');
@@ -63,7 +90,13 @@ for (const client of testClients()) {
       const response = await preflight(reflecting, '/items/articles', 'http://localhost:5173', 'SEARCH');
       assert.equal(response.statusCode, 204);
       assert.equal(response.headers['access-control-allow-origin'], 'http://localhost:5173');
-      assert.deepEqual(items(response.headers['access-control-allow-methods']), ['GET', 'POST', 'PATCH', 'DELETE', 'SEARCH']);
+      assert.deepEqual(items(response.headers['access-control-allow-methods']), [
+        'GET',
+        'POST',
+        'PATCH',
+        'DELETE',
+        'SEARCH',
+      ]);
       assert.equal(response.headers['access-control-max-age'], '60');
       assert.equal(response.headers['access-control-allow-credentials'], undefined);
     });

@@ -50,7 +50,10 @@ for (const client of servers) {
     it('answers 503 while the database is away and recovers by itself', async () => {
       const testDb = await createTestDatabase(client, { fixture: true });
       const real = new URL(testDb.env.DB_CONNECTION_STRING!);
-      const proxy = new OutageProxy({ host: real.hostname, port: Number(real.port || (client === 'pg' ? 5432 : 3306)) });
+      const proxy = new OutageProxy({
+        host: real.hostname,
+        port: Number(real.port || (client === 'pg' ? 5432 : 3306)),
+      });
       await proxy.restore();
       const viaProxy = new URL(real);
       viaProxy.port = String(proxy.port);
@@ -69,7 +72,12 @@ for (const client of servers) {
         { bootstrap: true },
       );
       const app = createApp(context, { logger: false });
-      const read = () => app.inject({ method: 'GET', url: '/items/authors?fields=name&limit=1', headers: { authorization: `Bearer ${ADMIN.token}` } });
+      const read = () =>
+        app.inject({
+          method: 'GET',
+          url: '/items/authors?fields=name&limit=1',
+          headers: { authorization: `Bearer ${ADMIN.token}` },
+        });
       try {
         assert.equal((await read()).statusCode, 200);
         await proxy.cut();

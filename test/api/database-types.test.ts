@@ -31,12 +31,30 @@ describe('PostgreSQL types', { skip: clients.includes('pg') ? false : 'TEST_PG_U
     await t?.close();
   });
   const send = (method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) =>
-    t.request({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+    t.request({
+      method,
+      url,
+      ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
 
   it('types the columns: arrays json, enums and network types string', async () => {
-    const fields = json(await send('GET', '/fields/people')).data as { field: string; type: string; schema: Record<string, unknown> }[];
+    const fields = json(await send('GET', '/fields/people')).data as {
+      field: string;
+      type: string;
+      schema: Record<string, unknown>;
+    }[];
     const types = Object.fromEntries(fields.map((f) => [f.field, f.type]));
-    assert.deepEqual(types, { id: 'integer', name: 'text', nicknames: 'json', scores: 'json', mood: 'string', ip: 'string', net: 'string', mac: 'string', doc: 'string' });
+    assert.deepEqual(types, {
+      id: 'integer',
+      name: 'text',
+      nicknames: 'json',
+      scores: 'json',
+      mood: 'string',
+      ip: 'string',
+      net: 'string',
+      mac: 'string',
+      doc: 'string',
+    });
     assert.equal(fields.find((f) => f.field === 'nicknames')!.schema.data_type, 'text[]');
     assert.ok(!('enum_values' in fields.find((f) => f.field === 'mood')!.schema));
   });
@@ -45,14 +63,32 @@ describe('PostgreSQL types', { skip: clients.includes('pg') ? false : 'TEST_PG_U
     const res = await send('GET', '/items/people?sort=id');
     assert.equal(res.statusCode, 200, res.body);
     const [ada, grace, alan] = json(res).data;
-    assert.deepEqual(ada, { id: 1, name: 'Ada', nicknames: ['countess', 'ada'], scores: [1, 2], mood: 'happy', ip: '10.0.0.1', net: '10.0.0.0/24', mac: '08:00:2b:01:02:03', doc: "'analytical':1 'engine':2" });
+    assert.deepEqual(ada, {
+      id: 1,
+      name: 'Ada',
+      nicknames: ['countess', 'ada'],
+      scores: [1, 2],
+      mood: 'happy',
+      ip: '10.0.0.1',
+      net: '10.0.0.0/24',
+      mac: '08:00:2b:01:02:03',
+      doc: "'analytical':1 'engine':2",
+    });
     assert.deepEqual([grace.nicknames, grace.ip, alan.nicknames, alan.ip], [[], '::1', null, '192.168.1.0/24']);
   });
 
   it('writes JSON arrays into array columns and refuses other values', async () => {
-    const created = await send('POST', '/items/people', { name: 'Edsger', nicknames: ['ewd', 'dijkstra'], scores: [7, 8], ip: '10.1.1.1' });
+    const created = await send('POST', '/items/people', {
+      name: 'Edsger',
+      nicknames: ['ewd', 'dijkstra'],
+      scores: [7, 8],
+      ip: '10.1.1.1',
+    });
     assert.equal(created.statusCode, 200, created.body);
-    assert.deepEqual([json(created).data.nicknames, json(created).data.scores, json(created).data.ip], [['ewd', 'dijkstra'], [7, 8], '10.1.1.1']);
+    assert.deepEqual(
+      [json(created).data.nicknames, json(created).data.scores, json(created).data.ip],
+      [['ewd', 'dijkstra'], [7, 8], '10.1.1.1'],
+    );
     const patched = await send('PATCH', `/items/people/${json(created).data.id}`, { nicknames: [] });
     assert.deepEqual(json(patched).data.nicknames, []);
     for (const nicknames of ['ewd', { a: 1 }]) {
@@ -68,12 +104,25 @@ describe('PostgreSQL types', { skip: clients.includes('pg') ? false : 'TEST_PG_U
     assert.equal(bad.statusCode, 400, bad.body);
     assert.equal(errorCode(bad), 'INVALID_PAYLOAD');
     assert.match(json(bad).errors[0].message, /"happy", "sad", "calm"/);
-    assert.equal(Number((await queryBuilder(t.context.db)('people').where({ name: 'Nobody' }).count({ n: '*' }))[0]!.n), 0);
-    const filtered = await send('GET', '/items/people?fields=name&filter[mood][_eq]=happy&filter[ip][_starts_with]=10.&sort=id');
+    assert.equal(
+      Number((await queryBuilder(t.context.db)('people').where({ name: 'Nobody' }).count({ n: '*' }))[0]!.n),
+      0,
+    );
+    const filtered = await send(
+      'GET',
+      '/items/people?fields=name&filter[mood][_eq]=happy&filter[ip][_starts_with]=10.&sort=id',
+    );
     assert.deepEqual(json(filtered).data, [{ name: 'Ada' }], filtered.body);
     const grouped = await send('GET', '/items/people?aggregate[count]=*&groupBy[]=mood&sort=mood');
     assert.equal(grouped.statusCode, 200, grouped.body);
-    assert.deepEqual(json(grouped).data.filter((g: { mood: string | null }) => g.mood !== null), [{ mood: 'calm', count: 1 }, { mood: 'happy', count: 2 }], 'enums sort by their text');
+    assert.deepEqual(
+      json(grouped).data.filter((g: { mood: string | null }) => g.mood !== null),
+      [
+        { mood: 'calm', count: 1 },
+        { mood: 'happy', count: 2 },
+      ],
+      'enums sort by their text',
+    );
   });
 
   it('refuses a value for a GENERATED ALWAYS identity with a clear 400', async () => {
@@ -90,13 +139,21 @@ describe('MariaDB enum and set', { skip: clients.includes('mysql') ? false : 'TE
   let t: TestApp;
   before(async () => {
     t = await startTestApp('mysql', { fixture: false });
-    await queryBuilder(t.context.db).raw("create table posts (id int auto_increment primary key, state enum('draft','live') not null default 'draft', tags set('a','b','it''s'))");
+    await queryBuilder(t.context.db).raw(
+      "create table posts (id int auto_increment primary key, state enum('draft','live') not null default 'draft', tags set('a','b','it''s'))",
+    );
     await t.context.schema.load();
   });
   after(async () => {
     await t?.close();
   });
-  const post = (body: unknown) => t.request({ method: 'POST', url: '/items/posts', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const post = (body: unknown) =>
+    t.request({
+      method: 'POST',
+      url: '/items/posts',
+      payload: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
 
   it('accepts allowed values and refuses others before SQL with 400', async () => {
     const ok = await post({ state: 'live', tags: "a,it's" });
@@ -118,14 +175,23 @@ for (const client of clients) {
       t = await startTestApp(client);
       const knex = queryBuilder(t.context.db);
       await knex.raw(`create view published_titles as select id, title from articles where status = 'published'`);
-      if (client === 'pg') await knex.raw(`create materialized view rating_counts as select rating, count(*) as n from articles group by rating`);
+      if (client === 'pg')
+        await knex.raw(
+          `create materialized view rating_counts as select rating, count(*) as n from articles group by rating`,
+        );
       await t.context.schema.load();
     });
     after(async () => {
       await t?.close();
     });
     const send = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
-      t.request({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+      t.request({
+        method,
+        url,
+        ...(body === undefined
+          ? {}
+          : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      });
 
     it('reads a view like a table', async () => {
       const res = await send('GET', '/items/published_titles?fields=title&sort=id&filter[id][_lte]=2');
@@ -148,7 +214,10 @@ for (const client of clients) {
         assert.equal(res.statusCode, 405, `${method} ${url}: ${res.body}`);
         assert.equal(errorCode(res), 'METHOD_NOT_ALLOWED');
       }
-      assert.equal(Number((await queryBuilder(t.context.db)('articles').where({ title: 'x' }).count({ n: '*' }))[0]!.n), 0);
+      assert.equal(
+        Number((await queryBuilder(t.context.db)('articles').where({ title: 'x' }).count({ n: '*' }))[0]!.n),
+        0,
+      );
     });
   });
 }
@@ -168,7 +237,10 @@ describe('PostgreSQL DB_SEARCH_PATH', { skip: clients.includes('pg') ? false : '
     await t.context.schema.load();
   });
   after(async () => {
-    if (t) await queryBuilder(t.context.db).raw('drop schema if exists sales cascade; drop schema if exists other cascade').catch(() => {});
+    if (t)
+      await queryBuilder(t.context.db)
+        .raw('drop schema if exists sales cascade; drop schema if exists other cascade')
+        .catch(() => {});
     await t?.close();
   });
 
@@ -179,7 +251,10 @@ describe('PostgreSQL DB_SEARCH_PATH', { skip: clients.includes('pg') ? false : '
     const created = await t.request({ method: 'POST', url: '/items/orders', payload: { total: 3 } });
     assert.equal(created.statusCode, 200, created.body);
     const twin = await t.request({ method: 'GET', url: '/fields/hidden_twin' });
-    assert.deepEqual(json(twin).data.map((f: { field: string }) => f.field), ['id', 'note']);
+    assert.deepEqual(
+      json(twin).data.map((f: { field: string }) => f.field),
+      ['id', 'note'],
+    );
     assert.equal((await t.request({ method: 'GET', url: '/items/elsewhere' })).statusCode, 403);
   });
 });
@@ -198,10 +273,17 @@ for (const client of clients) {
       const created = await t.request({
         method: 'POST',
         url: '/collections',
-        payload: { collection: 'prices', fields: [{ field: 'amount', type: 'decimal', schema: { numeric_precision: 10, numeric_scale: 2 } }] },
+        payload: {
+          collection: 'prices',
+          fields: [{ field: 'amount', type: 'decimal', schema: { numeric_precision: 10, numeric_scale: 2 } }],
+        },
       });
       assert.equal(created.statusCode, 200, created.body);
-      const items = await t.request({ method: 'POST', url: '/items/prices', payload: [{ amount: '16.24' }, { amount: '16.25' }] });
+      const items = await t.request({
+        method: 'POST',
+        url: '/items/prices',
+        payload: [{ amount: '16.24' }, { amount: '16.25' }],
+      });
       assert.equal(items.statusCode, 200, items.body);
       const res = await t.request({ method: 'GET', url: '/items/prices?aggregate[avg]=amount&aggregate[sum]=amount' });
       assert.equal(res.statusCode, 200, res.body);

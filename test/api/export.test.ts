@@ -60,7 +60,10 @@ for (const client of testClients()) {
     it('ndjson: one row per line', async () => {
       const res = await get('/items/articles?limit=-1&fields=id,title&export=ndjson');
       assert.match(String(res.headers['content-type']), /^application\/x-ndjson/);
-      const lines = res.body.trimEnd().split('\n').map((line) => JSON.parse(line));
+      const lines = res.body
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       assert.deepEqual(lines, await dataOf('/items/articles?limit=-1&fields=id,title'));
     });
 
@@ -72,7 +75,12 @@ for (const client of testClients()) {
       assert.deepEqual(Object.keys(rows[0]!), ['id', 'title', 'body', 'author.name', 'metadata']);
       assert.equal(rows.length, 6);
       const { metadata, ...plain } = rows[0]!;
-      assert.deepEqual(plain, { id: '1', title: 'Hello World', body: 'First post body', 'author.name': 'Ada Lovelace' });
+      assert.deepEqual(plain, {
+        id: '1',
+        title: 'Hello World',
+        body: 'First post body',
+        'author.name': 'Ada Lovelace',
+      });
       assert.deepEqual(JSON.parse(metadata!), { lang: 'en', tags: ['a', 'b'], n: 1 });
       assert.equal(rows[2]!.body, '');
       assert.equal(rows[5]!.body, 'Body with "quotes", 50% and a \\ backslash');
@@ -92,7 +100,10 @@ for (const client of testClients()) {
       assert.match(String(xml.headers['content-type']), /^text\/xml/);
       assert.match(xml.body, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<data>\n/);
       assert.equal(xml.body.match(/<item><id>/g)?.length, 6);
-      assert.match(xml.body, /<item><id>1<\/id><title>Hello World<\/title><tags><item>1<\/item><item>2<\/item><\/tags><\/item>/);
+      assert.match(
+        xml.body,
+        /<item><id>1<\/id><title>Hello World<\/title><tags><item>1<\/item><item>2<\/item><\/tags><\/item>/,
+      );
       assert.match(xml.body, /Unicode ✓ — 日本語/);
       const emptyJson = await get('/items/articles?filter[id][_eq]=999&export=json');
       assert.deepEqual(JSON.parse(emptyJson.body), []);
@@ -111,7 +122,11 @@ for (const client of testClients()) {
     });
 
     it('an empty export is no export, as Directus reads it (items, system collections, snapshot)', async () => {
-      for (const url of ['/items/articles?fields=id&sort=id&limit=2&export=', '/users?fields=email&export=', '/schema/snapshot?export=']) {
+      for (const url of [
+        '/items/articles?fields=id&sort=id&limit=2&export=',
+        '/users?fields=email&export=',
+        '/schema/snapshot?export=',
+      ]) {
         const res = await get(url);
         assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
         assert.match(String(res.headers['content-type']), /^application\/json/, url);
@@ -128,7 +143,10 @@ for (const client of testClients()) {
 
     it('aggregates export in one read', async () => {
       const res = await get('/items/articles?aggregate[count]=*&groupBy=status&sort=status&export=json');
-      assert.deepEqual(JSON.parse(res.body), await dataOf('/items/articles?aggregate[count]=*&groupBy=status&sort=status'));
+      assert.deepEqual(
+        JSON.parse(res.body),
+        await dataOf('/items/articles?aggregate[count]=*&groupBy=status&sort=status'),
+      );
     });
   });
 }

@@ -11,7 +11,8 @@ import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app
 import { queryBuilder } from '../../src/db/connection.js';
 
 /** DDL, and the statements of a SQLite table rebuild (reads of the catalog after a change are not counted). */
-const DDL = /^\s*(alter|create|drop|comment|rename|insert into "_strata|pragma (foreign_keys|legacy_alter_table|foreign_key_check))\b/i;
+const DDL =
+  /^\s*(alter|create|drop|comment|rename|insert into "_strata|pragma (foreign_keys|legacy_alter_table|foreign_key_check))\b/i;
 
 for (const client of testClients()) {
   describe(`fields: changes (${clientLabel(client)})`, () => {
@@ -42,8 +43,28 @@ for (const client of testClients()) {
       });
       assert.equal(res.statusCode, 200, res.body);
       await knex('samples').insert([
-        { txt: 'short', num: '12', dec: '1.50', flag: 1, moment: '2024-01-01 00:00:00', doc: '{"a":1}', ok: true, tags: 'a,b', code: 'a' },
-        { txt: 'a much longer value', num: ' -7 ', dec: '2.00', flag: 0, moment: '2024-01-02 00:00:00', doc: '[1,2]', ok: false, tags: 'c', code: 'a' },
+        {
+          txt: 'short',
+          num: '12',
+          dec: '1.50',
+          flag: 1,
+          moment: '2024-01-01 00:00:00',
+          doc: '{"a":1}',
+          ok: true,
+          tags: 'a,b',
+          code: 'a',
+        },
+        {
+          txt: 'a much longer value',
+          num: ' -7 ',
+          dec: '2.00',
+          flag: 0,
+          moment: '2024-01-02 00:00:00',
+          doc: '[1,2]',
+          ok: false,
+          tags: 'c',
+          code: 'a',
+        },
         { txt: null, num: null, dec: null, flag: null, moment: null, doc: null, ok: null, tags: null, code: null },
       ]);
     });
@@ -55,7 +76,8 @@ for (const client of testClients()) {
     const get = (url: string) => t.request({ method: 'GET', url });
     const patch = (url: string, payload: unknown) => t.request({ method: 'PATCH', url, payload: payload as object });
     const column = async (field: string) => json(await get(`/fields/samples/${field}`)).data;
-    const values = async (field: string) => json(await get(`/items/samples?fields=${field}&sort=id`)).data.map((r: Record<string, unknown>) => r[field]);
+    const values = async (field: string) =>
+      json(await get(`/items/samples?fields=${field}&sort=id`)).data.map((r: Record<string, unknown>) => r[field]);
 
     /** Statements the database runs during `work`, DDL only. */
     async function ddlDuring(work: () => Promise<unknown>): Promise<string[]> {
@@ -91,7 +113,11 @@ for (const client of testClients()) {
     });
 
     it('refuses text that is not an integer, naming the field and how many values would be lost', async () => {
-      await refused('txt', { type: 'integer' }, /Field "txt" in collection "samples" can't be changed from string\(50\) to integer: 2 value\(s\) would not survive/);
+      await refused(
+        'txt',
+        { type: 'integer' },
+        /Field "txt" in collection "samples" can't be changed from string\(50\) to integer: 2 value\(s\) would not survive/,
+      );
     });
 
     it('shortens max_length only when every value fits; lengthens always', async () => {
@@ -113,9 +139,17 @@ for (const client of testClients()) {
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(await values('dec'), [1, 2, null]);
       // Narrower decimals refuse values that would be cut.
-      assert.equal((await patch('/fields/samples/dec', { type: 'decimal', schema: { numeric_precision: 6, numeric_scale: 2 } })).statusCode, 200);
+      assert.equal(
+        (await patch('/fields/samples/dec', { type: 'decimal', schema: { numeric_precision: 6, numeric_scale: 2 } }))
+          .statusCode,
+        200,
+      );
       await knex('samples').where({ id: 1 }).update({ dec: '1234.56' });
-      await refused('dec', { schema: { numeric_precision: 5, numeric_scale: 2 } }, /decimal\(6, 2\) to decimal\(5, 2\): 1 value/);
+      await refused(
+        'dec',
+        { schema: { numeric_precision: 5, numeric_scale: 2 } },
+        /decimal\(6, 2\) to decimal\(5, 2\): 1 value/,
+      );
       await refused('dec', { schema: { numeric_scale: 1 } }, /to decimal\(6, 1\): 1 value/);
     });
 
@@ -166,20 +200,30 @@ for (const client of testClients()) {
       });
       assert.deepEqual(statements, []);
       assert.deepEqual(await values('tags'), ['a,b', 'c', null]);
-      assert.equal(json(await patch('/fields/samples/tags', { type: 'csv', meta: { special: ['cast-csv'] } })).data.type, 'csv');
+      assert.equal(
+        json(await patch('/fields/samples/tags', { type: 'csv', meta: { special: ['cast-csv'] } })).data.type,
+        'csv',
+      );
       assert.deepEqual(await values('tags'), [['a', 'b'], ['c'], null]);
     });
 
     it('makes a column NOT NULL only when it holds no nulls (CONTAINS_NULL_VALUES)', async () => {
       await refused('txt', { schema: { is_nullable: false } }, /./, 'CONTAINS_NULL_VALUES');
       const res = await patch('/fields/samples/txt', { schema: { is_nullable: false } });
-      assert.deepEqual(json(res).errors[0].extensions, { code: 'CONTAINS_NULL_VALUES', collection: 'samples', field: 'txt' });
+      assert.deepEqual(json(res).errors[0].extensions, {
+        code: 'CONTAINS_NULL_VALUES',
+        collection: 'samples',
+        field: 'txt',
+      });
       await knex('samples').where({ id: 3 }).update({ txt: 'filled' });
       const ok = await patch('/fields/samples/txt', { schema: { is_nullable: false } });
       assert.equal(ok.statusCode, 200, ok.body);
       assert.equal(json(ok).data.schema.is_nullable, false);
       await assert.rejects(knex('samples').insert({ txt: null }));
-      assert.equal(json(await patch('/fields/samples/txt', { schema: { is_nullable: true } })).data.schema.is_nullable, true);
+      assert.equal(
+        json(await patch('/fields/samples/txt', { schema: { is_nullable: true } })).data.schema.is_nullable,
+        true,
+      );
     });
 
     it('sets and drops a default', async () => {
@@ -188,13 +232,20 @@ for (const client of testClients()) {
       assert.equal(json(res).data.schema.default_value, 'fresh');
       await knex('samples').insert({ num: '1' });
       assert.deepEqual(json(await get(`/items/samples?fields=txt&filter[num][_eq]=1`)).data, [{ txt: 'fresh' }]);
-      assert.equal(json(await patch('/fields/samples/txt', { schema: { default_value: null } })).data.schema.default_value, null);
+      assert.equal(
+        json(await patch('/fields/samples/txt', { schema: { default_value: null } })).data.schema.default_value,
+        null,
+      );
       await knex('samples').where('num', '1').delete();
     });
 
     it('keeps backslashes, quotes and newlines of a default exactly, through later changes and a type change', async () => {
       const text = "C:\\temp\\new it's\nnext";
-      const created = await t.request({ method: 'POST', url: '/fields/samples', payload: { field: 'path', type: 'string', schema: { max_length: 100, default_value: text } } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/fields/samples',
+        payload: { field: 'path', type: 'string', schema: { max_length: 100, default_value: text } },
+      });
       assert.equal(created.statusCode, 200, created.body);
       assert.equal(json(created).data.schema.default_value, text);
       const inserted = async () => {
@@ -205,7 +256,11 @@ for (const client of testClients()) {
       };
       assert.equal(await inserted(), text);
       // Any change of the column rewrites its definition: the default must survive it unchanged, every time.
-      for (const change of [{ schema: { is_nullable: false } }, { schema: { is_nullable: true } }, { schema: { max_length: 120 } }]) {
+      for (const change of [
+        { schema: { is_nullable: false } },
+        { schema: { is_nullable: true } },
+        { schema: { max_length: 120 } },
+      ]) {
         const res = await patch('/fields/samples/path', change);
         assert.equal(res.statusCode, 200, res.body);
         assert.equal(json(res).data.schema.default_value, text);
@@ -223,13 +278,19 @@ for (const client of testClients()) {
       const now = await patch('/fields/articles/updated_at', { schema: { default_value: 'CURRENT_TIMESTAMP' } });
       assert.equal(now.statusCode, 200, now.body);
       assert.equal(json(now).data.schema.default_value, 'CURRENT_TIMESTAMP');
-      const literal = await patch('/fields/articles/published_at', { schema: { default_value: '2024-01-02T03:04:05' } });
+      const literal = await patch('/fields/articles/published_at', {
+        schema: { default_value: '2024-01-02T03:04:05' },
+      });
       assert.equal(literal.statusCode, 200, literal.body);
       assert.equal(json(literal).data.schema.default_value, '2024-01-02 03:04:05');
     });
 
     it('changes the type of a column without data whatever the data would have allowed', async () => {
-      const created = await t.request({ method: 'POST', url: '/fields/samples', payload: { field: 'unused', type: 'string' } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/fields/samples',
+        payload: { field: 'unused', type: 'string' },
+      });
       assert.equal(created.statusCode, 200, created.body);
       const res = await patch('/fields/samples/unused', { type: 'integer' });
       assert.equal(res.statusCode, 200, res.body);
@@ -251,7 +312,10 @@ for (const client of testClients()) {
       const indexed = await patch('/fields/samples/code', { schema: { is_indexed: true } });
       assert.equal(json(indexed).data.schema.is_indexed, true);
       assert.equal(json(indexed).data.schema.is_unique, false);
-      assert.equal(json(await patch('/fields/samples/code', { schema: { is_indexed: false } })).data.schema.is_indexed, false);
+      assert.equal(
+        json(await patch('/fields/samples/code', { schema: { is_indexed: false } })).data.schema.is_indexed,
+        false,
+      );
     });
 
     it('changes a comment where the database keeps comments', async () => {
@@ -283,10 +347,19 @@ for (const client of testClients()) {
 
     it('issues no DDL for a PATCH that changes nothing, for every field of the fixture read back and sent again', async () => {
       for (const collection of ['articles', 'authors', 'samples']) {
-        const fields = json(await get(`/fields/${collection}`)).data as { field: string; type: string; schema: unknown; meta: unknown }[];
+        const fields = json(await get(`/fields/${collection}`)).data as {
+          field: string;
+          type: string;
+          schema: unknown;
+          meta: unknown;
+        }[];
         for (const field of fields) {
           const statements = await ddlDuring(async () => {
-            const res = await patch(`/fields/${collection}/${field.field}`, { type: field.type, schema: field.schema, meta: field.meta });
+            const res = await patch(`/fields/${collection}/${field.field}`, {
+              type: field.type,
+              schema: field.schema,
+              meta: field.meta,
+            });
             assert.equal(res.statusCode, 200, `${collection}.${field.field}: ${res.body}`);
             assert.deepEqual(json(res).data, field, `${collection}.${field.field} reads back the same`);
           });
@@ -307,37 +380,65 @@ for (const client of testClients()) {
         { field: 'txt', schema: { max_length: 60 } },
       ]);
       assert.equal(ok.statusCode, 200, ok.body);
-      assert.deepEqual(json(ok).data.map((f: { field: string }) => f.field), ['code', 'txt']);
+      assert.deepEqual(
+        json(ok).data.map((f: { field: string }) => f.field),
+        ['code', 'txt'],
+      );
       assert.equal((await column('txt')).schema.max_length, 60);
       assert.equal((await column('code')).meta.note, 'batch');
       assert.equal(errorCode(await patch('/fields/samples', { field: 'code' })), 'INVALID_PAYLOAD');
     });
 
     it('alters an indexed column and keeps its index', async () => {
-      assert.equal((await t.request({ method: 'GET', url: '/fields/articles/status' }).then(json)).data.schema.is_indexed, true);
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/fields/articles/status' }).then(json)).data.schema.is_indexed,
+        true,
+      );
       const res = await patch('/fields/articles/status', { schema: { max_length: 40, default_value: 'new' } });
       assert.equal(res.statusCode, 200, res.body);
       const status = json(res).data.schema;
       assert.equal(status.max_length, 40);
       assert.equal(status.default_value, 'new');
       assert.equal(status.is_indexed, true);
-      assert.deepEqual(json(await get('/items/articles?fields=status&sort=id')).data.map((r: { status: string }) => r.status), ['published', 'published', 'draft', 'published', 'archived', 'published']);
+      assert.deepEqual(
+        json(await get('/items/articles?fields=status&sort=id')).data.map((r: { status: string }) => r.status),
+        ['published', 'published', 'draft', 'published', 'archived', 'published'],
+      );
     });
 
     it('alters columns on both sides of a foreign key and keeps the key', async () => {
       const codes = await t.request({
         method: 'POST',
         url: '/collections',
-        payload: { collection: 'codes', schema: {}, fields: [{ field: 'code', type: 'string', schema: { is_primary_key: true, max_length: 10 } }] },
+        payload: {
+          collection: 'codes',
+          schema: {},
+          fields: [{ field: 'code', type: 'string', schema: { is_primary_key: true, max_length: 10 } }],
+        },
       });
       assert.equal(codes.statusCode, 200, codes.body);
-      await t.request({ method: 'POST', url: '/collections', payload: { collection: 'uses', schema: {}, fields: [{ field: 'code', type: 'string', schema: { max_length: 10 } }] } });
-      const relation = await t.request({ method: 'POST', url: '/relations', payload: { collection: 'uses', field: 'code', related_collection: 'codes', schema: { on_delete: 'CASCADE' } } });
+      await t.request({
+        method: 'POST',
+        url: '/collections',
+        payload: {
+          collection: 'uses',
+          schema: {},
+          fields: [{ field: 'code', type: 'string', schema: { max_length: 10 } }],
+        },
+      });
+      const relation = await t.request({
+        method: 'POST',
+        url: '/relations',
+        payload: { collection: 'uses', field: 'code', related_collection: 'codes', schema: { on_delete: 'CASCADE' } },
+      });
       assert.equal(relation.statusCode, 200, relation.body);
       await knex('codes').insert([{ code: 'A' }, { code: 'B' }]);
       await knex('uses').insert([{ code: 'A' }, { code: 'B' }]);
 
-      for (const [collection, field] of [['uses', 'code'], ['codes', 'code']]) {
+      for (const [collection, field] of [
+        ['uses', 'code'],
+        ['codes', 'code'],
+      ]) {
         const res = await patch(`/fields/${collection}/${field}`, { schema: { max_length: 20 } });
         assert.equal(res.statusCode, 200, `${collection}.${field}: ${res.body}`);
         assert.equal(json(res).data.schema.max_length, 20);
@@ -370,7 +471,9 @@ for (const client of testClients()) {
         await knex('articles').where({ slug: 'gone' }).delete();
         const res = await patch('/fields/articles/title', { schema: { max_length: 150 } });
         assert.equal(res.statusCode, 200, res.body);
-        const fields = Object.fromEntries(json(await get('/fields/articles')).data.map((f: { field: string; schema: unknown }) => [f.field, f.schema]));
+        const fields = Object.fromEntries(
+          json(await get('/fields/articles')).data.map((f: { field: string; schema: unknown }) => [f.field, f.schema]),
+        );
         assert.equal(fields.title.max_length, 150);
         assert.equal(fields.id.has_auto_increment, true);
         assert.equal(fields.slug.is_unique, true);
@@ -382,7 +485,11 @@ for (const client of testClients()) {
         assert.deepEqual(rows[0], { id: 1, title: 'Hello World', title_length: 11 });
         const [fresh] = await knex('articles').insert({ title: 'Next', slug: 'next' }).returning('id');
         assert.equal((fresh as { id: number }).id, 8, 'ids deleted before the rebuild are not handed out again');
-        await assert.rejects(knex.raw('pragma foreign_keys = on').then(() => knex('articles').insert({ title: 'x', slug: 'x', author: 99 })));
+        await assert.rejects(
+          knex
+            .raw('pragma foreign_keys = on')
+            .then(() => knex('articles').insert({ title: 'x', slug: 'x', author: 99 })),
+        );
         // The junction's key to the rebuilt table still cascades.
         await knex.raw('pragma foreign_keys = on');
         await knex('articles').where({ id: 1 }).delete();

@@ -21,7 +21,10 @@ function samples(client: DbClient): Record<string, [unknown, unknown]> {
     boolean: [true, true],
     date: ['2024-02-29', '2024-02-29'],
     dateTime: ['2024-02-29 13:45:07', '2024-02-29T13:45:07'],
-    timestamp: [client === 'mysql' ? '2024-02-29 13:45:07.250' : '2024-02-29T13:45:07.250Z', '2024-02-29T13:45:07.250Z'],
+    timestamp: [
+      client === 'mysql' ? '2024-02-29 13:45:07.250' : '2024-02-29T13:45:07.250Z',
+      '2024-02-29T13:45:07.250Z',
+    ],
     time: ['13:45:07', '13:45:07'],
     json: ['{"a":[1,2],"b":null}', { a: [1, 2], b: null }],
     uuid: ['8f14e45f-ceea-467f-a0e6-6f5f5e5d9c1a', '8f14e45f-ceea-467f-a0e6-6f5f5e5d9c1a'],
@@ -33,9 +36,30 @@ function samples(client: DbClient): Record<string, [unknown, unknown]> {
 }
 
 const DATA_TYPES: Record<DbClient, Record<string, string>> = {
-  sqlite3: { string: 'varchar', integer: 'integer', boolean: 'boolean', uuid: 'uuid', timestamp: 'timestamp', decimal: 'decimal' },
-  pg: { string: 'character varying', integer: 'integer', boolean: 'boolean', uuid: 'uuid', timestamp: 'timestamp with time zone', decimal: 'numeric' },
-  mysql: { string: 'varchar', integer: 'int', boolean: 'tinyint', uuid: 'char', timestamp: 'timestamp', decimal: 'decimal' },
+  sqlite3: {
+    string: 'varchar',
+    integer: 'integer',
+    boolean: 'boolean',
+    uuid: 'uuid',
+    timestamp: 'timestamp',
+    decimal: 'decimal',
+  },
+  pg: {
+    string: 'character varying',
+    integer: 'integer',
+    boolean: 'boolean',
+    uuid: 'uuid',
+    timestamp: 'timestamp with time zone',
+    decimal: 'numeric',
+  },
+  mysql: {
+    string: 'varchar',
+    integer: 'int',
+    boolean: 'tinyint',
+    uuid: 'char',
+    timestamp: 'timestamp',
+    decimal: 'decimal',
+  },
 };
 
 for (const client of testClients()) {
@@ -48,7 +72,8 @@ for (const client of testClients()) {
       await t?.close();
     });
 
-    const post = (url: string, payload: unknown, token?: string | null) => t.request({ method: 'POST', url, payload: payload as object, token });
+    const post = (url: string, payload: unknown, token?: string | null) =>
+      t.request({ method: 'POST', url, payload: payload as object, token });
     const get = (url: string, token?: string | null) => t.request({ method: 'GET', url, token });
 
     it('creates a field of every type; each reads back with its type and column, and its values read through /items', async () => {
@@ -56,7 +81,10 @@ for (const client of testClients()) {
       const values = samples(client);
       for (const type of Object.keys(values)) {
         // csv lists need their flag, as in Directus (without it the field is plain text: see directus-compat).
-        const res = await post('/fields/kinds', type === 'csv' ? { field: `f_${type}`, type, meta: { special: ['cast-csv'] } } : { field: `f_${type}`, type });
+        const res = await post(
+          '/fields/kinds',
+          type === 'csv' ? { field: `f_${type}`, type, meta: { special: ['cast-csv'] } } : { field: `f_${type}`, type },
+        );
         assert.equal(res.statusCode, 200, `${type}: ${res.body}`);
         const field = json(res).data;
         assert.equal(field.collection, 'kinds');
@@ -67,7 +95,9 @@ for (const client of testClients()) {
         assert.equal(field.schema.is_nullable, true);
         if (DATA_TYPES[client][type]) assert.equal(field.schema.data_type, DATA_TYPES[client][type], type);
         // Types the column alone cannot tell carry their special flag; the others have no meta at all.
-        const special = { csv: ['cast-csv'], hash: ['hash'], uuid: client === 'mysql' ? ['uuid'] : null }[type as 'csv' | 'hash' | 'uuid'];
+        const special = { csv: ['cast-csv'], hash: ['hash'], uuid: client === 'mysql' ? ['uuid'] : null }[
+          type as 'csv' | 'hash' | 'uuid'
+        ];
         if (special) assert.deepEqual(field.meta.special, special, type);
         else assert.equal(field.meta, null, type);
       }
@@ -78,7 +108,9 @@ for (const client of testClients()) {
 
       const knex = knexFor(t.testDb);
       try {
-        await knex('kinds').insert(Object.fromEntries(Object.entries(values).map(([type, [value]]) => [`f_${type}`, value])));
+        await knex('kinds').insert(
+          Object.fromEntries(Object.entries(values).map(([type, [value]]) => [`f_${type}`, value])),
+        );
       } finally {
         await knex.destroy();
       }
@@ -94,7 +126,11 @@ for (const client of testClients()) {
 
     it('creates alias fields without a column, for every alias type', async () => {
       for (const type of ['alias', 'o2m', 'm2m', 'm2a']) {
-        const res = await post('/fields/authors', { field: `a_${type}`, type, meta: { interface: 'presentation-divider' } });
+        const res = await post('/fields/authors', {
+          field: `a_${type}`,
+          type,
+          meta: { interface: 'presentation-divider' },
+        });
         assert.equal(res.statusCode, 200, res.body);
         const field = json(res).data;
         assert.equal(field.type, 'alias');
@@ -107,7 +143,11 @@ for (const client of testClients()) {
     });
 
     it('adds a column with schema options to a table with rows; a unique column whose default would repeat is refused whole', async () => {
-      const refused = await post('/fields/authors', { field: 'code', type: 'string', schema: { max_length: 12, default_value: 'none', is_nullable: false, is_unique: true } });
+      const refused = await post('/fields/authors', {
+        field: 'code',
+        type: 'string',
+        schema: { max_length: 12, default_value: 'none', is_nullable: false, is_unique: true },
+      });
       assert.equal(refused.statusCode, 400, refused.body);
       assert.equal(errorCode(refused), 'INVALID_PAYLOAD');
       assert.match(json(refused).errors[0].extensions.reason, /unique/);
@@ -126,7 +166,11 @@ for (const client of testClients()) {
       assert.equal(code.is_indexed, true);
       assert.equal(code.is_unique, false);
       assert.equal(code.comment, client === 'sqlite3' ? null : 'Short code');
-      assert.deepEqual(json(await get('/items/authors?fields=code&sort=id')).data, [{ code: 'none' }, { code: 'none' }, { code: 'none' }]);
+      assert.deepEqual(json(await get('/items/authors?fields=code&sort=id')).data, [
+        { code: 'none' },
+        { code: 'none' },
+        { code: 'none' },
+      ]);
     });
 
     it('creates unique, indexed, numeric and defaulted columns on a table', async () => {
@@ -135,7 +179,11 @@ for (const client of testClients()) {
         schema: {},
         fields: [
           { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } },
-          { field: 'serial', type: 'string', schema: { max_length: 20, is_unique: true, is_nullable: false, comment: 'Serial number' } },
+          {
+            field: 'serial',
+            type: 'string',
+            schema: { max_length: 20, is_unique: true, is_nullable: false, comment: 'Serial number' },
+          },
           { field: 'site', type: 'string', schema: { is_indexed: true, default_value: 'main' } },
           { field: 'reading', type: 'decimal', schema: { numeric_precision: 8, numeric_scale: 3, default_value: 1.5 } },
           { field: 'count', type: 'integer', schema: { default_value: 7, is_nullable: false } },
@@ -150,7 +198,9 @@ for (const client of testClients()) {
         ],
       });
       assert.equal(created.statusCode, 200, created.body);
-      const fields = Object.fromEntries(json(await get('/fields/gauges')).data.map((f: { field: string; schema: unknown }) => [f.field, f.schema]));
+      const fields = Object.fromEntries(
+        json(await get('/fields/gauges')).data.map((f: { field: string; schema: unknown }) => [f.field, f.schema]),
+      );
       assert.equal(fields.id.is_primary_key, true);
       assert.equal(fields.id.has_auto_increment, true);
       assert.equal(fields.serial.is_unique, true);
@@ -186,7 +236,21 @@ for (const client of testClients()) {
       const [row] = json(await get('/items/gauges')).data;
       assert.deepEqual(
         { ...row, seen: typeof row.seen },
-        { id: 1, serial: 'S-1', site: 'main', reading: '1.500', count: 7, big: '9007199254740993', on: true, off: false, ratio: 0.5, seen: 'string', day: '2024-01-31', at: '08:30:00', doc: { a: 1 } },
+        {
+          id: 1,
+          serial: 'S-1',
+          site: 'main',
+          reading: '1.500',
+          count: 7,
+          big: '9007199254740993',
+          on: true,
+          off: false,
+          ratio: 0.5,
+          seen: 'string',
+          day: '2024-01-31',
+          at: '08:30:00',
+          doc: { a: 1 },
+        },
       );
     });
 
@@ -225,13 +289,30 @@ for (const client of testClients()) {
       assert.ok(all.some((f) => f.collection === 'articles' && f.field === 'title'));
       assert.ok(all.some((f) => f.collection === 'kinds' && f.field === 'f_json'));
       const articles = json(await get('/fields/articles')).data as { field: string }[];
-      assert.deepEqual(articles.slice(0, 3).map((f) => f.field), ['id', 'title', 'slug']);
+      assert.deepEqual(
+        articles.slice(0, 3).map((f) => f.field),
+        ['id', 'title', 'slug'],
+      );
       const title = json(await get('/fields/articles/title')).data;
       assert.deepEqual(Object.keys(title), ['collection', 'field', 'type', 'meta', 'schema']);
       assert.deepEqual(Object.keys(title.schema).sort(), [
-        'comment', 'data_type', 'default_value', 'foreign_key_column', 'foreign_key_table', 'generation_expression',
-        'has_auto_increment', 'is_generated', 'is_indexed', 'is_nullable', 'is_primary_key', 'is_unique', 'max_length',
-        'name', 'numeric_precision', 'numeric_scale', 'table',
+        'comment',
+        'data_type',
+        'default_value',
+        'foreign_key_column',
+        'foreign_key_table',
+        'generation_expression',
+        'has_auto_increment',
+        'is_generated',
+        'is_indexed',
+        'is_nullable',
+        'is_primary_key',
+        'is_unique',
+        'max_length',
+        'name',
+        'numeric_precision',
+        'numeric_scale',
+        'table',
       ]);
       assert.equal(title.schema.max_length, 200);
       for (const url of ['/fields/nope', '/fields/nope/title', '/fields/articles/nope']) {
@@ -250,12 +331,28 @@ for (const client of testClients()) {
         ['/fields/articles', { field: 'x', type: 'geometry' }, /not supported/],
         ['/fields/articles', { field: 'x.y', type: 'string' }, /name "x.y" is invalid/],
         ['/fields/articles', { field: 'x', type: 'string', meta: { width: 'wide' } }, /"meta.width" must be one of/],
-        ['/fields/articles', { field: 'x', type: 'string', schema: { max_length: -1 } }, /"schema.max_length" must be an integer/],
-        ['/fields/articles', { field: 'x', type: 'string', schema: { is_nullable: 'no' } }, /"schema.is_nullable" must be a boolean/],
-        ['/fields/articles', { field: 'x', type: 'decimal', schema: { numeric_precision: 4, numeric_scale: 6 } }, /numeric_scale/],
+        [
+          '/fields/articles',
+          { field: 'x', type: 'string', schema: { max_length: -1 } },
+          /"schema.max_length" must be an integer/,
+        ],
+        [
+          '/fields/articles',
+          { field: 'x', type: 'string', schema: { is_nullable: 'no' } },
+          /"schema.is_nullable" must be a boolean/,
+        ],
+        [
+          '/fields/articles',
+          { field: 'x', type: 'decimal', schema: { numeric_precision: 4, numeric_scale: 6 } },
+          /numeric_scale/,
+        ],
         ['/fields/articles', { field: 'x', type: 'integer', schema: { default_value: 'abc' } }, /must be an integer/],
         ['/fields/articles', { field: 'x', type: 'date', schema: { default_value: '2024-02-30' } }, /must be a date/],
-        ['/fields/articles', { field: 'x', type: 'string', schema: { max_length: 3, default_value: 'toolong' } }, /at most 3 characters/],
+        [
+          '/fields/articles',
+          { field: 'x', type: 'string', schema: { max_length: 3, default_value: 'toolong' } },
+          /at most 3 characters/,
+        ],
         ['/fields/articles', { field: 'x', type: 'integer', schema: { is_primary_key: true } }, /primary key/],
         ['/fields/articles', [], /must be an object/],
       ];
@@ -273,10 +370,18 @@ for (const client of testClients()) {
       const res = await post('/fields/articles', { field: 'must', type: 'integer', schema: { is_nullable: false } });
       assert.equal(res.statusCode, 400);
       assert.equal(errorCode(res), 'CONTAINS_NULL_VALUES');
-      assert.deepEqual(json(res).errors[0].extensions, { code: 'CONTAINS_NULL_VALUES', collection: 'articles', field: 'must' });
+      assert.deepEqual(json(res).errors[0].extensions, {
+        code: 'CONTAINS_NULL_VALUES',
+        collection: 'articles',
+        field: 'must',
+      });
       assert.equal((await get('/fields/articles/must')).statusCode, 403);
       // With a default the rows take it.
-      const ok = await post('/fields/articles', { field: 'must', type: 'integer', schema: { is_nullable: false, default_value: 3 } });
+      const ok = await post('/fields/articles', {
+        field: 'must',
+        type: 'integer',
+        schema: { is_nullable: false, default_value: 3 },
+      });
       assert.equal(ok.statusCode, 200, ok.body);
       assert.deepEqual(json(await get('/items/articles?fields=must&limit=2')).data, [{ must: 3 }, { must: 3 }]);
     });
@@ -298,9 +403,19 @@ for (const client of testClients()) {
           { collection: 'articles', field: 'author', special: 'm2o', interface: 'select-dropdown-m2o' },
           { collection: 'authors', field: 'articles', special: 'o2m', interface: 'list-o2m' },
         ]);
-        await knex('service_relations').insert({ many_collection: 'articles', many_field: 'author', one_collection: 'authors', one_field: 'articles' });
+        await knex('service_relations').insert({
+          many_collection: 'articles',
+          many_field: 'author',
+          one_collection: 'authors',
+          one_field: 'articles',
+        });
         const [policy] = await knex('service_policies').select('id').limit(1);
-        await knex('service_permissions').insert({ collection: 'articles', action: 'read', fields: 'id,title,author', policy: policy.id });
+        await knex('service_permissions').insert({
+          collection: 'articles',
+          action: 'read',
+          fields: 'id,title,author',
+          policy: policy.id,
+        });
         await t.context.schema.load();
         assert.equal((await get('/fields/authors/articles')).statusCode, 200);
 
@@ -308,8 +423,15 @@ for (const client of testClients()) {
         assert.equal(res.statusCode, 204);
         assert.equal(res.body, '');
         assert.equal((await get('/fields/articles/author')).statusCode, 403);
-        assert.equal((await get('/fields/authors/articles')).statusCode, 403, 'the o2m alias on the other side goes too');
-        assert.equal(json(await get('/relations')).data.filter((r: { field: string }) => r.field === 'author').length, 0);
+        assert.equal(
+          (await get('/fields/authors/articles')).statusCode,
+          403,
+          'the o2m alias on the other side goes too',
+        );
+        assert.equal(
+          json(await get('/relations')).data.filter((r: { field: string }) => r.field === 'author').length,
+          0,
+        );
         assert.equal(errorCode(await get('/items/articles?fields=author')), 'FORBIDDEN');
         assert.equal((await knex('service_fields').where({ collection: 'articles', field: 'author' })).length, 0);
         assert.equal((await knex('service_relations').where({ many_field: 'author' })).length, 0);

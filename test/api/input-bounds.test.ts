@@ -16,7 +16,8 @@ for (const client of testClients()) {
     let t: TestApp;
     const get = (url: string) => t.request({ method: 'GET', url });
     const search = (body: unknown) => t.request({ method: 'SEARCH', url: '/items/articles', payload: body as object });
-    const raw = (method: 'POST' | 'SEARCH', url: string, body: string) => t.request({ method, url, payload: body, headers: { 'content-type': 'application/json' } });
+    const raw = (method: 'POST' | 'SEARCH', url: string, body: string) =>
+      t.request({ method, url, payload: body, headers: { 'content-type': 'application/json' } });
 
     before(async () => {
       t = await startTestApp(client, { relations: true });
@@ -62,7 +63,12 @@ for (const client of testClients()) {
     });
 
     it('refuses NUL characters alike: in search, filter values, alias keys and write payloads', async () => {
-      for (const url of ['/items/articles?search=a%00b', '/items/articles?filter[title][_eq]=a%00b', '/items/articles?alias[a%00b]=title', '/items/articles?deep[author][_search]=%00']) {
+      for (const url of [
+        '/items/articles?search=a%00b',
+        '/items/articles?filter[title][_eq]=a%00b',
+        '/items/articles?alias[a%00b]=title',
+        '/items/articles?deep[author][_search]=%00',
+      ]) {
         const response = await get(url);
         assert.equal(response.statusCode, 400, `${url}: ${response.body}`);
         assert.equal(errorCode(response), 'INVALID_QUERY');
@@ -73,7 +79,15 @@ for (const client of testClients()) {
         assert.equal(errorCode(response), 'INVALID_PAYLOAD');
       }
       // A key holding NUL is a key that does not exist (PostgreSQL refused it with a 500).
-      const codes = await t.request({ method: 'POST', url: '/collections', payload: { collection: 'codes', schema: {}, fields: [{ field: 'code', type: 'string', schema: { is_primary_key: true, max_length: 20 } }] } });
+      const codes = await t.request({
+        method: 'POST',
+        url: '/collections',
+        payload: {
+          collection: 'codes',
+          schema: {},
+          fields: [{ field: 'code', type: 'string', schema: { is_primary_key: true, max_length: 20 } }],
+        },
+      });
       assert.equal(codes.statusCode, 200, codes.body);
       assert.equal(errorCode(await get('/items/codes/a%00b')), 'FORBIDDEN');
       // An escaped backslash followed by "u0000" is text, not NUL.
@@ -86,7 +100,9 @@ for (const client of testClients()) {
       assert.deepEqual(inList.data.map((r: { id: number }) => r.id).sort(), [1, 2, 3, 4, 5, 6]);
       const ninList = json(await search({ query: { filter: { id: { _nin: LONG.slice(1) } }, fields: ['id'] } }));
       assert.deepEqual(ninList.data, [{ id: 1 }]);
-      const texts = json(await search({ query: { filter: { title: { _in: [...LONG.map(String), 'Compilers'] } }, fields: ['id'] } }));
+      const texts = json(
+        await search({ query: { filter: { title: { _in: [...LONG.map(String), 'Compilers'] } }, fields: ['id'] } }),
+      );
       assert.deepEqual(texts.data, [{ id: 5 }]);
       const keys = json(await search({ keys: LONG, query: { fields: ['id'], limit: 2 } }));
       assert.deepEqual(keys.data, [{ id: 1 }, { id: 2 }]);
@@ -97,15 +113,27 @@ for (const client of testClients()) {
       const viaQuery = await get(`/items/articles?filter=${encodeURIComponent(nestedFilter)}`);
       assert.equal(errorCode(viaQuery), 'INVALID_QUERY', viaQuery.body);
       const fifty = '{"_and":['.repeat(49) + '{"id":{"_eq":1}}' + ']}'.repeat(49);
-      assert.deepEqual(json(await get(`/items/articles?fields=id&filter=${encodeURIComponent(fifty)}`)).data, [{ id: 1 }]);
-      const deep = await get(`/items/articles?deep=${encodeURIComponent('{"a":'.repeat(5000) + '{}' + '}'.repeat(5000))}`);
+      assert.deepEqual(json(await get(`/items/articles?fields=id&filter=${encodeURIComponent(fifty)}`)).data, [
+        { id: 1 },
+      ]);
+      const deep = await get(
+        `/items/articles?deep=${encodeURIComponent('{"a":'.repeat(5000) + '{}' + '}'.repeat(5000))}`,
+      );
       assert.equal(errorCode(deep), 'INVALID_QUERY');
       const body = await raw('SEARCH', '/items/articles', `{"query":{"filter":${nestedFilter}}}`);
       assert.equal(errorCode(body), 'INVALID_PAYLOAD');
-      const value = await raw('POST', '/items/articles', `{"title":"x","metadata":${'['.repeat(20_000)}1${']'.repeat(20_000)}}`);
+      const value = await raw(
+        'POST',
+        '/items/articles',
+        `{"title":"x","metadata":${'['.repeat(20_000)}1${']'.repeat(20_000)}}`,
+      );
       assert.equal(errorCode(value), 'INVALID_PAYLOAD');
       // Brackets inside strings are text.
-      const brackets = await raw('POST', '/items/articles?fields=metadata', `{"title":"x","metadata":{"text":"${'['.repeat(500)}"}}`);
+      const brackets = await raw(
+        'POST',
+        '/items/articles?fields=metadata',
+        `{"title":"x","metadata":{"text":"${'['.repeat(500)}"}}`,
+      );
       assert.equal(json(brackets).data.metadata.text.length, 500, brackets.body);
     });
 

@@ -6,7 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
-import { ADMIN, json, startSecondInstance, startTestApp, type SecondInstance, type TestApp } from '../helpers/test-app.js';
+import {
+  ADMIN,
+  json,
+  startSecondInstance,
+  startTestApp,
+  type SecondInstance,
+  type TestApp,
+} from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,9 +58,18 @@ for (const client of testClients()) {
     });
 
     it('a field created through one instance is served by the other within 2 s', async () => {
-      const read = () => b.app.inject({ method: 'GET', url: '/items/tags?fields=name,colour&limit=1', headers: { authorization: `Bearer ${ADMIN.token}` } });
+      const read = () =>
+        b.app.inject({
+          method: 'GET',
+          url: '/items/tags?fields=name,colour&limit=1',
+          headers: { authorization: `Bearer ${ADMIN.token}` },
+        });
       assert.equal((await read()).statusCode, 403);
-      const created = await a.request({ method: 'POST', url: '/fields/tags', payload: { field: 'colour', type: 'string' } });
+      const created = await a.request({
+        method: 'POST',
+        url: '/fields/tags',
+        payload: { field: 'colour', type: 'string' },
+      });
       assert.equal(created.statusCode, 200, created.body);
       await within(2_000, async () => (await read()).statusCode === 200, 'new field served by the other instance');
     });

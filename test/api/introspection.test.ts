@@ -92,7 +92,9 @@ for (const client of testClients()) {
 
     it('maps every column to the same service type on every database', () => {
       const articles = schema.collections.articles!;
-      const types = Object.fromEntries(Object.entries(ARTICLE_TYPES).map(([field]) => [field, articles.fields[field]!.type]));
+      const types = Object.fromEntries(
+        Object.entries(ARTICLE_TYPES).map(([field]) => [field, articles.fields[field]!.type]),
+      );
       assert.deepEqual(types, ARTICLE_TYPES);
       assert.deepEqual(articles.fieldOrder.slice(0, 3), ['id', 'title', 'slug']);
     });
@@ -119,7 +121,10 @@ for (const client of testClients()) {
       assert.equal(f.author!.schema!.foreign_key_column, 'id');
       if (client !== 'sqlite3') assert.equal(f.title!.schema!.comment, 'The headline');
       const authors = schema.collections.authors!.fields;
-      assert.ok([true, 1].includes(authors.active!.schema!.default_value as number), String(authors.active!.schema!.default_value));
+      assert.ok(
+        [true, 1].includes(authors.active!.schema!.default_value as number),
+        String(authors.active!.schema!.default_value),
+      );
     });
 
     it('lists foreign keys as m2o relations with their actions', () => {
@@ -127,8 +132,13 @@ for (const client of testClients()) {
       assert.equal(author.related_collection, 'authors');
       assert.equal(author.meta, null);
       assert.equal(author.schema!.on_delete, 'SET NULL');
-      const junction = schema.relations.filter((r) => r.collection === 'articles_tags').map((r) => [r.field, r.related_collection, r.schema!.on_delete]);
-      assert.deepEqual(junction.sort(), [['articles_id', 'articles', 'CASCADE'], ['tags_id', 'tags', 'CASCADE']]);
+      const junction = schema.relations
+        .filter((r) => r.collection === 'articles_tags')
+        .map((r) => [r.field, r.related_collection, r.schema!.on_delete]);
+      assert.deepEqual(junction.sort(), [
+        ['articles_id', 'articles', 'CASCADE'],
+        ['tags_id', 'tags', 'CASCADE'],
+      ]);
     });
 
     it('reads composite keys, expression and partial indexes, and ignores composite foreign keys', async () => {
@@ -142,15 +152,30 @@ for (const client of testClients()) {
       const edge = tables.find((t) => t.name === 'edge')!;
       const col = (name: string) => edge.columns.find((c) => c.name === name)!;
       assert.deepEqual(edge.primary_key, ['b', 'a']);
-      assert.deepEqual([col('a').is_primary_key, col('a').has_auto_increment, col('b').is_indexed], [true, false, true]);
+      assert.deepEqual(
+        [col('a').is_primary_key, col('a').has_auto_increment, col('b').is_indexed],
+        [true, false, true],
+      );
       assert.deepEqual([col('ref').foreign_key_table, col('ref').foreign_key_column], ['edge_parent', 'code']);
-      assert.deepEqual(edge.foreign_keys.map((fk) => [fk.column, fk.on_delete]), [['ref', 'RESTRICT']]);
+      assert.deepEqual(
+        edge.foreign_keys.map((fk) => [fk.column, fk.on_delete]),
+        [['ref', 'RESTRICT']],
+      );
       assert.equal(col('created').default_value, 'CURRENT_TIMESTAMP');
       assert.equal(col('half').default_value, -1.5);
       assert.deepEqual([col('partial_col').is_indexed, col('partial_col').is_unique], [true, false]);
       assert.equal(col('expr_col').is_indexed, false);
-      const types = Object.fromEntries(['u', 'bin', 'created', 'big', 'half', 'ref'].map((c) => [c, db.dialect.mapType(col(c))]));
-      assert.deepEqual(types, { u: client === 'mysql' ? 'string' : 'uuid', bin: 'binary', created: 'timestamp', big: 'bigInteger', half: 'float', ref: 'string' });
+      const types = Object.fromEntries(
+        ['u', 'bin', 'created', 'big', 'half', 'ref'].map((c) => [c, db.dialect.mapType(col(c))]),
+      );
+      assert.deepEqual(types, {
+        u: client === 'mysql' ? 'string' : 'uuid',
+        bin: 'binary',
+        created: 'timestamp',
+        big: 'bigInteger',
+        half: 'float',
+        ref: 'string',
+      });
       const child = tables.find((t) => t.name === 'edge_child')!;
       assert.deepEqual(child.foreign_keys, []);
       assert.equal(child.columns.find((c) => c.name === 'x')!.has_auto_increment, true);
@@ -197,7 +222,10 @@ for (const client of testClients()) {
       assert.equal(reloaded.collections.articles!.fields.body!.concealed, true);
       assert.equal(reloaded.collections.articles!.fields.body!.searchable, false);
       const alias = reloaded.collections.authors!.fields.articles!;
-      assert.deepEqual([alias.type, alias.schema, reloaded.collections.authors!.fieldOrder.at(-1)], ['alias', null, 'articles']);
+      assert.deepEqual(
+        [alias.type, alias.schema, reloaded.collections.authors!.fieldOrder.at(-1)],
+        ['alias', null, 'articles'],
+      );
       assert.equal(reloaded.collections.tags!.sortField, 'name');
       assert.equal(reloaded.collections.folder!.schema, null);
       assert.ok(Object.isFrozen(reloaded.collections.articles));

@@ -22,10 +22,22 @@ for (const client of testClients()) {
       await t?.close();
     });
 
-    const post = (url: string, body: unknown) => t.request({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const post = (url: string, body: unknown) =>
+      t.request({
+        method: 'POST',
+        url,
+        payload: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
 
     it(`creates ${ITEMS.toLocaleString('en')} items in one request with a bounded number of statements`, async () => {
-      const items = Array.from({ length: ITEMS }, (_, i) => ({ title: `Batch ${i}`, slug: `batch-${i}`, status: i % 2 ? 'published' : 'draft', rating: i % 5, views: String(i) }));
+      const items = Array.from({ length: ITEMS }, (_, i) => ({
+        title: `Batch ${i}`,
+        slug: `batch-${i}`,
+        status: i % 2 ? 'published' : 'draft',
+        rating: i % 5,
+        views: String(i),
+      }));
       const before = Number((await queryBuilder(t.context.db)('articles').count({ n: '*' }))[0]!.n);
       statements = [];
       const res = await post('/items/articles?fields=id,title,slug,rating', items);
@@ -47,7 +59,9 @@ for (const client of testClients()) {
       });
       assert.equal(new Set(data.map((r) => r.id)).size, ITEMS);
       assert.equal(Number((await queryBuilder(t.context.db)('articles').count({ n: '*' }))[0]!.n), before + ITEMS);
-      const last = await queryBuilder(t.context.db)('articles').where({ id: data[ITEMS - 1]!.id }).first();
+      const last = await queryBuilder(t.context.db)('articles')
+        .where({ id: data[ITEMS - 1]!.id })
+        .first();
       assert.equal(last.slug, `batch-${ITEMS - 1}`);
       assert.equal(String(last.views), String(ITEMS - 1));
     });
@@ -55,7 +69,10 @@ for (const client of testClients()) {
     it('answers more than 10,000 created items, read back in chunks of keys', async () => {
       const count = ITEMS + 1;
       statements = [];
-      const res = await post('/items/tags?fields=id,name', Array.from({ length: count }, (_, i) => ({ name: `chunk-${i}` })));
+      const res = await post(
+        '/items/tags?fields=id,name',
+        Array.from({ length: count }, (_, i) => ({ name: `chunk-${i}` })),
+      );
       assert.equal(res.statusCode, 200, res.body.slice(0, 500));
       assert.equal(statements.filter((sql) => sql.startsWith('select')).length, 2);
       const data = json(res).data as { id: number; name: string }[];
@@ -71,17 +88,32 @@ for (const client of testClients()) {
       statements = [];
       const res = await post('/items/authors?fields=id,name', authors);
       assert.equal(res.statusCode, 200, res.body.slice(0, 500));
-      assert.deepEqual(statements.map((sql) => sql.split(' ')[0]!.toLowerCase()), [t.context.db.dialect.write.begin.split(' ')[0], 'insert', 'insert', 'insert', 'commit', 'select']);
+      assert.deepEqual(
+        statements.map((sql) => sql.split(' ')[0]!.toLowerCase()),
+        [t.context.db.dialect.write.begin.split(' ')[0], 'insert', 'insert', 'insert', 'commit', 'select'],
+      );
 
       const created = json(res).data as { id: number; name: string }[];
-      const articles = await queryBuilder(t.context.db)('articles').whereIn('author', created.map((a) => a.id)).select('id', 'title', 'author');
+      const articles = await queryBuilder(t.context.db)('articles')
+        .whereIn(
+          'author',
+          created.map((a) => a.id),
+        )
+        .select('id', 'title', 'author');
       const byAuthor = new Map<number, string[]>();
-      for (const row of articles) byAuthor.set(Number(row.author), [...(byAuthor.get(Number(row.author)) ?? []), row.title].sort());
+      for (const row of articles)
+        byAuthor.set(Number(row.author), [...(byAuthor.get(Number(row.author)) ?? []), row.title].sort());
       created.forEach((author, i) => {
         assert.equal(author.name, `Batch author ${i}`);
         assert.deepEqual(byAuthor.get(author.id), [`A${i} first`, `A${i} second`]);
       });
-      const junction = await queryBuilder(t.context.db)('articles_tags').join('articles', 'articles.id', 'articles_tags.articles_id').whereIn('articles.author', created.map((a) => a.id)).select('articles.title', 'articles_tags.tags_id');
+      const junction = await queryBuilder(t.context.db)('articles_tags')
+        .join('articles', 'articles.id', 'articles_tags.articles_id')
+        .whereIn(
+          'articles.author',
+          created.map((a) => a.id),
+        )
+        .select('articles.title', 'articles_tags.tags_id');
       assert.equal(junction.length, 200);
       for (const row of junction) assert.equal(Number(row.tags_id), (Number(/^A(\d+)/.exec(row.title)![1]) % 4) + 1);
     });

@@ -74,7 +74,10 @@ for (const client of testClients()) {
       const res = await get('/items/articles?sort=id');
       assert.equal(res.statusCode, 200);
       assert.match(String(res.headers['content-type']), /application\/json/);
-      assert.match(String(res.headers['server-timing']), /^auth;dur=[\d.]+, parse;dur=[\d.]+, plan;dur=[\d.]+, sql;dur=[\d.]+, db;dur=[\d.]+, respond;dur=[\d.]+, total;dur=[\d.]+$/);
+      assert.match(
+        String(res.headers['server-timing']),
+        /^auth;dur=[\d.]+, parse;dur=[\d.]+, plan;dur=[\d.]+, sql;dur=[\d.]+, db;dur=[\d.]+, respond;dur=[\d.]+, total;dur=[\d.]+$/,
+      );
       const body = json(res);
       assert.deepEqual(Object.keys(body), ['data']);
       assert.equal(body.data.length, 6);
@@ -97,7 +100,14 @@ for (const client of testClients()) {
 
     it('reads other tables, booleans and dates included', async () => {
       const body = json(await get('/items/authors?sort=id'));
-      assert.deepEqual(body.data[2], { id: 3, name: 'Grace Hopper', email: 'grace@example.com', bio: 'Rear admiral', active: false, joined: '1906-12-09' });
+      assert.deepEqual(body.data[2], {
+        id: 3,
+        name: 'Grace Hopper',
+        email: 'grace@example.com',
+        bio: 'Rear admiral',
+        active: false,
+        joined: '1906-12-09',
+      });
     });
 
     it('selects explicit fields in the order asked, as a comma list or an array', async () => {
@@ -105,7 +115,10 @@ for (const client of testClients()) {
       assert.deepEqual(res.data, [{ title: 'Hello World', id: 1 }]);
       assert.deepEqual(Object.keys(res.data[0]), ['title', 'id']);
       const arr = json(await get('/items/articles?fields[]=id&fields[]=status&sort=-id&limit=2'));
-      assert.deepEqual(arr.data, [{ id: 6, status: 'published' }, { id: 5, status: 'archived' }]);
+      assert.deepEqual(arr.data, [
+        { id: 6, status: 'published' },
+        { id: 5, status: 'archived' },
+      ]);
     });
 
     it('reads one item by key, and answers 403 for missing keys and keys of the wrong type', async () => {
@@ -166,7 +179,10 @@ for (const client of testClients()) {
       assert.deepEqual(await idsOf({ filter: { published_at: { _lt: '2024-01-15T10:30:01' } } }), [1, 5]);
       assert.deepEqual(await idsOf({ filter: { published_at: { _eq: '2024-02-01T08:00:00' } } }), [2]);
       assert.deepEqual(await idsOf({ filter: { updated_at: { _gt: '2024-01-31T00:00:00Z' } } }), [2, 4, 6]);
-      assert.deepEqual(await idsOf({ filter: { updated_at: { _between: ['2024-02-01T08:00:00.000Z', '2024-03-01T12:00:00.500Z'] } } }), [2, 4]);
+      assert.deepEqual(
+        await idsOf({ filter: { updated_at: { _between: ['2024-02-01T08:00:00.000Z', '2024-03-01T12:00:00.500Z'] } } }),
+        [2, 4],
+      );
       assert.deepEqual(await idsOf({ filter: { read_time: { _gte: '12:00:00' } } }), [5, 6]);
       assert.deepEqual(await idsOf({ filter: { updated_at: { _lt: '$NOW' } } }), [1, 2, 4, 5, 6]);
       assert.deepEqual(await idsOf({ filter: { updated_at: { _gt: '$NOW(-100 years)' } } }), [1, 2, 4, 5, 6]);
@@ -174,7 +190,9 @@ for (const client of testClients()) {
     });
 
     it('combines filters with _and / _or, in bracket syntax and as JSON strings', async () => {
-      const filter = { _or: [{ status: { _eq: 'draft' } }, { _and: [{ rating: { _gte: 4 } }, { score: { _gt: 5 } }] }] };
+      const filter = {
+        _or: [{ status: { _eq: 'draft' } }, { _and: [{ rating: { _gte: 4 } }, { score: { _gt: 5 } }] }],
+      };
       assert.deepEqual(await idsOf({ filter }), [3, 4]);
       const res = await get(`/items/articles?fields=id&sort=id&filter=${encodeURIComponent(JSON.stringify(filter))}`);
       assert.deepEqual(ids(json(res)), [3, 4]);
@@ -183,15 +201,23 @@ for (const client of testClients()) {
     });
 
     it('resolves $CURRENT_USER to the caller', async () => {
-      const res = await get(`/items/articles?fields=id&filter=${encodeURIComponent(JSON.stringify({ uid: { _eq: '$CURRENT_USER' } }))}`);
+      const res = await get(
+        `/items/articles?fields=id&filter=${encodeURIComponent(JSON.stringify({ uid: { _eq: '$CURRENT_USER' } }))}`,
+      );
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(json(res).data, []);
     });
 
     it('sorts by several fields, descending with -', async () => {
       // NULLs sort where the database puts them (article 3 has no rating).
-      assert.deepEqual(await idsOf({ sort: '-rating,id' }), nullsSortLargest(client) ? [3, 1, 4, 2, 5, 6] : [1, 4, 2, 5, 6, 3]);
-      assert.deepEqual(await idsOf({ sort: 'rating,id' }), nullsSortLargest(client) ? [6, 5, 2, 4, 1, 3] : [3, 6, 5, 2, 4, 1]);
+      assert.deepEqual(
+        await idsOf({ sort: '-rating,id' }),
+        nullsSortLargest(client) ? [3, 1, 4, 2, 5, 6] : [1, 4, 2, 5, 6, 3],
+      );
+      assert.deepEqual(
+        await idsOf({ sort: 'rating,id' }),
+        nullsSortLargest(client) ? [6, 5, 2, 4, 1, 3] : [3, 6, 5, 2, 4, 1],
+      );
       assert.deepEqual(await idsOf({ sort: ['status', '-id'] }), [5, 3, 6, 4, 2, 1]);
       assert.deepEqual(await idsOf({ sort: 'status,-id' }), [5, 3, 6, 4, 2, 1]);
       assert.deepEqual(await idsOf({ sort: '-title_length,id' }), [4, 6, 1, 2, 3, 5]);
@@ -223,7 +249,9 @@ for (const client of testClients()) {
     });
 
     it('returns total_count and filter_count on request', async () => {
-      const res = json(await get('/items/articles?fields=id&filter[status][_eq]=published&limit=1&meta=total_count,filter_count'));
+      const res = json(
+        await get('/items/articles?fields=id&filter[status][_eq]=published&limit=1&meta=total_count,filter_count'),
+      );
       assert.deepEqual(res.meta, { total_count: 6, filter_count: 4 });
       assert.equal(res.data.length, 1);
       const star = json(await get('/items/articles?fields=id&search=post&meta=*'));
@@ -240,9 +268,18 @@ for (const client of testClients()) {
       });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(json(res).data, [{ id: 4 }, { id: 1 }]);
-      const keys = await t.request({ method: 'SEARCH', url: '/items/articles', payload: { keys: [5, 2], query: { fields: ['id'], sort: ['id'] } } });
+      const keys = await t.request({
+        method: 'SEARCH',
+        url: '/items/articles',
+        payload: { keys: [5, 2], query: { fields: ['id'], sort: ['id'] } },
+      });
       assert.deepEqual(json(keys).data, [{ id: 2 }, { id: 5 }]);
-      const bad = await t.request({ method: 'SEARCH', url: '/items/articles', payload: '{"query": {', headers: { 'content-type': 'application/json' } });
+      const bad = await t.request({
+        method: 'SEARCH',
+        url: '/items/articles',
+        payload: '{"query": {',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(bad.statusCode, 400);
       assert.equal(errorCode(bad), 'INVALID_PAYLOAD');
       const notObject = await t.request({ method: 'SEARCH', url: '/items/articles', payload: { query: 'x' } });
@@ -302,7 +339,11 @@ for (const client of testClients()) {
     });
 
     it('accepts the token as ?access_token= too', async () => {
-      const res = await t.request({ method: 'GET', url: `/items/tags?fields=name&sort=id&limit=1&access_token=strata-test-admin-token`, token: null });
+      const res = await t.request({
+        method: 'GET',
+        url: `/items/tags?fields=name&sort=id&limit=1&access_token=strata-test-admin-token`,
+        token: null,
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(json(res).data, [{ name: 'science' }]);
     });

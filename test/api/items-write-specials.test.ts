@@ -52,7 +52,10 @@ for (const client of testClients()) {
       assert.match(item.id, UUID_V4);
       assert.equal(item.secret, '**********');
       assert.equal(item.token, '**********');
-      assert.ok(epoch(item.created_on) >= started && epoch(item.created_on) <= Date.now() + 2000, `created_on ${item.created_on}`);
+      assert.ok(
+        epoch(item.created_on) >= started && epoch(item.created_on) <= Date.now() + 2000,
+        `created_on ${item.created_on}`,
+      );
       assert.equal(item.updated_on, null);
       assert.equal(item.created_by, admin.id);
       assert.equal(item.created_role, admin.role);
@@ -70,7 +73,10 @@ for (const client of testClients()) {
       assert.deepEqual(JSON.parse(row.config), { retries: 3, hosts: ['a', 'b'] });
       assert.equal(row.labels, 'red,blue');
       // The cast-boolean column filters as a boolean too.
-      const filtered = await t.request({ method: 'GET', url: `/items/gadgets?fields=id&filter[flag][_eq]=true&filter[id][_eq]=${item.id}` });
+      const filtered = await t.request({
+        method: 'GET',
+        url: `/items/gadgets?fields=id&filter[flag][_eq]=true&filter[id][_eq]=${item.id}`,
+      });
       assert.equal(filtered.statusCode, 200, filtered.body);
       assert.deepEqual(json(filtered).data, [{ id: item.id }]);
     });

@@ -27,7 +27,8 @@ for (const client of testClients()) {
 
     const send = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
       t.request({ method, url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const extensions = (res: Parameters<typeof json>[0]) => json(res).errors.map((e: { extensions: Row }) => e.extensions);
+    const extensions = (res: Parameters<typeof json>[0]) =>
+      json(res).errors.map((e: { extensions: Row }) => e.extensions);
     const count = async (name: string) => Number((await queryBuilder(t.context.db)(name).count({ n: '*' }))[0]!.n);
 
     it('answers 403 naming an unknown field, before anything else', async () => {
@@ -37,7 +38,10 @@ for (const client of testClients()) {
       assert.match(json(res).errors[0].extensions.reason, /field "headline" in collection "articles"/);
       const nested = await send('POST', '/items/authors', { name: 'x', articles: [{ title: 'y', subtitle: 'z' }] });
       assert.equal(nested.statusCode, 403);
-      assert.match(json(nested).errors[0].extensions.reason, /field "subtitle" in collection "articles" .* Queried in articles\.0/);
+      assert.match(
+        json(nested).errors[0].extensions.reason,
+        /field "subtitle" in collection "articles" .* Queried in articles\.0/,
+      );
     });
 
     it('lists every failing field of a create in one response and runs no SQL', async () => {
@@ -57,7 +61,10 @@ for (const client of testClients()) {
       });
       assert.equal(res.statusCode, 400);
       // (Authentication may look the token up in service_*; nothing else runs.)
-      assert.deepEqual(statements.filter((sql) => !sql.includes('service_')), []);
+      assert.deepEqual(
+        statements.filter((sql) => !sql.includes('service_')),
+        [],
+      );
       const found = extensions(res).map((e: Row) => `${e.code}:${e.field}${e.type ? `:${e.type}` : ''}`);
       const expected = [
         'VALUE_TOO_LONG:slug',
@@ -87,7 +94,10 @@ for (const client of testClients()) {
       assert.equal(res.statusCode, 400);
       assert.deepEqual(
         extensions(res).map((e: Row) => [e.code, e.field]),
-        [['INVALID_PAYLOAD', 'rating'], ['FAILED_VALIDATION', 'title']],
+        [
+          ['INVALID_PAYLOAD', 'rating'],
+          ['FAILED_VALIDATION', 'title'],
+        ],
       );
       assert.equal((await send('PATCH', '/items/articles/1?fields=id', { body: null })).statusCode, 200);
     });
@@ -121,10 +131,17 @@ for (const client of testClients()) {
     it('translates unique, foreign key (bad reference, referenced row) and range errors of the database', async () => {
       const unique = await send('POST', '/items/tags', { name: 'science' });
       assert.equal(unique.statusCode, 400);
-      assert.deepEqual(extensions(unique), [{ code: 'RECORD_NOT_UNIQUE', collection: 'tags', field: 'name', value: 'science' }]);
-      assert.equal(json(unique).errors[0].message, 'Value "science" for field "name" in collection "tags" has to be unique.');
+      assert.deepEqual(extensions(unique), [
+        { code: 'RECORD_NOT_UNIQUE', collection: 'tags', field: 'name', value: 'science' },
+      ]);
+      assert.equal(
+        json(unique).errors[0].message,
+        'Value "science" for field "name" in collection "tags" has to be unique.',
+      );
       const uniqueUpdate = await send('PATCH', '/items/authors/2', { email: 'ada@example.com' });
-      assert.deepEqual(extensions(uniqueUpdate), [{ code: 'RECORD_NOT_UNIQUE', collection: 'authors', field: 'email', value: 'ada@example.com' }]);
+      assert.deepEqual(extensions(uniqueUpdate), [
+        { code: 'RECORD_NOT_UNIQUE', collection: 'authors', field: 'email', value: 'ada@example.com' },
+      ]);
 
       const foreign = await send('POST', '/items/articles', { title: 'Orphan', author: 424242 });
       assert.deepEqual(extensions(foreign), [{ code: 'INVALID_FOREIGN_KEY', collection: 'articles', field: 'author' }]);
@@ -134,7 +151,10 @@ for (const client of testClients()) {
       const referenced = await t.request({ method: 'DELETE', url: `/items/articles/${cited.id}` });
       assert.equal(referenced.statusCode, 400);
       assert.deepEqual(extensions(referenced), [{ code: 'INVALID_FOREIGN_KEY', collection: 'articles', field: 'id' }]);
-      assert.equal(Number((await queryBuilder(t.context.db)('articles').where({ id: cited.id }).count({ n: '*' }))[0]!.n), 1);
+      assert.equal(
+        Number((await queryBuilder(t.context.db)('articles').where({ id: cited.id }).count({ n: '*' }))[0]!.n),
+        1,
+      );
 
       const range = await send('POST', '/items/articles?fields=rating', { title: 'Big', rating: 3_000_000_000 });
       if (client === 'sqlite3') {
@@ -171,28 +191,46 @@ for (const client of testClients()) {
     const p = (n: number) => t.context.db.dialect.sql.placeholder(n);
 
     it('unique', async () => {
-      assert.deepEqual(await failing(`insert into ${q('tags')} (${q('name')}) values (${p(1)})`, ['history'], 'tags', [{ name: 'history' }]), {
-        code: 'RECORD_NOT_UNIQUE',
-        collection: 'tags',
-        field: 'name',
-        value: 'history',
-      });
+      assert.deepEqual(
+        await failing(`insert into ${q('tags')} (${q('name')}) values (${p(1)})`, ['history'], 'tags', [
+          { name: 'history' },
+        ]),
+        {
+          code: 'RECORD_NOT_UNIQUE',
+          collection: 'tags',
+          field: 'name',
+          value: 'history',
+        },
+      );
     });
 
     it('foreign key', async () => {
-      assert.deepEqual(await failing(`insert into ${q('articles')} (${q('title')}, ${q('author')}) values (${p(1)}, ${p(2)})`, ['x', 999], 'articles', [{ title: 'x', author: 999 }]), {
-        code: 'INVALID_FOREIGN_KEY',
-        collection: 'articles',
-        field: 'author',
-      });
+      assert.deepEqual(
+        await failing(
+          `insert into ${q('articles')} (${q('title')}, ${q('author')}) values (${p(1)}, ${p(2)})`,
+          ['x', 999],
+          'articles',
+          [{ title: 'x', author: 999 }],
+        ),
+        {
+          code: 'INVALID_FOREIGN_KEY',
+          collection: 'articles',
+          field: 'author',
+        },
+      );
     });
 
     it('not null', async () => {
-      assert.deepEqual(await failing(`insert into ${q('articles')} (${q('title')}) values (${p(1)})`, [null], 'articles', [{ title: null }]), {
-        code: 'NOT_NULL_VIOLATION',
-        collection: 'articles',
-        field: 'title',
-      });
+      assert.deepEqual(
+        await failing(`insert into ${q('articles')} (${q('title')}) values (${p(1)})`, [null], 'articles', [
+          { title: null },
+        ]),
+        {
+          code: 'NOT_NULL_VIOLATION',
+          collection: 'articles',
+          field: 'title',
+        },
+      );
     });
 
     it('length and range (SQLite enforces neither)', async (context) => {
@@ -201,16 +239,29 @@ for (const client of testClients()) {
         context.skip('SQLite stores the value');
         return;
       }
-      assert.deepEqual(await failing(`insert into ${q('tags')} (${q('name')}) values (${p(1)})`, ['l'.repeat(60)], 'tags', [{ name: 'l'.repeat(60) }]), {
-        code: 'VALUE_TOO_LONG',
-        collection: 'tags',
-        field: 'name',
-      });
-      assert.deepEqual(await failing(`update ${q('articles')} set ${q('rating')} = ${p(1)}, ${q('score')} = ${p(2)}`, [3_000_000_000, 1], 'articles', [{ rating: 3_000_000_000, score: 1 }]), {
-        code: 'VALUE_OUT_OF_RANGE',
-        collection: 'articles',
-        field: 'rating',
-      });
+      assert.deepEqual(
+        await failing(`insert into ${q('tags')} (${q('name')}) values (${p(1)})`, ['l'.repeat(60)], 'tags', [
+          { name: 'l'.repeat(60) },
+        ]),
+        {
+          code: 'VALUE_TOO_LONG',
+          collection: 'tags',
+          field: 'name',
+        },
+      );
+      assert.deepEqual(
+        await failing(
+          `update ${q('articles')} set ${q('rating')} = ${p(1)}, ${q('score')} = ${p(2)}`,
+          [3_000_000_000, 1],
+          'articles',
+          [{ rating: 3_000_000_000, score: 1 }],
+        ),
+        {
+          code: 'VALUE_OUT_OF_RANGE',
+          collection: 'articles',
+          field: 'rating',
+        },
+      );
     });
   });
 }

@@ -27,10 +27,13 @@ for (const client of testClients()) {
         method,
         url,
         token,
-        ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        ...(body === undefined
+          ? {}
+          : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       });
     const table = (name: string) => queryBuilder(t.context.db)(name);
-    const count = async (name: string, where: Record<string, unknown> = {}) => Number((await table(name).where(where).count({ n: '*' }))[0]!.n);
+    const count = async (name: string, where: Record<string, unknown> = {}) =>
+      Number((await table(name).where(where).count({ n: '*' }))[0]!.n);
 
     it('creates one item from an object and answers it as the query reads it', async () => {
       const res = await send('POST', '/items/tags?fields=id,name', { name: 'physics' });
@@ -44,10 +47,17 @@ for (const client of testClients()) {
     });
 
     it('creates many items from an array, answered in key order', async () => {
-      const res = await send('POST', '/items/tags?fields=id,name', [{ name: 'b-one' }, { name: 'b-two' }, { name: 'b-three' }]);
+      const res = await send('POST', '/items/tags?fields=id,name', [
+        { name: 'b-one' },
+        { name: 'b-two' },
+        { name: 'b-three' },
+      ]);
       assert.equal(res.statusCode, 200, res.body);
       const rows = json(res).data as { id: number; name: string }[];
-      assert.deepEqual(rows.map((r) => r.name), ['b-one', 'b-two', 'b-three']);
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        ['b-one', 'b-two', 'b-three'],
+      );
       assert.ok(rows[0]!.id < rows[1]!.id && rows[1]!.id < rows[2]!.id);
       const empty = await send('POST', '/items/tags', []);
       assert.equal(empty.statusCode, 200);
@@ -106,12 +116,31 @@ for (const client of testClients()) {
     });
 
     it('updates one item by key, leaving the other fields alone', async () => {
-      const created = json(await send('POST', '/items/articles?fields=id', { title: 'Before', slug: 'before-upd', rating: 2, body: 'kept' })).data;
-      const res = await send('PATCH', `/items/articles/${created.id}?fields=id,title,rating,body,slug`, { title: 'After', rating: null });
+      const created = json(
+        await send('POST', '/items/articles?fields=id', {
+          title: 'Before',
+          slug: 'before-upd',
+          rating: 2,
+          body: 'kept',
+        }),
+      ).data;
+      const res = await send('PATCH', `/items/articles/${created.id}?fields=id,title,rating,body,slug`, {
+        title: 'After',
+        rating: null,
+      });
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(json(res).data, { id: created.id, title: 'After', rating: null, body: 'kept', slug: 'before-upd' });
+      assert.deepEqual(json(res).data, {
+        id: created.id,
+        title: 'After',
+        rating: null,
+        body: 'kept',
+        slug: 'before-upd',
+      });
       // The payload may repeat the key, but not change it.
-      assert.equal((await send('PATCH', `/items/articles/${created.id}?fields=id`, { id: created.id, rating: 1 })).statusCode, 200);
+      assert.equal(
+        (await send('PATCH', `/items/articles/${created.id}?fields=id`, { id: created.id, rating: 1 })).statusCode,
+        200,
+      );
       const changed = await send('PATCH', `/items/articles/${created.id}`, { id: created.id + 1000 });
       assert.equal(changed.statusCode, 400);
       assert.equal(errorCode(changed), 'INVALID_PAYLOAD');
@@ -135,9 +164,18 @@ for (const client of testClients()) {
     });
 
     it('updates by keys and by query with the same data', async () => {
-      const made = json(await send('POST', '/items/articles?fields=id', [{ title: 'K1', rating: 1 }, { title: 'K2', rating: 1 }, { title: 'K3', rating: 1 }])).data;
+      const made = json(
+        await send('POST', '/items/articles?fields=id', [
+          { title: 'K1', rating: 1 },
+          { title: 'K2', rating: 1 },
+          { title: 'K3', rating: 1 },
+        ]),
+      ).data;
       const ids = made.map((r: { id: number }) => r.id);
-      const byKeys = await send('PATCH', '/items/articles?fields=id,rating', { keys: [ids[0], ids[1]], data: { rating: 5 } });
+      const byKeys = await send('PATCH', '/items/articles?fields=id,rating', {
+        keys: [ids[0], ids[1]],
+        data: { rating: 5 },
+      });
       assert.equal(byKeys.statusCode, 200, byKeys.body);
       assert.deepEqual(json(byKeys).data, [
         { id: ids[0], rating: 5 },
@@ -145,18 +183,33 @@ for (const client of testClients()) {
       ]);
       assert.equal((await table('articles').where({ id: ids[2] }).first()).rating, 1);
 
-      const byQuery = await send('PATCH', '/items/articles?fields=id,status', { query: { filter: { title: { _in: ['K2', 'K3'] } } }, data: { status: 'archived' } });
+      const byQuery = await send('PATCH', '/items/articles?fields=id,status', {
+        query: { filter: { title: { _in: ['K2', 'K3'] } } },
+        data: { status: 'archived' },
+      });
       assert.equal(byQuery.statusCode, 200, byQuery.body);
       assert.deepEqual(json(byQuery).data, [
         { id: ids[1], status: 'archived' },
         { id: ids[2], status: 'archived' },
       ]);
-      const none = await send('PATCH', '/items/articles', { query: { filter: { title: { _eq: 'no such title' } } }, data: { status: 'x' } });
+      const none = await send('PATCH', '/items/articles', {
+        query: { filter: { title: { _eq: 'no such title' } } },
+        data: { status: 'x' },
+      });
       assert.deepEqual(json(none), { data: [] });
     });
 
     it('refuses malformed batch envelopes', async () => {
-      for (const body of [{}, { keys: [1], query: {}, data: {} }, { keys: [1] }, { keys: [1], data: 'x' }, { keys: 'x', data: {} }, { keys: [1], data: {}, other: 1 }, 5, 'text']) {
+      for (const body of [
+        {},
+        { keys: [1], query: {}, data: {} },
+        { keys: [1] },
+        { keys: [1], data: 'x' },
+        { keys: 'x', data: {} },
+        { keys: [1], data: {}, other: 1 },
+        5,
+        'text',
+      ]) {
         const res = await send('PATCH', '/items/articles', body);
         assert.equal(res.statusCode, 400, JSON.stringify(body));
         assert.equal(errorCode(res), 'INVALID_PAYLOAD');
@@ -164,14 +217,26 @@ for (const client of testClients()) {
     });
 
     it('deletes by key, by an array of keys, by {keys} and by {query}', async () => {
-      const ids = json(await send('POST', '/items/tags?fields=id', [{ name: 'd1' }, { name: 'd2' }, { name: 'd3' }, { name: 'd4' }, { name: 'd5' }, { name: 'd6' }])).data.map((r: { id: number }) => r.id);
+      const ids = json(
+        await send('POST', '/items/tags?fields=id', [
+          { name: 'd1' },
+          { name: 'd2' },
+          { name: 'd3' },
+          { name: 'd4' },
+          { name: 'd5' },
+          { name: 'd6' },
+        ]),
+      ).data.map((r: { id: number }) => r.id);
       const one = await send('DELETE', `/items/tags/${ids[0]}`);
       assert.equal(one.statusCode, 204);
       assert.equal(one.body, '');
       assert.equal((await send('DELETE', '/items/tags', [ids[1], ids[2]])).statusCode, 204);
       assert.equal((await send('DELETE', '/items/tags', { keys: [ids[3]] })).statusCode, 204);
-      assert.equal((await send('DELETE', '/items/tags', { query: { filter: { name: { _in: ['d5', 'd6'] } } } })).statusCode, 204);
-      assert.equal(await count('tags', { name: 'd1' }) + (await count('tags', { name: 'd6' })), 0);
+      assert.equal(
+        (await send('DELETE', '/items/tags', { query: { filter: { name: { _in: ['d5', 'd6'] } } } })).statusCode,
+        204,
+      );
+      assert.equal((await count('tags', { name: 'd1' })) + (await count('tags', { name: 'd6' })), 0);
       assert.equal(Number((await table('tags').whereIn('id', ids).count({ n: '*' }))[0]!.n), 0);
       const bad = await send('DELETE', '/items/tags', { keys: [1], query: {} });
       assert.equal(errorCode(bad), 'INVALID_PAYLOAD');
@@ -185,7 +250,14 @@ for (const client of testClients()) {
       for (const [method, url, body] of [
         ['PATCH', '/items/tags/999999', { name: 'ghost' }],
         ['PATCH', '/items/tags/not-a-number', { name: 'ghost' }],
-        ['PATCH', '/items/tags', [{ id: kept.id, name: 'changed' }, { id: 999999, name: 'ghost' }]],
+        [
+          'PATCH',
+          '/items/tags',
+          [
+            { id: kept.id, name: 'changed' },
+            { id: 999999, name: 'ghost' },
+          ],
+        ],
         ['PATCH', '/items/tags', { keys: [kept.id, 999999], data: { name: 'changed' } }],
         ['DELETE', '/items/tags/999999', undefined],
         ['DELETE', '/items/tags', [kept.id, 999999]],
@@ -267,7 +339,10 @@ for (const client of testClients()) {
 
     it('marks the write stages in Server-Timing', async () => {
       const res = await send('POST', '/items/tags?fields=id', { name: 'timed' });
-      assert.match(String(res.headers['server-timing']), /^auth;dur=[\d.]+, parse;dur=[\d.]+, plan;dur=[\d.]+, write;dur=[\d.]+, read;dur=[\d.]+, total;dur=[\d.]+$/);
+      assert.match(
+        String(res.headers['server-timing']),
+        /^auth;dur=[\d.]+, parse;dur=[\d.]+, plan;dur=[\d.]+, write;dur=[\d.]+, read;dur=[\d.]+, total;dur=[\d.]+$/,
+      );
     });
   });
 
@@ -286,16 +361,25 @@ for (const client of testClients()) {
 
     it('counts every row a write touches, nested ones included, against MAX_BATCH_MUTATION', async () => {
       const before = { tags: await count('tags'), authors: await count('authors'), articles: await count('articles') };
-      assert.equal((await send('POST', '/items/tags', [{ name: 'l1' }, { name: 'l2' }, { name: 'l3' }])).statusCode, 200);
+      assert.equal(
+        (await send('POST', '/items/tags', [{ name: 'l1' }, { name: 'l2' }, { name: 'l3' }])).statusCode,
+        200,
+      );
       const four = await send('POST', '/items/tags', [{ name: 'm1' }, { name: 'm2' }, { name: 'm3' }, { name: 'm4' }]);
       assert.equal(four.statusCode, 400);
       assert.equal(errorCode(four), 'INVALID_PAYLOAD');
       assert.match(json(four).errors[0].message, /Exceeded max batch mutation limit of 3/);
-      const nested = await send('POST', '/items/authors', { name: 'Limits', articles: [{ title: 'a' }, { title: 'b' }, { title: 'c' }] });
+      const nested = await send('POST', '/items/authors', {
+        name: 'Limits',
+        articles: [{ title: 'a' }, { title: 'b' }, { title: 'c' }],
+      });
       assert.equal(errorCode(nested), 'INVALID_PAYLOAD');
       const deletes = await send('DELETE', '/items/tags', [1, 2, 3, 4]);
       assert.equal(errorCode(deletes), 'INVALID_PAYLOAD');
-      assert.deepEqual({ tags: await count('tags'), authors: await count('authors'), articles: await count('articles') }, { ...before, tags: before.tags + 3 });
+      assert.deepEqual(
+        { tags: await count('tags'), authors: await count('authors'), articles: await count('articles') },
+        { ...before, tags: before.tags + 3 },
+      );
     });
 
     it('counts rows unlinked by an o2m array too', async () => {

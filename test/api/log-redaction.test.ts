@@ -42,23 +42,45 @@ describe('secrets in logs', () => {
     const missing = await app.inject({ method: 'GET', url: `/no/such/route?access_token=${ADMIN.token}` });
     assert.equal(missing.statusCode, 404);
     assertNoSecret(ADMIN.token);
-    assert.ok(lines.some((line) => line.includes('access_token=[redacted]')), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => line.includes('access_token=[redacted]')),
+      lines.join('\n'),
+    );
   });
 
   it('never logs Authorization, Cookie or passwords', async () => {
     lines = [];
-    await app.inject({ method: 'GET', url: '/server/ping', headers: { authorization: `Bearer ${ADMIN.token}`, cookie: 'service_session_token=cookie-secret-value' } });
-    const login = await app.inject({ method: 'POST', url: '/auth/login', payload: { email: ADMIN.email, password: ADMIN.password } });
+    await app.inject({
+      method: 'GET',
+      url: '/server/ping',
+      headers: { authorization: `Bearer ${ADMIN.token}`, cookie: 'service_session_token=cookie-secret-value' },
+    });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: ADMIN.email, password: ADMIN.password },
+    });
     assert.equal(login.statusCode, 200);
     const refresh = JSON.parse(login.body).data.refresh_token as string;
-    await app.inject({ method: 'POST', url: '/auth/login', payload: { email: ADMIN.email, password: 'wrong-password-xyz' } });
-    for (const secret of [ADMIN.token, 'cookie-secret-value', ADMIN.password, 'wrong-password-xyz', refresh]) assertNoSecret(secret);
+    await app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: ADMIN.email, password: 'wrong-password-xyz' },
+    });
+    for (const secret of [ADMIN.token, 'cookie-secret-value', ADMIN.password, 'wrong-password-xyz', refresh])
+      assertNoSecret(secret);
   });
 
   it('logs its own objects without their secrets', () => {
     lines = [];
-    app.log.error({ password: 'p-secret', body: { access_token: 't-secret' }, headers: { authorization: 'Bearer h-secret' } }, 'a failure');
+    app.log.error(
+      { password: 'p-secret', body: { access_token: 't-secret' }, headers: { authorization: 'Bearer h-secret' } },
+      'a failure',
+    );
     for (const secret of ['p-secret', 't-secret', 'h-secret']) assertNoSecret(secret);
-    assert.equal(redactUrl('/a?x=1&access_token=abc&refresh_token=def#f'), '/a?x=1&access_token=[redacted]&refresh_token=[redacted]#f');
+    assert.equal(
+      redactUrl('/a?x=1&access_token=abc&refresh_token=def#f'),
+      '/a?x=1&access_token=[redacted]&refresh_token=[redacted]#f',
+    );
   });
 });

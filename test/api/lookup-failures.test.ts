@@ -32,11 +32,20 @@ for (const client of servers) {
         proxy.dropOnNextUse();
       };
       try {
-        const granted = await app.inject({ method: 'POST', url: '/permissions', headers: admin, payload: { policy: PUBLIC_POLICY_ID, collection: 'authors', action: 'read', fields: ['*'] } });
+        const granted = await app.inject({
+          method: 'POST',
+          url: '/permissions',
+          headers: admin,
+          payload: { policy: PUBLIC_POLICY_ID, collection: 'authors', action: 'read', fields: ['*'] },
+        });
         assert.equal(granted.statusCode, 200, granted.body);
 
         cold();
-        const login = await app.inject({ method: 'POST', url: '/auth/login', payload: { email: ADMIN.email, password: ADMIN.password } });
+        const login = await app.inject({
+          method: 'POST',
+          url: '/auth/login',
+          payload: { email: ADMIN.email, password: ADMIN.password },
+        });
         assert.equal(login.statusCode, 200, login.body);
         const { access_token: accessToken, refresh_token: refreshToken } = json(login).data;
 
@@ -46,7 +55,11 @@ for (const client of servers) {
         assert.equal(json(me).data.email, ADMIN.email);
 
         cold();
-        const byJwt = await app.inject({ method: 'GET', url: '/users/me?fields=email', headers: { authorization: `Bearer ${accessToken}` } });
+        const byJwt = await app.inject({
+          method: 'GET',
+          url: '/users/me?fields=email',
+          headers: { authorization: `Bearer ${accessToken}` },
+        });
         assert.equal(byJwt.statusCode, 200, byJwt.body);
 
         cold();
@@ -60,7 +73,11 @@ for (const client of servers) {
         assert.equal(json(info).data.project.project_name, 'Strata');
 
         cold();
-        const refreshed = await app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: refreshToken } });
+        const refreshed = await app.inject({
+          method: 'POST',
+          url: '/auth/refresh',
+          payload: { refresh_token: refreshToken },
+        });
         assert.equal(refreshed.statusCode, 200, refreshed.body);
       } finally {
         await app.close();
@@ -76,7 +93,8 @@ for (const client of servers) {
       const { context, app } = await startThroughProxy(testDb, proxy);
       const sessions = new Sessions(context.db);
       const user = String((await context.db.query<{ id: string }>('select id from service_users'))[0]!.id);
-      const count = async () => Number((await context.db.query<{ n: number | string }>('select count(*) as n from service_sessions'))[0]!.n);
+      const count = async () =>
+        Number((await context.db.query<{ n: number | string }>('select count(*) as n from service_sessions'))[0]!.n);
       try {
         const before = await count();
 
@@ -144,7 +162,10 @@ for (const client of servers) {
           assert.equal(response.statusCode, 503, response.body);
           assert.equal(errorCode(response), 'SERVICE_UNAVAILABLE');
           assert.deepEqual(Object.keys(json(response).errors[0]).sort(), ['extensions', 'message']);
-          assert.doesNotMatch(response.body, /select |service_(users|sessions|access|settings)|ECONN|Connection terminated|Connection lost|closed state/);
+          assert.doesNotMatch(
+            response.body,
+            /select |service_(users|sessions|access|settings)|ECONN|Connection terminated|Connection lost|closed state/,
+          );
         }
         proxy.acceptAll();
         const back = await app.inject({ method: 'GET', url: '/users/me?fields=email', headers: admin });
@@ -167,7 +188,12 @@ for (const client of testClients()) {
         await t.context.db.close();
         t.context.accountability.clear();
         const responses = [
-          await t.request({ method: 'POST', url: '/auth/login', token: null, payload: { email: ADMIN.email, password: ADMIN.password } }),
+          await t.request({
+            method: 'POST',
+            url: '/auth/login',
+            token: null,
+            payload: { email: ADMIN.email, password: ADMIN.password },
+          }),
           await t.request({ method: 'GET', url: '/users/me' }),
           await t.request({ method: 'GET', url: '/items/authors', token: null }),
         ];

@@ -20,7 +20,12 @@ import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app
 const require = createRequire(import.meta.url);
 const TSC = require.resolve('typescript/bin/tsc');
 
-type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> }; servers: { url: string }[] };
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, any> };
+  servers: { url: string }[];
+};
 
 async function oas(t: TestApp, token?: string | null, query = ''): Promise<Doc> {
   const response = await t.request({ method: 'GET', url: `/server/specs/oas${query}`, token });
@@ -39,7 +44,10 @@ function fits(doc: Doc, component: string, data: unknown): void {
   const ajv = new Ajv2020.default({ strict: false, validateFormats: false, allErrors: true });
   ajv.addSchema(doc, 'oas');
   const validate = ajv.getSchema(`oas#/components/schemas/${component}`)!;
-  assert.ok(validate(data), `${component}: ${JSON.stringify(validate.errors)?.slice(0, 1500)} in ${JSON.stringify(data).slice(0, 500)}`);
+  assert.ok(
+    validate(data),
+    `${component}: ${JSON.stringify(validate.errors)?.slice(0, 1500)} in ${JSON.stringify(data).slice(0, 500)}`,
+  );
 }
 
 const methods = (doc: Doc, p: string) => Object.keys(doc.paths[p] ?? {}).sort();
@@ -64,31 +72,72 @@ for (const client of testClients()) {
       assert.equal(doc31.openapi, '3.1.0');
       await assertValid(doc31);
 
-      for (const collection of ['articles', 'authors', 'tags', 'articles_tags', 'pages', 'pages_sections', 'headings', 'paragraphs']) {
+      for (const collection of [
+        'articles',
+        'authors',
+        'tags',
+        'articles_tags',
+        'pages',
+        'pages_sections',
+        'headings',
+        'paragraphs',
+      ]) {
         assert.deepEqual(methods(doc, `/items/${collection}`), ['delete', 'get', 'patch', 'post'], collection);
         assert.deepEqual(methods(doc, `/items/${collection}/{id}`), ['delete', 'get', 'patch'], collection);
       }
       assert.equal(doc.paths['/items/articles']!.get.operationId, 'readItemsArticles');
       assert.equal(doc.paths['/items/articles/{id}']!.get.operationId, 'readSingleItemsArticles');
-      for (const p of ['/users', '/users/{id}', '/roles', '/policies', '/access', '/permissions', '/settings', '/users/me', '/auth/login', '/auth/refresh', '/auth/logout', '/server/info', '/server/specs/oas', '/graphql', '/graphql/system', '/collections', '/fields/{collection}/{field}', '/relations']) {
+      for (const p of [
+        '/users',
+        '/users/{id}',
+        '/roles',
+        '/policies',
+        '/access',
+        '/permissions',
+        '/settings',
+        '/users/me',
+        '/auth/login',
+        '/auth/refresh',
+        '/auth/logout',
+        '/server/info',
+        '/server/specs/oas',
+        '/graphql',
+        '/graphql/system',
+        '/collections',
+        '/fields/{collection}/{field}',
+        '/relations',
+      ]) {
         assert.ok(doc.paths[p], p);
       }
       assert.deepEqual(methods(doc, '/settings'), ['get', 'patch']);
       assert.equal(doc.paths['/utils/import/articles']!.post.operationId, 'importItemsArticles');
       assert.ok(doc.paths['/utils/cache/clear']!.post);
-      for (const p of ['/schema/snapshot', '/schema/diff', '/schema/apply']) assert.deepEqual(Object.values(doc.paths[p] ?? {}).map((op) => op.tags), [['Schema']], p);
+      for (const p of ['/schema/snapshot', '/schema/diff', '/schema/apply'])
+        assert.deepEqual(
+          Object.values(doc.paths[p] ?? {}).map((op) => op.tags),
+          [['Schema']],
+          p,
+        );
       assert.deepEqual(methods(doc, '/graphql'), ['get', 'post'], 'routes that only answer 405 are not operations');
       for (const page of ['/', '/admin', '/docs']) assert.ok(!doc.paths[page], `${page} is a page, not the API`);
       const list = doc.paths['/items/articles']!.get;
       assert.ok(list.parameters.some((p: { $ref: string }) => p.$ref === '#/components/parameters/Export'));
-      assert.ok(list.responses['200'].content['text/csv'] && doc.paths['/users']!.get.responses['200'].content['text/yaml']);
+      assert.ok(
+        list.responses['200'].content['text/csv'] && doc.paths['/users']!.get.responses['200'].content['text/yaml'],
+      );
       assert.deepEqual(doc.paths['/auth/login']!.post.security, [], 'login needs no token');
 
       // Every documented operation is a route the server serves (collections through their generic routes).
       for (const [p, operations] of Object.entries(doc.paths)) {
-        const url = p.replace(/^\/items\/[^/]+/, '/items/:collection').replace(/^\/utils\/import\/[^/]+/, '/utils/import/:collection').replace('{id}', ':pk').replace(/\{([^}]+)\}/g, ':$1');
+        const url = p
+          .replace(/^\/items\/[^/]+/, '/items/:collection')
+          .replace(/^\/utils\/import\/[^/]+/, '/utils/import/:collection')
+          .replace('{id}', ':pk')
+          .replace(/\{([^}]+)\}/g, ':$1');
         for (const method of Object.keys(operations)) {
-          const served = t.app.hasRoute({ method: method.toUpperCase() as 'GET', url }) || t.app.hasRoute({ method: method.toUpperCase() as 'GET', url: `${url}/` });
+          const served =
+            t.app.hasRoute({ method: method.toUpperCase() as 'GET', url }) ||
+            t.app.hasRoute({ method: method.toUpperCase() as 'GET', url: `${url}/` });
           assert.ok(served, `${method} ${p} (${url})`);
         }
       }
@@ -108,10 +157,19 @@ for (const client of testClients()) {
       assert.equal(p.score.type, 'number');
       assert.equal(p.publish_date.format, 'date');
       assert.equal(p.title_length.readOnly, true, 'a generated column');
-      assert.deepEqual(p.author, { oneOf: [{ type: 'integer' }, { $ref: '#/components/schemas/ItemsAuthors' }], nullable: true });
-      assert.deepEqual(p.tags, { type: 'array', items: { oneOf: [{ type: 'integer' }, { $ref: '#/components/schemas/ItemsArticlesTags' }] } });
+      assert.deepEqual(p.author, {
+        oneOf: [{ type: 'integer' }, { $ref: '#/components/schemas/ItemsAuthors' }],
+        nullable: true,
+      });
+      assert.deepEqual(p.tags, {
+        type: 'array',
+        items: { oneOf: [{ type: 'integer' }, { $ref: '#/components/schemas/ItemsArticlesTags' }] },
+      });
       const sections = doc.components.schemas.ItemsPagesSections.properties.item;
-      assert.deepEqual(sections.anyOf.slice(2), [{ $ref: '#/components/schemas/ItemsHeadings' }, { $ref: '#/components/schemas/ItemsParagraphs' }]);
+      assert.deepEqual(sections.anyOf.slice(2), [
+        { $ref: '#/components/schemas/ItemsHeadings' },
+        { $ref: '#/components/schemas/ItemsParagraphs' },
+      ]);
 
       const create = doc.components.schemas.CreateItemsArticles;
       assert.deepEqual(create.required, ['title'], 'NOT NULL without default; the key is generated');
@@ -126,14 +184,24 @@ for (const client of testClients()) {
 
     it('describes what the API answers: reads and writes fit the announced schemas', async () => {
       const doc = await oas(t, undefined, '?openapi=3.1');
-      const read = json(await t.request({ method: 'GET', url: '/items/articles?fields=*,author.*,tags.tags_id.*,tags.*&limit=-1' })).data;
+      const read = json(
+        await t.request({ method: 'GET', url: '/items/articles?fields=*,author.*,tags.tags_id.*,tags.*&limit=-1' }),
+      ).data;
       for (const article of read) fits(doc, 'ItemsArticles', article);
       const keysOnly = json(await t.request({ method: 'GET', url: '/items/articles?limit=-1' })).data;
       for (const article of keysOnly) fits(doc, 'ItemsArticles', article);
-      const pages = json(await t.request({ method: 'GET', url: '/items/pages_sections?fields=*,item:headings.*,item:paragraphs.*&limit=-1' })).data;
+      const pages = json(
+        await t.request({
+          method: 'GET',
+          url: '/items/pages_sections?fields=*,item:headings.*,item:paragraphs.*&limit=-1',
+        }),
+      ).data;
       for (const section of pages) fits(doc, 'ItemsPagesSections', section);
       fits(doc, 'Users', json(await t.request({ method: 'GET', url: '/users/me' })).data);
-      const exported = await t.request({ method: 'GET', url: '/items/articles?export=json&fields=*,author.*&limit=-1' });
+      const exported = await t.request({
+        method: 'GET',
+        url: '/items/articles?export=json&fields=*,author.*&limit=-1',
+      });
       assert.equal(exported.statusCode, 200);
       for (const article of json(exported)) fits(doc, 'ItemsArticles', article);
 
@@ -155,11 +223,28 @@ for (const client of testClients()) {
       assert.deepEqual(methods(anonymous, '/items/articles'), ['get']);
       assert.deepEqual(methods(anonymous, '/items/articles/{id}'), ['get']);
       assert.deepEqual(Object.keys(anonymous.components.schemas.ItemsArticles.properties), ['id', 'title', 'author']);
-      assert.deepEqual(anonymous.components.schemas.ItemsArticles.properties.author.oneOf, undefined, 'authors are not readable: the key only');
+      assert.deepEqual(
+        anonymous.components.schemas.ItemsArticles.properties.author.oneOf,
+        undefined,
+        'authors are not readable: the key only',
+      );
       assert.ok(!anonymous.components.schemas.ItemsAuthors && !anonymous.components.schemas.CreateItemsArticles);
-      for (const hidden of ['/users', '/users/me', '/fields', '/collections', '/relations', '/settings', '/server/specs/typescript', '/schema/snapshot']) assert.ok(!anonymous.paths[hidden], hidden);
+      for (const hidden of [
+        '/users',
+        '/users/me',
+        '/fields',
+        '/collections',
+        '/relations',
+        '/settings',
+        '/server/specs/typescript',
+        '/schema/snapshot',
+      ])
+        assert.ok(!anonymous.paths[hidden], hidden);
       assert.ok(anonymous.paths['/auth/login'] && anonymous.paths['/server/ping'] && anonymous.paths['/graphql']);
-      assert.ok(!Object.keys(anonymous.paths).some((p) => p.startsWith('/utils/')), 'no imports without create rules, no cache clearing');
+      assert.ok(
+        !Object.keys(anonymous.paths).some((p) => p.startsWith('/utils/')),
+        'no imports without create rules, no cache clearing',
+      );
 
       const policy = await createPolicy(t, {
         permissions: [
@@ -172,7 +257,10 @@ for (const client of testClients()) {
       const doc = await oas(t, writer.token);
       await assertValid(doc);
       assert.deepEqual(methods(doc, '/items/articles'), ['get', 'post']);
-      assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/utils/')), ['/utils/import/articles']);
+      assert.deepEqual(
+        Object.keys(doc.paths).filter((p) => p.startsWith('/utils/')),
+        ['/utils/import/articles'],
+      );
       assert.deepEqual(Object.keys(doc.components.schemas.CreateItemsArticles.properties), ['title', 'status']);
       assert.deepEqual(Object.keys(doc.components.schemas.ItemsAuthors.properties), ['name']);
       assert.ok(doc.paths['/users/me'], 'signed-in callers have their own user');
@@ -185,7 +273,11 @@ for (const client of testClients()) {
     });
 
     it('answers GraphQL server_specs_oas and refuses a bad version', async () => {
-      const response = await t.request({ method: 'POST', url: '/graphql/system', payload: { query: '{ server_specs_oas }' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: { query: '{ server_specs_oas }' },
+      });
       const data = json(response).data.server_specs_oas;
       assert.deepEqual(data, await oas(t));
       const bad = await t.request({ method: 'GET', url: '/server/specs/oas?openapi=2.0' });
@@ -230,7 +322,25 @@ const badCreate: CreateBody = { status: 'draft' };
 export { listArticles, createArticle, article, keyed, create, badViews, badTitle, badCreate };
 `,
         );
-        const result = spawnSync(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', '--skipLibCheck', 'client.ts'], { cwd: dir, encoding: 'utf8' });
+        const result = spawnSync(
+          process.execPath,
+          [
+            TSC,
+            '--noEmit',
+            '--strict',
+            '--target',
+            'es2022',
+            '--module',
+            'nodenext',
+            '--moduleResolution',
+            'nodenext',
+            '--lib',
+            'es2022,dom',
+            '--skipLibCheck',
+            'client.ts',
+          ],
+          { cwd: dir, encoding: 'utf8' },
+        );
         assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
       } finally {
         rmSync(dir, { recursive: true, force: true });

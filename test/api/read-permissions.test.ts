@@ -32,14 +32,22 @@ for (const client of testClients()) {
       t = await startTestApp(client, { relations: true });
       const published = await createPolicy(t, {
         permissions: [
-          { collection: 'articles', fields: 'id,title,status,author,tags,rating', permissions: { status: { _eq: 'published' } } },
+          {
+            collection: 'articles',
+            fields: 'id,title,status,author,tags,rating',
+            permissions: { status: { _eq: 'published' } },
+          },
           { collection: 'authors', fields: 'id,name,articles' },
           { collection: 'articles_tags', fields: '*' },
         ],
       });
-      const bodies = await createPolicy(t, { permissions: [{ collection: 'articles', fields: 'body', permissions: { rating: { _gte: 4 } } }] });
+      const bodies = await createPolicy(t, {
+        permissions: [{ collection: 'articles', fields: 'body', permissions: { rating: { _gte: 4 } } }],
+      });
       reader = (await createUserWithPolicies(t, [published, bodies])).token;
-      const own = await createPolicy(t, { permissions: [{ collection: 'articles', fields: '*', permissions: { uid: { _eq: '$CURRENT_USER' } } }] });
+      const own = await createPolicy(t, {
+        permissions: [{ collection: 'articles', fields: '*', permissions: { uid: { _eq: '$CURRENT_USER' } } }],
+      });
       const ownUser = await createUserWithPolicies(t, [own]);
       owner = ownUser.token;
       const k = knexFor(t.testDb);
@@ -58,13 +66,34 @@ for (const client of testClients()) {
     it('lists only the rows and fields the rules grant, null where a field is granted for other rows only', async () => {
       const rows = await data(reader, '/items/articles', { sort: 'id' });
       assert.deepEqual(rows, [
-        { id: 1, title: 'Hello World', body: 'First post body', status: 'published', rating: 5, author: 1, tags: [1, 2] },
+        {
+          id: 1,
+          title: 'Hello World',
+          body: 'First post body',
+          status: 'published',
+          rating: 5,
+          author: 1,
+          tags: [1, 2],
+        },
         { id: 2, title: 'Second Post', body: null, status: 'published', rating: 3, author: 1, tags: [3] },
-        { id: 4, title: 'Machines Thinking', body: 'Can machines think?', status: 'published', rating: 4, author: 2, tags: [4, 5] },
+        {
+          id: 4,
+          title: 'Machines Thinking',
+          body: 'Can machines think?',
+          status: 'published',
+          rating: 4,
+          author: 2,
+          tags: [4, 5],
+        },
         { id: 6, title: 'Unicode ✓ — 日本語', body: null, status: 'published', rating: 1, author: null, tags: [] },
       ]);
-      assert.deepEqual(json(await get(reader, '/items/articles', { fields: 'id', meta: '*', filter: { rating: { _gte: 3 } } })).meta, { total_count: 4, filter_count: 3 });
-      assert.deepEqual(await data(reader, '/items/articles', { aggregate: { count: '*', sum: 'rating' } }), [{ count: 4, sum: { rating: 13 } }]);
+      assert.deepEqual(
+        json(await get(reader, '/items/articles', { fields: 'id', meta: '*', filter: { rating: { _gte: 3 } } })).meta,
+        { total_count: 4, filter_count: 3 },
+      );
+      assert.deepEqual(await data(reader, '/items/articles', { aggregate: { count: '*', sum: 'rating' } }), [
+        { count: 4, sum: { rating: 13 } },
+      ]);
       assert.deepEqual(await ids(owner, '/items/articles'), [2]);
     });
 
@@ -100,10 +129,19 @@ for (const client of testClients()) {
       assert.deepEqual(await ids(reader, '/items/articles', { search: 'compilers' }), []);
       assert.deepEqual(await ids(reader, '/items/articles', { search: 'first' }), [1]);
       assert.deepEqual(await ids(reader, '/items/articles', { filter: { body: { _nnull: true } } }), [1, 4]);
-      assert.deepEqual(await ids(reader, '/items/authors', { filter: { articles: { status: { _eq: 'archived' } } } }), []);
-      assert.deepEqual(await ids(reader, '/items/authors', { filter: { articles: { _none: { status: { _eq: 'published' } } } } }), [3]);
+      assert.deepEqual(
+        await ids(reader, '/items/authors', { filter: { articles: { status: { _eq: 'archived' } } } }),
+        [],
+      );
+      assert.deepEqual(
+        await ids(reader, '/items/authors', { filter: { articles: { _none: { status: { _eq: 'published' } } } } }),
+        [3],
+      );
       const sorted = await data(reader, '/items/articles', { fields: 'id', sort: '-body,id' });
-      assert.deepEqual(sorted.map((r: { id: number }) => r.id), nullsSortLargest(client) ? [2, 6, 1, 4] : [1, 4, 2, 6]);
+      assert.deepEqual(
+        sorted.map((r: { id: number }) => r.id),
+        nullsSortLargest(client) ? [2, 6, 1, 4] : [1, 4, 2, 6],
+      );
     });
 
     it('applies each related collection’s rules at every nested level, and leaves unreadable relations out of *.*', async () => {
@@ -113,12 +151,22 @@ for (const client of testClients()) {
         { name: 'Alan Turing', articles: [{ id: 4 }], articles_count: 1 },
         { name: 'Grace Hopper', articles: [], articles_count: 0 },
       ]);
-      assert.deepEqual(await data(reader, '/items/articles/1', { fields: 'author.*' }), { author: { id: 1, name: 'Ada Lovelace', articles: [1, 2] } });
+      assert.deepEqual(await data(reader, '/items/articles/1', { fields: 'author.*' }), {
+        author: { id: 1, name: 'Ada Lovelace', articles: [1, 2] },
+      });
       assert.equal(errorCode(await get(reader, '/items/articles', { fields: 'tags.tags_id.name' })), 'FORBIDDEN');
-      assert.equal(errorCode(await get(reader, '/items/articles', { filter: { tags: { tags_id: { name: { _eq: 'science' } } } } })), 'FORBIDDEN');
+      assert.equal(
+        errorCode(
+          await get(reader, '/items/articles', { filter: { tags: { tags_id: { name: { _eq: 'science' } } } } }),
+        ),
+        'FORBIDDEN',
+      );
       const [first] = await data(reader, '/items/articles', { fields: '*.*', limit: 1 });
       assert.deepEqual(first.author, { id: 1, name: 'Ada Lovelace', articles: [1, 2] });
-      assert.deepEqual(first.tags.map((tag: { tags_id: number }) => tag.tags_id), [1, 3]);
+      assert.deepEqual(
+        first.tags.map((tag: { tags_id: number }) => tag.tags_id),
+        [1, 3],
+      );
       assert.equal(errorCode(await get(reader, '/items/articles', { fields: 'tags.tags_id.*' })), 'FORBIDDEN');
     });
 
@@ -128,7 +176,13 @@ for (const client of testClients()) {
           {
             collection: 'articles',
             fields: 'id,title',
-            permissions: { _or: [{ title: { _eq: '$CURRENT_USER.title' } }, { slug: { _in: '$CURRENT_ROLES' } }, { title: { _eq: '$CURRENT_ROLE.name' } }] },
+            permissions: {
+              _or: [
+                { title: { _eq: '$CURRENT_USER.title' } },
+                { slug: { _in: '$CURRENT_ROLES' } },
+                { title: { _eq: '$CURRENT_ROLE.name' } },
+              ],
+            },
           },
         ],
       });
@@ -144,16 +198,30 @@ for (const client of testClients()) {
         await k.destroy();
       }
       assert.deepEqual(await ids(dyn.token, '/items/articles'), [1, 3, 5]);
-      assert.deepEqual(await ids(dyn.token, '/items/articles', { filter: { title: { _eq: '$CURRENT_USER.title' } } }), [5]);
+      assert.deepEqual(
+        await ids(dyn.token, '/items/articles', { filter: { title: { _eq: '$CURRENT_USER.title' } } }),
+        [5],
+      );
       // An admin's query may use them too.
-      assert.deepEqual(await ids(ADMIN.token, '/items/authors', { filter: { email: { _eq: '$CURRENT_USER.email' } } }), [3]);
-      assert.deepEqual(await ids(ADMIN.token, '/items/authors', { filter: { email: { _eq: '$CURRENT_USER.nope' } } }), []);
+      assert.deepEqual(
+        await ids(ADMIN.token, '/items/authors', { filter: { email: { _eq: '$CURRENT_USER.email' } } }),
+        [3],
+      );
+      assert.deepEqual(
+        await ids(ADMIN.token, '/items/authors', { filter: { email: { _eq: '$CURRENT_USER.nope' } } }),
+        [],
+      );
     });
 
     it('refuses callers without read access, and serves the public only what the Public policy grants', async () => {
       assert.equal(errorCode(await get(nobody, '/items/articles')), 'FORBIDDEN');
       assert.equal(errorCode(await get(null, '/items/articles')), 'FORBIDDEN');
-      assert.deepEqual(await data(null, '/items/tags', { sort: 'id', fields: 'name' }), [{ name: 'science' }, { name: 'history' }, { name: 'computing' }, { name: 'unused' }]);
+      assert.deepEqual(await data(null, '/items/tags', { sort: 'id', fields: 'name' }), [
+        { name: 'science' },
+        { name: 'history' },
+        { name: 'computing' },
+        { name: 'unused' },
+      ]);
       assert.equal(errorCode(await get(null, '/items/tags', { fields: 'articles' })), 'FORBIDDEN');
     });
   });

@@ -52,7 +52,13 @@ break', '8F14E45F-CEEA-467F-A0E6-6F5F5E5D9C1A', '{"a":[1,2,{"b":null}],"s":"x"}'
   ];
 }
 
-const SPECIALS: [string, string][] = [['u', 'uuid'], ['csv', 'cast-csv'], ['h', 'hash'], ['c', 'conceal'], ['cb', 'cast-boolean']];
+const SPECIALS: [string, string][] = [
+  ['u', 'uuid'],
+  ['csv', 'cast-csv'],
+  ['h', 'hash'],
+  ['c', 'conceal'],
+  ['cb', 'cast-boolean'],
+];
 
 const ROW_1 = {
   id: 1,
@@ -175,10 +181,16 @@ for (const client of testClients()) {
       await queryBuilder(db).raw(TABLE[client]);
       const columns = client === 'mysql' ? COLUMNS.replace('dec', '`dec`') : COLUMNS;
       for (const row of rows(client)) await queryBuilder(db).raw(`insert into samples (${columns}) values (${row})`);
-      for (const [field, special] of SPECIALS) await queryBuilder(db)('service_fields').insert({ collection: 'samples', field, special });
+      for (const [field, special] of SPECIALS)
+        await queryBuilder(db)('service_fields').insert({ collection: 'samples', field, special });
       const store = new SchemaStore(db);
       await store.load();
-      service = new ItemsService({ db, schema: () => store.current, access: new AccessResolver({ db, permissions: new PermissionStore(db) }), queryLimitDefault: 100 });
+      service = new ItemsService({
+        db,
+        schema: () => store.current,
+        access: new AccessResolver({ db, permissions: new PermissionStore(db) }),
+        queryLimitDefault: 100,
+      });
     });
 
     after(async () => {
@@ -187,7 +199,15 @@ for (const client of testClients()) {
     });
 
     const read = async (raw: Record<string, unknown>) =>
-      JSON.parse(dataBody(await service.readMany('samples', parseQuery(raw, { queryLimitMax: -1, maxRelationalDepth: 10 }), ADMIN_ACCOUNTABILITY)));
+      JSON.parse(
+        dataBody(
+          await service.readMany(
+            'samples',
+            parseQuery(raw, { queryLimitMax: -1, maxRelationalDepth: 10 }),
+            ADMIN_ACCOUNTABILITY,
+          ),
+        ),
+      );
 
     it('formats every type the same way', async () => {
       assert.deepEqual(await read({}), { data: [ROW_1, ROW_2, ROW_3, ROW_4] });
@@ -198,16 +218,26 @@ for (const client of testClients()) {
       assert.deepEqual(JSON.parse(one.json), ROW_4);
       const partial = await service.readOne('samples', '1', { fields: ['ts', 'id'] }, ADMIN_ACCOUNTABILITY);
       assert.ok(partial.json.startsWith('{'), partial.json);
-      assert.deepEqual(Object.entries(JSON.parse(partial.json)), [['ts', ROW_1.ts], ['id', 1]]);
+      assert.deepEqual(Object.entries(JSON.parse(partial.json)), [
+        ['ts', ROW_1.ts],
+        ['id', 1],
+      ]);
       for (const key of ['999', 'abc', '1.5']) {
-        await assert.rejects(service.readOne('samples', key, {}, ADMIN_ACCOUNTABILITY), (e: { code?: string }) => e.code === 'FORBIDDEN', key);
+        await assert.rejects(
+          service.readOne('samples', key, {}, ADMIN_ACCOUNTABILITY),
+          (e: { code?: string }) => e.code === 'FORBIDDEN',
+          key,
+        );
       }
     });
 
     for (const [raw, ids, nullsLargestIds] of SELECTIONS) {
       it(`selects ${JSON.stringify(raw)}`, async () => {
         const body = await read({ ...raw, fields: 'id' });
-        assert.deepEqual(body.data.map((row: { id: number }) => row.id), nullsSortLargest(client) && nullsLargestIds ? nullsLargestIds : ids);
+        assert.deepEqual(
+          body.data.map((row: { id: number }) => row.id),
+          nullsSortLargest(client) && nullsLargestIds ? nullsLargestIds : ids,
+        );
       });
     }
 
@@ -217,11 +247,22 @@ for (const client of testClients()) {
     });
 
     it('refuses values that cannot be compared with the field', async () => {
-      for (const filter of [{ u: { _eq: 'not-a-uuid' } }, { d: { _gt: '2024-02-30' } }, { i: { _eq: 'x' } }, { b: { _eq: 'yes' } }]) {
-        const code = await read({ filter }).then(() => 'OK', (e: { code?: string }) => e.code);
+      for (const filter of [
+        { u: { _eq: 'not-a-uuid' } },
+        { d: { _gt: '2024-02-30' } },
+        { i: { _eq: 'x' } },
+        { b: { _eq: 'yes' } },
+      ]) {
+        const code = await read({ filter }).then(
+          () => 'OK',
+          (e: { code?: string }) => e.code,
+        );
         assert.equal(code, 'INVALID_QUERY', JSON.stringify(filter));
       }
-      assert.equal(thrownCode(() => parseQuery({ filter: { i: { _in: '' } } }, { queryLimitMax: -1, maxRelationalDepth: 10 })), 'INVALID_QUERY');
+      assert.equal(
+        thrownCode(() => parseQuery({ filter: { i: { _in: '' } } }, { queryLimitMax: -1, maxRelationalDepth: 10 })),
+        'INVALID_QUERY',
+      );
     });
   });
 }

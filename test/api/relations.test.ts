@@ -29,12 +29,33 @@ for (const client of testClients()) {
     };
     const patch = (url: string, payload: unknown) => t.request({ method: 'PATCH', url, payload: payload as object });
     const del = (url: string) => t.request({ method: 'DELETE', url });
-    const collection = (name: string, fields: unknown[] = []) => post('/collections', { collection: name, schema: {}, meta: {}, fields: [{ field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true }, meta: { hidden: true } }, ...fields] });
+    const collection = (name: string, fields: unknown[] = []) =>
+      post('/collections', {
+        collection: name,
+        schema: {},
+        meta: {},
+        fields: [
+          {
+            field: 'id',
+            type: 'integer',
+            schema: { is_primary_key: true, has_auto_increment: true },
+            meta: { hidden: true },
+          },
+          ...fields,
+        ],
+      });
 
     it('creates an m2o relation with its foreign key and o2m alias; nested reads and on_delete work at once', async () => {
       await collection('writers', [{ field: 'name', type: 'string' }]);
-      await collection('posts', [{ field: 'title', type: 'string' }, { field: 'writer', type: 'integer', meta: { interface: 'select-dropdown-m2o', special: ['m2o'] } }]);
-      await post('/fields/writers', { field: 'posts', type: 'alias', meta: { interface: 'list-o2m', special: ['o2m'] } });
+      await collection('posts', [
+        { field: 'title', type: 'string' },
+        { field: 'writer', type: 'integer', meta: { interface: 'select-dropdown-m2o', special: ['m2o'] } },
+      ]);
+      await post('/fields/writers', {
+        field: 'posts',
+        type: 'alias',
+        meta: { interface: 'list-o2m', special: ['o2m'] },
+      });
       const created = await post('/relations', {
         collection: 'posts',
         field: 'writer',
@@ -53,9 +74,17 @@ for (const client of testClients()) {
       assert.equal(json(await get('/fields/posts/writer')).data.schema.foreign_key_table, 'writers');
 
       await knex('writers').insert([{ name: 'Ada' }, { name: 'Alan' }]);
-      await knex('posts').insert([{ title: 'One', writer: 1 }, { title: 'Two', writer: 1 }, { title: 'Three', writer: 2 }]);
-      assert.deepEqual(json(await get('/items/posts?fields=title,writer.name&sort=id&limit=1')).data, [{ title: 'One', writer: { name: 'Ada' } }]);
-      assert.deepEqual(json(await get('/items/writers?fields=name,posts.title&sort=id&limit=1')).data, [{ name: 'Ada', posts: [{ title: 'One' }, { title: 'Two' }] }]);
+      await knex('posts').insert([
+        { title: 'One', writer: 1 },
+        { title: 'Two', writer: 1 },
+        { title: 'Three', writer: 2 },
+      ]);
+      assert.deepEqual(json(await get('/items/posts?fields=title,writer.name&sort=id&limit=1')).data, [
+        { title: 'One', writer: { name: 'Ada' } },
+      ]);
+      assert.deepEqual(json(await get('/items/writers?fields=name,posts.title&sort=id&limit=1')).data, [
+        { name: 'Ada', posts: [{ title: 'One' }, { title: 'Two' }] },
+      ]);
       await assert.rejects(knex('posts').insert({ title: 'Orphan', writer: 99 }), 'the key holds');
       if (client === 'sqlite3') await knex.raw('pragma foreign_keys = on');
       await knex('writers').where({ id: 2 }).delete();
@@ -64,7 +93,10 @@ for (const client of testClients()) {
 
     it('lists relations of every collection, of one, and one; unknown ones are 403', async () => {
       assert.ok((json(await get('/relations')).data as { collection: string }[]).some((r) => r.collection === 'posts'));
-      assert.deepEqual(json(await get('/relations/posts')).data.map((r: { field: string }) => r.field), ['writer']);
+      assert.deepEqual(
+        json(await get('/relations/posts')).data.map((r: { field: string }) => r.field),
+        ['writer'],
+      );
       assert.deepEqual(json(await get('/relations/writers')).data, [], 'only relations the collection holds');
       assert.equal((await get('/relations/nope')).statusCode, 403);
       assert.equal((await get('/relations/posts/title')).statusCode, 403);
@@ -72,7 +104,10 @@ for (const client of testClients()) {
     });
 
     it('changes the key action and the meta of a relation', async () => {
-      const res = await patch('/relations/posts/writer', { schema: { on_delete: 'CASCADE' }, meta: { one_deselect_action: 'delete' } });
+      const res = await patch('/relations/posts/writer', {
+        schema: { on_delete: 'CASCADE' },
+        meta: { one_deselect_action: 'delete' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const relation = json(res).data;
       assert.equal(relation.schema.on_delete, 'CASCADE');
@@ -91,7 +126,10 @@ for (const client of testClients()) {
       assert.equal((await get('/relations/posts/writer')).statusCode, 403);
       assert.equal(json(await get('/fields/posts/writer')).data.schema.foreign_key_table, null);
       await knex('posts').insert({ title: 'Free', writer: 42 });
-      assert.deepEqual(json(await get('/items/posts?fields=title,writer&sort=id')).data, [{ title: 'Three', writer: null }, { title: 'Free', writer: 42 }]);
+      assert.deepEqual(json(await get('/items/posts?fields=title,writer&sort=id')).data, [
+        { title: 'Three', writer: null },
+        { title: 'Free', writer: 42 },
+      ]);
       assert.equal((await del('/relations/posts/writer')).statusCode, 403);
     });
 
@@ -103,12 +141,21 @@ for (const client of testClients()) {
         meta: { hidden: true, icon: 'import_export' },
         schema: {},
         fields: [
-          { field: 'id', type: 'integer', schema: { has_auto_increment: true, is_primary_key: true }, meta: { hidden: true } },
+          {
+            field: 'id',
+            type: 'integer',
+            schema: { has_auto_increment: true, is_primary_key: true },
+            meta: { hidden: true },
+          },
           { field: 'books_id', type: 'integer', schema: {}, meta: { hidden: true } },
           { field: 'genres_id', type: 'integer', schema: {}, meta: { hidden: true } },
         ],
       });
-      await post('/fields/books', { field: 'genres', type: 'alias', meta: { special: ['m2m'], interface: 'list-m2m' } });
+      await post('/fields/books', {
+        field: 'genres',
+        type: 'alias',
+        meta: { special: ['m2m'], interface: 'list-m2m' },
+      });
       await post('/relations', {
         collection: 'books_genres',
         field: 'books_id',
@@ -125,7 +172,11 @@ for (const client of testClients()) {
       });
       await knex('books').insert([{ title: 'Dune' }, { title: 'Emma' }]);
       await knex('genres').insert([{ name: 'SF' }, { name: 'Classic' }, { name: 'Epic' }]);
-      await knex('books_genres').insert([{ books_id: 1, genres_id: 1 }, { books_id: 1, genres_id: 3 }, { books_id: 2, genres_id: 2 }]);
+      await knex('books_genres').insert([
+        { books_id: 1, genres_id: 1 },
+        { books_id: 1, genres_id: 3 },
+        { books_id: 2, genres_id: 2 },
+      ]);
       const books = json(await get('/items/books?fields=title,genres.genres_id.name&sort=id')).data;
       assert.deepEqual(books, [
         { title: 'Dune', genres: [{ genres_id: { name: 'SF' } }, { genres_id: { name: 'Epic' } }] },
@@ -151,12 +202,20 @@ for (const client of testClients()) {
           { field: 'sort', type: 'integer' },
         ],
       });
-      await post('/fields/pages', { field: 'blocks', type: 'alias', meta: { special: ['m2a'], interface: 'list-m2a' } });
+      await post('/fields/pages', {
+        field: 'blocks',
+        type: 'alias',
+        meta: { special: ['m2a'], interface: 'list-m2a' },
+      });
       const a2o = await post('/relations', {
         collection: 'pages_blocks',
         field: 'item',
         related_collection: null,
-        meta: { one_allowed_collections: ['quotes', 'notes'], one_collection_field: 'collection', junction_field: 'pages_id' },
+        meta: {
+          one_allowed_collections: ['quotes', 'notes'],
+          one_collection_field: 'collection',
+          junction_field: 'pages_id',
+        },
         schema: null,
       });
       assert.equal(a2o.data.related_collection, null);
@@ -176,13 +235,28 @@ for (const client of testClients()) {
         { pages_id: 1, item: '1', collection: 'notes', sort: 2 },
         { pages_id: 1, item: '1', collection: 'quotes', sort: 1 },
       ]);
-      const pages = json(await get('/items/pages?fields=title,blocks.collection,blocks.item:quotes.text,blocks.item:notes.body')).data;
-      assert.deepEqual(pages, [{ title: 'Home', blocks: [{ collection: 'quotes', item: { text: 'Be brief.' } }, { collection: 'notes', item: { body: 'Long form.' } }] }]);
+      const pages = json(
+        await get('/items/pages?fields=title,blocks.collection,blocks.item:quotes.text,blocks.item:notes.body'),
+      ).data;
+      assert.deepEqual(pages, [
+        {
+          title: 'Home',
+          blocks: [
+            { collection: 'quotes', item: { text: 'Be brief.' } },
+            { collection: 'notes', item: { body: 'Long form.' } },
+          ],
+        },
+      ]);
     });
 
     it('creates a relation without a foreign key when schema is null', async () => {
       await collection('loose', [{ field: 'book', type: 'integer' }]);
-      const created = await post('/relations', { collection: 'loose', field: 'book', related_collection: 'books', schema: null });
+      const created = await post('/relations', {
+        collection: 'loose',
+        field: 'book',
+        related_collection: 'books',
+        schema: null,
+      });
       assert.equal(created.data.schema, null);
       await knex('loose').insert({ book: 99 });
       // A key added later checks the data first.
@@ -199,26 +273,69 @@ for (const client of testClients()) {
 
     it('relates a uuid field to the users of Strata itself', async () => {
       await collection('tasks', [{ field: 'owner', type: 'uuid', meta: { special: ['user-created'] } }]);
-      const created = await post('/relations', { collection: 'tasks', field: 'owner', related_collection: 'service_users', schema: { on_delete: 'SET NULL' } });
+      const created = await post('/relations', {
+        collection: 'tasks',
+        field: 'owner',
+        related_collection: 'service_users',
+        schema: { on_delete: 'SET NULL' },
+      });
       assert.equal(created.data.schema.foreign_key_table, 'service_users');
       const [admin] = await knex('service_users').select('id');
       await knex('tasks').insert({ owner: admin.id });
-      assert.deepEqual(json(await get('/items/tasks?fields=owner.email')).data, [{ owner: { email: 'admin@example.com' } }]);
+      assert.deepEqual(json(await get('/items/tasks?fields=owner.email')).data, [
+        { owner: { email: 'admin@example.com' } },
+      ]);
     });
 
     it('refuses bad relations with INVALID_PAYLOAD naming the problem', async () => {
-      await collection('things', [{ field: 'label', type: 'string' }, { field: 'book', type: 'integer' }, { field: 'owner', type: 'integer', schema: { is_nullable: false, default_value: 1 } }]);
+      await collection('things', [
+        { field: 'label', type: 'string' },
+        { field: 'book', type: 'integer' },
+        { field: 'owner', type: 'integer', schema: { is_nullable: false, default_value: 1 } },
+      ]);
       const cases: [unknown, RegExp][] = [
         [{ collection: 'nope', field: 'x', related_collection: 'books' }, /Collection "nope" doesn't exist/],
-        [{ collection: 'things', field: 'nope', related_collection: 'books' }, /Field "nope" doesn't exist in collection "things"/],
-        [{ collection: 'things', field: 'book', related_collection: 'nope' }, /Related collection "nope" doesn't exist/],
-        [{ collection: 'things', field: 'label', related_collection: 'books' }, /\(string\) can't reference "books.id" \(integer\)/],
-        [{ collection: 'things', field: 'owner', related_collection: 'books', schema: { on_delete: 'SET NULL' } }, /not nullable/],
-        [{ collection: 'things', field: 'book', related_collection: 'books', schema: { on_delete: 'EXPLODE' } }, /"schema.on_delete" must be one of/],
-        [{ collection: 'things', field: 'book', related_collection: 'books', meta: { one_field: 'title' } }, /has a column/],
-        [{ collection: 'things', field: 'book', related_collection: 'books', meta: { junction_field: 'nope' } }, /Field "nope" \("meta.junction_field"\) doesn't exist/],
-        [{ collection: 'things', field: 'label', related_collection: null, meta: { one_allowed_collections: ['books'] } }, /one_collection_field/],
-        [{ collection: 'posts', field: 'title', related_collection: 'writers' }, /already has an associated relationship|can't reference/],
+        [
+          { collection: 'things', field: 'nope', related_collection: 'books' },
+          /Field "nope" doesn't exist in collection "things"/,
+        ],
+        [
+          { collection: 'things', field: 'book', related_collection: 'nope' },
+          /Related collection "nope" doesn't exist/,
+        ],
+        [
+          { collection: 'things', field: 'label', related_collection: 'books' },
+          /\(string\) can't reference "books.id" \(integer\)/,
+        ],
+        [
+          { collection: 'things', field: 'owner', related_collection: 'books', schema: { on_delete: 'SET NULL' } },
+          /not nullable/,
+        ],
+        [
+          { collection: 'things', field: 'book', related_collection: 'books', schema: { on_delete: 'EXPLODE' } },
+          /"schema.on_delete" must be one of/,
+        ],
+        [
+          { collection: 'things', field: 'book', related_collection: 'books', meta: { one_field: 'title' } },
+          /has a column/,
+        ],
+        [
+          { collection: 'things', field: 'book', related_collection: 'books', meta: { junction_field: 'nope' } },
+          /Field "nope" \("meta.junction_field"\) doesn't exist/,
+        ],
+        [
+          {
+            collection: 'things',
+            field: 'label',
+            related_collection: null,
+            meta: { one_allowed_collections: ['books'] },
+          },
+          /one_collection_field/,
+        ],
+        [
+          { collection: 'posts', field: 'title', related_collection: 'writers' },
+          /already has an associated relationship|can't reference/,
+        ],
         [{ field: 'x' }, /"collection" is required/],
       ];
       for (const [payload, reason] of cases) {
@@ -227,9 +344,18 @@ for (const client of testClients()) {
         assert.equal(errorCode(res), 'INVALID_PAYLOAD');
         assert.match(json(res).errors[0].extensions.reason, reason);
       }
-      const duplicate = await t.request({ method: 'POST', url: '/relations', payload: { collection: 'books_genres', field: 'books_id', related_collection: 'books' } });
+      const duplicate = await t.request({
+        method: 'POST',
+        url: '/relations',
+        payload: { collection: 'books_genres', field: 'books_id', related_collection: 'books' },
+      });
       assert.match(json(duplicate).errors[0].extensions.reason, /already has an associated relationship/);
-      const forbidden = await t.request({ method: 'POST', url: '/relations', payload: { collection: 'things', field: 'book', related_collection: 'books' }, token: null });
+      const forbidden = await t.request({
+        method: 'POST',
+        url: '/relations',
+        payload: { collection: 'things', field: 'book', related_collection: 'books' },
+        token: null,
+      });
       assert.equal(forbidden.statusCode, 403);
     });
   });

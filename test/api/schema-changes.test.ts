@@ -24,13 +24,24 @@ for (const client of testClients()) {
       const version = t.context.schema.current.version;
       const names = Array.from({ length: 8 }, (_, i) => `extra_${i}`);
       const results = await Promise.all([
-        ...names.map((name) => t.request({ method: 'POST', url: '/fields/tags', payload: { field: name, type: 'integer' } })),
+        ...names.map((name) =>
+          t.request({ method: 'POST', url: '/fields/tags', payload: { field: name, type: 'integer' } }),
+        ),
         // The same field twice at once: exactly one wins, the other sees it and is refused.
         t.request({ method: 'POST', url: '/fields/tags', payload: { field: 'twice', type: 'string' } }),
         t.request({ method: 'POST', url: '/fields/tags', payload: { field: 'twice', type: 'string' } }),
       ]);
-      assert.deepEqual(results.slice(0, names.length).map((r) => r.statusCode), names.map(() => 200));
-      assert.deepEqual(results.slice(names.length).map((r) => r.statusCode).sort(), [200, 400]);
+      assert.deepEqual(
+        results.slice(0, names.length).map((r) => r.statusCode),
+        names.map(() => 200),
+      );
+      assert.deepEqual(
+        results
+          .slice(names.length)
+          .map((r) => r.statusCode)
+          .sort(),
+        [200, 400],
+      );
       // Requests reach the queue in any order; each lands.
       const fields = json(await get('/fields/tags')).data.map((f: { field: string }) => f.field);
       assert.deepEqual(fields.slice(0, 2), ['id', 'name']);
@@ -58,10 +69,18 @@ for (const client of testClients()) {
         second = { field: 'slug', schema: { max_length: 120 } };
       }
       const before = json(await get('/fields/articles')).data;
-      const res = await t.request({ method: 'PATCH', url: '/fields/articles', payload: [{ field: 'title', schema: { max_length: 250 } }, second] });
+      const res = await t.request({
+        method: 'PATCH',
+        url: '/fields/articles',
+        payload: [{ field: 'title', schema: { max_length: 250 } }, second],
+      });
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(errorCode(res), 'INVALID_PAYLOAD');
-      const why = { mysql: /same type/, pg: /the database refused the change/, sqlite3: /rows of collection "articles" would point at items that don't exist/ }[client];
+      const why = {
+        mysql: /same type/,
+        pg: /the database refused the change/,
+        sqlite3: /rows of collection "articles" would point at items that don't exist/,
+      }[client];
       assert.match(json(res).errors[0].extensions.reason, /^Fields of collection "articles" could not be changed: /);
       assert.match(json(res).errors[0].extensions.reason, why);
       assert.deepEqual(json(await get('/fields/articles')).data, before);

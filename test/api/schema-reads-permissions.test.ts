@@ -26,11 +26,22 @@ for (const client of testClients()) {
     before(async () => {
       t = await startTestApp(client, { relations: true });
       // A folder holding articles, and one holding nothing this user may read.
-      for (const payload of [{ collection: 'blog', schema: null, meta: { icon: 'folder' } }, { collection: 'shop', schema: null, meta: {} }]) {
+      for (const payload of [
+        { collection: 'blog', schema: null, meta: { icon: 'folder' } },
+        { collection: 'shop', schema: null, meta: {} },
+      ]) {
         assert.equal((await t.request({ method: 'POST', url: '/collections', payload })).statusCode, 200);
       }
-      assert.equal((await t.request({ method: 'PATCH', url: '/collections/articles', payload: { meta: { group: 'blog' } } })).statusCode, 200);
-      assert.equal((await t.request({ method: 'PATCH', url: '/collections/tags', payload: { meta: { group: 'shop' } } })).statusCode, 200);
+      assert.equal(
+        (await t.request({ method: 'PATCH', url: '/collections/articles', payload: { meta: { group: 'blog' } } }))
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (await t.request({ method: 'PATCH', url: '/collections/tags', payload: { meta: { group: 'shop' } } }))
+          .statusCode,
+        200,
+      );
 
       const appPolicy = await createPolicy(t, {
         app_access: true,
@@ -49,7 +60,8 @@ for (const client of testClients()) {
         ],
       });
       fieldsOnly = (await createUserWithPolicies(t, [fieldsPolicy])).token;
-      noApp = (await createUserWithPolicies(t, [await createPolicy(t, { permissions: [{ collection: 'articles' }] })])).token;
+      noApp = (await createUserWithPolicies(t, [await createPolicy(t, { permissions: [{ collection: 'articles' }] })]))
+        .token;
     });
     after(async () => {
       await t?.close();
@@ -58,7 +70,17 @@ for (const client of testClients()) {
     it('lists the collections an app user may read, with the folders that hold them', async () => {
       const names = (await data(app, '/collections')).map((c: { collection: string }) => c.collection);
       // articles and authors by the policy; blog holds articles; the service_* ones by app access's own rules.
-      assert.deepEqual(names, ['articles', 'authors', 'blog', 'service_access', 'service_permissions', 'service_policies', 'service_roles', 'service_settings', 'service_users']);
+      assert.deepEqual(names, [
+        'articles',
+        'authors',
+        'blog',
+        'service_access',
+        'service_permissions',
+        'service_policies',
+        'service_roles',
+        'service_settings',
+        'service_users',
+      ]);
       const articles = await data(app, '/collections/articles');
       assert.equal(articles.collection, 'articles');
       assert.equal(articles.meta.group, 'blog');
@@ -75,7 +97,10 @@ for (const client of testClients()) {
 
     it('lists only the fields of the read field sets', async () => {
       const fields = await data(app, '/fields/articles');
-      assert.deepEqual(fields.map((f: { field: string }) => f.field), ['id', 'title', 'status', 'author']);
+      assert.deepEqual(
+        fields.map((f: { field: string }) => f.field),
+        ['id', 'title', 'status', 'author'],
+      );
       assert.equal(fields[1].schema.max_length, 200);
       // authors is granted with `*`: every field, the o2m alias included.
       const authorFields = (await data(app, '/fields/authors')).map((f: { field: string }) => f.field);
@@ -83,8 +108,14 @@ for (const client of testClients()) {
       assert.equal((await data(app, '/fields/articles/title')).field, 'title');
       const all = await data(app, '/fields');
       assert.deepEqual(
-        all.filter((f: { collection: string }) => !f.collection.startsWith('service_')).map((f: { collection: string; field: string }) => `${f.collection}.${f.field}`).sort(),
-        [...['id', 'title', 'status', 'author'].map((f) => `articles.${f}`), ...authorFields.map((f: string) => `authors.${f}`)].sort(),
+        all
+          .filter((f: { collection: string }) => !f.collection.startsWith('service_'))
+          .map((f: { collection: string; field: string }) => `${f.collection}.${f.field}`)
+          .sort(),
+        [
+          ...['id', 'title', 'status', 'author'].map((f) => `articles.${f}`),
+          ...authorFields.map((f: string) => `authors.${f}`),
+        ].sort(),
       );
       // Update rights do not make a field readable.
       const body = await get(app, '/fields/articles/body');
@@ -99,12 +130,23 @@ for (const client of testClients()) {
       // The system relations among the service_* collections app access may read are visible too.
       assert.deepEqual(
         relations.map((r: { collection: string; field: string }) => `${r.collection}.${r.field}`).sort(),
-        ['articles.author', 'service_access.policy', 'service_access.role', 'service_access.user', 'service_permissions.policy', 'service_roles.parent', 'service_users.role'],
+        [
+          'articles.author',
+          'service_access.policy',
+          'service_access.role',
+          'service_access.user',
+          'service_permissions.policy',
+          'service_roles.parent',
+          'service_users.role',
+        ],
       );
       const author = relations.find((r: { collection: string }) => r.collection === 'articles');
       assert.equal(author.related_collection, 'authors');
       assert.equal(author.meta.one_field, 'articles');
-      assert.deepEqual((await data(app, '/relations/articles')).map((r: { field: string }) => r.field), ['author']);
+      assert.deepEqual(
+        (await data(app, '/relations/articles')).map((r: { field: string }) => r.field),
+        ['author'],
+      );
       assert.equal((await data(app, '/relations/articles/author')).related_collection, 'authors');
       assert.equal(errorCode(await get(app, '/relations/articles_tags')), 'FORBIDDEN');
       const hidden = await get(app, '/relations/articles_tags/tags_id');
@@ -113,25 +155,50 @@ for (const client of testClients()) {
     });
 
     it('hides a relation when the alias on its other side is not readable', async () => {
-      const policy = await createPolicy(t, { app_access: true, permissions: [{ collection: 'articles', fields: 'id,author' }, { collection: 'authors', fields: 'id,name' }] });
+      const policy = await createPolicy(t, {
+        app_access: true,
+        permissions: [
+          { collection: 'articles', fields: 'id,author' },
+          { collection: 'authors', fields: 'id,name' },
+        ],
+      });
       const { token } = await createUserWithPolicies(t, [policy]);
-      const userRelations = (list: { collection: string; field: string }[]) => list.filter((r) => !r.collection.startsWith('service_')).map((r) => r.field);
+      const userRelations = (list: { collection: string; field: string }[]) =>
+        list.filter((r) => !r.collection.startsWith('service_')).map((r) => r.field);
       assert.deepEqual(userRelations(await data(token, '/relations')), []);
       assert.equal(errorCode(await get(token, '/relations/articles/author')), 'FORBIDDEN');
-      const withAlias = await createPolicy(t, { app_access: true, permissions: [{ collection: 'articles', fields: 'id,author' }, { collection: 'authors', fields: 'id,articles' }] });
+      const withAlias = await createPolicy(t, {
+        app_access: true,
+        permissions: [
+          { collection: 'articles', fields: 'id,author' },
+          { collection: 'authors', fields: 'id,articles' },
+        ],
+      });
       const other = await createUserWithPolicies(t, [withAlias]);
       assert.deepEqual(userRelations(await data(other.token, '/relations')), ['author']);
     });
 
     it('serves /fields to a user granted read on service_fields, and nothing else of the schema', async () => {
-      assert.deepEqual((await data(fieldsOnly, '/fields/articles')).map((f: { field: string }) => f.field), ['id', 'title', 'rating']);
+      assert.deepEqual(
+        (await data(fieldsOnly, '/fields/articles')).map((f: { field: string }) => f.field),
+        ['id', 'title', 'rating'],
+      );
       assert.equal(errorCode(await get(fieldsOnly, '/fields/authors')), 'FORBIDDEN');
       assert.equal(errorCode(await get(fieldsOnly, '/collections')), 'FORBIDDEN');
       assert.equal(errorCode(await get(fieldsOnly, '/relations')), 'FORBIDDEN');
     });
 
     it('refuses users without app access, and the public, with 403', async () => {
-      for (const url of ['/collections', '/collections/articles', '/fields', '/fields/articles', '/fields/articles/id', '/relations', '/relations/articles', '/relations/articles/author']) {
+      for (const url of [
+        '/collections',
+        '/collections/articles',
+        '/fields',
+        '/fields/articles',
+        '/fields/articles/id',
+        '/relations',
+        '/relations/articles',
+        '/relations/articles/author',
+      ]) {
         for (const token of [noApp, null]) {
           const response = await get(token, url);
           assert.equal(response.statusCode, 403, `${url} ${token}`);
@@ -148,17 +215,23 @@ for (const client of testClients()) {
         { method: 'POST' as const, url: '/fields/articles', payload: { field: 'extra', type: 'string' } },
         { method: 'PATCH' as const, url: '/fields/articles/title', payload: { meta: { note: 'x' } } },
         { method: 'DELETE' as const, url: '/fields/articles/title' },
-        { method: 'POST' as const, url: '/relations', payload: { collection: 'articles', field: 'rating', related_collection: 'authors' } },
+        {
+          method: 'POST' as const,
+          url: '/relations',
+          payload: { collection: 'articles', field: 'rating', related_collection: 'authors' },
+        },
         { method: 'DELETE' as const, url: '/relations/articles/author' },
       ];
-      for (const write of writes) assert.equal(errorCode(await t.request({ ...write, token: app })), 'FORBIDDEN', `${write.method} ${write.url}`);
+      for (const write of writes)
+        assert.equal(errorCode(await t.request({ ...write, token: app })), 'FORBIDDEN', `${write.method} ${write.url}`);
       assert.equal((await data(undefined, '/fields/articles/title')).meta?.note ?? null, null);
       assert.equal((await data(undefined, '/relations/articles/author')).related_collection, 'authors');
     });
 
     it('leaves admins seeing everything', async () => {
       const names = (await data(undefined, '/collections')).map((c: { collection: string }) => c.collection);
-      for (const name of ['articles', 'tags', 'shop', 'blog', 'pages_sections', 'service_users', 'service_fields']) assert.ok(names.includes(name), name);
+      for (const name of ['articles', 'tags', 'shop', 'blog', 'pages_sections', 'service_users', 'service_fields'])
+        assert.ok(names.includes(name), name);
       assert.equal((await data(undefined, '/fields/articles')).length, 19);
     });
   });

@@ -12,31 +12,48 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('schema changes reach other instances', { skip: redisServerAvailable() ? false : 'redis-server is not installed' }, () => {
-  let redis: TestRedis;
-  let t: TestApp;
-  const env = () => ({ REDIS: redis.url, REDIS_NAMESPACE: `strata-test-${randomBytes(4).toString('hex')}` });
+describe(
+  'schema changes reach other instances',
+  { skip: redisServerAvailable() ? false : 'redis-server is not installed' },
+  () => {
+    let redis: TestRedis;
+    let t: TestApp;
+    const env = () => ({ REDIS: redis.url, REDIS_NAMESPACE: `strata-test-${randomBytes(4).toString('hex')}` });
 
-  before(async () => {
-    redis = await TestRedis.start();
-    t = await startTestApp('sqlite3', { env: env() });
-  });
-  after(async () => {
-    await t?.close();
-    await redis?.stop();
-  });
+    before(async () => {
+      redis = await TestRedis.start();
+      t = await startTestApp('sqlite3', { env: env() });
+    });
+    after(async () => {
+      await t?.close();
+      await redis?.stop();
+    });
 
-  it('shows a field created on one instance on the other one within seconds', async () => {
-    const other = await createAppContext(readConfig({ ...t.testDb.env, ...env(), REDIS_NAMESPACE: t.context.config.redis!.namespace, LOG_LEVEL: 'silent', SECRET: 'strata-test-secret-0123456789abcdef' }));
-    try {
-      assert.equal(other.schema.current.collections.articles!.fields.subtitle, undefined);
-      const res = await t.request({ method: 'POST', url: '/fields/articles', payload: { field: 'subtitle', type: 'string' } });
-      assert.equal(res.statusCode, 200, res.body);
-      const started = Date.now();
-      while (!other.schema.current.collections.articles!.fields.subtitle && Date.now() - started < 5_000) await wait(10);
-      assert.equal(other.schema.current.collections.articles!.fields.subtitle?.type, 'string');
-    } finally {
-      await other.close();
-    }
-  });
-});
+    it('shows a field created on one instance on the other one within seconds', async () => {
+      const other = await createAppContext(
+        readConfig({
+          ...t.testDb.env,
+          ...env(),
+          REDIS_NAMESPACE: t.context.config.redis!.namespace,
+          LOG_LEVEL: 'silent',
+          SECRET: 'strata-test-secret-0123456789abcdef',
+        }),
+      );
+      try {
+        assert.equal(other.schema.current.collections.articles!.fields.subtitle, undefined);
+        const res = await t.request({
+          method: 'POST',
+          url: '/fields/articles',
+          payload: { field: 'subtitle', type: 'string' },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        const started = Date.now();
+        while (!other.schema.current.collections.articles!.fields.subtitle && Date.now() - started < 5_000)
+          await wait(10);
+        assert.equal(other.schema.current.collections.articles!.fields.subtitle?.type, 'string');
+      } finally {
+        await other.close();
+      }
+    });
+  },
+);

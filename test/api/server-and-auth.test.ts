@@ -50,7 +50,12 @@ for (const client of testClients()) {
     });
 
     it('POST /auth/login returns a working access token and a refresh token', async () => {
-      const res = await t.request({ method: 'POST', url: '/auth/login', token: null, payload: { email: ADMIN.email, password: ADMIN.password } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        token: null,
+        payload: { email: ADMIN.email, password: ADMIN.password },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const { data } = json(res);
       assert.deepEqual(Object.keys(data).sort(), ['access_token', 'expires', 'refresh_token']);
@@ -72,12 +77,29 @@ for (const client of testClients()) {
         assert.equal(errorCode(res), 'INVALID_CREDENTIALS');
         assert.doesNotMatch(res.body, /stack|select|SQL/i);
       }
-      const missing = await t.request({ method: 'POST', url: '/auth/login', token: null, payload: { email: ADMIN.email } });
+      const missing = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        token: null,
+        payload: { email: ADMIN.email },
+      });
       assert.equal(missing.statusCode, 400);
       assert.equal(errorCode(missing), 'INVALID_PAYLOAD');
-      const badJson = await t.request({ method: 'POST', url: '/auth/login', token: null, payload: '{"email":', headers: { 'content-type': 'application/json' } });
+      const badJson = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        token: null,
+        payload: '{"email":',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(errorCode(badJson), 'INVALID_PAYLOAD');
-      const text = await t.request({ method: 'POST', url: '/auth/login', token: null, payload: 'email=x', headers: { 'content-type': 'text/plain' } });
+      const text = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        token: null,
+        payload: 'email=x',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(text.statusCode, 415);
       assert.equal(errorCode(text), 'UNSUPPORTED_MEDIA_TYPE');
     });
@@ -89,7 +111,9 @@ for (const client of testClients()) {
         await queryBuilder(broken.context.db).schema.dropTable('articles_tags');
         const res = await broken.request({ method: 'GET', url: '/items/articles_tags' });
         assert.equal(res.statusCode, 500);
-        assert.deepEqual(json(res), { errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+        assert.deepEqual(json(res), {
+          errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+        });
       } finally {
         await broken.close();
       }
@@ -115,8 +139,18 @@ for (const client of testClients()) {
     it('an expired access token answers 401 TOKEN_EXPIRED', async () => {
       const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '1s' } });
       try {
-        const login = json(await short.request({ method: 'POST', url: '/auth/login', token: null, payload: { email: ADMIN.email, password: ADMIN.password } }));
-        assert.equal((await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token })).statusCode, 200);
+        const login = json(
+          await short.request({
+            method: 'POST',
+            url: '/auth/login',
+            token: null,
+            payload: { email: ADMIN.email, password: ADMIN.password },
+          }),
+        );
+        assert.equal(
+          (await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token })).statusCode,
+          200,
+        );
         short.clock.advance(1_100);
         const res = await short.request({ method: 'GET', url: '/server/info', token: login.data.access_token });
         assert.equal(res.statusCode, 401);

@@ -26,7 +26,11 @@ function schemaStatements(client: DbClient): string[] {
     pg: `insert into timeout_texts (id, body) select i, repeat('a', 10000) from generate_series(1, ${ROWS}) i`,
     mysql: `insert into timeout_texts (id, body) with recursive c(x) as (select 1 union all select x + 1 from c where x < ${ROWS}) select x, repeat('a', 10000) from c`,
   }[client];
-  const key = { sqlite3: 'integer primary key autoincrement', pg: 'serial primary key', mysql: 'integer auto_increment primary key' }[client];
+  const key = {
+    sqlite3: 'integer primary key autoincrement',
+    pg: 'serial primary key',
+    mysql: 'integer auto_increment primary key',
+  }[client];
   const slowCount = `select count(*) from timeout_texts where body like '%${NEEDLE}%'`;
   const trigger = {
     sqlite3: [`create trigger timeout_children_check after insert on timeout_children begin ${slowCount}; end`],
@@ -34,7 +38,9 @@ function schemaStatements(client: DbClient): string[] {
       `create function timeout_children_check() returns trigger language plpgsql as $$ begin perform (${slowCount}); return new; end $$`,
       'create trigger timeout_children_check after insert on timeout_children for each row execute function timeout_children_check()',
     ],
-    mysql: [`create trigger timeout_children_check after insert on timeout_children for each row set @strata_slow = (${slowCount})`],
+    mysql: [
+      `create trigger timeout_children_check after insert on timeout_children for each row set @strata_slow = (${slowCount})`,
+    ],
   }[client];
   return [
     'create table timeout_texts (id integer primary key, body text)',
@@ -89,12 +95,20 @@ for (const client of testClients()) {
       const assertServing = async () => {
         const ping = await app.inject({ method: 'GET', url: '/server/ping' });
         assert.equal(ping.statusCode, 200, ping.body);
-        const read = await app.inject({ method: 'GET', url: '/items/timeout_texts?fields=id&sort=id&limit=2', headers });
+        const read = await app.inject({
+          method: 'GET',
+          url: '/items/timeout_texts?fields=id&sort=id&limit=2',
+          headers,
+        });
         assert.equal(read.statusCode, 200, read.body);
         assert.deepEqual(json(read).data, [{ id: 1 }, { id: 2 }]);
       };
       try {
-        const slowRead = await app.inject({ method: 'GET', url: `/items/timeout_texts?fields=id&filter[body][_contains]=${NEEDLE}`, headers });
+        const slowRead = await app.inject({
+          method: 'GET',
+          url: `/items/timeout_texts?fields=id&filter[body][_contains]=${NEEDLE}`,
+          headers,
+        });
         assertTimedOut(slowRead);
         await assertServing();
 
@@ -111,7 +125,12 @@ for (const client of testClients()) {
 
         if (writesBounded) {
           // The parent row is written first (m2o), then the child, whose trigger runs past the timeout.
-          const slowWrite = await app.inject({ method: 'POST', url: '/items/timeout_children', headers, payload: { note: 'slow', parent: { name: 'written first' } } });
+          const slowWrite = await app.inject({
+            method: 'POST',
+            url: '/items/timeout_children',
+            headers,
+            payload: { note: 'slow', parent: { name: 'written first' } },
+          });
           assertTimedOut(slowWrite);
           await assertServing();
           for (const collection of ['timeout_parents', 'timeout_children']) {
@@ -120,7 +139,12 @@ for (const client of testClients()) {
             assert.equal(Number(json(count).data[0].count), 0, `${collection}: ${count.body}`);
           }
           // A write under the timeout still goes through.
-          const parent = await app.inject({ method: 'POST', url: '/items/timeout_parents', headers, payload: { name: 'quick' } });
+          const parent = await app.inject({
+            method: 'POST',
+            url: '/items/timeout_parents',
+            headers,
+            payload: { name: 'quick' },
+          });
           assert.equal(parent.statusCode, 200, parent.body);
         }
       } finally {

@@ -18,24 +18,48 @@ for (const client of testClients()) {
 
     before(async () => {
       t = await startTestApp(client, { fixture: false });
-      appPolicy = await createPolicy(t, { name: 'App users', app_access: true, permissions: [{ collection: 'service_users', fields: 'id,email', permissions: { status: { _eq: 'active' } } }] });
+      appPolicy = await createPolicy(t, {
+        name: 'App users',
+        app_access: true,
+        permissions: [{ collection: 'service_users', fields: 'id,email', permissions: { status: { _eq: 'active' } } }],
+      });
       appUser = await createUserWithPolicies(t, [appPolicy], { email: 'app@example.com' });
-      plainUser = await createUserWithPolicies(t, [await createPolicy(t, { permissions: [] })], { email: 'plain@example.com' });
+      plainUser = await createUserWithPolicies(t, [await createPolicy(t, { permissions: [] })], {
+        email: 'plain@example.com',
+      });
     });
     after(async () => {
       await t?.close();
     });
 
     it('lets admins read users, roles and policies with the query language, secrets concealed', async () => {
-      const users = json(await get('/users?fields=email,role.name,password,token,tfa_secret&sort=email&filter[status][_eq]=active')).data;
-      assert.deepEqual(users[0], { email: 'admin@example.com', role: { name: 'Administrator' }, password: '**********', token: '**********', tfa_secret: null });
+      const users = json(
+        await get('/users?fields=email,role.name,password,token,tfa_secret&sort=email&filter[status][_eq]=active'),
+      ).data;
+      assert.deepEqual(users[0], {
+        email: 'admin@example.com',
+        role: { name: 'Administrator' },
+        password: '**********',
+        token: '**********',
+        tfa_secret: null,
+      });
       assert.equal(users.length, 3);
       const roles = json(await get('/roles?fields=name,users.email&filter[name][_eq]=Administrator')).data;
       assert.deepEqual(roles, [{ name: 'Administrator', users: [{ email: ADMIN.email }] }]);
-      const policy = json(await get(`/policies/${appPolicy}?fields=name,app_access,permissions.collection,permissions.fields`)).data;
-      assert.deepEqual(policy, { name: 'App users', app_access: true, permissions: [{ collection: 'service_users', fields: ['id', 'email'] }] });
+      const policy = json(
+        await get(`/policies/${appPolicy}?fields=name,app_access,permissions.collection,permissions.fields`),
+      ).data;
+      assert.deepEqual(policy, {
+        name: 'App users',
+        app_access: true,
+        permissions: [{ collection: 'service_users', fields: ['id', 'email'] }],
+      });
       assert.equal(json(await get('/settings?fields=project_name')).data.project_name, 'Strata');
-      assert.deepEqual(json(await get('/policies/me/globals')).data, { app_access: true, admin_access: true, enforce_tfa: false });
+      assert.deepEqual(json(await get('/policies/me/globals')).data, {
+        app_access: true,
+        admin_access: true,
+        enforce_tfa: false,
+      });
     });
 
     it('gives app users their own user, roles, policies and permissions, and nothing of others', async () => {
@@ -45,20 +69,60 @@ for (const client of testClients()) {
       assert.ok(!('password' in me) && !('token' in me));
       // The policy's own rule adds id and email of every active user on top of the built-in own-user access.
       const users = json(await get('/users?fields=id,email&sort=email', appUser.token)).data;
-      assert.deepEqual(users.map((u: { email: string }) => u.email), ['admin@example.com', 'app@example.com', 'plain@example.com']);
+      assert.deepEqual(
+        users.map((u: { email: string }) => u.email),
+        ['admin@example.com', 'app@example.com', 'plain@example.com'],
+      );
       const admin = json(await get(`/users?fields=email,title&filter[email][_eq]=${ADMIN.email}`, appUser.token)).data;
       assert.deepEqual(admin, [{ email: ADMIN.email, title: null }]);
       assert.deepEqual(json(await get('/roles/me?fields=id', appUser.token)).data, [{ id: appUser.role }]);
       assert.deepEqual(json(await get('/policies?fields=name', appUser.token)).data, [{ name: 'App users' }]);
-      assert.deepEqual(json(await get('/policies/me/globals', appUser.token)).data, { app_access: true, admin_access: false, enforce_tfa: false });
+      assert.deepEqual(json(await get('/policies/me/globals', appUser.token)).data, {
+        app_access: true,
+        admin_access: false,
+        enforce_tfa: false,
+      });
       const permissions = json(await get('/permissions/me', appUser.token)).data;
-      assert.deepEqual(permissions.service_users.read, { access: 'partial', fields: ['id', 'email', 'first_name', 'last_name', 'location', 'title', 'description', 'tags', 'avatar', 'language', 'tfa_secret', 'status', 'role', 'last_access', 'last_page', 'provider', 'email_notifications', 'appearance', 'theme_dark', 'theme_light', 'policies'], presets: {} });
+      assert.deepEqual(permissions.service_users.read, {
+        access: 'partial',
+        fields: [
+          'id',
+          'email',
+          'first_name',
+          'last_name',
+          'location',
+          'title',
+          'description',
+          'tags',
+          'avatar',
+          'language',
+          'tfa_secret',
+          'status',
+          'role',
+          'last_access',
+          'last_page',
+          'provider',
+          'email_notifications',
+          'appearance',
+          'theme_dark',
+          'theme_light',
+          'policies',
+        ],
+        presets: {},
+      });
       // The built-in update rule: the caller's own profile fields, nothing that grants access.
       assert.equal(permissions.service_users.update.access, 'partial');
       assert.ok(permissions.service_users.update.fields.includes('first_name'));
-      assert.ok(!['role', 'status', 'policies', 'token', 'tfa_secret'].some((f) => permissions.service_users.update.fields.includes(f)));
+      assert.ok(
+        !['role', 'status', 'policies', 'token', 'tfa_secret'].some((f) =>
+          permissions.service_users.update.fields.includes(f),
+        ),
+      );
       assert.deepEqual(permissions.service_users.delete, { access: 'none' });
-      assert.equal(errorCode(await get('/access?fields=id&filter[role][_eq]=00000000-0000-0000-0000-000000000000', appUser.token)), undefined);
+      assert.equal(
+        errorCode(await get('/access?fields=id&filter[role][_eq]=00000000-0000-0000-0000-000000000000', appUser.token)),
+        undefined,
+      );
       assert.equal(errorCode(await get('/settings', appUser.token)), undefined);
     });
 
@@ -66,12 +130,20 @@ for (const client of testClients()) {
       assert.equal(errorCode(await get('/users/me', plainUser.token)), 'FORBIDDEN');
       assert.equal(errorCode(await get('/roles', plainUser.token)), 'FORBIDDEN');
       assert.deepEqual(json(await get('/permissions/me', plainUser.token)).data, {});
-      assert.deepEqual(json(await get('/policies/me/globals', plainUser.token)).data, { app_access: false, admin_access: false, enforce_tfa: false });
+      assert.deepEqual(json(await get('/policies/me/globals', plainUser.token)).data, {
+        app_access: false,
+        admin_access: false,
+        enforce_tfa: false,
+      });
       const anonymous = await get('/users/me', null);
       assert.equal(anonymous.statusCode, 401);
       assert.equal(errorCode(anonymous), 'INVALID_CREDENTIALS');
       assert.equal(errorCode(await get('/users', null)), 'FORBIDDEN');
-      assert.deepEqual(json(await get('/policies/me/globals', null)).data, { app_access: false, admin_access: false, enforce_tfa: false });
+      assert.deepEqual(json(await get('/policies/me/globals', null)).data, {
+        app_access: false,
+        admin_access: false,
+        enforce_tfa: false,
+      });
     });
   });
 }

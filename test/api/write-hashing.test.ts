@@ -52,8 +52,18 @@ for (const client of testClients()) {
         permissions: [
           { collection: 'service_roles', action: 'create', fields: 'id,name,users' },
           { collection: 'service_roles', action: 'read', fields: 'id,name' },
-          { collection: 'service_users', action: 'create', fields: 'id,email,role', presets: { password: 'preset-Passw0rd', status: 'active' } },
-          { collection: 'service_users', action: 'update', fields: 'email,role', presets: { password: 'update-Passw0rd' } },
+          {
+            collection: 'service_users',
+            action: 'create',
+            fields: 'id,email,role',
+            presets: { password: 'preset-Passw0rd', status: 'active' },
+          },
+          {
+            collection: 'service_users',
+            action: 'update',
+            fields: 'email,role',
+            presets: { password: 'update-Passw0rd' },
+          },
         ],
       });
       ({ token } = await createUserWithPolicies(t, [policy]));
@@ -66,9 +76,24 @@ for (const client of testClients()) {
       hashedDuring.length = 0;
       const accountability = await admin();
       const user = randomUUID();
-      await writer.create(await writer.open('service_users', 'create', accountability, SYSTEM), [{ id: user, email: 'hash-1@example.com', password: 'first-Passw0rd' }], false, { fields: ['id'] });
-      await writer.create(await writer.open('service_roles', 'create', accountability, SYSTEM), [{ name: 'hashing', users: [{ id: user, password: 'second-Passw0rd' }] }], false, { fields: ['id'] });
-      await writer.updateOne(await writer.open('service_users', 'update', accountability, SYSTEM), user, { password: 'third-Passw0rd' }, { fields: ['id'] });
+      await writer.create(
+        await writer.open('service_users', 'create', accountability, SYSTEM),
+        [{ id: user, email: 'hash-1@example.com', password: 'first-Passw0rd' }],
+        false,
+        { fields: ['id'] },
+      );
+      await writer.create(
+        await writer.open('service_roles', 'create', accountability, SYSTEM),
+        [{ name: 'hashing', users: [{ id: user, password: 'second-Passw0rd' }] }],
+        false,
+        { fields: ['id'] },
+      );
+      await writer.updateOne(
+        await writer.open('service_users', 'update', accountability, SYSTEM),
+        user,
+        { password: 'third-Passw0rd' },
+        { fields: ['id'] },
+      );
       assert.deepEqual(hashedDuring, [0, 0, 0]);
       const stored = await queryBuilder(t.context.db)('service_users').where({ id: user }).first();
       assert.equal(await verifyPassword(String(stored.password), 'third-Passw0rd'), true);
@@ -78,7 +103,12 @@ for (const client of testClients()) {
       hashedDuring.length = 0;
       const accountability = await t.context.accountability.resolve(token, null);
       const user = randomUUID();
-      await writer.create(await writer.open('service_roles', 'create', accountability, SYSTEM), [{ name: 'nested', users: [{ id: user, email: 'hash-2@example.com' }] }], false, { fields: ['id'] });
+      await writer.create(
+        await writer.open('service_roles', 'create', accountability, SYSTEM),
+        [{ name: 'nested', users: [{ id: user, email: 'hash-2@example.com' }] }],
+        false,
+        { fields: ['id'] },
+      );
       // One hash per preset (create and update rules), both made with no transaction open.
       assert.deepEqual(hashedDuring, [0, 0]);
       const stored = await queryBuilder(t.context.db)('service_users').where({ id: user }).first();

@@ -24,7 +24,14 @@ for (const client of testClients()) {
     let reader: { id: string; token: string };
 
     const send = (token: string, method: 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
-      t.request({ method, url, token, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+      t.request({
+        method,
+        url,
+        token,
+        ...(body === undefined
+          ? {}
+          : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      });
     const ok = async (token: string, method: 'POST' | 'PATCH', url: string, body: unknown) => {
       const response = await send(token, method, url, body);
       assert.equal(response.statusCode, 200, response.body);
@@ -34,15 +41,26 @@ for (const client of testClients()) {
       const found = await queryBuilder(t.context.db)(table).where({ id }).first();
       return found ? { ...found } : undefined;
     };
-    const count = async (table: string, where: Row = {}) => Number((await queryBuilder(t.context.db)(table).where(where).count({ n: '*' }))[0]!.n);
+    const count = async (table: string, where: Row = {}) =>
+      Number((await queryBuilder(t.context.db)(table).where(where).count({ n: '*' }))[0]!.n);
 
     before(async () => {
       t = await startTestApp(client, { relations: true });
       const own = await createPolicy(t, {
         permissions: [
           { collection: 'articles', action: 'read', fields: '*', permissions: { uid: { _eq: '$CURRENT_USER' } } },
-          { collection: 'articles', action: 'create', fields: 'title,body,rating,tags', presets: { uid: '$CURRENT_USER', status: 'draft' } },
-          { collection: 'articles', action: 'update', fields: 'title,body,rating', permissions: { uid: { _eq: '$CURRENT_USER' } } },
+          {
+            collection: 'articles',
+            action: 'create',
+            fields: 'title,body,rating,tags',
+            presets: { uid: '$CURRENT_USER', status: 'draft' },
+          },
+          {
+            collection: 'articles',
+            action: 'update',
+            fields: 'title,body,rating',
+            permissions: { uid: { _eq: '$CURRENT_USER' } },
+          },
           { collection: 'articles', action: 'delete', permissions: { uid: { _eq: '$CURRENT_USER' } } },
           { collection: 'articles_tags', action: 'create', fields: '*' },
           { collection: 'articles_tags', action: 'read', fields: '*' },
@@ -61,7 +79,13 @@ for (const client of testClients()) {
             presets: { status: 'draft', publish_date: '$NOW' },
             validation: { rating: { _lte: 5 } },
           },
-          { collection: 'articles', action: 'update', fields: 'title,status,author', permissions: { status: { _in: ['draft', 'review'] } }, validation: { status: { _in: ['draft', 'review'] } } },
+          {
+            collection: 'articles',
+            action: 'update',
+            fields: 'title,status,author',
+            permissions: { status: { _in: ['draft', 'review'] } },
+            validation: { status: { _in: ['draft', 'review'] } },
+          },
           { collection: 'authors', action: 'read', fields: '*' },
           { collection: 'authors', action: 'update', fields: 'articles' },
           { collection: 'authors', action: 'create', fields: 'name', presets: { bio: '$CURRENT_USER.email' } },
@@ -69,20 +93,39 @@ for (const client of testClients()) {
       });
       // A second policy adds a field and a validation rule of its own: fields are unioned, validations all apply.
       const review = await createPolicy(t, {
-        permissions: [{ collection: 'articles', action: 'create', fields: 'body', validation: { _and: [{ title: { _nempty: true } }] } }],
+        permissions: [
+          {
+            collection: 'articles',
+            action: 'create',
+            fields: 'body',
+            validation: { _and: [{ title: { _nempty: true } }] },
+          },
+        ],
       });
       editor = await createUserWithPolicies(t, [edit, review], { email: 'editor@example.com' });
       const link = await createPolicy(t, {
         permissions: [
           { collection: 'articles', action: 'read', fields: '*' },
-          { collection: 'articles', action: 'update', fields: 'author,title', permissions: { author: { email: { _eq: '$CURRENT_USER.email' } } } },
+          {
+            collection: 'articles',
+            action: 'update',
+            fields: 'author,title',
+            permissions: { author: { email: { _eq: '$CURRENT_USER.email' } } },
+          },
           { collection: 'authors', action: 'read', fields: '*' },
           { collection: 'authors', action: 'create', fields: 'name,articles' },
-          { collection: 'authors', action: 'update', fields: 'articles', permissions: { email: { _eq: '$CURRENT_USER.email' } } },
+          {
+            collection: 'authors',
+            action: 'update',
+            fields: 'articles',
+            permissions: { email: { _eq: '$CURRENT_USER.email' } },
+          },
         ],
       });
       linker = await createUserWithPolicies(t, [link], { email: 'ada@example.com' });
-      reader = await createUserWithPolicies(t, [await createPolicy(t, { permissions: [{ collection: 'articles', fields: '*' }] })]);
+      reader = await createUserWithPolicies(t, [
+        await createPolicy(t, { permissions: [{ collection: 'articles', fields: '*' }] }),
+      ]);
     });
     after(async () => {
       await t?.close();
@@ -107,8 +150,19 @@ for (const client of testClients()) {
       // The same answer without a request, for front ends listing what may be written.
       const caller = await t.context.accountability.resolve(editor.token, null);
       const permissions = await t.context.access.permissionsOf(caller);
-      const can = (collection: string, action: 'create' | 'update' | 'delete') => t.context.writer.canWrite(collection, action, caller, permissions);
-      assert.deepEqual([can('articles', 'create'), can('articles', 'update'), can('articles', 'delete'), can('tags', 'create'), can('service_users', 'update'), can('nope', 'create')], [true, true, false, false, false, false]);
+      const can = (collection: string, action: 'create' | 'update' | 'delete') =>
+        t.context.writer.canWrite(collection, action, caller, permissions);
+      assert.deepEqual(
+        [
+          can('articles', 'create'),
+          can('articles', 'update'),
+          can('articles', 'delete'),
+          can('tags', 'create'),
+          can('service_users', 'update'),
+          can('nope', 'create'),
+        ],
+        [true, true, false, false, false, false],
+      );
       assert.equal((await row('articles', 1))!.title, 'Hello World');
       assert.equal(await count('articles', { id: 3 }), 1);
     });
@@ -121,7 +175,10 @@ for (const client of testClients()) {
       assert.equal(forbidden.body, unknown.body.split('nope').join('slug'));
       assert.match(json(forbidden).errors[0].message, /field "slug" in collection "articles"/);
       // A preset's field need not be writable: uid and status are not in the owner's create fields.
-      assert.equal(errorCode(await send(owner.token, 'POST', '/items/articles', { title: 'Mine', status: 'published' })), 'FORBIDDEN');
+      assert.equal(
+        errorCode(await send(owner.token, 'POST', '/items/articles', { title: 'Mine', status: 'published' })),
+        'FORBIDDEN',
+      );
       assert.equal(errorCode(await send(editor.token, 'PATCH', '/items/articles/3', { rating: 1 })), 'FORBIDDEN');
       assert.equal(await count('articles'), before);
     });
@@ -129,19 +186,31 @@ for (const client of testClients()) {
     it('merges presets under the payload, with $CURRENT_USER, $NOW and $CURRENT_USER.<path> resolved', async () => {
       const mine = await ok(owner.token, 'POST', '/items/articles?fields=id,uid,status,title', { title: 'Owned' });
       assert.deepEqual({ ...mine, id: undefined }, { id: undefined, uid: owner.id, status: 'draft', title: 'Owned' });
-      const drafted = await ok(editor.token, 'POST', '/items/articles?fields=id,status,publish_date,body', { title: 'Edited', body: 'Text' });
+      const drafted = await ok(editor.token, 'POST', '/items/articles?fields=id,status,publish_date,body', {
+        title: 'Edited',
+        body: 'Text',
+      });
       assert.equal(drafted.status, 'draft');
       assert.equal(drafted.body, 'Text');
       assert.ok(Math.abs(Date.parse(drafted.publish_date) - Date.now()) < 2 * 86_400_000, drafted.publish_date);
-      const chosen = await ok(editor.token, 'POST', '/items/articles?fields=status', { title: 'In review', status: 'review' });
+      const chosen = await ok(editor.token, 'POST', '/items/articles?fields=status', {
+        title: 'In review',
+        status: 'review',
+      });
       assert.equal(chosen.status, 'review');
-      const nested = await ok(editor.token, 'POST', '/items/articles?fields=id,author.name,author.bio', { title: 'With author', author: { name: 'Nested' } });
+      const nested = await ok(editor.token, 'POST', '/items/articles?fields=id,author.name,author.bio', {
+        title: 'With author',
+        author: { name: 'Nested' },
+      });
       assert.deepEqual(nested.author, { name: 'Nested', bio: 'editor@example.com' });
     });
 
     it('answers failed validation rules with FAILED_VALIDATION naming field, type, limit and path', async () => {
       const before = await count('articles');
-      const high = await send(editor.token, 'POST', '/items/articles', [{ title: 'Fine', rating: 5 }, { title: 'Too high', rating: 9 }]);
+      const high = await send(editor.token, 'POST', '/items/articles', [
+        { title: 'Fine', rating: 5 },
+        { title: 'Too high', rating: 9 },
+      ]);
       assert.equal(high.statusCode, 400, high.body);
       assert.deepEqual(json(high).errors, [
         {
@@ -150,10 +219,19 @@ for (const client of testClients()) {
         },
       ]);
       const both = json(await send(editor.token, 'POST', '/items/articles', { title: '', rating: 6 })).errors;
-      assert.deepEqual(both.map((e: { extensions: Row }) => [e.extensions.field, e.extensions.type]).sort(), [['rating', 'lte'], ['title', 'nempty']]);
+      assert.deepEqual(both.map((e: { extensions: Row }) => [e.extensions.field, e.extensions.type]).sort(), [
+        ['rating', 'lte'],
+        ['title', 'nempty'],
+      ]);
       const status = await send(editor.token, 'PATCH', '/items/articles/3', { status: 'published' });
       assert.equal(status.statusCode, 400);
-      assert.deepEqual(json(status).errors[0].extensions, { code: 'FAILED_VALIDATION', field: 'status', path: [], type: 'in', valid: ['draft', 'review'] });
+      assert.deepEqual(json(status).errors[0].extensions, {
+        code: 'FAILED_VALIDATION',
+        field: 'status',
+        path: [],
+        type: 'in',
+        valid: ['draft', 'review'],
+      });
       assert.equal(await count('articles'), before);
       assert.equal((await row('articles', 3))!.status, 'draft');
     });
@@ -165,18 +243,33 @@ for (const client of testClients()) {
       const hidden = await send(owner.token, 'PATCH', `/items/articles/${theirs}`, { title: 'x' });
       assert.equal(hidden.statusCode, 403);
       assert.equal(hidden.body, missing.body);
-      const batch = await send(owner.token, 'PATCH', '/items/articles', [{ id: mine, title: 'Changed' }, { id: theirs, title: 'Changed' }]);
+      const batch = await send(owner.token, 'PATCH', '/items/articles', [
+        { id: mine, title: 'Changed' },
+        { id: theirs, title: 'Changed' },
+      ]);
       assert.equal(batch.body, missing.body);
       const keys = await send(owner.token, 'PATCH', '/items/articles', { keys: [mine, theirs], data: { rating: 2 } });
       assert.equal(keys.body, missing.body);
       assert.equal((await row('articles', mine))!.title, 'Mine to change');
       assert.equal((await row('articles', theirs))!.title, 'Not yours');
       // Update by query reads its keys under the read rules: only the owner's rows are touched.
-      const byQuery = await ok(owner.token, 'PATCH', '/items/articles?fields=id', { query: { filter: { id: { _in: [mine, theirs] } } }, data: { rating: 1 } });
-      assert.deepEqual(byQuery.map((r: Row) => r.id), [mine]);
-      assert.equal((await ok(owner.token, 'PATCH', `/items/articles/${mine}?fields=title`, { title: 'Changed' })).title, 'Changed');
+      const byQuery = await ok(owner.token, 'PATCH', '/items/articles?fields=id', {
+        query: { filter: { id: { _in: [mine, theirs] } } },
+        data: { rating: 1 },
+      });
+      assert.deepEqual(
+        byQuery.map((r: Row) => r.id),
+        [mine],
+      );
+      assert.equal(
+        (await ok(owner.token, 'PATCH', `/items/articles/${mine}?fields=title`, { title: 'Changed' })).title,
+        'Changed',
+      );
       // The editor may update drafts only; a published row is refused like a missing one.
-      assert.equal((await send(editor.token, 'PATCH', '/items/articles/1', { title: 'x' })).body, (await send(editor.token, 'PATCH', '/items/articles/99999', { title: 'x' })).body);
+      assert.equal(
+        (await send(editor.token, 'PATCH', '/items/articles/1', { title: 'x' })).body,
+        (await send(editor.token, 'PATCH', '/items/articles/99999', { title: 'x' })).body,
+      );
       const deleteMissing = await send(owner.token, 'DELETE', '/items/articles/99999');
       const deleteHidden = await send(owner.token, 'DELETE', `/items/articles/${theirs}`);
       assert.equal(deleteHidden.statusCode, 403);
@@ -190,7 +283,10 @@ for (const client of testClients()) {
 
     it('checks relational item rules ($CURRENT_USER.<path>) on the rows as they are before the write', async () => {
       // Article 1 and 2 belong to Ada (ada@example.com, the linker's email); 4 to Alan.
-      assert.equal((await ok(linker.token, 'PATCH', '/items/articles/2?fields=title', { title: 'Second, edited' })).title, 'Second, edited');
+      assert.equal(
+        (await ok(linker.token, 'PATCH', '/items/articles/2?fields=title', { title: 'Second, edited' })).title,
+        'Second, edited',
+      );
       const alans = await send(linker.token, 'PATCH', '/items/articles/4', { title: 'x' });
       assert.equal(alans.statusCode, 403);
       assert.equal(alans.body, (await send(linker.token, 'PATCH', '/items/articles/99999', { title: 'x' })).body);
@@ -201,18 +297,45 @@ for (const client of testClients()) {
       const authors = await count('authors');
       // A nested create is checked against the related collection's create fields; a nested object naming an existing
       // key is an update, which the editor may not do on authors.
-      assert.equal(errorCode(await send(editor.token, 'POST', '/items/articles', { title: 'Nested', author: { name: 'A', email: 'a@example.com' } })), 'FORBIDDEN');
-      assert.equal(errorCode(await send(editor.token, 'POST', '/items/articles', { title: 'Nested', author: { id: 1, name: 'Renamed' } })), 'FORBIDDEN');
+      assert.equal(
+        errorCode(
+          await send(editor.token, 'POST', '/items/articles', {
+            title: 'Nested',
+            author: { name: 'A', email: 'a@example.com' },
+          }),
+        ),
+        'FORBIDDEN',
+      );
+      assert.equal(
+        errorCode(
+          await send(editor.token, 'POST', '/items/articles', { title: 'Nested', author: { id: 1, name: 'Renamed' } }),
+        ),
+        'FORBIDDEN',
+      );
       assert.equal((await row('authors', 1))!.name, 'Ada Lovelace');
       assert.equal(await count('authors'), authors);
       // m2m: the owner may create junction rows and link existing tags.
-      const tagged = await ok(owner.token, 'POST', '/items/articles?fields=id,tags.tags_id', { title: 'Tagged', tags: [{ tags_id: 1 }, { tags_id: 2 }] });
+      const tagged = await ok(owner.token, 'POST', '/items/articles?fields=id,tags.tags_id', {
+        title: 'Tagged',
+        tags: [{ tags_id: 1 }, { tags_id: 2 }],
+      });
       assert.deepEqual(tagged.tags.map((r: Row) => r.tags_id).sort(), [1, 2]);
       // ...but not create tags.
-      assert.equal(errorCode(await send(owner.token, 'POST', '/items/articles', { title: 'New tag', tags: [{ tags_id: { name: 'brand new' } }] })), 'FORBIDDEN');
+      assert.equal(
+        errorCode(
+          await send(owner.token, 'POST', '/items/articles', {
+            title: 'New tag',
+            tags: [{ tags_id: { name: 'brand new' } }],
+          }),
+        ),
+        'FORBIDDEN',
+      );
       assert.equal(await count('tags', { name: 'brand new' }), 0);
       // Linking an existing article by key updates its foreign key: the linker's update rule must hold on it.
-      const linked = await ok(linker.token, 'POST', '/items/authors?fields=id,articles', { name: 'Ada II', articles: [1] });
+      const linked = await ok(linker.token, 'POST', '/items/authors?fields=id,articles', {
+        name: 'Ada II',
+        articles: [1],
+      });
       assert.deepEqual(linked.articles, [1]);
       const before = await count('authors');
       const refused = await send(linker.token, 'POST', '/items/authors', { name: 'Alan II', articles: [4] });
@@ -220,7 +343,11 @@ for (const client of testClients()) {
       assert.equal(await count('authors'), before);
       assert.equal(Number((await row('articles', 4))!.author), 2);
       // A nested update must match the update rule too.
-      assert.equal((await send(linker.token, 'PATCH', '/items/authors/1', { articles: { update: [{ id: 4, title: 'x' }] } })).statusCode, 403);
+      assert.equal(
+        (await send(linker.token, 'PATCH', '/items/authors/1', { articles: { update: [{ id: 4, title: 'x' }] } }))
+          .statusCode,
+        403,
+      );
       assert.equal((await send(linker.token, 'PATCH', '/items/authors/2', { articles: [4] })).statusCode, 403);
       // Deselecting (nullify) is an update of the dropped row: article 2 is Ada's, so it may be unlinked.
       const kept = await ok(linker.token, 'PATCH', '/items/authors/1?fields=articles', { articles: [] });
@@ -237,7 +364,12 @@ for (const client of testClients()) {
 
     it('lets the Public policy create what it grants, answering 204 when it may not read the item back', async () => {
       await grantPublic(t, [{ collection: 'tags', action: 'create', fields: 'name', presets: { name: 'anonymous' } }]);
-      const created = await t.request({ method: 'POST', url: '/items/tags', token: null, payload: { name: 'from the public' } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/items/tags',
+        token: null,
+        payload: { name: 'from the public' },
+      });
       assert.equal(created.statusCode, 204, created.body);
       assert.equal(created.body, '');
       assert.equal(await count('tags', { name: 'from the public' }), 1);
@@ -247,7 +379,11 @@ for (const client of testClients()) {
     });
 
     it('keeps admins unrestricted', async () => {
-      const created = await ok(ADMIN.token, 'POST', '/items/articles?fields=id,status,uid', { title: 'Admin', status: 'published', slug: 'admin-slug' });
+      const created = await ok(ADMIN.token, 'POST', '/items/articles?fields=id,status,uid', {
+        title: 'Admin',
+        status: 'published',
+        slug: 'admin-slug',
+      });
       assert.deepEqual({ status: created.status, uid: created.uid }, { status: 'published', uid: null });
     });
   });

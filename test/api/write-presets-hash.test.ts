@@ -22,7 +22,12 @@ for (const client of testClients()) {
         permissions: [
           { collection: 'service_roles', action: 'create', fields: 'id,name,users' },
           { collection: 'service_roles', action: 'read', fields: 'id,name' },
-          { collection: 'service_users', action: 'create', fields: 'id,email,role', presets: { password: 'preset-Passw0rd', status: 'active' } },
+          {
+            collection: 'service_users',
+            action: 'create',
+            fields: 'id,email,role',
+            presets: { password: 'preset-Passw0rd', status: 'active' },
+          },
         ],
       });
       ({ token } = await createUserWithPolicies(t, [policy]));

@@ -26,7 +26,11 @@ async function renderedTags(browser: Browser, url: string): Promise<{ tags: stri
     // Swagger UI renders the sections a few at a time: wait until every tag of the loaded document has its heading.
     await page.waitForFunction(
       () => {
-        const ui = (window as unknown as { ui?: { specSelectors: { loadingStatus(): string; taggedOperations(): { size: number } } } }).ui;
+        const ui = (
+          window as unknown as {
+            ui?: { specSelectors: { loadingStatus(): string; taggedOperations(): { size: number } } };
+          }
+        ).ui;
         if (!ui || ui.specSelectors.loadingStatus() !== 'success') return false;
         const count = document.querySelectorAll('h3.opblock-tag').length;
         return count > 0 && count === ui.specSelectors.taggedOperations().size;
@@ -34,7 +38,9 @@ async function renderedTags(browser: Browser, url: string): Promise<{ tags: stri
       undefined,
       { timeout: 30_000 },
     );
-    const tags = await page.$$eval('h3.opblock-tag', (nodes) => nodes.map((node) => node.getAttribute('data-tag') ?? ''));
+    const tags = await page.$$eval('h3.opblock-tag', (nodes) =>
+      nodes.map((node) => node.getAttribute('data-tag') ?? ''),
+    );
     return { tags, external };
   } finally {
     await page.close();
@@ -83,20 +89,37 @@ for (const client of testClients()) {
         const response = await off.request({ method: 'GET', url: '/docs', token: null });
         assert.equal(response.statusCode, 404);
         assert.equal(errorCode(response), 'ROUTE_NOT_FOUND');
-        assert.equal((await off.request({ method: 'GET', url: '/server/specs/oas' })).statusCode, 200, 'the document stays');
+        assert.equal(
+          (await off.request({ method: 'GET', url: '/server/specs/oas' })).statusCode,
+          200,
+          'the document stays',
+        );
       } finally {
         await off.close();
       }
     });
 
-    it('renders the caller’s collections in Chromium', { skip: CHROMIUM ? false : 'no chromium on PATH (apt-get install chromium)' }, async () => {
-      const admin = await renderedTags(browser!, `${base}/docs?access_token=${ADMIN.token}`);
-      for (const tag of ['ItemsArticles', 'ItemsAuthors', 'ItemsTags', 'ItemsPagesSections', 'Users', 'Authentication']) assert.ok(admin.tags.includes(tag), `${tag} in ${admin.tags.join(', ')}`);
-      assert.deepEqual(admin.external, [], 'nothing is fetched from another host');
+    it(
+      'renders the caller’s collections in Chromium',
+      { skip: CHROMIUM ? false : 'no chromium on PATH (apt-get install chromium)' },
+      async () => {
+        const admin = await renderedTags(browser!, `${base}/docs?access_token=${ADMIN.token}`);
+        for (const tag of [
+          'ItemsArticles',
+          'ItemsAuthors',
+          'ItemsTags',
+          'ItemsPagesSections',
+          'Users',
+          'Authentication',
+        ])
+          assert.ok(admin.tags.includes(tag), `${tag} in ${admin.tags.join(', ')}`);
+        assert.deepEqual(admin.external, [], 'nothing is fetched from another host');
 
-      const anonymous = await renderedTags(browser!, `${base}/docs`);
-      assert.ok(anonymous.tags.includes('ItemsTags'), anonymous.tags.join(', '));
-      for (const hidden of ['ItemsArticles', 'ItemsAuthors', 'Users']) assert.ok(!anonymous.tags.includes(hidden), hidden);
-    });
+        const anonymous = await renderedTags(browser!, `${base}/docs`);
+        assert.ok(anonymous.tags.includes('ItemsTags'), anonymous.tags.join(', '));
+        for (const hidden of ['ItemsArticles', 'ItemsAuthors', 'Users'])
+          assert.ok(!anonymous.tags.includes(hidden), hidden);
+      },
+    );
   });
 }

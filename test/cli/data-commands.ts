@@ -14,7 +14,9 @@ import { clientLabel, createTestDatabase, type TestDb } from '../helpers/test-db
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // `npm test` bundles the CLI once (STRATA_TEST_CLI); run alone, the test spawns it through tsx.
-const CLI = process.env.STRATA_TEST_CLI ? [process.env.STRATA_TEST_CLI] : ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
+const CLI = process.env.STRATA_TEST_CLI
+  ? [process.env.STRATA_TEST_CLI]
+  : ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
 
 /** The suite for one database; data-commands-<database>.test.ts run it, side by side (each spawns the CLI ~25 times). */
 export function dataCommandsSuite(client: DbClient): void {
@@ -25,7 +27,13 @@ export function dataCommandsSuite(client: DbClient): void {
     const cli = (args: string[], target: TestDb = db) =>
       spawnSync(process.execPath, [...CLI, ...args], {
         cwd: dir,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...target.env, ADMIN_PASSWORD: 'cli-admin-password', LOG_LEVEL: 'silent' },
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          ...target.env,
+          ADMIN_PASSWORD: 'cli-admin-password',
+          LOG_LEVEL: 'silent',
+        },
         encoding: 'utf8',
         timeout: 60_000,
       });
@@ -43,7 +51,20 @@ export function dataCommandsSuite(client: DbClient): void {
     it('--help lists every command; usage errors exit 2', () => {
       const help = cli(['--help']);
       assert.equal(help.status, 0);
-      for (const name of ['bootstrap', 'start', 'types', 'schema', 'import', 'export', 'users', 'roles', 'schema apply', 'users passwd', 'roles create']) assert.ok(help.stdout.includes(name), name);
+      for (const name of [
+        'bootstrap',
+        'start',
+        'types',
+        'schema',
+        'import',
+        'export',
+        'users',
+        'roles',
+        'schema apply',
+        'users passwd',
+        'roles create',
+      ])
+        assert.ok(help.stdout.includes(name), name);
       assert.equal(cli(['frobnicate']).status, 2);
       assert.equal(cli(['users', 'create', '--email', 'x@example.com']).status, 2);
       assert.equal(cli(['export', 'articles', '--format', 'pdf']).status, 2);
@@ -53,14 +74,33 @@ export function dataCommandsSuite(client: DbClient): void {
       const role = cli(['roles', 'create', '--name', 'Editors', '--app', '--json']);
       assert.equal(role.status, 0, role.stderr);
       assert.equal(JSON.parse(role.stdout).name, 'Editors');
-      const created = cli(['users', 'create', '--email', 'ed@example.com', '--password', 'first-password', '--role', 'Editors', '--json']);
+      const created = cli([
+        'users',
+        'create',
+        '--email',
+        'ed@example.com',
+        '--password',
+        'first-password',
+        '--role',
+        'Editors',
+        '--json',
+      ]);
       assert.equal(created.status, 0, created.stderr);
       assert.equal(JSON.parse(created.stdout).email, 'ed@example.com');
       assert.equal(cli(['users', 'create', '--email', 'ed@example.com', '--password', 'x-password']).status, 4);
-      assert.equal(cli(['users', 'create', '--email', 'no@example.com', '--password', 'x-password', '--role', 'Nobody']).status, 3);
+      assert.equal(
+        cli(['users', 'create', '--email', 'no@example.com', '--password', 'x-password', '--role', 'Nobody']).status,
+        3,
+      );
       const list = cli(['users', 'list', '--json']);
       const users = JSON.parse(list.stdout) as { email: string; role: { name: string } | null }[];
-      assert.deepEqual(users.map((u) => [u.email, u.role?.name]), [['admin@example.com', 'Administrator'], ['ed@example.com', 'Editors']]);
+      assert.deepEqual(
+        users.map((u) => [u.email, u.role?.name]),
+        [
+          ['admin@example.com', 'Administrator'],
+          ['ed@example.com', 'Editors'],
+        ],
+      );
       assert.match(cli(['users', 'list']).stdout, /ed@example\.com\tactive\tEditors/);
       assert.equal(cli(['users', 'passwd', '--email', 'ed@example.com', '--password', 'second-password']).status, 0);
       assert.equal(cli(['users', 'passwd', '--email', 'nobody@example.com', '--password', 'x']).status, 3);
@@ -72,7 +112,16 @@ export function dataCommandsSuite(client: DbClient): void {
       assert.equal(exported.status, 0, exported.stderr);
       assert.equal(JSON.parse(exported.stdout).rows, 4);
       assert.equal(readFileSync(out, 'utf8'), 'name\r\nscience\r\nhistory\r\ncomputing\r\nunused\r\n');
-      const stdout = cli(['export', 'articles', '--format', 'ndjson', '--fields', 'id', '--filter', '{"status":{"_eq":"published"}}']);
+      const stdout = cli([
+        'export',
+        'articles',
+        '--format',
+        'ndjson',
+        '--fields',
+        'id',
+        '--filter',
+        '{"status":{"_eq":"published"}}',
+      ]);
       assert.equal(stdout.stdout.trim().split('\n').length, 4);
       const file = path.join(dir, `authors-${client}.ndjson`);
       writeFileSync(file, '{"name":"Cli One"}\n{"name":"Cli Two"}\n');

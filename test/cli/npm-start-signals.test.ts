@@ -30,7 +30,16 @@ describe('npm start', () => {
       // The admin app is left out: its build is the e2e tests' business, not this one's.
       const npm = spawn('npm', ['start', '--silent'], {
         cwd: ROOT,
-        env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dir, ADMIN_APP_ENABLED: 'false', LOG_LEVEL: 'info', ADMIN_PASSWORD: 'npm-start-signal-test' },
+        env: {
+          ...process.env,
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATA_DIR: dir,
+          ADMIN_APP_ENABLED: 'false',
+          LOG_LEVEL: 'info',
+          ADMIN_PASSWORD: 'npm-start-signal-test',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group, so that whatever it leaves behind can be ended by the test.
         detached: true,
@@ -47,7 +56,10 @@ describe('npm start', () => {
         }
         assert.ok(up, `the server started:\n${output}`);
         npm.kill(signal);
-        const gone = await Promise.race([exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 15_000))]);
+        const gone = await Promise.race([
+          exited.then(() => true),
+          new Promise((resolve) => setTimeout(() => resolve(false), 15_000)),
+        ]);
         assert.ok(gone, `npm still runs 15 s after ${signal}:\n${output}`);
         // npm is gone; the server must be gone too (it may take a moment to close its pool).
         let stopped = false;

@@ -45,17 +45,29 @@ describe('README first example', { skip: hasCurl ? false : 'curl is not installe
     const password = 'readme-example-password';
     const server = spawn(process.execPath, [...CLI, 'start'], {
       cwd: dir,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ADMIN_PASSWORD: password, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PORT: String(port),
+        ADMIN_PASSWORD: password,
+        LOG_LEVEL: 'warn',
+      },
       stdio: 'ignore',
     });
     try {
       let up = false;
       for (let i = 0; i < 150 && !up; i++) {
         await new Promise((resolve) => setTimeout(resolve, 200));
-        up = (await fetch(`http://127.0.0.1:${port}/server/ping`).then((r) => r.text(), () => '')) === 'pong';
+        up =
+          (await fetch(`http://127.0.0.1:${port}/server/ping`).then(
+            (r) => r.text(),
+            () => '',
+          )) === 'pong';
       }
       assert.ok(up, 'the server started');
-      const script = block.replace("PASSWORD='<the printed password>'", `PASSWORD='${password}'`).replace('URL=http://127.0.0.1:8055', `URL=http://127.0.0.1:${port}`);
+      const script = block
+        .replace("PASSWORD='<the printed password>'", `PASSWORD='${password}'`)
+        .replace('URL=http://127.0.0.1:8055', `URL=http://127.0.0.1:${port}`);
       assert.notEqual(script, block);
       const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 60_000 });
       assert.equal(run.status, 0, run.stderr);

@@ -67,11 +67,19 @@ describe('strata start-up', () => {
     try {
       const result = runCli(
         ['start'],
-        { DB_CLIENT: 'pg', DB_CONNECTION_STRING: 'postgres://postgres@127.0.0.1:1/nowhere', DB_CONNECT_RETRIES: '2', DB_CONNECT_RETRY_DELAY: '10' },
+        {
+          DB_CLIENT: 'pg',
+          DB_CONNECTION_STRING: 'postgres://postgres@127.0.0.1:1/nowhere',
+          DB_CONNECT_RETRIES: '2',
+          DB_CONNECT_RETRY_DELAY: '10',
+        },
         dir,
       );
       assert.equal(result.status, 1);
-      assert.match(result.stderr, /Cannot connect to the PostgreSQL database at postgres:\/\/postgres@127\.0\.0\.1:1\/nowhere after 2 tries/);
+      assert.match(
+        result.stderr,
+        /Cannot connect to the PostgreSQL database at postgres:\/\/postgres@127\.0\.0\.1:1\/nowhere after 2 tries/,
+      );
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -91,7 +99,11 @@ describe('strata start-up', () => {
       assert.doesNotMatch(second.stdout, new RegExp(password!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 
       const port = await freePort();
-      const server = spawn(process.execPath, [...CLI, 'start'], { cwd: dir, env: cleanEnv({ PORT: String(port), LOG_LEVEL: 'warn' }), stdio: 'pipe' });
+      const server = spawn(process.execPath, [...CLI, 'start'], {
+        cwd: dir,
+        env: cleanEnv({ PORT: String(port), LOG_LEVEL: 'warn' }),
+        stdio: 'pipe',
+      });
       let stdout = '';
       server.stdout.on('data', (chunk) => (stdout += String(chunk)));
       let stopped = false;
@@ -100,7 +112,10 @@ describe('strata start-up', () => {
         // Up to two minutes: test files run side by side, and a loaded machine starts node and tsx slowly.
         for (let i = 0; i < 600 && body !== 'pong' && server.exitCode === null; i++) {
           await new Promise((resolve) => setTimeout(resolve, 200));
-          body = await fetch(`http://127.0.0.1:${port}/server/ping`).then((r) => r.text(), () => '');
+          body = await fetch(`http://127.0.0.1:${port}/server/ping`).then(
+            (r) => r.text(),
+            () => '',
+          );
         }
         assert.equal(body, 'pong');
         const login = await fetch(`http://127.0.0.1:${port}/auth/login`, {

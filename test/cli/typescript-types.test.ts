@@ -61,7 +61,25 @@ function typeCheck(types: string): { status: number | null; output: string } {
   try {
     writeFileSync(path.join(dir, 'schema.ts'), types);
     writeFileSync(path.join(dir, 'client.ts'), PROGRAM);
-    const result = spawnSync(process.execPath, [TSC, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', '--skipLibCheck', 'client.ts'], { cwd: dir, encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      [
+        TSC,
+        '--noEmit',
+        '--strict',
+        '--target',
+        'es2022',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--lib',
+        'es2022,dom',
+        '--skipLibCheck',
+        'client.ts',
+      ],
+      { cwd: dir, encoding: 'utf8' },
+    );
     return { status: result.status, output: `${result.stdout}${result.stderr}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -83,7 +101,12 @@ for (const client of testClients()) {
           schema: {},
           fields: [
             { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } },
-            { field: 'headline', type: 'string', schema: { max_length: 120 }, meta: { note: 'Shown on top of every page' } },
+            {
+              field: 'headline',
+              type: 'string',
+              schema: { max_length: 120 },
+              meta: { note: 'Shown on top of every page' },
+            },
           ],
         },
       });
@@ -108,10 +131,20 @@ for (const client of testClients()) {
       const dir = scratch();
       try {
         const out = path.join(dir, 'schema.ts');
-        const result = spawnSync(process.execPath, [...CLI, 'types', '--out', out], { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...t.testDb.env }, encoding: 'utf8', timeout: 60_000 });
+        const result = spawnSync(process.execPath, [...CLI, 'types', '--out', out], {
+          cwd: dir,
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...t.testDb.env },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
         assert.equal(result.status, 0, result.stderr);
         assert.equal(readFileSync(out, 'utf8'), types);
-        const stdout = spawnSync(process.execPath, [...CLI, 'types'], { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...t.testDb.env }, encoding: 'utf8', timeout: 60_000 });
+        const stdout = spawnSync(process.execPath, [...CLI, 'types'], {
+          cwd: dir,
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...t.testDb.env },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
         assert.equal(stdout.status, 0, stdout.stderr);
         assert.equal(stdout.stdout, types);
       } finally {
@@ -130,7 +163,11 @@ for (const client of testClients()) {
       const checked = typeCheck(types);
       assert.equal(checked.status, 0, checked.output);
       // The same program against types that lost the singleton and the relations fails: the check has teeth.
-      const broken = typeCheck(types.replace('site_settings: SiteSettings;', 'site_settings: SiteSettings[];').replace(/title: string;/g, 'title: number;'));
+      const broken = typeCheck(
+        types
+          .replace('site_settings: SiteSettings;', 'site_settings: SiteSettings[];')
+          .replace(/title: string;/g, 'title: number;'),
+      );
       assert.notEqual(broken.status, 0);
       assert.match(broken.output, /site_settings|title/);
     });

@@ -22,7 +22,11 @@ export function chromiumPath(): string | null {
 
 export async function launch(executablePath: string): Promise<Browser> {
   // Root (CI) cannot use chromium's sandbox; the browser only ever visits the Strata the test started on loopback.
-  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
 }
 
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');

@@ -15,7 +15,19 @@ import { clientLabel, testClients } from '../helpers/test-db.js';
 import { COLLECTIONS, graphqlDocument, itemWrite, plausibleQuery, query } from './arbitraries.js';
 
 /** Every collection under /items, and the system collections and schema endpoints that take the query language. */
-const READ_PATHS = [...COLLECTIONS.map((c) => `/items/${c}`), '/users', '/roles', '/policies', '/access', '/permissions', '/users/me', '/settings', '/fields/articles', '/collections', '/relations'];
+const READ_PATHS = [
+  ...COLLECTIONS.map((c) => `/items/${c}`),
+  '/users',
+  '/roles',
+  '/policies',
+  '/access',
+  '/permissions',
+  '/users/me',
+  '/settings',
+  '/fields/articles',
+  '/collections',
+  '/relations',
+];
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -54,7 +66,8 @@ function checkAnswer(response: LightMyRequestResponse, where: string): void {
   const body = JSON.parse(response.body) as { errors?: unknown; data?: unknown };
   if (response.statusCode >= 400) checkErrors(body.errors, label);
   else if (body.errors !== undefined) checkErrors(body.errors, label);
-  if (response.statusCode === 503) assert.equal((body.errors as ErrorEntry[])[0]!.extensions!.code, 'SERVICE_UNAVAILABLE', label);
+  if (response.statusCode === 503)
+    assert.equal((body.errors as ErrorEntry[])[0]!.extensions!.code, 'SERVICE_UNAVAILABLE', label);
 }
 
 for (const client of testClients()) {
@@ -67,48 +80,89 @@ for (const client of testClients()) {
     const statuses = new Map<number, number>();
     after(async () => {
       // What the fuzzed requests got: a suite whose requests all fail parsing would test little.
-      console.log(`fuzz (${clientLabel(client)}) statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
+      console.log(
+        `fuzz (${clientLabel(client)}) statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`,
+      );
       await t?.close();
     });
 
     /** Sends one fuzzed request (as the admin or as the public), checks its answer, and now and then the ping. */
-    const send = async (request: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'SEARCH'; url: string; payload?: unknown; asPublic?: boolean }) => {
+    const send = async (request: {
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'SEARCH';
+      url: string;
+      payload?: unknown;
+      asPublic?: boolean;
+    }) => {
       const response = await t.request({
         method: request.method,
         url: request.url,
-        ...(request.payload === undefined ? {} : { payload: JSON.stringify(request.payload), headers: { 'content-type': 'application/json' } }),
+        ...(request.payload === undefined
+          ? {}
+          : { payload: JSON.stringify(request.payload), headers: { 'content-type': 'application/json' } }),
         token: request.asPublic ? null : undefined,
       });
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-      checkAnswer(response, `${request.method} ${request.url.slice(0, 200)} ${request.payload === undefined ? '' : JSON.stringify(request.payload).slice(0, 300)}`);
+      checkAnswer(
+        response,
+        `${request.method} ${request.url.slice(0, 200)} ${request.payload === undefined ? '' : JSON.stringify(request.payload).slice(0, 300)}`,
+      );
       if (++cases % 10 === 0) {
         const ping = await t.request({ method: 'GET', url: '/server/ping' });
         assert.equal(ping.body, 'pong');
       }
     };
-    const options = { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT, markInterruptAsFailure: false, endOnFailure: true };
+    const options = {
+      seed: SEED,
+      numRuns: RUNS,
+      interruptAfterTimeLimit: TIME_LIMIT,
+      markInterruptAsFailure: false,
+      endOnFailure: true,
+    };
 
     it('query strings', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.tuple(fc.constantFrom(...READ_PATHS), query), fc.tuple(fc.constant('/items/articles'), plausibleQuery)), fc.boolean(), fc.boolean(), async ([path, params], jsonFilter, asPublic) => {
-          const shaped = jsonFilter && params.filter !== undefined ? { ...params, filter: JSON.stringify(params.filter) } : params;
-          let search: string;
-          try {
-            search = qs.stringify(shaped, { encodeValuesOnly: true, allowDots: false });
-          } catch {
-            search = encodeURIComponent(JSON.stringify(shaped));
-          }
-          await send({ method: 'GET', url: `${path}?${search}`, asPublic });
-        }),
+        fc.asyncProperty(
+          fc.oneof(
+            fc.tuple(fc.constantFrom(...READ_PATHS), query),
+            fc.tuple(fc.constant('/items/articles'), plausibleQuery),
+          ),
+          fc.boolean(),
+          fc.boolean(),
+          async ([path, params], jsonFilter, asPublic) => {
+            const shaped =
+              jsonFilter && params.filter !== undefined ? { ...params, filter: JSON.stringify(params.filter) } : params;
+            let search: string;
+            try {
+              search = qs.stringify(shaped, { encodeValuesOnly: true, allowDots: false });
+            } catch {
+              search = encodeURIComponent(JSON.stringify(shaped));
+            }
+            await send({ method: 'GET', url: `${path}?${search}`, asPublic });
+          },
+        ),
         options,
       );
     });
 
     it('SEARCH bodies', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...COLLECTIONS), fc.oneof(fc.record({ query: fc.oneof(query, plausibleQuery), keys: fc.array(fc.oneof(fc.integer(), fc.string()), { maxLength: 5 }) }, { requiredKeys: [] }), fc.record({ query: plausibleQuery }), fc.jsonValue({ maxDepth: 3 })), async (collection, body) => {
-          await send({ method: 'SEARCH', url: `/items/${collection}`, payload: body });
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...COLLECTIONS),
+          fc.oneof(
+            fc.record(
+              {
+                query: fc.oneof(query, plausibleQuery),
+                keys: fc.array(fc.oneof(fc.integer(), fc.string()), { maxLength: 5 }),
+              },
+              { requiredKeys: [] },
+            ),
+            fc.record({ query: plausibleQuery }),
+            fc.jsonValue({ maxDepth: 3 }),
+          ),
+          async (collection, body) => {
+            await send({ method: 'SEARCH', url: `/items/${collection}`, payload: body });
+          },
+        ),
         options,
       );
     });
@@ -124,9 +178,14 @@ for (const client of testClients()) {
 
     it('GraphQL documents', async () => {
       await fc.assert(
-        fc.asyncProperty(graphqlDocument, fc.constantFrom('/graphql', '/graphql/system'), fc.boolean(), async (document, url, asPublic) => {
-          await send({ method: 'POST', url, payload: { query: document }, asPublic });
-        }),
+        fc.asyncProperty(
+          graphqlDocument,
+          fc.constantFrom('/graphql', '/graphql/system'),
+          fc.boolean(),
+          async (document, url, asPublic) => {
+            await send({ method: 'POST', url, payload: { query: document }, asPublic });
+          },
+        ),
         options,
       );
       assert.ok(cases > 0);

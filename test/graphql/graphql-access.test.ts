@@ -39,7 +39,14 @@ for (const client of testClients()) {
 
     it('gives a restricted role a schema of what it may read, and its reads match REST', async () => {
       const query = await typeFields(t, 'Query', reader);
-      assert.deepEqual([...query].sort(), ['articles', 'articles_aggregated', 'articles_by_id', 'authors', 'authors_aggregated', 'authors_by_id']);
+      assert.deepEqual([...query].sort(), [
+        'articles',
+        'articles_aggregated',
+        'articles_by_id',
+        'authors',
+        'authors_aggregated',
+        'authors_by_id',
+      ]);
       assert.deepEqual(await typeFields(t, 'articles', reader), ['id', 'title', 'status', 'author']);
       assert.equal(await typeFields(t, 'tags', reader), null);
       assert.equal(await typeFields(t, 'Mutation', reader), null, 'no write rules, no mutations');
@@ -47,7 +54,10 @@ for (const client of testClients()) {
       assert.ok(adminArticles.includes('body') && adminArticles.includes('tags'));
 
       const data = await gqlData(t, '{ articles(sort: ["id"]) { id title author { name } } }', { token: reader });
-      assertSame(data.articles, await restAsGraphql(t, '/items/articles', { fields: 'id,title,author.name', sort: 'id' }, reader));
+      assertSame(
+        data.articles,
+        await restAsGraphql(t, '/items/articles', { fields: 'id,title,author.name', sort: 'id' }, reader),
+      );
       assert.ok(data.articles.length > 0);
       assert.ok(data.articles.length < (await rest(t, '/items/articles', { fields: 'id', limit: -1 })).length);
 
@@ -68,18 +78,44 @@ for (const client of testClients()) {
       });
       const writer = (await createUserWithPolicies(t, [policy])).token;
       const mutations = (await typeFields(t, 'Mutation', writer)).sort();
-      assert.deepEqual(mutations, ['create_tags_item', 'create_tags_items', 'update_tags_batch', 'update_tags_item', 'update_tags_items']);
-      const inputFields = async (type: string) => (await gqlData(t, `{ __type(name: "${type}") { inputFields { name } } }`, { token: writer })).__type.inputFields.map((f: { name: string }) => f.name);
-      assert.deepEqual(await inputFields('create_tags_input'), ['name'], 'inputs hold the fields the rules let the role write');
+      assert.deepEqual(mutations, [
+        'create_tags_item',
+        'create_tags_items',
+        'update_tags_batch',
+        'update_tags_item',
+        'update_tags_items',
+      ]);
+      const inputFields = async (type: string) =>
+        (
+          await gqlData(t, `{ __type(name: "${type}") { inputFields { name } } }`, { token: writer })
+        ).__type.inputFields.map((f: { name: string }) => f.name);
+      assert.deepEqual(
+        await inputFields('create_tags_input'),
+        ['name'],
+        'inputs hold the fields the rules let the role write',
+      );
       assert.deepEqual(await inputFields('update_tags_input'), ['id', 'name'], 'and the key that names a row');
-      const unwritable = await gql(t, 'mutation { create_tags_item(data: {id: 999, name: "x"}) { id } }', { token: writer });
+      const unwritable = await gql(t, 'mutation { create_tags_item(data: {id: 999, name: "x"}) { id } }', {
+        token: writer,
+      });
       assert.equal(unwritable.status, 400);
-      const created = await gqlData(t, 'mutation { create_tags_item(data: {name: "mine-1"}) { id name } }', { token: writer });
+      const created = await gqlData(t, 'mutation { create_tags_item(data: {name: "mine-1"}) { id name } }', {
+        token: writer,
+      });
       assert.equal(created.create_tags_item.name, 'mine-1');
-      assertSame(created.create_tags_item, await restAsGraphql(t, `/items/tags/${created.create_tags_item.id}`, { fields: 'id,name' }, writer));
-      const renamed = await gqlData(t, `mutation { update_tags_item(id: ${created.create_tags_item.id}, data: {name: "mine-2"}) { name } }`, { token: writer });
+      assertSame(
+        created.create_tags_item,
+        await restAsGraphql(t, `/items/tags/${created.create_tags_item.id}`, { fields: 'id,name' }, writer),
+      );
+      const renamed = await gqlData(
+        t,
+        `mutation { update_tags_item(id: ${created.create_tags_item.id}, data: {name: "mine-2"}) { name } }`,
+        { token: writer },
+      );
       assert.deepEqual(renamed.update_tags_item, { name: 'mine-2' });
-      const notMine = await gql(t, 'mutation { update_tags_item(id: 1, data: {name: "taken"}) { name } }', { token: writer });
+      const notMine = await gql(t, 'mutation { update_tags_item(id: 1, data: {name: "taken"}) { name } }', {
+        token: writer,
+      });
       assert.equal(notMine.status, 200);
       assert.equal(notMine.body.errors[0].extensions.code, 'FORBIDDEN');
       assert.notEqual((await rest(t, '/items/tags/1', { fields: 'name' })).name, 'taken');
@@ -97,7 +133,11 @@ for (const client of testClients()) {
     });
 
     it('follows schema changes', async () => {
-      const created = await t.request({ method: 'POST', url: '/fields/tags', payload: { field: 'colour', type: 'string' } });
+      const created = await t.request({
+        method: 'POST',
+        url: '/fields/tags',
+        payload: { field: 'colour', type: 'string' },
+      });
       assert.equal(created.statusCode, 200, created.body);
       assert.ok((await typeFields(t, 'tags')).includes('colour'));
       const data = await gqlData(t, '{ tags(limit: 1) { id colour } }');

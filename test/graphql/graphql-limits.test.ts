@@ -10,14 +10,20 @@ import { gql, gqlData } from './helpers.js';
 
 /** `{articles{...F0}}` with F0 spreading F1 twice, ..., F<n> = `{id}`: 2^n fields in about 10n tokens. */
 function doubling(levels: number): string {
-  const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on articles { ...F${i + 1} ...F${i + 1} }`);
+  const fragments = Array.from(
+    { length: levels },
+    (_, i) => `fragment F${i} on articles { ...F${i + 1} ...F${i + 1} }`,
+  );
   return `{ articles(limit: 1) { ...F0 } } ${fragments.join(' ')} fragment F${levels} on articles { id }`;
 }
 
 describe('GraphQL document limits', () => {
   let t: TestApp;
   before(async () => {
-    t = await startTestApp('sqlite3', { relations: true, env: { GRAPHQL_QUERY_MAX_DEPTH: '3', GRAPHQL_QUERY_MAX_FIELDS: '20', GRAPHQL_QUERY_MAX_ALIASES: '2' } });
+    t = await startTestApp('sqlite3', {
+      relations: true,
+      env: { GRAPHQL_QUERY_MAX_DEPTH: '3', GRAPHQL_QUERY_MAX_FIELDS: '20', GRAPHQL_QUERY_MAX_ALIASES: '2' },
+    });
   });
   after(async () => {
     await t?.close();
@@ -41,12 +47,24 @@ describe('GraphQL document limits', () => {
   it('bounds depth, fields and aliases, also through inline fragments and spreads', async () => {
     assert.ok(await gqlData(t, '{ articles(limit: 1) { author { name } } }'));
     await refused('{ articles(limit: 1) { author { articles { id } } } }', /GRAPHQL_QUERY_MAX_DEPTH/);
-    await refused('{ articles(limit: 1) { ... on articles { author { articles { id } } } } }', /GRAPHQL_QUERY_MAX_DEPTH/);
-    await refused('{ articles(limit: 1) { author { ...A } } } fragment A on authors { articles { id } }', /GRAPHQL_QUERY_MAX_DEPTH/);
+    await refused(
+      '{ articles(limit: 1) { ... on articles { author { articles { id } } } } }',
+      /GRAPHQL_QUERY_MAX_DEPTH/,
+    );
+    await refused(
+      '{ articles(limit: 1) { author { ...A } } } fragment A on authors { articles { id } }',
+      /GRAPHQL_QUERY_MAX_DEPTH/,
+    );
     await refused(`{ articles { ${Array.from({ length: 21 }, () => 'id').join(' ')} } }`, /GRAPHQL_QUERY_MAX_FIELDS/);
     assert.ok(await gqlData(t, '{ a: articles(limit: 1) { id } b: articles(limit: 1) { id } }'));
-    await refused('{ a: articles(limit: 1) { id } b: articles(limit: 1) { id } c: articles(limit: 1) { id } }', /GRAPHQL_QUERY_MAX_ALIASES/);
-    await refused('{ a: articles(limit: 1) { ...X } } fragment X on articles { b: id c: title }', /GRAPHQL_QUERY_MAX_ALIASES/);
+    await refused(
+      '{ a: articles(limit: 1) { id } b: articles(limit: 1) { id } c: articles(limit: 1) { id } }',
+      /GRAPHQL_QUERY_MAX_ALIASES/,
+    );
+    await refused(
+      '{ a: articles(limit: 1) { ...X } } fragment X on articles { b: id c: title }',
+      /GRAPHQL_QUERY_MAX_ALIASES/,
+    );
     // A fragment spreading itself is left to validation, which names it.
     await refused('{ articles { ...A } } fragment A on articles { id ...A }', /Cannot spread fragment/);
   });
@@ -56,9 +74,15 @@ describe('GraphQL document limits', () => {
     const ok = await gql(t, '{ articles(filter: { title: { _eq: "a\\\\u0000b" } }) { id } }');
     assert.deepEqual(ok.body, { data: { articles: [] } });
     const deepVariables = encodeURIComponent(`{"f":${'['.repeat(5000)}${']'.repeat(5000)}}`);
-    const response = await t.request({ method: 'GET', url: `/graphql?query=${encodeURIComponent('query($f: [String]) { articles { id } }')}&variables=${deepVariables}` });
+    const response = await t.request({
+      method: 'GET',
+      url: `/graphql?query=${encodeURIComponent('query($f: [String]) { articles { id } }')}&variables=${deepVariables}`,
+    });
     assert.equal(errorCode(response), 'INVALID_PAYLOAD', response.body);
-    const nulVariables = await t.request({ method: 'GET', url: `/graphql?query=${encodeURIComponent('query($s: String) { articles(search: $s) { id } }')}&variables=${encodeURIComponent('{"s":"\\u0000"}')}` });
+    const nulVariables = await t.request({
+      method: 'GET',
+      url: `/graphql?query=${encodeURIComponent('query($s: String) { articles(search: $s) { id } }')}&variables=${encodeURIComponent('{"s":"\\u0000"}')}`,
+    });
     assert.equal(errorCode(nulVariables), 'INVALID_PAYLOAD', nulVariables.body);
   });
 });

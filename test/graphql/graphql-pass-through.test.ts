@@ -68,8 +68,14 @@ for (const client of testClients()) {
 
     // Roots on their own lines: the `__typename` added for full execution moves no error location.
     const FAILING = [
-      { name: 'a nullable root (missing key) beside one that reads', query: '{\n  articles_by_id(id: 999) { id title }\n  articles(sort: ["id"], limit: 2) { id price }\n}' },
-      { name: 'a non-null root whose filter value the engine refuses', query: '{\n  articles(filter: {id: {_eq: "abc"}}) { id }\n  authors(limit: 1) { id }\n}' },
+      {
+        name: 'a nullable root (missing key) beside one that reads',
+        query: '{\n  articles_by_id(id: 999) { id title }\n  articles(sort: ["id"], limit: 2) { id price }\n}',
+      },
+      {
+        name: 'a non-null root whose filter value the engine refuses',
+        query: '{\n  articles(filter: {id: {_eq: "abc"}}) { id }\n  authors(limit: 1) { id }\n}',
+      },
     ];
     for (const document of FAILING) {
       it(`answers failures as full execution does, running each read once: ${document.name}`, async () => {
@@ -92,7 +98,9 @@ for (const client of testClients()) {
     }
 
     it('leaves documents it cannot splice to full execution (function fields, __typename, renamed values, unions)', async () => {
-      const data = (await gql(t, '{ articles(sort: ["id"], limit: 1) { __typename heading: title published_at_func { year } } }')).body.data;
+      const data = (
+        await gql(t, '{ articles(sort: ["id"], limit: 1) { __typename heading: title published_at_func { year } } }')
+      ).body.data;
       assert.deepEqual(Object.keys(data.articles[0]), ['__typename', 'heading', 'published_at_func']);
       assert.equal(data.articles[0].__typename, 'articles');
     });

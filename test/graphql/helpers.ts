@@ -3,8 +3,17 @@ import assert from 'node:assert/strict';
 import qs from 'qs';
 import { json, type TestApp } from '../helpers/test-app.js';
 
-export async function gql(t: TestApp, query: string, options: { variables?: Record<string, unknown>; token?: string | null; url?: string; operationName?: string } = {}) {
-  const response = await t.request({ method: 'POST', url: options.url ?? '/graphql', payload: { query, variables: options.variables, operationName: options.operationName }, token: options.token });
+export async function gql(
+  t: TestApp,
+  query: string,
+  options: { variables?: Record<string, unknown>; token?: string | null; url?: string; operationName?: string } = {},
+) {
+  const response = await t.request({
+    method: 'POST',
+    url: options.url ?? '/graphql',
+    payload: { query, variables: options.variables, operationName: options.operationName },
+    token: options.token,
+  });
   return { status: response.statusCode, body: json(response), response };
 }
 
@@ -42,7 +51,9 @@ interface Relation {
  * strings), integers Ints, booleans Booleans; relational values follow their relation into the related collection.
  */
 async function graphqlValues(t: TestApp, collection: string, data: unknown): Promise<unknown> {
-  const fields = json<{ data: { collection: string; field: string; type: string; schema: { is_primary_key: boolean } | null }[] }>(await t.request({ method: 'GET', url: '/fields' })).data;
+  const fields = json<{
+    data: { collection: string; field: string; type: string; schema: { is_primary_key: boolean } | null }[];
+  }>(await t.request({ method: 'GET', url: '/fields' })).data;
   const relations = json<{ data: Relation[] }>(await t.request({ method: 'GET', url: '/relations' })).data;
   const scalar = (type: string | undefined, primary: boolean, value: unknown): unknown => {
     if (value === null || value === undefined) return value;
@@ -61,7 +72,9 @@ async function graphqlValues(t: TestApp, collection: string, data: unknown): Pro
           const m2o = relations.find((r) => r.collection === name && r.field === key);
           const o2m = relations.find((r) => r.related_collection === name && r.meta?.one_field === key);
           const anyCollection = m2o?.meta?.one_collection_field ? row[m2o.meta.one_collection_field] : undefined;
-          const related = m2o ? (m2o.related_collection ?? (typeof anyCollection === 'string' ? anyCollection : null)) : (o2m?.collection ?? null);
+          const related = m2o
+            ? (m2o.related_collection ?? (typeof anyCollection === 'string' ? anyCollection : null))
+            : (o2m?.collection ?? null);
           return [key, related ? convert(related, v) : v];
         }
         return [key, scalar(field?.type, field?.schema?.is_primary_key ?? false, v)];
@@ -73,7 +86,12 @@ async function graphqlValues(t: TestApp, collection: string, data: unknown): Pro
 
 /** A REST read's data in the types GraphQL answers with (see graphqlValues): what the GraphQL query must equal. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as rest(): the shape is the test's to know
-export async function restAsGraphql(t: TestApp, path: string, query: Record<string, unknown> = {}, token?: string | null): Promise<any> {
+export async function restAsGraphql(
+  t: TestApp,
+  path: string,
+  query: Record<string, unknown> = {},
+  token?: string | null,
+): Promise<any> {
   return graphqlValues(t, collectionOf(path), await rest(t, path, query, token));
 }
 

@@ -55,14 +55,29 @@ export async function insertPermissions(t: TestApp, policy: string, permissions:
 }
 
 /** A role holding the given policies, and a user in it with a static token; returns the user id and token. */
-export async function createUserWithPolicies(t: TestApp, policies: string[], options: { parentRole?: string; email?: string } = {}): Promise<{ id: string; token: string; role: string }> {
+export async function createUserWithPolicies(
+  t: TestApp,
+  policies: string[],
+  options: { parentRole?: string; email?: string } = {},
+): Promise<{ id: string; token: string; role: string }> {
   const knex = queryBuilder(t.context.db);
   const role = randomUUID();
-  await knex('service_roles').insert({ id: role, name: `role ${role.slice(0, 8)}`, parent: options.parentRole ?? null });
+  await knex('service_roles').insert({
+    id: role,
+    name: `role ${role.slice(0, 8)}`,
+    parent: options.parentRole ?? null,
+  });
   for (const policy of policies) await knex('service_access').insert({ id: randomUUID(), role, user: null, policy });
   const id = randomUUID();
   const token = `token-${randomUUID()}`;
-  await knex('service_users').insert({ id, email: options.email ?? `${id.slice(0, 8)}@example.com`, status: 'active', role, token, provider: 'default' });
+  await knex('service_users').insert({
+    id,
+    email: options.email ?? `${id.slice(0, 8)}@example.com`,
+    status: 'active',
+    role,
+    token,
+    provider: 'default',
+  });
   return { id, token, role };
 }
 

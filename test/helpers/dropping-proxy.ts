@@ -107,7 +107,10 @@ export async function startThroughProxy(testDb: TestDb, proxy: DroppingProxy) {
 /** A proxy in front of `testDb`'s server, started. */
 export async function proxyFor(testDb: TestDb): Promise<DroppingProxy> {
   const real = new URL(testDb.env.DB_CONNECTION_STRING!);
-  const proxy = new DroppingProxy({ host: real.hostname, port: Number(real.port || (testDb.client === 'pg' ? 5432 : 3306)) });
+  const proxy = new DroppingProxy({
+    host: real.hostname,
+    port: Number(real.port || (testDb.client === 'pg' ? 5432 : 3306)),
+  });
   await proxy.start();
   return proxy;
 }

@@ -15,9 +15,28 @@ export const FIXTURE_FIELDS = [
 
 export const FIXTURE_RELATIONS = [
   { many_collection: 'articles', many_field: 'author', one_collection: 'authors', one_field: 'articles' },
-  { many_collection: 'articles_tags', many_field: 'articles_id', one_collection: 'articles', one_field: 'tags', junction_field: 'tags_id' },
-  { many_collection: 'articles_tags', many_field: 'tags_id', one_collection: 'tags', one_field: 'articles', junction_field: 'articles_id' },
-  { many_collection: 'pages_sections', many_field: 'pages_id', one_collection: 'pages', one_field: 'sections', junction_field: 'item', sort_field: 'sort' },
+  {
+    many_collection: 'articles_tags',
+    many_field: 'articles_id',
+    one_collection: 'articles',
+    one_field: 'tags',
+    junction_field: 'tags_id',
+  },
+  {
+    many_collection: 'articles_tags',
+    many_field: 'tags_id',
+    one_collection: 'tags',
+    one_field: 'articles',
+    junction_field: 'articles_id',
+  },
+  {
+    many_collection: 'pages_sections',
+    many_field: 'pages_id',
+    one_collection: 'pages',
+    one_field: 'sections',
+    junction_field: 'item',
+    sort_field: 'sort',
+  },
   {
     many_collection: 'pages_sections',
     many_field: 'item',

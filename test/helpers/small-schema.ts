@@ -39,7 +39,10 @@ const authors: TableInfo = {
   comment: null,
   primary_key: ['id'],
   foreign_keys: [],
-  columns: [column('authors', 'id', 'integer', { is_primary_key: true, is_nullable: false }), column('authors', 'name', 'string', { is_nullable: false })],
+  columns: [
+    column('authors', 'id', 'integer', { is_primary_key: true, is_nullable: false }),
+    column('authors', 'name', 'string', { is_nullable: false }),
+  ],
 };
 
 const comments: TableInfo = {
@@ -47,7 +50,11 @@ const comments: TableInfo = {
   comment: null,
   primary_key: ['id'],
   foreign_keys: [],
-  columns: [column('comments', 'id', 'integer', { is_primary_key: true, is_nullable: false }), column('comments', 'body', 'text'), column('comments', 'article', 'integer')],
+  columns: [
+    column('comments', 'id', 'integer', { is_primary_key: true, is_nullable: false }),
+    column('comments', 'body', 'text'),
+    column('comments', 'article', 'integer'),
+  ],
 };
 
 /** m2a junction: article blocks pointing at authors or comments. */
@@ -65,7 +72,19 @@ const blocks: TableInfo = {
 };
 
 export const SMALL_SCHEMA: SchemaOverview = buildSchemaOverview({
-  tables: [articles, authors, comments, blocks, { name: 'service_users', comment: null, primary_key: ['id'], foreign_keys: [], columns: [column('service_users', 'id', 'uuid', { is_primary_key: true })] }],
+  tables: [
+    articles,
+    authors,
+    comments,
+    blocks,
+    {
+      name: 'service_users',
+      comment: null,
+      primary_key: ['id'],
+      foreign_keys: [],
+      columns: [column('service_users', 'id', 'uuid', { is_primary_key: true })],
+    },
+  ],
   collections: [],
   fields: [
     { id: 1, collection: 'articles', field: 'secret', special: 'conceal' },
@@ -75,13 +94,33 @@ export const SMALL_SCHEMA: SchemaOverview = buildSchemaOverview({
   relations: [
     { many_collection: 'articles', many_field: 'author', one_collection: 'authors' },
     { many_collection: 'comments', many_field: 'article', one_collection: 'articles', one_field: 'comments' },
-    { many_collection: 'articles_blocks', many_field: 'articles_id', one_collection: 'articles', one_field: 'blocks', junction_field: 'item' },
-    { many_collection: 'articles_blocks', many_field: 'item', one_collection_field: 'collection', one_allowed_collections: 'authors,comments', junction_field: 'articles_id' },
+    {
+      many_collection: 'articles_blocks',
+      many_field: 'articles_id',
+      one_collection: 'articles',
+      one_field: 'blocks',
+      junction_field: 'item',
+    },
+    {
+      many_collection: 'articles_blocks',
+      many_field: 'item',
+      one_collection_field: 'collection',
+      one_allowed_collections: 'authors,comments',
+      junction_field: 'articles_id',
+    },
   ],
   mapType: (c) => TYPES[`${c.table}.${c.name}`] ?? 'unknown',
   version: 1,
 });
 
-export const ADMIN_ACCOUNTABILITY: Accountability = { user: 'u1', role: 'r1', roles: ['r1'], policies: ['p1'], admin: true, app: true, ip: null };
+export const ADMIN_ACCOUNTABILITY: Accountability = {
+  user: 'u1',
+  role: 'r1',
+  roles: ['r1'],
+  policies: ['p1'],
+  admin: true,
+  app: true,
+  ip: null,
+};
 
 export const DIALECTS: Record<string, SqlDialect> = { postgres: postgresSql, mysql: mysqlSql, sqlite: sqliteSql };

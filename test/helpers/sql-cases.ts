@@ -16,10 +16,20 @@ export interface SqlCase {
 }
 
 export const CASES: SqlCase[] = [
-  { name: 'filter, sort, limit and offset', raw: { fields: 'id,title', filter: { rating: { _gte: '3' } }, sort: '-rating,id', limit: '10', offset: '20' } },
-  { name: 'search-like filter with LIKE escapes, both counts, no limit', raw: { fields: 'id', filter: { title: { _icontains: '50%_x' } }, meta: '*', limit: '-1' } },
+  {
+    name: 'filter, sort, limit and offset',
+    raw: { fields: 'id,title', filter: { rating: { _gte: '3' } }, sort: '-rating,id', limit: '10', offset: '20' },
+  },
+  {
+    name: 'search-like filter with LIKE escapes, both counts, no limit',
+    raw: { fields: 'id', filter: { title: { _icontains: '50%_x' } }, meta: '*', limit: '-1' },
+  },
   { name: 'one item by key with every wire format', raw: { fields: '*' }, single: true },
-  { name: 'keys (a wrong-typed one dropped) and search over text and numbers', raw: { fields: 'id', search: '5', meta: 'filter_count' }, keys: ['1', 'x', '3'] },
+  {
+    name: 'keys (a wrong-typed one dropped) and search over text and numbers',
+    raw: { fields: 'id', search: '5', meta: 'filter_count' },
+    keys: ['1', 'x', '3'],
+  },
   {
     name: 'null, set, range and dynamic operators',
     raw: {
@@ -56,20 +66,38 @@ export const CASES: SqlCase[] = [
   },
   {
     name: 'nested m2o object and o2m list with deep sort, limit and filter per parent',
-    raw: { fields: 'id,author.name,comments.body,comments.id', deep: { comments: { _sort: '-id', _limit: '2', _filter: { body: { _nnull: true } } } }, limit: '10' },
+    raw: {
+      fields: 'id,author.name,comments.body,comments.id',
+      deep: { comments: { _sort: '-id', _limit: '2', _filter: { body: { _nnull: true } } } },
+      limit: '10',
+    },
   },
-  { name: 'o2m keys, m2a items scoped per collection', raw: { fields: 'id,comments,blocks.item:authors.name,blocks.item:comments.body', limit: '5' } },
+  {
+    name: 'o2m keys, m2a items scoped per collection',
+    raw: { fields: 'id,comments,blocks.item:authors.name,blocks.item:comments.body', limit: '5' },
+  },
   {
     name: 'relational filters (m2o, o2m _none, m2a scope), function fields, sort by an m2o path, filter_count',
     raw: {
       fields: 'id,year(updated_at),count(comments)',
-      filter: { author: { name: { _eq: 'Ada' } }, comments: { _none: { body: { _contains: 'spam' } } }, blocks: { 'item:authors': { name: { _eq: 'x' } } } },
+      filter: {
+        author: { name: { _eq: 'Ada' } },
+        comments: { _none: { body: { _contains: 'spam' } } },
+        blocks: { 'item:authors': { name: { _eq: 'x' } } },
+      },
       sort: '-author.name',
       meta: 'filter_count',
       limit: '5',
     },
   },
-  { name: 'aggregate grouped by a field, a date part and an m2o path, sorted by count', raw: { aggregate: { count: '*', sum: 'price', avg: 'rating' }, groupBy: 'author.name,year(updated_at)', sort: '-count' } },
+  {
+    name: 'aggregate grouped by a field, a date part and an m2o path, sorted by count',
+    raw: {
+      aggregate: { count: '*', sum: 'price', avg: 'rating' },
+      groupBy: 'author.name,year(updated_at)',
+      sort: '-count',
+    },
+  },
 ];
 
 export function compileCase(c: SqlCase, dialect: string) {

@@ -39,7 +39,14 @@ export class StrataProcess {
     const port = await freePort();
     const child = spawn(process.execPath, CLI, {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const instance = new StrataProcess(child, `http://127.0.0.1:${port}`);

@@ -15,7 +15,8 @@ async function build(run: string): Promise<void> {
   try {
     await Promise.all(
       testClients().map(async (client) => {
-        for (const fixture of [true, false]) templates.push(await buildTemplate(client, fixture, `strata_tpl_${run}_${fixture ? 'fixture' : 'empty'}`));
+        for (const fixture of [true, false])
+          templates.push(await buildTemplate(client, fixture, `strata_tpl_${run}_${fixture ? 'fixture' : 'empty'}`));
       }),
     );
   } catch (error) {
@@ -32,9 +33,17 @@ async function drop(templates: Template[]): Promise<void> {
       continue;
     }
     const url = new URL(template.client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
-    const knex = knexFactory({ client: template.client === 'pg' ? 'pg' : 'mysql2', connection: url.toString(), pool: { min: 0, max: 1 } });
+    const knex = knexFactory({
+      client: template.client === 'pg' ? 'pg' : 'mysql2',
+      connection: url.toString(),
+      pool: { min: 0, max: 1 },
+    });
     try {
-      await knex.raw(template.client === 'pg' ? `drop database if exists "${template.name}" with (force)` : `drop database if exists \`${template.name}\``);
+      await knex.raw(
+        template.client === 'pg'
+          ? `drop database if exists "${template.name}" with (force)`
+          : `drop database if exists \`${template.name}\``,
+      );
     } finally {
       await knex.destroy();
     }

@@ -57,8 +57,12 @@ export interface TestAppOptions {
 
 export async function startTestApp(client: DbClient, options: TestAppOptions = {}): Promise<TestApp> {
   const fixture = options.fixture ?? true;
-  const usesTemplate = options.template !== false && !Object.keys(options.env ?? {}).some((key) => BOOTSTRAP_SETTING.test(key));
-  const testDb = await createTestDatabase(client, { fixture, template: usesTemplate ? templateFor(client, fixture) : null });
+  const usesTemplate =
+    options.template !== false && !Object.keys(options.env ?? {}).some((key) => BOOTSTRAP_SETTING.test(key));
+  const testDb = await createTestDatabase(client, {
+    fixture,
+    template: usesTemplate ? templateFor(client, fixture) : null,
+  });
   try {
     const config = readConfig(testEnv(testDb, options.env));
     // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
@@ -128,7 +132,14 @@ export interface SecondInstance {
 /** Another instance on the first one's database (no bootstrap, no fixture), as a second server behind a balancer. */
 export async function startSecondInstance(first: TestApp, env: Record<string, string> = {}): Promise<SecondInstance> {
   const context = await createAppContext(
-    readConfig({ ...first.testDb.env, SECRET: 'strata-test-secret-0123456789abcdef', LOG_LEVEL: 'silent', RATE_LIMITER_ENABLED: 'false', PRESSURE_LIMITER_ENABLED: 'false', ...env }),
+    readConfig({
+      ...first.testDb.env,
+      SECRET: 'strata-test-secret-0123456789abcdef',
+      LOG_LEVEL: 'silent',
+      RATE_LIMITER_ENABLED: 'false',
+      PRESSURE_LIMITER_ENABLED: 'false',
+      ...env,
+    }),
   );
   const app = createApp(context, { logger: false });
   await app.ready();

@@ -83,7 +83,10 @@ export async function createTestDatabase(client: DbClient, options: TestDatabase
     const serverUrl = new URL(client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
     const admin = serverKnex(client, serverUrl, { multipleStatements: template !== null });
     try {
-      if (client === 'pg') await admin.raw(template ? `create database "${name}" template "${template.name}"` : `create database "${name}"`);
+      if (client === 'pg')
+        await admin.raw(
+          template ? `create database "${name}" template "${template.name}"` : `create database "${name}"`,
+        );
       else if (template) await copyMysqlDatabase(admin, template.name, name);
       else await admin.raw(`create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
     } finally {
@@ -115,23 +118,34 @@ export async function createTestDatabase(client: DbClient, options: TestDatabase
 }
 
 /** Each template's table definitions and the columns its rows are copied by, read once per process. */
-const mysqlTemplates = new Map<string, Promise<{ creates: string[]; copies: { table: string; columns: string[] }[] }>>();
+const mysqlTemplates = new Map<
+  string,
+  Promise<{ creates: string[]; copies: { table: string; columns: string[] }[] }>
+>();
 
 function mysqlTemplate(admin: Knex, template: string) {
   let read = mysqlTemplates.get(template);
   if (!read) {
     read = (async () => {
-      const [tables] = (await admin.raw(`select table_name as name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE' order by table_name`, [template])) as [{ name: string }[]];
+      const [tables] = (await admin.raw(
+        `select table_name as name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE' order by table_name`,
+        [template],
+      )) as [{ name: string }[]];
       const [columns] = (await admin.raw(
         `select table_name as tbl, column_name as col from information_schema.columns where table_schema = ? and extra not like '%GENERATED%' order by table_name, ordinal_position`,
         [template],
       )) as [{ tbl: string; col: string }[]];
       const creates: string[] = [];
       for (const { name } of tables) {
-        const [[row]] = (await admin.raw(`show create table \`${template}\`.\`${name}\``)) as [Record<string, string>[]];
+        const [[row]] = (await admin.raw(`show create table \`${template}\`.\`${name}\``)) as [
+          Record<string, string>[],
+        ];
         creates.push(row!['Create Table']!);
       }
-      const copies = tables.map(({ name }) => ({ table: name, columns: columns.filter((c) => c.tbl === name).map((c) => `\`${c.col}\``) }));
+      const copies = tables.map(({ name }) => ({
+        table: name,
+        columns: columns.filter((c) => c.tbl === name).map((c) => `\`${c.col}\``),
+      }));
       return { creates, copies };
     })();
     mysqlTemplates.set(template, read);
@@ -151,7 +165,10 @@ async function copyMysqlDatabase(admin: Knex, template: string, name: string): P
     `use \`${name}\``,
     'set foreign_key_checks = 0',
     ...creates,
-    ...copies.map(({ table, columns }) => `insert into \`${table}\` (${columns.join(', ')}) select ${columns.join(', ')} from \`${template}\`.\`${table}\``),
+    ...copies.map(
+      ({ table, columns }) =>
+        `insert into \`${table}\` (${columns.join(', ')}) select ${columns.join(', ')} from \`${template}\`.\`${table}\``,
+    ),
     'set foreign_key_checks = 1',
   ];
   await admin.raw(statements.join(';\n'));
@@ -163,7 +180,8 @@ export async function loadFixture(testDb: TestDb): Promise<void> {
   try {
     // For PostgreSQL knex.raw turns every `?` into a `$n` placeholder, even without bindings; the fixture's text
     // holds literal question marks, escaped here as knex expects.
-    for (const statement of fixtureStatements(testDb.client)) await k.raw(testDb.client === 'pg' ? statement.replace(/\?/g, '\\?') : statement);
+    for (const statement of fixtureStatements(testDb.client))
+      await k.raw(testDb.client === 'pg' ? statement.replace(/\?/g, '\\?') : statement);
   } finally {
     await k.destroy();
   }
@@ -172,7 +190,11 @@ export async function loadFixture(testDb: TestDb): Promise<void> {
 /** A plain knex handle on the test database, for tests that arrange data directly. */
 export function knexFor(testDb: TestDb): Knex {
   if (testDb.client === 'sqlite3') {
-    return knexFactory({ client: 'better-sqlite3', connection: { filename: testDb.config.filename }, useNullAsDefault: true });
+    return knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: testDb.config.filename },
+      useNullAsDefault: true,
+    });
   }
   return serverKnex(testDb.client, new URL(testDb.config.connectionString!));
 }

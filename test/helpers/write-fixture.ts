@@ -68,15 +68,32 @@ export async function addWriteFixture(context: AppContext): Promise<void> {
     { collection: 'articles', field: 'comments', special: 'o2m', interface: 'list-o2m' },
     { collection: 'notes', field: 'code', validation: JSON.stringify(NOTE_RULES.code) },
     { collection: 'notes', field: 'level', validation: JSON.stringify(NOTE_RULES.level) },
-    { collection: 'notes', field: 'email', validation: JSON.stringify(NOTE_RULES.email), validation_message: 'Has to be an email address.' },
+    {
+      collection: 'notes',
+      field: 'email',
+      validation: JSON.stringify(NOTE_RULES.email),
+      validation_message: 'Has to be an email address.',
+    },
   ]);
-  await knex('service_relations').insert({ many_collection: 'comments', many_field: 'article', one_collection: 'articles', one_field: 'comments' });
+  await knex('service_relations').insert({
+    many_collection: 'comments',
+    many_field: 'article',
+    one_collection: 'articles',
+    one_field: 'comments',
+  });
   await knex('service_collections').insert({ collection: 'site', singleton: true });
   await context.schema.load();
 }
 
 /** Changes what a relation does to rows an o2m array no longer names, and reloads the schema. */
-export async function setDeselectAction(context: AppContext, manyCollection: string, manyField: string, action: 'nullify' | 'delete'): Promise<void> {
-  await queryBuilder(context.db)('service_relations').where({ many_collection: manyCollection, many_field: manyField }).update({ one_deselect_action: action });
+export async function setDeselectAction(
+  context: AppContext,
+  manyCollection: string,
+  manyField: string,
+  action: 'nullify' | 'delete',
+): Promise<void> {
+  await queryBuilder(context.db)('service_relations')
+    .where({ many_collection: manyCollection, many_field: manyField })
+    .update({ one_deselect_action: action });
   await context.schema.load();
 }

@@ -12,7 +12,12 @@ export function planCreate(name: string, items: Payload[], many: boolean, ctx: W
   return planner.planCreate(planner.itemsCollection(name, ctx, 'create'), items, many, ctx);
 }
 
-export function planUpdate(name: string, entries: { key: unknown; payload: Payload }[], many: boolean, ctx: WriteContext): MutationPlan {
+export function planUpdate(
+  name: string,
+  entries: { key: unknown; payload: Payload }[],
+  many: boolean,
+  ctx: WriteContext,
+): MutationPlan {
   return planner.planUpdate(planner.itemsCollection(name, ctx, 'update'), entries, many, ctx);
 }
 
@@ -26,7 +31,8 @@ export function lookups(
   linked: { related: string; fk: string; parent: Key; keys: Key[] }[] = [],
   deletable: Record<string, Record<string, boolean>> = {},
 ): WriteLookups {
-  const maps = (byCollection: Record<string, Record<string, boolean>>) => new Map(Object.entries(byCollection).map(([name, keys]) => [name, new Map(Object.entries(keys))]));
+  const maps = (byCollection: Record<string, Record<string, boolean>>) =>
+    new Map(Object.entries(byCollection).map(([name, keys]) => [name, new Map(Object.entries(keys))]));
   return {
     updatable: maps(rows),
     deletable: maps(deletable),

@@ -11,7 +11,8 @@ function column(table: string, name: string, type: ServiceType, extra: Partial<C
   return { ...emptyColumn(table, name), data_type: type, ...extra };
 }
 
-const key = (table: string) => column(table, 'id', 'integer', { is_primary_key: true, has_auto_increment: true, is_nullable: false });
+const key = (table: string) =>
+  column(table, 'id', 'integer', { is_primary_key: true, has_auto_increment: true, is_nullable: false });
 const fk = (table: string, name: string, target: string): ForeignKeyInfo => ({
   table,
   column: name,
@@ -27,7 +28,11 @@ function table(name: string, columns: ColumnInfo[], foreign_keys: ForeignKeyInfo
 
 export const WRITE_SCHEMA: SchemaOverview = buildSchemaOverview({
   tables: [
-    table('authors', [key('authors'), column('authors', 'name', 'string', { max_length: 20, is_nullable: false }), column('authors', 'email', 'string', { is_unique: true })]),
+    table('authors', [
+      key('authors'),
+      column('authors', 'name', 'string', { max_length: 20, is_nullable: false }),
+      column('authors', 'email', 'string', { is_unique: true }),
+    ]),
     table(
       'articles',
       [
@@ -42,14 +47,26 @@ export const WRITE_SCHEMA: SchemaOverview = buildSchemaOverview({
       [fk('articles', 'author', 'authors')],
     ),
     table('tags', [key('tags'), column('tags', 'name', 'string', { is_nullable: false })]),
-    table('articles_tags', [key('articles_tags'), column('articles_tags', 'articles_id', 'integer'), column('articles_tags', 'tags_id', 'integer')], [
-      fk('articles_tags', 'articles_id', 'articles'),
-      fk('articles_tags', 'tags_id', 'tags'),
-    ]),
+    table(
+      'articles_tags',
+      [
+        key('articles_tags'),
+        column('articles_tags', 'articles_id', 'integer'),
+        column('articles_tags', 'tags_id', 'integer'),
+      ],
+      [fk('articles_tags', 'articles_id', 'articles'), fk('articles_tags', 'tags_id', 'tags')],
+    ),
     table('pages', [key('pages'), column('pages', 'title', 'string')]),
-    table('pages_sections', [key('pages_sections'), column('pages_sections', 'pages_id', 'integer'), column('pages_sections', 'item', 'string'), column('pages_sections', 'collection', 'string')], [
-      fk('pages_sections', 'pages_id', 'pages'),
-    ]),
+    table(
+      'pages_sections',
+      [
+        key('pages_sections'),
+        column('pages_sections', 'pages_id', 'integer'),
+        column('pages_sections', 'item', 'string'),
+        column('pages_sections', 'collection', 'string'),
+      ],
+      [fk('pages_sections', 'pages_id', 'pages')],
+    ),
     table('things', [
       column('things', 'id', 'uuid', { is_primary_key: true, is_nullable: false }),
       column('things', 'label', 'string', { is_nullable: false }),
@@ -74,13 +91,39 @@ export const WRITE_SCHEMA: SchemaOverview = buildSchemaOverview({
   ],
   relations: [
     { many_collection: 'articles', many_field: 'author', one_collection: 'authors', one_field: 'articles' },
-    { many_collection: 'articles_tags', many_field: 'articles_id', one_collection: 'articles', one_field: 'tags', junction_field: 'tags_id' },
+    {
+      many_collection: 'articles_tags',
+      many_field: 'articles_id',
+      one_collection: 'articles',
+      one_field: 'tags',
+      junction_field: 'tags_id',
+    },
     { many_collection: 'articles_tags', many_field: 'tags_id', one_collection: 'tags', junction_field: 'articles_id' },
-    { many_collection: 'pages_sections', many_field: 'pages_id', one_collection: 'pages', one_field: 'sections', junction_field: 'item' },
-    { many_collection: 'pages_sections', many_field: 'item', one_collection_field: 'collection', one_allowed_collections: 'tags,pages', junction_field: 'pages_id' },
+    {
+      many_collection: 'pages_sections',
+      many_field: 'pages_id',
+      one_collection: 'pages',
+      one_field: 'sections',
+      junction_field: 'item',
+    },
+    {
+      many_collection: 'pages_sections',
+      many_field: 'item',
+      one_collection_field: 'collection',
+      one_allowed_collections: 'tags,pages',
+      junction_field: 'pages_id',
+    },
   ],
   mapType: (c) => TYPES[`${c.table}.${c.name}`] ?? 'unknown',
   version: 1,
 });
 
-export const WRITER: Accountability = { user: 'u-1', role: 'r-1', roles: ['r-1'], policies: ['p-1'], admin: true, app: true, ip: null };
+export const WRITER: Accountability = {
+  user: 'u-1',
+  role: 'r-1',
+  roles: ['r-1'],
+  policies: ['p-1'],
+  admin: true,
+  app: true,
+  ip: null,
+};

@@ -6,7 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authentication, createDirectus, disableTwoFactor, enableTwoFactor, generateTwoFactorSecret, readItems, readMe, rest } from '@directus/sdk';
+import {
+  authentication,
+  createDirectus,
+  disableTwoFactor,
+  enableTwoFactor,
+  generateTwoFactorSecret,
+  readItems,
+  readMe,
+  rest,
+} from '@directus/sdk';
 import { Secret, TOTP } from 'otpauth';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
@@ -41,7 +50,10 @@ class CookieJar {
     const value = decodeURIComponent(pair!.slice(at + 1));
     const maxAge = attributes.find((a) => /^max-age=/i.test(a));
     const expires = attributes.find((a) => /^expires=/i.test(a));
-    const gone = value === '' || (maxAge !== undefined && Number(maxAge.split('=')[1]) <= 0) || (expires !== undefined && Date.parse(expires.slice(8)) <= Date.now());
+    const gone =
+      value === '' ||
+      (maxAge !== undefined && Number(maxAge.split('=')[1]) <= 0) ||
+      (expires !== undefined && Date.parse(expires.slice(8)) <= Date.now());
     if (gone) this.cookies.delete(name);
     else this.cookies.set(name, { value, attributes });
   }
@@ -53,7 +65,11 @@ for (const client of testClients()) {
   describe(`@directus/sdk authentication against Strata (${clientLabel(client)})`, () => {
     let t: TestApp;
     let url: string;
-    const raw = (path: string, init: RequestInit = {}) => fetch(`${url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+    const raw = (path: string, init: RequestInit = {}) =>
+      fetch(`${url}${path}`, {
+        ...init,
+        headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+      });
     const sdkWith = (mode: 'json' | 'cookie' | 'session', jar?: CookieJar) =>
       createDirectus<any>(url, jar ? { globals: { fetch: jar.fetch } } : {})
         .with(authentication(mode, { autoRefresh: false, credentials: 'include' }))
@@ -79,12 +95,18 @@ for (const client of testClients()) {
       const refreshed = await sdk.refresh();
       assert.notEqual(refreshed.refresh_token, login.refresh_token);
       assert.equal(await sdk.getToken(), refreshed.access_token);
-      const spent = await raw('/auth/refresh', { method: 'POST', body: JSON.stringify({ refresh_token: login.refresh_token }) });
+      const spent = await raw('/auth/refresh', {
+        method: 'POST',
+        body: JSON.stringify({ refresh_token: login.refresh_token }),
+      });
       assert.equal(spent.status, 401);
 
       await sdk.logout();
       assert.equal(await sdk.getToken(), null);
-      const dead = await raw('/auth/refresh', { method: 'POST', body: JSON.stringify({ refresh_token: refreshed.refresh_token }) });
+      const dead = await raw('/auth/refresh', {
+        method: 'POST',
+        body: JSON.stringify({ refresh_token: refreshed.refresh_token }),
+      });
       assert.equal(dead.status, 401);
       assert.equal((await dead.json()).errors[0].extensions.code, 'INVALID_CREDENTIALS');
     });
@@ -97,7 +119,10 @@ for (const client of testClients()) {
       const first = jar.cookies.get('service_refresh_token');
       assert.ok(first, jar.seen.join('\n'));
       for (const attribute of ['HttpOnly', 'Path=/', 'SameSite=Lax', `Max-Age=${7 * 86_400}`]) {
-        assert.ok(first.attributes.some((a) => a.toLowerCase() === attribute.toLowerCase()), `${attribute} in ${jar.seen.at(-1)}`);
+        assert.ok(
+          first.attributes.some((a) => a.toLowerCase() === attribute.toLowerCase()),
+          `${attribute} in ${jar.seen.at(-1)}`,
+        );
       }
       assert.deepEqual(await sdk.request(readMe({ fields: ['email'] })), { email: ADMIN.email });
 
@@ -105,15 +130,24 @@ for (const client of testClients()) {
       assert.equal(typeof refreshed.access_token, 'string');
       const second = jar.cookies.get('service_refresh_token')!.value;
       assert.notEqual(second, first.value);
-      assert.deepEqual(await sdk.request(readItems('tags', { fields: ['name'], limit: 1, sort: ['id'] })), [{ name: 'science' }]);
+      assert.deepEqual(await sdk.request(readItems('tags', { fields: ['name'], limit: 1, sort: ['id'] })), [
+        { name: 'science' },
+      ]);
 
       await sdk.logout();
       assert.equal(jar.cookies.has('service_refresh_token'), false);
-      const dead = await raw('/auth/refresh', { method: 'POST', body: JSON.stringify({ mode: 'cookie' }), headers: { cookie: `service_refresh_token=${second}` } });
+      const dead = await raw('/auth/refresh', {
+        method: 'POST',
+        body: JSON.stringify({ mode: 'cookie' }),
+        headers: { cookie: `service_refresh_token=${second}` },
+      });
       assert.equal(dead.status, 401);
       await assert.rejects(sdk.refresh(), (error: { errors: { extensions: { code: string } } }) => {
         // The jar holds no refresh cookie any more: the server asks for one.
-        assert.equal((error.errors as unknown as { extensions: { code: string } }[])[0]!.extensions.code, 'INVALID_PAYLOAD');
+        assert.equal(
+          (error.errors as unknown as { extensions: { code: string } }[])[0]!.extensions.code,
+          'INVALID_PAYLOAD',
+        );
         return true;
       });
     });
@@ -133,7 +167,9 @@ for (const client of testClients()) {
       await sdk.refresh();
       const renewed = jar.cookies.get('service_session_token')!.value;
       assert.notEqual(renewed, session.value);
-      assert.deepEqual(await sdk.request(readItems('tags', { fields: ['id'], filter: { name: { _eq: 'history' } } })), [{ id: 2 }]);
+      assert.deepEqual(await sdk.request(readItems('tags', { fields: ['id'], filter: { name: { _eq: 'history' } } })), [
+        { id: 2 },
+      ]);
 
       await sdk.logout();
       assert.equal(jar.cookies.has('service_session_token'), false);
@@ -149,7 +185,9 @@ for (const client of testClients()) {
     it('sets up two-factor through the SDK, then logs in with its otp option', async () => {
       const policy = await createPolicy(t, { app_access: true, permissions: [{ collection: 'tags', fields: 'name' }] });
       const { id } = await createUserWithPolicies(t, [policy], { email: 'sdk-tfa@example.com' });
-      await queryBuilder(t.context.db)('service_users').update({ password: await hashPassword('sdk-tfa-password') }).where('id', id);
+      await queryBuilder(t.context.db)('service_users')
+        .update({ password: await hashPassword('sdk-tfa-password') })
+        .where('id', id);
       const sdk = sdkWith('json');
       await sdk.login('sdk-tfa@example.com', 'sdk-tfa-password');
       const { secret, otpauth_url } = await sdk.request(generateTwoFactorSecret('sdk-tfa-password'));
@@ -158,10 +196,13 @@ for (const client of testClients()) {
       await sdk.request(enableTwoFactor(secret, totp.generate()));
 
       const again = sdkWith('json');
-      await assert.rejects(again.login('sdk-tfa@example.com', 'sdk-tfa-password'), (error: { errors: { extensions: { code: string } }[] }) => {
-        assert.equal(error.errors[0]!.extensions.code, 'INVALID_OTP');
-        return true;
-      });
+      await assert.rejects(
+        again.login('sdk-tfa@example.com', 'sdk-tfa-password'),
+        (error: { errors: { extensions: { code: string } }[] }) => {
+          assert.equal(error.errors[0]!.extensions.code, 'INVALID_OTP');
+          return true;
+        },
+      );
       await again.login('sdk-tfa@example.com', 'sdk-tfa-password', { otp: totp.generate() });
       assert.deepEqual(await again.request(readMe({ fields: ['email'] })), { email: 'sdk-tfa@example.com' });
       await again.request(disableTwoFactor(totp.generate()));
@@ -170,18 +211,23 @@ for (const client of testClients()) {
 
     it('refuses wrong credentials with the coded error the SDK surfaces', async () => {
       const sdk = sdkWith('json');
-      await assert.rejects(sdk.login(ADMIN.email, 'wrong-password'), (error: { errors: { extensions: { code: string } }[]; response: Response }) => {
-        assert.equal(error.response.status, 401);
-        assert.equal(error.errors[0]!.extensions.code, 'INVALID_CREDENTIALS');
-        return true;
-      });
+      await assert.rejects(
+        sdk.login(ADMIN.email, 'wrong-password'),
+        (error: { errors: { extensions: { code: string } }[]; response: Response }) => {
+          assert.equal(error.response.status, 401);
+          assert.equal(error.errors[0]!.extensions.code, 'INVALID_CREDENTIALS');
+          return true;
+        },
+      );
     });
 
     it('refreshes on its own before a short ACCESS_TOKEN_TTL runs out (autoRefresh)', async () => {
       const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '2s' } });
       try {
         const shortUrl = await listenOnLoopback(short);
-        const sdk = createDirectus<any>(shortUrl).with(authentication('json', { autoRefresh: true, msRefreshBeforeExpires: 1_500 })).with(rest());
+        const sdk = createDirectus<any>(shortUrl)
+          .with(authentication('json', { autoRefresh: true, msRefreshBeforeExpires: 1_500 }))
+          .with(rest());
         const login = await sdk.login(ADMIN.email, ADMIN.password);
         assert.equal(login.expires, 2_000);
         try {
@@ -190,7 +236,9 @@ for (const client of testClients()) {
           const current = await sdk.getToken();
           assert.notEqual(current, login.access_token);
           assert.deepEqual(await sdk.request(readMe({ fields: ['email'] })), { email: ADMIN.email });
-          const stale = await fetch(`${shortUrl}/users/me`, { headers: { authorization: `Bearer ${login.access_token}` } });
+          const stale = await fetch(`${shortUrl}/users/me`, {
+            headers: { authorization: `Bearer ${login.access_token}` },
+          });
           assert.equal(stale.status, 401);
           assert.equal((await stale.json()).errors[0].extensions.code, 'TOKEN_EXPIRED');
         } finally {

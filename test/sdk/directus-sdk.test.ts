@@ -27,11 +27,18 @@ for (const client of testClients()) {
     });
 
     it('logs in with email and password and reads items', async () => {
-      const sdk = createDirectus<{ articles: Article[] }>(url).with(authentication('json', { autoRefresh: false })).with(rest());
+      const sdk = createDirectus<{ articles: Article[] }>(url)
+        .with(authentication('json', { autoRefresh: false }))
+        .with(rest());
       await sdk.login(ADMIN.email, ADMIN.password);
       assert.equal(typeof (await sdk.getToken()), 'string');
       const rows = await sdk.request(
-        readItems('articles', { fields: ['id', 'title', 'rating'], filter: { status: { _eq: 'published' } }, sort: ['-rating'], limit: 2 }),
+        readItems('articles', {
+          fields: ['id', 'title', 'rating'],
+          filter: { status: { _eq: 'published' } },
+          sort: ['-rating'],
+          limit: 2,
+        }),
       );
       assert.deepEqual(rows, [
         { id: 1, title: 'Hello World', rating: 5 },
@@ -43,12 +50,17 @@ for (const client of testClients()) {
 
     it('reads with a static token and surfaces coded errors', async () => {
       const sdk = createDirectus<{ articles: Article[] }>(url).with(staticToken(ADMIN.token)).with(rest());
-      const rows = await sdk.request(readItems('articles', { fields: ['id'], filter: { id: { _in: [3, 5] } }, sort: ['id'] }));
+      const rows = await sdk.request(
+        readItems('articles', { fields: ['id'], filter: { id: { _in: [3, 5] } }, sort: ['id'] }),
+      );
       assert.deepEqual(rows, [{ id: 3 }, { id: 5 }]);
-      await assert.rejects(sdk.request(readItem('articles', 999)), (error: { errors: { extensions: { code: string } }[] }) => {
-        assert.equal(error.errors[0]!.extensions.code, 'FORBIDDEN');
-        return true;
-      });
+      await assert.rejects(
+        sdk.request(readItem('articles', 999)),
+        (error: { errors: { extensions: { code: string } }[] }) => {
+          assert.equal(error.errors[0]!.extensions.code, 'FORBIDDEN');
+          return true;
+        },
+      );
     });
 
     it('reads nested relations with fields, deep and relational filters', async () => {
@@ -64,10 +76,28 @@ for (const client of testClients()) {
       );
       assert.deepEqual(authors, [
         { name: 'Ada Lovelace', articles: [{ title: 'Second Post', tags: [{ tags_id: { name: 'history' } }] }] },
-        { name: 'Alan Turing', articles: [{ title: 'Machines Thinking', tags: [{ tags_id: { name: 'science' } }, { tags_id: { name: 'computing' } }] }] },
+        {
+          name: 'Alan Turing',
+          articles: [
+            {
+              title: 'Machines Thinking',
+              tags: [{ tags_id: { name: 'science' } }, { tags_id: { name: 'computing' } }],
+            },
+          ],
+        },
       ]);
-      const page = await sdk.request(readItem('pages', 1, { fields: ['title', { sections: ['collection', { item: { headings: ['text'], paragraphs: ['body'] } }] }] }));
-      assert.deepEqual(page, { title: 'Home', sections: [{ collection: 'headings', item: { text: 'Welcome' } }, { collection: 'paragraphs', item: { body: 'Hello there.' } }] });
+      const page = await sdk.request(
+        readItem('pages', 1, {
+          fields: ['title', { sections: ['collection', { item: { headings: ['text'], paragraphs: ['body'] } }] }],
+        }),
+      );
+      assert.deepEqual(page, {
+        title: 'Home',
+        sections: [
+          { collection: 'headings', item: { text: 'Welcome' } },
+          { collection: 'paragraphs', item: { body: 'Hello there.' } },
+        ],
+      });
     });
   });
 }

@@ -46,26 +46,55 @@ for (const client of testClients()) {
 
     it('creates collections, fields and a relation, changes and deletes them', async () => {
       const api = sdk();
-      const created = await api.request(createCollection({ collection: 'teams', meta: { icon: 'groups' }, schema: {} }));
+      const created = await api.request(
+        createCollection({ collection: 'teams', meta: { icon: 'groups' }, schema: {} }),
+      );
       assert.equal(created.collection, 'teams');
-      await api.request(createField('teams', { field: 'name', type: 'string', meta: { interface: 'input', required: true }, schema: { is_nullable: false, default_value: 'Team' } }));
-      await api.request(createCollection({
-        collection: 'players',
-        schema: {},
-        fields: [
-          { field: 'id', type: 'integer', meta: { hidden: true }, schema: { is_primary_key: true, has_auto_increment: true } },
-          { field: 'name', type: 'string' },
-          { field: 'team', type: 'integer', meta: { special: ['m2o'], interface: 'select-dropdown-m2o' } },
-        ],
-      }));
-      await api.request(createField('teams', { field: 'players', type: 'alias', meta: { special: ['o2m'], interface: 'list-o2m' } }));
-      const relation = await api.request(createRelation({ collection: 'players', field: 'team', related_collection: 'teams', meta: { one_field: 'players' }, schema: { on_delete: 'SET NULL' } }));
+      await api.request(
+        createField('teams', {
+          field: 'name',
+          type: 'string',
+          meta: { interface: 'input', required: true },
+          schema: { is_nullable: false, default_value: 'Team' },
+        }),
+      );
+      await api.request(
+        createCollection({
+          collection: 'players',
+          schema: {},
+          fields: [
+            {
+              field: 'id',
+              type: 'integer',
+              meta: { hidden: true },
+              schema: { is_primary_key: true, has_auto_increment: true },
+            },
+            { field: 'name', type: 'string' },
+            { field: 'team', type: 'integer', meta: { special: ['m2o'], interface: 'select-dropdown-m2o' } },
+          ],
+        }),
+      );
+      await api.request(
+        createField('teams', { field: 'players', type: 'alias', meta: { special: ['o2m'], interface: 'list-o2m' } }),
+      );
+      const relation = await api.request(
+        createRelation({
+          collection: 'players',
+          field: 'team',
+          related_collection: 'teams',
+          meta: { one_field: 'players' },
+          schema: { on_delete: 'SET NULL' },
+        }),
+      );
       assert.equal(relation.schema.on_delete, 'SET NULL');
 
       const knex = knexFor(t.testDb);
       try {
         await knex('teams').insert({ name: 'Reds' });
-        await knex('players').insert([{ name: 'Ann', team: 1 }, { name: 'Bo', team: 1 }]);
+        await knex('players').insert([
+          { name: 'Ann', team: 1 },
+          { name: 'Bo', team: 1 },
+        ]);
       } finally {
         await knex.destroy();
       }
@@ -74,29 +103,46 @@ for (const client of testClients()) {
 
       assert.equal((await api.request(readCollection('teams'))).meta.icon, 'groups');
       assert.ok((await api.request(readCollections())).some((c) => c.collection === 'players'));
-      assert.deepEqual((await api.request(readFieldsByCollection('players'))).map((f) => f.field), ['id', 'name', 'team']);
+      assert.deepEqual(
+        (await api.request(readFieldsByCollection('players'))).map((f) => f.field),
+        ['id', 'name', 'team'],
+      );
       assert.equal((await api.request(readField('teams', 'name'))).schema.default_value, 'Team');
       assert.equal((await api.request(readRelation('players', 'team'))).related_collection, 'teams');
       assert.equal((await api.request(readRelationByCollection('players'))).length, 1);
 
-      const changed = await api.request(updateField('players', 'name', { schema: { max_length: 80, is_nullable: false }, meta: { note: 'Full name' } }));
+      const changed = await api.request(
+        updateField('players', 'name', { schema: { max_length: 80, is_nullable: false }, meta: { note: 'Full name' } }),
+      );
       assert.equal(changed.schema.max_length, 80);
       assert.equal(changed.schema.is_nullable, false);
       assert.equal(changed.meta.note, 'Full name');
       assert.equal((await api.request(updateCollection('players', { meta: { note: 'People' } }))).meta.note, 'People');
-      assert.equal((await api.request(updateRelation('players', 'team', { schema: { on_delete: 'CASCADE' } }))).schema.on_delete, 'CASCADE');
+      assert.equal(
+        (await api.request(updateRelation('players', 'team', { schema: { on_delete: 'CASCADE' } }))).schema.on_delete,
+        'CASCADE',
+      );
 
-      await assert.rejects(api.request(updateField('players', 'name', { type: 'integer' })), (error: { errors: { extensions: { code: string; reason: string } }[] }) => {
-        assert.equal(error.errors[0]!.extensions.code, 'INVALID_PAYLOAD');
-        assert.match(error.errors[0]!.extensions.reason, /can't be changed from string\(80\) to integer: 2 value/);
-        return true;
-      });
+      await assert.rejects(
+        api.request(updateField('players', 'name', { type: 'integer' })),
+        (error: { errors: { extensions: { code: string; reason: string } }[] }) => {
+          assert.equal(error.errors[0]!.extensions.code, 'INVALID_PAYLOAD');
+          assert.match(error.errors[0]!.extensions.reason, /can't be changed from string\(80\) to integer: 2 value/);
+          return true;
+        },
+      );
 
       await api.request(deleteField('players', 'name'));
-      assert.deepEqual(await api.request(readItems('players', { sort: ['id'] })), [{ id: 1, team: 1 }, { id: 2, team: 1 }]);
+      assert.deepEqual(await api.request(readItems('players', { sort: ['id'] })), [
+        { id: 1, team: 1 },
+        { id: 2, team: 1 },
+      ]);
       await api.request(deleteRelation('players', 'team'));
       await api.request(deleteCollection('players'));
-      await assert.rejects(api.request(readCollection('players')), (error: { errors: { extensions: { code: string } }[] }) => error.errors[0]!.extensions.code === 'FORBIDDEN');
+      await assert.rejects(
+        api.request(readCollection('players')),
+        (error: { errors: { extensions: { code: string } }[] }) => error.errors[0]!.extensions.code === 'FORBIDDEN',
+      );
     });
   });
 }

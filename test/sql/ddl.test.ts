@@ -38,7 +38,14 @@ function spec(name: string, type: ColumnSpec['type'], extra: Partial<ColumnSpec>
   };
 }
 
-const NO_CHANGES: ColumnChanges = { type: false, nullable: false, default: false, comment: false, unique: false, indexed: false };
+const NO_CHANGES: ColumnChanges = {
+  type: false,
+  nullable: false,
+  default: false,
+  comment: false,
+  unique: false,
+  indexed: false,
+};
 
 interface Catalog {
   column(table: string, column: string): ColumnInfo;
@@ -50,14 +57,30 @@ function catalogOf(tables: TableInfo[]): Catalog {
   return {
     column: (t, c) => table(t).columns.find((col) => col.name === c) ?? assert.fail(`no column ${t}.${c}`),
     keys: (t, c) =>
-      tables.flatMap((x) => x.foreign_keys).filter((k) => (k.table === t && k.column === c) || (k.foreign_key_table === t && k.foreign_key_column === c)),
+      tables
+        .flatMap((x) => x.foreign_keys)
+        .filter((k) => (k.table === t && k.column === c) || (k.foreign_key_table === t && k.foreign_key_column === c)),
   };
 }
 
-function alter(catalog: Catalog, table: string, target: ColumnSpec, changes: Partial<ColumnChanges>, from?: ColumnSpec['type']): DdlStep {
+function alter(
+  catalog: Catalog,
+  table: string,
+  target: ColumnSpec,
+  changes: Partial<ColumnChanges>,
+  from?: ColumnSpec['type'],
+): DdlStep {
   const current = catalog.column(table, target.name);
   const conversion = changes.type && from ? conversionCheck(from, current, target) : null;
-  return { kind: 'alterColumn', table, current, target, changes: { ...NO_CHANGES, ...changes }, conversion, keys: catalog.keys(table, target.name) };
+  return {
+    kind: 'alterColumn',
+    table,
+    current,
+    target,
+    changes: { ...NO_CHANGES, ...changes },
+    conversion,
+    keys: catalog.keys(table, target.name),
+  };
 }
 
 const articleKey = (onDelete: string | null): ForeignKeyInfo => ({
@@ -78,14 +101,23 @@ const CASES: { name: string; steps(catalog: Catalog): DdlStep[]; after(catalog: 
       {
         kind: 'createTable',
         table: 'ddl_authors',
-        columns: [spec('id', 'integer', { primaryKey: true, autoIncrement: true, nullable: false }), spec('name', 'string', { maxLength: 80, nullable: false })],
+        columns: [
+          spec('id', 'integer', { primaryKey: true, autoIncrement: true, nullable: false }),
+          spec('name', 'string', { maxLength: 80, nullable: false }),
+        ],
       },
       {
         kind: 'createTable',
         table: 'ddl_articles',
         columns: [
           spec('id', 'uuid', { primaryKey: true, nullable: false }),
-          spec('title', 'string', { maxLength: 120, nullable: false, default: { kind: 'value', value: 'untitled' }, unique: true, comment: 'Shown in lists' }),
+          spec('title', 'string', {
+            maxLength: 120,
+            nullable: false,
+            default: { kind: 'value', value: 'untitled' },
+            unique: true,
+            comment: 'Shown in lists',
+          }),
           spec('score', 'decimal', { precision: 8, scale: 2, default: { kind: 'value', value: 0 } }),
           spec('views', 'bigInteger', { indexed: true }),
           spec('author', 'integer'),
@@ -95,7 +127,10 @@ const CASES: { name: string; steps(catalog: Catalog): DdlStep[]; after(catalog: 
       {
         kind: 'createTable',
         table: 'ddl_tags',
-        columns: [spec('article', 'uuid', { primaryKey: true, nullable: false }), spec('tag', 'string', { maxLength: 40, primaryKey: true, nullable: false })],
+        columns: [
+          spec('article', 'uuid', { primaryKey: true, nullable: false }),
+          spec('tag', 'string', { maxLength: 40, primaryKey: true, nullable: false }),
+        ],
       },
     ],
     after(catalog) {
@@ -123,10 +158,27 @@ const CASES: { name: string; steps(catalog: Catalog): DdlStep[]; after(catalog: 
         ] as const
       ).map(([name, type]): DdlStep => ({ kind: 'addColumn', table: 'ddl_articles', column: spec(name, type) })),
       { kind: 'addColumn', table: 'ddl_articles', column: spec('slug', 'string', { maxLength: 60, unique: true }) },
-      { kind: 'addColumn', table: 'ddl_articles', column: spec('status', 'string', { maxLength: 20, nullable: false, default: { kind: 'value', value: 'draft' }, indexed: true }) },
-      { kind: 'addColumn', table: 'ddl_articles', column: spec('live', 'boolean', { nullable: false, default: { kind: 'value', value: true } }) },
+      {
+        kind: 'addColumn',
+        table: 'ddl_articles',
+        column: spec('status', 'string', {
+          maxLength: 20,
+          nullable: false,
+          default: { kind: 'value', value: 'draft' },
+          indexed: true,
+        }),
+      },
+      {
+        kind: 'addColumn',
+        table: 'ddl_articles',
+        column: spec('live', 'boolean', { nullable: false, default: { kind: 'value', value: true } }),
+      },
       // SQLite rebuilds the table for these two: ADD COLUMN takes neither.
-      { kind: 'addColumn', table: 'ddl_articles', column: spec('touched_at', 'dateTime', { default: { kind: 'now' } }) },
+      {
+        kind: 'addColumn',
+        table: 'ddl_articles',
+        column: spec('touched_at', 'dateTime', { default: { kind: 'now' } }),
+      },
       { kind: 'addColumn', table: 'ddl_authors', column: spec('email', 'string', { nullable: false }) },
     ],
     after(catalog) {
@@ -140,7 +192,13 @@ const CASES: { name: string; steps(catalog: Catalog): DdlStep[]; after(catalog: 
     steps: (catalog) => [
       alter(catalog, 'ddl_articles', spec('rank', 'bigInteger'), { type: true }, 'integer'),
       alter(catalog, 'ddl_articles', spec('body', 'string', { maxLength: 500 }), { type: true }, 'text'),
-      alter(catalog, 'ddl_articles', spec('score', 'decimal', { precision: 12, scale: 4, default: { kind: 'value', value: 0 } }), { type: true }, 'decimal'),
+      alter(
+        catalog,
+        'ddl_articles',
+        spec('score', 'decimal', { precision: 12, scale: 4, default: { kind: 'value', value: 0 } }),
+        { type: true },
+        'decimal',
+      ),
     ],
     after(catalog) {
       assert.equal(catalog.column('ddl_articles', 'body').max_length, 500);
@@ -150,8 +208,18 @@ const CASES: { name: string; steps(catalog: Catalog): DdlStep[]; after(catalog: 
   {
     name: 'alter-nullable-default',
     steps: (catalog) => [
-      alter(catalog, 'ddl_articles', spec('rating', 'float', { nullable: false, default: { kind: 'value', value: 2.5 } }), { nullable: true, default: true }),
-      alter(catalog, 'ddl_articles', spec('title', 'string', { maxLength: 120, nullable: true, unique: true, comment: 'Shown in lists' }), { nullable: true, default: true }),
+      alter(
+        catalog,
+        'ddl_articles',
+        spec('rating', 'float', { nullable: false, default: { kind: 'value', value: 2.5 } }),
+        { nullable: true, default: true },
+      ),
+      alter(
+        catalog,
+        'ddl_articles',
+        spec('title', 'string', { maxLength: 120, nullable: true, unique: true, comment: 'Shown in lists' }),
+        { nullable: true, default: true },
+      ),
     ],
     after(catalog) {
       assert.equal(catalog.column('ddl_articles', 'rating').is_nullable, false);

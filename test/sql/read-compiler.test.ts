@@ -50,7 +50,10 @@ describe('read compiler SQL snapshots', () => {
           write(sqlFile, sqlFileText(c, compiled.sql));
           write(paramsFile, `${JSON.stringify(compiled.params, null, 2)}\n`);
         }
-        assert.ok(existsSync(sqlFile), `no snapshot ${path.basename(sqlFile)} (run with UPDATE_SNAPSHOTS=1 and review the diff)`);
+        assert.ok(
+          existsSync(sqlFile),
+          `no snapshot ${path.basename(sqlFile)} (run with UPDATE_SNAPSHOTS=1 and review the diff)`,
+        );
         assert.equal(sqlFileText(c, compiled.sql), readFileSync(sqlFile, 'utf8'));
         assert.deepEqual(compiled.params, JSON.parse(readFileSync(paramsFile, 'utf8')));
       });
@@ -60,7 +63,12 @@ describe('read compiler SQL snapshots', () => {
 
 /** The answer row of a read: its JSON `data` parsed, counts as numbers. */
 function answer(row: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'string' && key === 'data' ? JSON.parse(value) : value === null ? null : Number(value)]));
+  return Object.fromEntries(
+    Object.entries(row).map(([key, value]) => [
+      key,
+      typeof value === 'string' && key === 'data' ? JSON.parse(value) : value === null ? null : Number(value),
+    ]),
+  );
 }
 
 for (const client of testClients()) {
@@ -72,7 +80,11 @@ for (const client of testClients()) {
       testDb = await createTestDatabase(client);
       db = new Database(testDb.config);
       const seed = readFileSync(path.join(HERE, 'small-schema', `${dialect}.sql`), 'utf8');
-      for (const statement of seed.split(/;\s*$/m).map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter(Boolean)) await db.query(statement);
+      for (const statement of seed
+        .split(/;\s*$/m)
+        .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+        .filter(Boolean))
+        await db.query(statement);
     });
     after(async () => {
       await db?.close();

@@ -23,48 +23,108 @@ function reason(run: () => unknown): string {
 
 describe('body schemas', () => {
   it('labels the failing value as Joi does', () => {
-    const schema = Type.Object({ meta: Type.Optional(Type.Object({ icon: Type.Optional(Type.String()) })), keys: Type.Optional(Type.Array(Type.Number())) });
-    assert.equal(reason(() => checkBody(schema, 1)), '"value" must be an object');
-    assert.equal(reason(() => checkBody(schema, { meta: { icon: 1 } })), '"meta.icon" must be a string');
-    assert.equal(reason(() => checkBody(schema, { keys: [1, 'a'] })), '"keys[1]" must be a number');
-    assert.equal(reason(() => checkBody(Type.Object({ data: Type.Object({}) }), {})), '"data" is required');
-    assert.equal(reason(() => checkBody(Type.Object({}, { additionalProperties: false }), { extra: 1 })), '"extra" is not allowed');
+    const schema = Type.Object({
+      meta: Type.Optional(Type.Object({ icon: Type.Optional(Type.String()) })),
+      keys: Type.Optional(Type.Array(Type.Number())),
+    });
+    assert.equal(
+      reason(() => checkBody(schema, 1)),
+      '"value" must be an object',
+    );
+    assert.equal(
+      reason(() => checkBody(schema, { meta: { icon: 1 } })),
+      '"meta.icon" must be a string',
+    );
+    assert.equal(
+      reason(() => checkBody(schema, { keys: [1, 'a'] })),
+      '"keys[1]" must be a number',
+    );
+    assert.equal(
+      reason(() => checkBody(Type.Object({ data: Type.Object({}) }), {})),
+      '"data" is required',
+    );
+    assert.equal(
+      reason(() => checkBody(Type.Object({}, { additionalProperties: false }), { extra: 1 })),
+      '"extra" is not allowed',
+    );
   });
 
   it('uses a node’s own message, per keyword, with {path}, {value} and {index}', () => {
-    const name = Type.String({ pattern: '^[a-z]+$', errorMessage: { type: 'Name is required', pattern: 'Name "{value}" is invalid' } });
-    assert.equal(reason(() => checkBody(Type.Object({ name }), { name: 5 })), 'Name is required');
-    assert.equal(reason(() => checkBody(Type.Object({ name }), { name: 'A1' })), 'Name "A1" is invalid');
+    const name = Type.String({
+      pattern: '^[a-z]+$',
+      errorMessage: { type: 'Name is required', pattern: 'Name "{value}" is invalid' },
+    });
+    assert.equal(
+      reason(() => checkBody(Type.Object({ name }), { name: 5 })),
+      'Name is required',
+    );
+    assert.equal(
+      reason(() => checkBody(Type.Object({ name }), { name: 'A1' })),
+      'Name "A1" is invalid',
+    );
     // A required key takes the message of the key's own schema.
-    assert.equal(reason(() => checkBody(Type.Object({ name: Type.String({ errorMessage: '"{path}" please' }) }), {})), '"name" please');
+    assert.equal(
+      reason(() => checkBody(Type.Object({ name: Type.String({ errorMessage: '"{path}" please' }) }), {})),
+      '"name" please',
+    );
     const list = Type.Array(Type.Object({ id: Type.String() }, { errorMessage: 'entry {index} is wrong' }));
-    assert.equal(reason(() => checkBody(list, [{ id: 'a' }, null])), 'entry 1 is wrong');
+    assert.equal(
+      reason(() => checkBody(list, [{ id: 'a' }, null])),
+      'entry 1 is wrong',
+    );
   });
 
   it('reports the first failing step of an intersection, in order', () => {
     const schema = Type.Intersect([Type.Object({ b: Type.String() }), Type.Object({ a: Type.String() })]);
-    assert.equal(reason(() => checkBody(schema, {})), '"b" is required');
-    assert.equal(reason(() => checkBody(schema, { b: 'x' })), '"a" is required');
+    assert.equal(
+      reason(() => checkBody(schema, {})),
+      '"b" is required',
+    );
+    assert.equal(
+      reason(() => checkBody(schema, { b: 'x' })),
+      '"a" is required',
+    );
   });
 
   it('names the rule of anyOf and the branch of if/then/else', () => {
     const oneOf = Type.Unsafe({ anyOf: [{ required: ['a'] }, { required: ['b'] }], errorMessage: 'a or b' });
-    assert.equal(reason(() => checkBody(oneOf, {})), 'a or b');
-    const items = IfArray(Type.Array(Type.Object({}, { errorMessage: '"{path}" must be of type object' })), Type.Object({}, { errorMessage: 'not an object' }));
-    assert.equal(reason(() => checkBody(items, [{}, 1])), '"[1]" must be of type object');
-    assert.equal(reason(() => checkBody(items, 'x')), 'not an object');
+    assert.equal(
+      reason(() => checkBody(oneOf, {})),
+      'a or b',
+    );
+    const items = IfArray(
+      Type.Array(Type.Object({}, { errorMessage: '"{path}" must be of type object' })),
+      Type.Object({}, { errorMessage: 'not an object' }),
+    );
+    assert.equal(
+      reason(() => checkBody(items, [{}, 1])),
+      '"[1]" must be of type object',
+    );
+    assert.equal(
+      reason(() => checkBody(items, 'x')),
+      'not an object',
+    );
   });
 
   it('reads no body as null, accepts null where a schema does, and leaves values unchanged', () => {
     const body = Type.Intersect([Present('required!'), Type.Object({})]);
-    assert.equal(reason(() => checkBody(body, undefined)), 'required!');
+    assert.equal(
+      reason(() => checkBody(body, undefined)),
+      'required!',
+    );
     assert.equal(checkBody(Nullable(Type.Object({})), undefined), null);
     const value = { n: '1', extra: { deep: true } };
     // No coercion, no defaults, no removal of unknown keys.
     assert.equal(checkBody(Type.Object({ n: Type.String() }), value), value);
     assert.deepEqual(value, { n: '1', extra: { deep: true } });
-    assert.equal(reason(() => checkBody(Type.Object({ n: Type.Number() }), value)), '"n" must be a number');
-    assert.equal(reason(() => checkBody(OneOf(['a', 'b'] as const), 'c')), '"value" must be one of a, b');
+    assert.equal(
+      reason(() => checkBody(Type.Object({ n: Type.Number() }), value)),
+      '"n" must be a number',
+    );
+    assert.equal(
+      reason(() => checkBody(OneOf(['a', 'b'] as const), 'c')),
+      '"value" must be one of a, b',
+    );
   });
 
   it('throws the coded error the caller asks for', () => {
@@ -82,18 +142,37 @@ describe('body schemas', () => {
     for (const file of routes.filter((f) => !f.endsWith('import.ts'))) {
       const text = readFileSync(path.join(SRC, file), 'utf8');
       assert.ok(!/new InvalidPayloadError\((?!`Invalid YAML)/.test(text), `${file} refuses a body by hand`);
-      assert.ok(!/typeof (request\.)?body|Array\.isArray\((request\.)?body\)/.test(text), `${file} inspects a body by hand`);
+      assert.ok(
+        !/typeof (request\.)?body|Array\.isArray\((request\.)?body\)/.test(text),
+        `${file} inspects a body by hand`,
+      );
     }
-    const bodyModules = ['request/write-body.ts', 'request/search-body.ts', 'request/auth-bodies.ts', 'schema/input-checks.ts'];
+    const bodyModules = [
+      'request/write-body.ts',
+      'request/search-body.ts',
+      'request/auth-bodies.ts',
+      'schema/input-checks.ts',
+    ];
     for (const file of bodyModules) {
       const text = readFileSync(path.join(SRC, file), 'utf8');
       assert.ok(!/\bthrow\b/.test(text), `${file} throws by hand`);
       assert.ok(/from '(\.\.\/request|\.)\/body-check\.js'/.test(text), `${file} does not use body-check.ts`);
     }
     // The schema inputs still throw, but only for rules a schema cannot state (names given by the URL, type names).
-    for (const file of ['schema/field-input.ts', 'schema/collection-input.ts', 'schema/relation-input.ts', 'schema-sync/diff.ts', 'request/graphql-body.ts']) {
+    for (const file of [
+      'schema/field-input.ts',
+      'schema/collection-input.ts',
+      'schema/relation-input.ts',
+      'schema-sync/diff.ts',
+      'request/graphql-body.ts',
+    ]) {
       const text = readFileSync(path.join(SRC, file), 'utf8');
-      assert.ok(!/new InvalidPayloadError\([^)]*(must be an object|must be a string|must be an array|must be a boolean|is required)/.test(text), `${file} checks a type by hand`);
+      assert.ok(
+        !/new InvalidPayloadError\([^)]*(must be an object|must be a string|must be an array|must be a boolean|is required)/.test(
+          text,
+        ),
+        `${file} checks a type by hand`,
+      );
       assert.ok(/checkBody\(/.test(text), `${file} does not use checkBody`);
     }
   });

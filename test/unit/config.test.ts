@@ -21,7 +21,14 @@ describe('config', () => {
   it('reads the database settings for each client', () => {
     const pg = readConfig({ DB_CLIENT: 'pg', DB_CONNECTION_STRING: 'postgres://u:p@h:5433/d' });
     assert.equal(pg.db.client, 'pg');
-    const mysql = readConfig({ DB_CLIENT: 'mysql', DB_HOST: 'db', DB_PORT: '3307', DB_DATABASE: 'x', DB_USER: 'u', DB_PASSWORD: 'p' });
+    const mysql = readConfig({
+      DB_CLIENT: 'mysql',
+      DB_HOST: 'db',
+      DB_PORT: '3307',
+      DB_DATABASE: 'x',
+      DB_USER: 'u',
+      DB_PASSWORD: 'p',
+    });
     assert.deepEqual([mysql.db.client, mysql.db.host, mysql.db.port, mysql.db.database], ['mysql', 'db', 3307, 'x']);
   });
 
@@ -44,12 +51,15 @@ describe('config', () => {
       { ADMIN_EMAIL: 'nope' },
     ];
     for (const env of cases) {
-      assert.throws(() => readConfig(env), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        const named = Object.keys(env).some((name) => error.message.includes(name));
-        assert.ok(named, `${error.message} should name one of ${Object.keys(env).join(', ')}`);
-        return true;
-      });
+      assert.throws(
+        () => readConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          const named = Object.keys(env).some((name) => error.message.includes(name));
+          assert.ok(named, `${error.message} should name one of ${Object.keys(env).join(', ')}`);
+          return true;
+        },
+      );
     }
   });
 
@@ -59,7 +69,12 @@ describe('config', () => {
     assert.equal(readConfig({ IP_TRUST_PROXY: 'true' }).ip.trustProxy, 1);
     assert.equal(readConfig({ IP_TRUST_PROXY: '0' }).ip.trustProxy, false);
     assert.equal(readConfig({ IP_TRUST_PROXY: '3' }).ip.trustProxy, 3);
-    assert.deepEqual(readConfig({ IP_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, loopback' }).ip.trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1', 'loopback']);
+    assert.deepEqual(readConfig({ IP_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, loopback' }).ip.trustProxy, [
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'loopback',
+    ]);
     assert.throws(() => readConfig({ IP_TRUST_PROXY: 'proxy.example.com' }), /IP_TRUST_PROXY/);
     assert.throws(() => readConfig({ IP_TRUST_PROXY: '10.0.0.300' }), /IP_TRUST_PROXY/);
   });
@@ -68,7 +83,10 @@ describe('config', () => {
     const defaults = readConfig({});
     assert.equal(defaults.db.statementTimeoutMs, 30_000);
     assert.equal(defaults.maxJsonDepth, 100);
-    assert.deepEqual([defaults.graphql.queryMaxDepth, defaults.graphql.queryMaxFields, defaults.graphql.queryMaxAliases], [20, 1000, 100]);
+    assert.deepEqual(
+      [defaults.graphql.queryMaxDepth, defaults.graphql.queryMaxFields, defaults.graphql.queryMaxAliases],
+      [20, 1000, 100],
+    );
     assert.equal(readConfig({ DB_STATEMENT_TIMEOUT: '0' }).db.statementTimeoutMs, 0);
     assert.equal(readConfig({ DB_STATEMENT_TIMEOUT: '5s' }).db.statementTimeoutMs, 5000);
     assert.throws(() => readConfig({ DB_STATEMENT_TIMEOUT: 'soon' }), /DB_STATEMENT_TIMEOUT/);

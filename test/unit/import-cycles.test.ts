@@ -47,7 +47,11 @@ export function runtimeImports(file: string, text: string): string[] {
     found.push(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       if (isRuntime(node)) add(node.moduleSpecifier.text);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       // A dynamic import() loads lazily, after both modules have run: it cannot deadlock loading, so it is no edge.
@@ -100,10 +104,34 @@ describe('import cycles', () => {
     const a = path.join(SRC, 'a.ts');
     const b = path.join(SRC, 'b.ts');
     const c = path.join(SRC, 'c.ts');
-    assert.deepEqual(runtimeImports(a, "import { x } from './b.js';\nimport type { Y } from './c.js';\nimport { type Z } from './c.js';"), [b]);
+    assert.deepEqual(
+      runtimeImports(
+        a,
+        "import { x } from './b.js';\nimport type { Y } from './c.js';\nimport { type Z } from './c.js';",
+      ),
+      [b],
+    );
     assert.deepEqual(runtimeImports(b, "export { x } from './a.js';\nexport type { Y } from './c.js';"), [a]);
-    assert.deepEqual(importCycles(new Map([[a, [b]], [b, [a, c]], [c, []]])), [['a.ts', 'b.ts']]);
-    assert.deepEqual(importCycles(new Map([[a, [b]], [b, [c]], [c, []]])), []);
+    assert.deepEqual(
+      importCycles(
+        new Map([
+          [a, [b]],
+          [b, [a, c]],
+          [c, []],
+        ]),
+      ),
+      [['a.ts', 'b.ts']],
+    );
+    assert.deepEqual(
+      importCycles(
+        new Map([
+          [a, [b]],
+          [b, [c]],
+          [c, []],
+        ]),
+      ),
+      [],
+    );
   });
 
   it('src/ has no cycle of runtime imports between files', () => {

@@ -30,7 +30,8 @@ describe('parseDefaultValue', () => {
     [7, 7],
   ];
   for (const [raw, expected] of cases) {
-    it(`${JSON.stringify(raw)} → ${JSON.stringify(expected)}`, () => assert.deepEqual(parseDefaultValue(raw), expected));
+    it(`${JSON.stringify(raw)} → ${JSON.stringify(expected)}`, () =>
+      assert.deepEqual(parseDefaultValue(raw), expected));
   }
 });
 
@@ -42,14 +43,9 @@ describe('numericDefault', () => {
 
 describe('normalizeAction', () => {
   it('keeps the five referential actions, upper-cased', () => {
-    assert.deepEqual(['cascade', 'SET NULL', 'no action', 'Restrict', 'SET DEFAULT', null, 'bogus'].map(normalizeAction), [
-      'CASCADE',
-      'SET NULL',
-      'NO ACTION',
-      'RESTRICT',
-      'SET DEFAULT',
-      null,
-      null,
-    ]);
+    assert.deepEqual(
+      ['cascade', 'SET NULL', 'no action', 'Restrict', 'SET DEFAULT', null, 'bogus'].map(normalizeAction),
+      ['CASCADE', 'SET NULL', 'NO ACTION', 'RESTRICT', 'SET DEFAULT', null, null],
+    );
   });
 });

@@ -16,25 +16,78 @@ import { typescriptTypes } from '../../src/specs/typescript-types.js';
 import type { AppContext } from '../../src/services/app-context.js';
 
 const TYPES: Record<string, ServiceType> = { int: 'integer', varchar: 'string', uuid: 'uuid', json: 'json' };
-const column = (table: string, name: string, data_type: string, facts: Partial<ColumnInfo> = {}): ColumnInfo => ({ ...emptyColumn(table, name), data_type, ...facts });
-const table = (name: string, columns: ColumnInfo[], primary: string[] = []): TableInfo => ({ name, comment: null, columns, primary_key: primary, foreign_keys: [] });
+const column = (table: string, name: string, data_type: string, facts: Partial<ColumnInfo> = {}): ColumnInfo => ({
+  ...emptyColumn(table, name),
+  data_type,
+  ...facts,
+});
+const table = (name: string, columns: ColumnInfo[], primary: string[] = []): TableInfo => ({
+  name,
+  comment: null,
+  columns,
+  primary_key: primary,
+  foreign_keys: [],
+});
 
 const tables: TableInfo[] = [
-  table('a_b', [column('a_b', 'id', 'int', { is_primary_key: true, has_auto_increment: true, is_nullable: false }), column('a_b', 'first name', 'varchar', { max_length: 20 })], ['id']),
-  table('aB', [column('aB', 'id', 'uuid', { is_primary_key: true, is_nullable: false }), column('aB', 'parent', 'int', { foreign_key_table: 'a_b', foreign_key_column: 'id' })], ['id']),
-  table('my-items', [column('my-items', 'id', 'int', { is_primary_key: true, is_nullable: false }), column('my-items', 'data', 'json')], ['id']),
+  table(
+    'a_b',
+    [
+      column('a_b', 'id', 'int', { is_primary_key: true, has_auto_increment: true, is_nullable: false }),
+      column('a_b', 'first name', 'varchar', { max_length: 20 }),
+    ],
+    ['id'],
+  ),
+  table(
+    'aB',
+    [
+      column('aB', 'id', 'uuid', { is_primary_key: true, is_nullable: false }),
+      column('aB', 'parent', 'int', { foreign_key_table: 'a_b', foreign_key_column: 'id' }),
+    ],
+    ['id'],
+  ),
+  table(
+    'my-items',
+    [column('my-items', 'id', 'int', { is_primary_key: true, is_nullable: false }), column('my-items', 'data', 'json')],
+    ['id'],
+  ),
   table('logs', [column('logs', 'line', 'varchar')]),
   table('schema', [column('schema', 'id', 'int', { is_primary_key: true, is_nullable: false })], ['id']),
   table('2fa', [column('2fa', 'id', 'int', { is_primary_key: true, is_nullable: false })], ['id']),
 ];
-tables[1]!.foreign_keys.push({ table: 'aB', column: 'parent', foreign_key_table: 'a_b', foreign_key_column: 'id', constraint_name: null, on_update: null, on_delete: null });
+tables[1]!.foreign_keys.push({
+  table: 'aB',
+  column: 'parent',
+  foreign_key_table: 'a_b',
+  foreign_key_column: 'id',
+  constraint_name: null,
+  on_update: null,
+  on_delete: null,
+});
 
-const schema = buildSchemaOverview({ tables, collections: [], fields: [], relations: [], mapType: (c) => TYPES[c.data_type] ?? 'unknown', version: 1 });
+const schema = buildSchemaOverview({
+  tables,
+  collections: [],
+  fields: [],
+  relations: [],
+  mapType: (c) => TYPES[c.data_type] ?? 'unknown',
+  version: 1,
+});
 const admin = { user: 'u', role: null, roles: [], policies: [], admin: true, app: true, ip: null };
 
 describe('OpenAPI document builder', () => {
   const view = buildAccessView(schema, admin, null, () => true, 'any');
-  const doc = buildOasDocument({ schema, view, accountability: admin, routes: [], systemRoutes: {}, schemaReader: () => true, version: '3.0', publicUrl: '/', sessionCookie: 's' }) as any;
+  const doc = buildOasDocument({
+    schema,
+    view,
+    accountability: admin,
+    routes: [],
+    systemRoutes: {},
+    schemaReader: () => true,
+    version: '3.0',
+    publicUrl: '/',
+    sessionCookie: 's',
+  }) as any;
 
   it('keeps every collection, naming clashing components apart', async () => {
     assert.ok(doc.components.schemas.ItemsAB && doc.components.schemas.ItemsAB2);
@@ -47,7 +100,10 @@ describe('OpenAPI document builder', () => {
     assert.deepEqual(Object.keys(doc.paths['/items/logs']), ['get']);
     const ab = Object.values(doc.components.schemas).find((s: any) => s['x-collection'] === 'aB') as any;
     const target = Object.entries(doc.components.schemas).find(([, s]: any) => s['x-collection'] === 'a_b')![0];
-    assert.deepEqual(ab.properties.parent, { oneOf: [{ type: 'integer' }, { $ref: `#/components/schemas/${target}` }], nullable: true });
+    assert.deepEqual(ab.properties.parent, {
+      oneOf: [{ type: 'integer' }, { $ref: `#/components/schemas/${target}` }],
+      nullable: true,
+    });
     assert.equal((await new Validator().validate(doc as never)).valid, true);
   });
 
@@ -59,18 +115,45 @@ describe('OpenAPI document builder', () => {
       { method: 'GET', url: '/admin/*' },
       { method: 'GET', url: '/' },
     ];
-    const withRoutes = buildOasDocument({ schema, view, accountability: admin, routes, systemRoutes: {}, schemaReader: () => true, version: '3.1', publicUrl: '/', sessionCookie: 's' }) as any;
+    const withRoutes = buildOasDocument({
+      schema,
+      view,
+      accountability: admin,
+      routes,
+      systemRoutes: {},
+      schemaReader: () => true,
+      version: '3.1',
+      publicUrl: '/',
+      sessionCookie: 's',
+    }) as any;
     assert.equal((await new Validator().validate(withRoutes as never)).valid, true);
     assert.ok(withRoutes.paths['/utils/import/my-items'].post.requestBody.content['multipart/form-data']);
     assert.ok(!withRoutes.paths['/utils/import/{collection}'], 'one path per collection instead of the generic route');
     assert.deepEqual(withRoutes.paths['/schema/snapshot'].get.tags, ['Schema']);
     assert.ok(withRoutes.paths['/schema/apply'].post.responses['204']);
-    assert.deepEqual(Object.keys(withRoutes.paths).filter((p) => p === '/' || p.startsWith('/admin')), []);
+    assert.deepEqual(
+      Object.keys(withRoutes.paths).filter((p) => p === '/' || p.startsWith('/admin')),
+      [],
+    );
 
     const reader = { ...admin, admin: false };
     const readOnly = buildAccessView(schema, reader, null, () => false, 'any');
-    const limited = buildOasDocument({ schema, view: readOnly, accountability: reader, routes, systemRoutes: {}, schemaReader: () => false, version: '3.0', publicUrl: '/', sessionCookie: 's' }) as any;
-    assert.deepEqual(Object.keys(limited.paths).filter((p) => p.startsWith('/utils') || p.startsWith('/schema')), [], 'no imports without create, no schema routes for non-admins');
+    const limited = buildOasDocument({
+      schema,
+      view: readOnly,
+      accountability: reader,
+      routes,
+      systemRoutes: {},
+      schemaReader: () => false,
+      version: '3.0',
+      publicUrl: '/',
+      sessionCookie: 's',
+    }) as any;
+    assert.deepEqual(
+      Object.keys(limited.paths).filter((p) => p.startsWith('/utils') || p.startsWith('/schema')),
+      [],
+      'no imports without create, no schema routes for non-admins',
+    );
   });
 
   it('says null the way each OpenAPI version does', () => {
@@ -102,8 +185,17 @@ describe('OpenAPI document cache', () => {
     let builds = 0;
     const app = {
       schema: { current: schema },
-      permissions: { forPolicies: async () => { throw new Error('admins need no permission set'); } },
-      writer: { canWrite: (collection: string, action: string) => (collection === 'a_b' && action === 'create' && builds++, true) },
+      permissions: {
+        forPolicies: async () => {
+          throw new Error('admins need no permission set');
+        },
+      },
+      writer: {
+        canWrite: (collection: string, action: string) => (
+          collection === 'a_b' && action === 'create' && builds++,
+          true
+        ),
+      },
       config: { docs: { publicUrl: '/' }, auth: { sessionCookie: { name: 's' } } },
     } as unknown as AppContext;
     const size = (await new SpecsService(app, [], {}).oas(admin, '3.0')).length;

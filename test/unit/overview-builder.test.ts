@@ -9,7 +9,15 @@ function column(table: string, name: string, data_type: string, facts: Partial<C
   return { ...emptyColumn(table, name), data_type, ...facts };
 }
 
-const TYPES: Record<string, ServiceType> = { int: 'integer', varchar: 'string', char: 'string', text: 'text', uuid: 'uuid', json: 'json', bool: 'boolean' };
+const TYPES: Record<string, ServiceType> = {
+  int: 'integer',
+  varchar: 'string',
+  char: 'string',
+  text: 'text',
+  uuid: 'uuid',
+  json: 'json',
+  bool: 'boolean',
+};
 const mapType = (c: ColumnInfo): ServiceType => TYPES[c.data_type] ?? 'unknown';
 
 const tables: TableInfo[] = [
@@ -32,29 +40,77 @@ const tables: TableInfo[] = [
     ],
     primary_key: ['id'],
     foreign_keys: [
-      { table: 'articles', column: 'author', foreign_key_table: 'authors', foreign_key_column: 'id', constraint_name: 'fk_a', on_update: 'NO ACTION', on_delete: 'SET NULL' },
-      { table: 'articles', column: 'editor', foreign_key_table: 'authors', foreign_key_column: 'id', constraint_name: 'fk_e', on_update: 'NO ACTION', on_delete: 'CASCADE' },
+      {
+        table: 'articles',
+        column: 'author',
+        foreign_key_table: 'authors',
+        foreign_key_column: 'id',
+        constraint_name: 'fk_a',
+        on_update: 'NO ACTION',
+        on_delete: 'SET NULL',
+      },
+      {
+        table: 'articles',
+        column: 'editor',
+        foreign_key_table: 'authors',
+        foreign_key_column: 'id',
+        constraint_name: 'fk_e',
+        on_update: 'NO ACTION',
+        on_delete: 'CASCADE',
+      },
     ],
   },
-  { name: 'authors', comment: null, columns: [column('authors', 'id', 'uuid', { is_primary_key: true, is_nullable: false })], primary_key: ['id'], foreign_keys: [] },
+  {
+    name: 'authors',
+    comment: null,
+    columns: [column('authors', 'id', 'uuid', { is_primary_key: true, is_nullable: false })],
+    primary_key: ['id'],
+    foreign_keys: [],
+  },
   {
     name: 'pairs',
     comment: null,
-    columns: [column('pairs', 'a', 'int', { is_primary_key: true }), column('pairs', 'b', 'int', { is_primary_key: true })],
+    columns: [
+      column('pairs', 'a', 'int', { is_primary_key: true }),
+      column('pairs', 'b', 'int', { is_primary_key: true }),
+    ],
     primary_key: ['b', 'a'],
     foreign_keys: [],
   },
   { name: 'logs', comment: null, columns: [column('logs', 'line', 'text')], primary_key: [], foreign_keys: [] },
-  { name: 'service_users', comment: null, columns: [column('service_users', 'id', 'uuid', { is_primary_key: true })], primary_key: ['id'], foreign_keys: [] },
+  {
+    name: 'service_users',
+    comment: null,
+    columns: [column('service_users', 'id', 'uuid', { is_primary_key: true })],
+    primary_key: ['id'],
+    foreign_keys: [],
+  },
 ];
 
 // Field rows as SQLite/MySQL return them: 0/1 booleans, JSON as text, special as CSV.
 const fields = [
-  { id: 1, collection: 'articles', field: 'token', special: 'uuid', options: '{"a":1}', readonly: 0, hidden: 1, required: 1, searchable: 1, sort: '3' },
+  {
+    id: 1,
+    collection: 'articles',
+    field: 'token',
+    special: 'uuid',
+    options: '{"a":1}',
+    readonly: 0,
+    hidden: 1,
+    required: 1,
+    searchable: 1,
+    sort: '3',
+  },
   { id: 2, collection: 'articles', field: 'secret', special: 'conceal', searchable: 1 },
   { id: 3, collection: 'articles', field: 'password', special: 'hash' },
   { id: 4, collection: 'articles', field: 'tags', special: 'cast-csv' },
-  { id: 5, collection: 'articles', field: 'extra', special: 'cast-json', translations: [{ language: 'en-US', translation: 'Extra' }] },
+  {
+    id: 5,
+    collection: 'articles',
+    field: 'extra',
+    special: 'cast-json',
+    translations: [{ language: 'en-US', translation: 'Extra' }],
+  },
   { id: 6, collection: 'articles', field: 'flag', special: 'cast-boolean' },
   { id: 7, collection: 'articles', field: 'body', special: null, searchable: 0 },
   { id: 8, collection: 'articles', field: 'links', special: 'o2m', sort: 9 },
@@ -66,14 +122,43 @@ const fields = [
 
 // Collection rows as PostgreSQL returns them: real booleans, json already parsed.
 const collections = [
-  { collection: 'articles', icon: 'article', singleton: false, hidden: true, sort_field: 'count', item_duplication_fields: ['title'], archive_app_filter: null },
-  { collection: 'logs', singleton: true, sort_field: 'nope', translations: '[{"language":"en-US"}]', collapse: 'closed' },
+  {
+    collection: 'articles',
+    icon: 'article',
+    singleton: false,
+    hidden: true,
+    sort_field: 'count',
+    item_duplication_fields: ['title'],
+    archive_app_filter: null,
+  },
+  {
+    collection: 'logs',
+    singleton: true,
+    sort_field: 'nope',
+    translations: '[{"language":"en-US"}]',
+    collapse: 'closed',
+  },
   { collection: 'content', icon: 'folder', singleton: false },
 ];
 
 const relations = [
-  { id: 1, many_collection: 'articles', many_field: 'author', one_collection: 'authors', one_field: 'articles', one_deselect_action: 'delete' },
-  { id: 2, many_collection: 'comments', many_field: 'item', one_collection: null, one_allowed_collections: 'articles, authors', one_collection_field: 'collection', one_deselect_action: 'nullify' },
+  {
+    id: 1,
+    many_collection: 'articles',
+    many_field: 'author',
+    one_collection: 'authors',
+    one_field: 'articles',
+    one_deselect_action: 'delete',
+  },
+  {
+    id: 2,
+    many_collection: 'comments',
+    many_field: 'item',
+    one_collection: null,
+    one_allowed_collections: 'articles, authors',
+    one_collection_field: 'collection',
+    one_deselect_action: 'nullify',
+  },
 ];
 
 const schema = buildSchemaOverview({ tables, collections, fields, relations, mapType, version: 7 });
@@ -81,7 +166,14 @@ const schema = buildSchemaOverview({ tables, collections, fields, relations, map
 describe('buildSchemaOverview', () => {
   it('makes every table a collection, marks service_* tables as system and keeps the version', () => {
     assert.equal(schema.version, 7);
-    assert.deepEqual(Object.keys(schema.collections).sort(), ['articles', 'authors', 'content', 'logs', 'pairs', 'service_users']);
+    assert.deepEqual(Object.keys(schema.collections).sort(), [
+      'articles',
+      'authors',
+      'content',
+      'logs',
+      'pairs',
+      'service_users',
+    ]);
     assert.equal(schema.collections.authors!.meta, null);
     assert.deepEqual(schema.collections.articles!.schema, { name: 'articles', comment: 'Posts' });
     assert.equal(schema.collections.service_users!.system, true);
@@ -91,7 +183,10 @@ describe('buildSchemaOverview', () => {
   it('turns meta rows without a table into folder collections', () => {
     const folder = schema.collections.content!;
     assert.equal(folder.schema, null);
-    assert.deepEqual([folder.fieldOrder, Object.keys(folder.fields), folder.primary, folder.meta!.icon], [[], [], null, 'folder']);
+    assert.deepEqual(
+      [folder.fieldOrder, Object.keys(folder.fields), folder.primary, folder.meta!.icon],
+      [[], [], null, 'folder'],
+    );
     // Maps keyed by names a request chooses have no prototype: `constructor` or `__proto__` name nothing.
     assert.equal(schema.collections['constructor'], undefined);
     assert.equal(schema.collections.authors!.fields['__proto__'], undefined);
@@ -100,7 +195,16 @@ describe('buildSchemaOverview', () => {
 
   it('decodes collection meta from native and text encodings', () => {
     const articles = schema.collections.articles!.meta!;
-    assert.deepEqual([articles.hidden, articles.singleton, articles.item_duplication_fields, articles.archive_app_filter, articles.collapse], [true, false, ['title'], true, 'open']);
+    assert.deepEqual(
+      [
+        articles.hidden,
+        articles.singleton,
+        articles.item_duplication_fields,
+        articles.archive_app_filter,
+        articles.collapse,
+      ],
+      [true, false, ['title'], true, 'open'],
+    );
     const logs = schema.collections.logs!;
     assert.equal(logs.singleton, true);
     assert.deepEqual(logs.meta!.translations, [{ language: 'en-US' }]);
@@ -157,7 +261,22 @@ describe('buildSchemaOverview', () => {
 
   it('adds alias fields after the columns, in meta sort order', () => {
     const articles = schema.collections.articles!;
-    assert.deepEqual(articles.fieldOrder, ['id', 'title', 'token', 'secret', 'password', 'tags', 'extra', 'flag', 'body', 'count', 'author', 'editor', 'divider', 'links']);
+    assert.deepEqual(articles.fieldOrder, [
+      'id',
+      'title',
+      'token',
+      'secret',
+      'password',
+      'tags',
+      'extra',
+      'flag',
+      'body',
+      'count',
+      'author',
+      'editor',
+      'divider',
+      'links',
+    ]);
     const links = articles.fields.links!;
     assert.deepEqual([links.schema, links.nullable, links.primaryKey, links.special], [null, true, false, ['o2m']]);
     assert.deepEqual(articles.fields.divider!.special, ['alias', 'no-data']);
@@ -166,12 +285,28 @@ describe('buildSchemaOverview', () => {
   it('decodes field meta: CSV special, JSON text, 0/1 booleans, numeric strings', () => {
     const token = schema.collections.articles!.fields.token!;
     assert.deepEqual(token.meta!.options, { a: 1 });
-    assert.deepEqual([token.meta!.readonly, token.meta!.hidden, token.meta!.required, token.meta!.searchable, token.meta!.sort], [false, true, true, true, 3]);
-    assert.deepEqual(schema.collections.articles!.fields.extra!.meta!.translations, [{ language: 'en-US', translation: 'Extra' }]);
+    assert.deepEqual(
+      [token.meta!.readonly, token.meta!.hidden, token.meta!.required, token.meta!.searchable, token.meta!.sort],
+      [false, true, true, true, 3],
+    );
+    assert.deepEqual(schema.collections.articles!.fields.extra!.meta!.translations, [
+      { language: 'en-US', translation: 'Extra' },
+    ]);
     assert.equal(schema.collections.articles!.fields.id!.meta, null);
     assert.deepEqual(schema.collections.articles!.fields.id!.special, []);
-    const decoded = decodeFieldMeta({ id: '4', collection: 'c', field: 'f', special: '', options: 'not json', searchable: null, hidden: 'true' });
-    assert.deepEqual([decoded.id, decoded.special, decoded.options, decoded.searchable, decoded.hidden], [4, null, null, true, true]);
+    const decoded = decodeFieldMeta({
+      id: '4',
+      collection: 'c',
+      field: 'f',
+      special: '',
+      options: 'not json',
+      searchable: null,
+      hidden: 'true',
+    });
+    assert.deepEqual(
+      [decoded.id, decoded.special, decoded.options, decoded.searchable, decoded.hidden],
+      [4, null, null, true, true],
+    );
     assert.equal(decodeCollectionMeta({ collection: 'x', versioning: 1 }).versioning, true);
   });
 

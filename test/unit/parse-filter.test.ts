@@ -5,17 +5,31 @@ import qs from 'qs';
 import { dynamicPaths, parseFilter } from '../../src/request/parse-filter.js';
 import { FILTER_OPERATORS } from '../../src/request/query.js';
 
-
 describe('parseFilter', () => {
   it('parses every operator into a condition', () => {
     for (const operator of FILTER_OPERATORS) {
-      const value = ['_in', '_nin'].includes(operator) ? [1, 2] : ['_between', '_nbetween'].includes(operator) ? [1, 2] : ['_null', '_nnull', '_empty', '_nempty'].includes(operator) ? true : 'x';
-      assert.deepEqual(parseFilter({ title: { [operator]: value } }), { type: 'condition', field: 'title', operator, value }, operator);
+      const value = ['_in', '_nin'].includes(operator)
+        ? [1, 2]
+        : ['_between', '_nbetween'].includes(operator)
+          ? [1, 2]
+          : ['_null', '_nnull', '_empty', '_nempty'].includes(operator)
+            ? true
+            : 'x';
+      assert.deepEqual(
+        parseFilter({ title: { [operator]: value } }),
+        { type: 'condition', field: 'title', operator, value },
+        operator,
+      );
     }
   });
 
   it('reads a bare value as _eq and several keys as _and', () => {
-    assert.deepEqual(parseFilter({ status: 'draft' }), { type: 'condition', field: 'status', operator: '_eq', value: 'draft' });
+    assert.deepEqual(parseFilter({ status: 'draft' }), {
+      type: 'condition',
+      field: 'status',
+      operator: '_eq',
+      value: 'draft',
+    });
     assert.deepEqual(parseFilter({ a: { _eq: 1, _neq: 2 } }), {
       type: 'logical',
       operator: '_and',
@@ -57,7 +71,12 @@ describe('parseFilter', () => {
       quantifier: '_none',
       filter: { type: 'condition', field: 'name', operator: '_eq', value: 'x' },
     });
-    assert.deepEqual(parseFilter({ 'year(date)': { _eq: 2024 } }), { type: 'condition', field: 'year(date)', operator: '_eq', value: 2024 });
+    assert.deepEqual(parseFilter({ 'year(date)': { _eq: 2024 } }), {
+      type: 'condition',
+      field: 'year(date)',
+      operator: '_eq',
+      value: 2024,
+    });
   });
 
   it('coerces string values', () => {
@@ -126,7 +145,12 @@ describe('parseFilter', () => {
       { a: { _eq: '$CURRENT_USER.e mail' } },
       { a: { _some: 'x' } },
     ];
-    for (const input of bad) assert.equal(code(() => parseFilter(input)), 'INVALID_QUERY', JSON.stringify(input));
+    for (const input of bad)
+      assert.equal(
+        code(() => parseFilter(input)),
+        'INVALID_QUERY',
+        JSON.stringify(input),
+      );
   });
 
   it('reads dynamic variables with paths and the list variables', () => {
@@ -135,6 +159,13 @@ describe('parseFilter', () => {
     assert.deepEqual(value('$CURRENT_ROLE.name'), { dynamic: 'CURRENT_ROLE', path: ['name'] });
     assert.deepEqual(value('$CURRENT_ROLES', '_in'), [{ dynamic: 'CURRENT_ROLES' }]);
     assert.deepEqual(value('$CURRENT_POLICIES', '_nin'), [{ dynamic: 'CURRENT_POLICIES' }]);
-    assert.deepEqual(dynamicPaths(parseFilter({ _or: [{ a: { _eq: '$CURRENT_USER.email' } }, { b: { c: { _in: ['$CURRENT_ROLE.name', 'x'] } } }] })), ['$CURRENT_USER.email', '$CURRENT_ROLE.name']);
+    assert.deepEqual(
+      dynamicPaths(
+        parseFilter({
+          _or: [{ a: { _eq: '$CURRENT_USER.email' } }, { b: { c: { _in: ['$CURRENT_ROLE.name', 'x'] } } }],
+        }),
+      ),
+      ['$CURRENT_USER.email', '$CURRENT_ROLE.name'],
+    );
   });
 });

@@ -5,7 +5,8 @@ import { parseQuery } from '../../src/request/parse-query.js';
 
 const options = { queryLimitMax: -1, maxRelationalDepth: 3 };
 const parse = (raw: Record<string, unknown>, o = options) => parseQuery(raw, o);
-const fromUrl = (text: string, o = options) => parseQuery(qs.parse(text, { depth: 10, arrayLimit: 500 }) as Record<string, unknown>, o);
+const fromUrl = (text: string, o = options) =>
+  parseQuery(qs.parse(text, { depth: 10, arrayLimit: 500 }) as Record<string, unknown>, o);
 
 function reason(fn: () => unknown): string {
   try {
@@ -54,15 +55,20 @@ describe('parseQuery', () => {
 
   it('reads deep, alias and aggregate as objects or JSON', () => {
     assert.deepEqual(parse({ deep: '{"tags":{"_limit":3}}' }).deep, { tags: { limit: 3 } });
-    assert.deepEqual(fromUrl('deep[articles][_sort]=-id&deep[articles][_filter][status][_eq]=x&deep[articles][tags][_limit]=1&deep[articles][_page]=2&deep[articles][_search]=a').deep, {
-      articles: {
-        sort: [{ field: 'id', order: 'desc' }],
-        filter: { type: 'condition', field: 'status', operator: '_eq', value: 'x' },
-        page: 2,
-        search: 'a',
-        deep: { tags: { limit: 1 } },
+    assert.deepEqual(
+      fromUrl(
+        'deep[articles][_sort]=-id&deep[articles][_filter][status][_eq]=x&deep[articles][tags][_limit]=1&deep[articles][_page]=2&deep[articles][_search]=a',
+      ).deep,
+      {
+        articles: {
+          sort: [{ field: 'id', order: 'desc' }],
+          filter: { type: 'condition', field: 'status', operator: '_eq', value: 'x' },
+          page: 2,
+          search: 'a',
+          deep: { tags: { limit: 1 } },
+        },
       },
-    });
+    );
     assert.deepEqual(fromUrl('alias[yr]=year(date)').alias, { yr: 'year(date)' });
     assert.deepEqual(fromUrl('aggregate[count]=*&aggregate[sum]=a,b').aggregate, { count: ['*'], sum: ['a', 'b'] });
   });
@@ -72,11 +78,18 @@ describe('parseQuery', () => {
   });
 
   it('reads what Directus reads: empty parameters, Number() integers, deep it cannot use', () => {
-    assert.deepEqual(parse({ deep: '', alias: '', aggregate: '', groupBy: '', fields: '', sort: ',' }), { fields: [], sort: [] });
+    assert.deepEqual(parse({ deep: '', alias: '', aggregate: '', groupBy: '', fields: '', sort: ',' }), {
+      fields: [],
+      sort: [],
+    });
     assert.deepEqual(parse({ limit: '', offset: ' ', page: '' }), { limit: 0, offset: 0, page: 1 });
     assert.deepEqual(parse({ limit: '1e1', offset: '5.0' }), { limit: 10, offset: 5 });
     for (const deep of ['{', '[1]', '3', { tags: 3 }, { _limit: 1 }, { tags: { _nope: 1 } }]) {
-      assert.deepEqual(parse({ deep }).deep, typeof deep === 'object' && 'tags' in deep && typeof deep.tags === 'object' ? { tags: {} } : {}, JSON.stringify(deep));
+      assert.deepEqual(
+        parse({ deep }).deep,
+        typeof deep === 'object' && 'tags' in deep && typeof deep.tags === 'object' ? { tags: {} } : {},
+        JSON.stringify(deep),
+      );
     }
   });
 
@@ -108,6 +121,9 @@ describe('parseQuery', () => {
       assert.match(result, /^INVALID_QUERY: /, JSON.stringify(raw));
       assert.ok(result.includes(word), `${result} should name ${word}`);
     }
-    assert.match(reason(() => parse({ limit: 51 }, { ...options, queryLimitMax: 50 })), /INVALID_QUERY: "limit"/);
+    assert.match(
+      reason(() => parse({ limit: 51 }, { ...options, queryLimitMax: 50 })),
+      /INVALID_QUERY: "limit"/,
+    );
   });
 });

@@ -5,7 +5,17 @@ import { joinKey, keyOfValues, keyParts, parseKey } from '../../src/plan/row-key
 import type { CollectionOverview, FieldOverview } from '../../src/schema/types.js';
 
 function field(name: string, type: FieldOverview['type']): FieldOverview {
-  return { field: name, type, special: [], schema: null, meta: null, nullable: false, primaryKey: true, concealed: false, searchable: false };
+  return {
+    field: name,
+    type,
+    special: [],
+    schema: null,
+    meta: null,
+    nullable: false,
+    primaryKey: true,
+    concealed: false,
+    searchable: false,
+  };
 }
 
 function collection(keys: [string, FieldOverview['type']][]): CollectionOverview {
@@ -27,7 +37,10 @@ function collection(keys: [string, FieldOverview['type']][]): CollectionOverview
 }
 
 describe('row keys', () => {
-  const pair = collection([['post_id', 'integer'], ['code', 'string']]);
+  const pair = collection([
+    ['post_id', 'integer'],
+    ['code', 'string'],
+  ]);
   const single = collection([['id', 'integer']]);
 
   it('parses the string form and key objects of a composite key to one canonical key', () => {
@@ -44,7 +57,8 @@ describe('row keys', () => {
   });
 
   it('refuses part of a key, too many parts and values of the wrong type', () => {
-    for (const given of ['7', '7,a,b', 'x,a', { post_id: 7 }, 7, null, ['7', 'a']]) assert.equal(parseKey(pair, given), null, JSON.stringify(given));
+    for (const given of ['7', '7,a,b', 'x,a', { post_id: 7 }, 7, null, ['7', 'a']])
+      assert.equal(parseKey(pair, given), null, JSON.stringify(given));
   });
 
   it('keeps a one-column key its value', () => {

@@ -14,7 +14,12 @@ const ctx = { schema: SMALL_SCHEMA, ddl: postgresDdl };
 describe('field change plans', () => {
   it('a required field without default: a check that the collection is empty, the column, no metadata row', () => {
     const plan = new SchemaChangePlan('adding');
-    planFieldCreate(plan, ctx, 'articles', parseFieldCreate({ field: 'code', type: 'string', schema: { is_nullable: false, max_length: 12 } }, 'articles'));
+    planFieldCreate(
+      plan,
+      ctx,
+      'articles',
+      parseFieldCreate({ field: 'code', type: 'string', schema: { is_nullable: false, max_length: 12 } }, 'articles'),
+    );
     assert.equal(
       plan.toString(),
       ['check articles: rows ≤ 0', 'add column articles.code string(12) not null'].join('\n'),
@@ -26,18 +31,37 @@ describe('field change plans', () => {
   it('a type change with nullability: checks for nulls and lossy values, then one alterColumn step with what changes', () => {
     const plan = new SchemaChangePlan('changing');
     const field = SMALL_SCHEMA.collections.articles!.fields.title!;
-    planFieldUpdate(plan, ctx, 'articles', field, parseFieldUpdate({ schema: { max_length: 50, is_nullable: false } }, 'articles', 'title'));
+    planFieldUpdate(
+      plan,
+      ctx,
+      'articles',
+      field,
+      parseFieldUpdate({ schema: { max_length: 50, is_nullable: false } }, 'articles', 'title'),
+    );
     assert.deepEqual(
       plan.checks.map((c) => c.query),
       [
         { count: 'nulls', table: 'articles', column: 'title' },
-        { count: 'lossy', table: 'articles', column: 'title', conversion: 'length', target: (plan.ddl[0] as { target: unknown }).target },
+        {
+          count: 'lossy',
+          table: 'articles',
+          column: 'title',
+          conversion: 'length',
+          target: (plan.ddl[0] as { target: unknown }).target,
+        },
       ],
     );
     const step = plan.ddl[0]!;
     assert.equal(step.kind, 'alterColumn');
     if (step.kind !== 'alterColumn') return;
-    assert.deepEqual(step.changes, { type: true, nullable: true, default: false, comment: false, unique: false, indexed: false });
+    assert.deepEqual(step.changes, {
+      type: true,
+      nullable: true,
+      default: false,
+      comment: false,
+      unique: false,
+      indexed: false,
+    });
     assert.equal(step.target.maxLength, 50);
     assert.deepEqual(plan.writes, []);
   });

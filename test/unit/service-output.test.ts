@@ -49,7 +49,12 @@ function sourceFiles(dir: string): string[] {
 function enclosingName(node: ts.Node): string {
   for (let at = node.parent; at; at = at.parent) {
     if ((ts.isFunctionDeclaration(at) || ts.isMethodDeclaration(at)) && at.name) return at.name.getText();
-    if (ts.isVariableDeclaration(at) && at.initializer && (ts.isArrowFunction(at.initializer) || ts.isFunctionExpression(at.initializer))) return at.name.getText();
+    if (
+      ts.isVariableDeclaration(at) &&
+      at.initializer &&
+      (ts.isArrowFunction(at.initializer) || ts.isFunctionExpression(at.initializer))
+    )
+      return at.name.getText();
   }
   return '';
 }
@@ -59,7 +64,8 @@ function findCalls(test: (call: ts.CallExpression) => boolean): string[] {
   for (const file of sourceFiles(SRC)) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      if (ts.isCallExpression(node) && test(node)) found.push(`${path.relative(SRC, file).split(path.sep).join('/')}#${enclosingName(node)}`);
+      if (ts.isCallExpression(node) && test(node))
+        found.push(`${path.relative(SRC, file).split(path.sep).join('/')}#${enclosingName(node)}`);
       ts.forEachChild(node, visit);
     };
     visit(source);
@@ -67,7 +73,8 @@ function findCalls(test: (call: ts.CallExpression) => boolean): string[] {
   return found;
 }
 
-const isJsonParse = (call: ts.CallExpression) => ts.isPropertyAccessExpression(call.expression) && call.expression.getText() === 'JSON.parse';
+const isJsonParse = (call: ts.CallExpression) =>
+  ts.isPropertyAccessExpression(call.expression) && call.expression.getText() === 'JSON.parse';
 /** `<x>.json.slice(...)`: slicing the text of a read. */
 const slicesReadText = (call: ts.CallExpression) =>
   ts.isPropertyAccessExpression(call.expression) &&

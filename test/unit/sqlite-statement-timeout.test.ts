@@ -50,7 +50,12 @@ function failure(run: () => unknown): (Error & { code?: string }) | null {
 }
 
 describe('SQLite statement-timeout extension', () => {
-  before(() => assert.ok(existsSync(STATEMENT_TIMEOUT_LIBRARY), `${STATEMENT_TIMEOUT_LIBRARY} is built by npm ci / npm test (needs cc)`));
+  before(() =>
+    assert.ok(
+      existsSync(STATEMENT_TIMEOUT_LIBRARY),
+      `${STATEMENT_TIMEOUT_LIBRARY} is built by npm ci / npm test (needs cc)`,
+    ),
+  );
 
   it('interrupts a statement past the timeout, as a timeout failure, and the connection goes on', () => {
     const db = connection();
@@ -113,11 +118,20 @@ describe('SQLite statement-timeout extension', () => {
       db.exec('begin');
       db.prepare('insert into parents (id) values (1)').run();
       const error = failure(() =>
-        db.prepare("insert into children (note) with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000) select 'row ' || x from c").run(),
+        db
+          .prepare(
+            "insert into children (note) with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000) select 'row ' || x from c",
+          )
+          .run(),
       );
       assert.equal(error?.code, 'SQLITE_INTERRUPT');
       assert.equal(db.inTransaction, false);
-      assert.deepEqual(db.prepare('select (select count(*) from parents) as parents, (select count(*) from children) as children').get(), { parents: 0, children: 0 });
+      assert.deepEqual(
+        db
+          .prepare('select (select count(*) from parents) as parents, (select count(*) from children) as children')
+          .get(),
+        { parents: 0, children: 0 },
+      );
     } finally {
       db.close();
     }
@@ -140,8 +154,14 @@ describe('SQLite statement-timeout extension', () => {
     const db = connection();
     try {
       assert.match(failure(() => setTimeoutMs(db, -1))?.message ?? '', /negative/);
-      assert.match(failure(() => db.prepare("select strata_statement_timeout('soon')").get())?.message ?? '', /milliseconds/);
-      assert.match(failure(() => db.prepare('select strata_statement_timeout(1, 2)').get())?.message ?? '', /at most one argument/);
+      assert.match(
+        failure(() => db.prepare("select strata_statement_timeout('soon')").get())?.message ?? '',
+        /milliseconds/,
+      );
+      assert.match(
+        failure(() => db.prepare('select strata_statement_timeout(1, 2)').get())?.message ?? '',
+        /at most one argument/,
+      );
       assert.equal(setTimeoutMs(db, 0.5), 1);
     } finally {
       db.close();
@@ -152,8 +172,17 @@ describe('SQLite statement-timeout extension', () => {
 describe('SQLite connections of Strata', () => {
   it('get DB_STATEMENT_TIMEOUT from the extension, and no start-up warning', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'strata-timeout-'));
-    for (const [setting, expected] of [['7s', 7000], ['0', null]] as const) {
-      const db = new StrataDatabase(readConfig({ DB_CLIENT: 'sqlite3', DB_FILENAME: path.join(dir, `${setting}.db`), DB_STATEMENT_TIMEOUT: setting }).db);
+    for (const [setting, expected] of [
+      ['7s', 7000],
+      ['0', null],
+    ] as const) {
+      const db = new StrataDatabase(
+        readConfig({
+          DB_CLIENT: 'sqlite3',
+          DB_FILENAME: path.join(dir, `${setting}.db`),
+          DB_STATEMENT_TIMEOUT: setting,
+        }).db,
+      );
       try {
         await db.ping();
         assert.deepEqual(db.settingWarnings(), []);
@@ -185,15 +214,26 @@ describe('building the extension', () => {
   after(() => rmSync(root, { recursive: true, force: true }));
 
   const build = (env: Record<string, string>) =>
-    spawnSync(process.execPath, ['--input-type=module', '-e', `import { ensureNative } from ${JSON.stringify(path.join(ROOT, 'scripts', 'build-native.mjs'))}; ensureNative(${JSON.stringify(root)});`], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env },
-    });
+    spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { ensureNative } from ${JSON.stringify(path.join(ROOT, 'scripts', 'build-native.mjs'))}; ensureNative(${JSON.stringify(root)});`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      },
+    );
 
   it('warns and succeeds without a compiler, then builds a library that loads', () => {
     const missing = build({ CC: path.join(root, 'no-such-cc') });
     assert.equal(missing.status, 0);
-    assert.match(missing.stderr, /warning: could not compile the SQLite statement-timeout extension .*DB_STATEMENT_TIMEOUT will not apply on SQLite/);
+    assert.match(
+      missing.stderr,
+      /warning: could not compile the SQLite statement-timeout extension .*DB_STATEMENT_TIMEOUT will not apply on SQLite/,
+    );
     const library = path.join(root, 'build', 'native', path.basename(STATEMENT_TIMEOUT_LIBRARY));
     assert.equal(existsSync(library), false);
 

@@ -6,10 +6,21 @@ import { PermissionSet } from '../../src/permissions/permission-store.js';
 import type { Query } from '../../src/request/query.js';
 import { StatementCache, type CachedRead } from '../../src/services/statement-cache.js';
 
-const admin: Accountability = { user: 'u1', role: 'r1', roles: ['r1'], policies: ['p'], admin: true, app: true, ip: null };
+const admin: Accountability = {
+  user: 'u1',
+  role: 'r1',
+  roles: ['r1'],
+  policies: ['p'],
+  admin: true,
+  app: true,
+  ip: null,
+};
 const editor: Accountability = { ...admin, admin: false };
 const other: Accountability = { ...editor, user: 'u2' };
-const rules = (permissions: unknown) => new PermissionSet([{ collection: 'articles', action: 'read', permissions, validation: null, presets: null, fields: ['*'] } as never]);
+const rules = (permissions: unknown) =>
+  new PermissionSet([
+    { collection: 'articles', action: 'read', permissions, validation: null, presets: null, fields: ['*'] } as never,
+  ]);
 
 describe('statement cache keys', () => {
   const cache = new StatementCache(10);
@@ -35,27 +46,56 @@ describe('statement cache keys', () => {
   });
 
   it('never caches reads whose query or rules move: $NOW, $CURRENT_USER.<field>', () => {
-    assert.equal(cache.key(1, 'articles', { filter: { published_at: { _lt: '$NOW' } } } as unknown as Query, admin, null, 'rest'), null);
-    assert.equal(cache.key(1, 'articles', { filter: { author: { _eq: '$CURRENT_USER.id' } } } as unknown as Query, admin, null, 'rest'), null);
-    assert.equal(cache.key(1, 'articles', query, editor, rules({ published_at: { _lt: '$NOW(-1 day)' } }), 'rest'), null);
-    assert.equal(cache.key(1, 'articles', query, editor, rules({ author: { email: { _eq: '$CURRENT_USER.email' } } }), 'rest'), null);
+    assert.equal(
+      cache.key(1, 'articles', { filter: { published_at: { _lt: '$NOW' } } } as unknown as Query, admin, null, 'rest'),
+      null,
+    );
+    assert.equal(
+      cache.key(
+        1,
+        'articles',
+        { filter: { author: { _eq: '$CURRENT_USER.id' } } } as unknown as Query,
+        admin,
+        null,
+        'rest',
+      ),
+      null,
+    );
+    assert.equal(
+      cache.key(1, 'articles', query, editor, rules({ published_at: { _lt: '$NOW(-1 day)' } }), 'rest'),
+      null,
+    );
+    assert.equal(
+      cache.key(1, 'articles', query, editor, rules({ author: { email: { _eq: '$CURRENT_USER.email' } } }), 'rest'),
+      null,
+    );
   });
 
   it('keeps an admin read that names the caller apart per caller', () => {
     const named = { filter: { author: { _eq: '$CURRENT_USER' } } } as unknown as Query;
-    assert.notEqual(cache.key(1, 'articles', named, admin, null, 'rest'), cache.key(1, 'articles', named, { ...admin, user: 'u9' }, null, 'rest'));
+    assert.notEqual(
+      cache.key(1, 'articles', named, admin, null, 'rest'),
+      cache.key(1, 'articles', named, { ...admin, user: 'u9' }, null, 'rest'),
+    );
   });
 });
 
 describe('statement cache shapes', () => {
-  const byStatus = (q: Query) => ({ filter: { type: 'condition', field: 'status', operator: '_eq', value: q } as never, limit: 10 }) as Query;
+  const byStatus = (q: Query) =>
+    ({ filter: { type: 'condition', field: 'status', operator: '_eq', value: q } as never, limit: 10 }) as Query;
   /** A compile as the planner does it for `status = ? limit ?`, counting its calls. */
   function compiler(sql: (q: Query) => string = () => 'select ... where status = ? limit ?') {
     let calls = 0;
     const compile = (q: Query): CachedRead => {
       calls++;
       const condition = q.filter as unknown as { value: unknown };
-      return { sql: sql(q), params: [String(condition.value).toLowerCase(), q.limit], primary: 'id', totalCount: false, filterCount: false };
+      return {
+        sql: sql(q),
+        params: [String(condition.value).toLowerCase(), q.limit],
+        primary: 'id',
+        totalCount: false,
+        filterCount: false,
+      };
     };
     return { compile, calls: () => calls };
   }
@@ -75,16 +115,29 @@ describe('statement cache shapes', () => {
 
   it('keeps reads apart whose SQL text follows the value, and values outside the classes', () => {
     const cache = new StatementCache(10);
-    const { compile } = compiler((q) => `select ... where status = ? limit ? -- ${String((q.filter as unknown as { value: string }).value).length}`);
+    const { compile } = compiler(
+      (q) =>
+        `select ... where status = ? limit ? -- ${String((q.filter as unknown as { value: string }).value).length}`,
+    );
     const first = cache.find(1, 'articles', byStatus('published' as never), admin, null, 'rest');
     cache.remember(first, compile(byStatus('published' as never)), compile);
     assert.equal(cache.find(1, 'articles', byStatus('archived' as never), admin, null, 'rest').read, undefined);
-    assert.ok(cache.find(1, 'articles', byStatus('published' as never), admin, null, 'rest').read, 'the exact read is kept');
+    assert.ok(
+      cache.find(1, 'articles', byStatus('published' as never), admin, null, 'rest').read,
+      'the exact read is kept',
+    );
     const { compile: plain } = compiler();
     const dated = cache.find(1, 'articles', byStatus('2024-01-01' as never), admin, null, 'rest');
     cache.remember(dated, plain(byStatus('2024-01-01' as never)), plain);
-    assert.equal(cache.find(1, 'articles', byStatus('2024-01-02' as never), admin, null, 'rest').read, undefined, 'a date is part of the key');
-    assert.deepEqual(cache.find(1, 'articles', { ...byStatus('2024-01-01' as never), limit: 7 }, admin, null, 'rest').read?.params, ['2024-01-01', 7]);
+    assert.equal(
+      cache.find(1, 'articles', byStatus('2024-01-02' as never), admin, null, 'rest').read,
+      undefined,
+      'a date is part of the key',
+    );
+    assert.deepEqual(
+      cache.find(1, 'articles', { ...byStatus('2024-01-01' as never), limit: 7 }, admin, null, 'rest').read?.params,
+      ['2024-01-01', 7],
+    );
   });
 
   it('gives a read a stable statement name per SQL text', () => {
@@ -101,7 +154,9 @@ describe('statement cache shapes', () => {
 describe('statement cache shapes of long lists', () => {
   it('keeps a read with more values than a shape takes by its exact key only', () => {
     const cache = new StatementCache(10);
-    const many = { filter: { type: 'condition', field: 'id', operator: '_in', value: Array.from({ length: 5000 }, (_, i) => i + 1) } } as unknown as Query;
+    const many = {
+      filter: { type: 'condition', field: 'id', operator: '_in', value: Array.from({ length: 5000 }, (_, i) => i + 1) },
+    } as unknown as Query;
     const lookup = cache.find(1, 'articles', many, admin, null, 'rest');
     assert.equal(lookup.shape, null);
     assert.ok(lookup.exact);

@@ -15,14 +15,19 @@ describe('SQLite table definition', () => {
   it('writes back what it does not touch as it was written (quoted names in double quotes)', () => {
     assert.equal(
       TableDefinition.parse(GADGETS).toSql(),
-      "create table \"gadgets\" (\"id\" integer not null primary key autoincrement, \"name\" varchar(255) not null default 'x', " +
+      'create table "gadgets" ("id" integer not null primary key autoincrement, "name" varchar(255) not null default \'x\', ' +
         '"price" decimal(10, 2) DEFAULT -1.5, "owner" integer, "code" text unique, foreign key(`owner`) references `users`(`id`) on delete SET NULL, ' +
         'CONSTRAINT pair UNIQUE ("name", "code"), check (price > 0))',
     );
-    const generated = TableDefinition.parse('create table t (a integer, b integer generated always as (a * 2) stored, "c" text collate nocase default (lower(\'X\'))) strict');
+    const generated = TableDefinition.parse(
+      'create table t (a integer, b integer generated always as (a * 2) stored, "c" text collate nocase default (lower(\'X\'))) strict',
+    );
     assert.equal(generated.generated('b'), true);
     assert.equal(generated.generated('c'), false);
-    assert.equal(generated.toSql(), 'create table "t" ("a" integer, "b" integer generated always as (a * 2) stored, "c" text collate nocase default (lower(\'X\'))) strict');
+    assert.equal(
+      generated.toSql(),
+      'create table "t" ("a" integer, "b" integer generated always as (a * 2) stored, "c" text collate nocase default (lower(\'X\'))) strict',
+    );
   });
 
   it('edits clauses: type, not null, default, unique, references, and drops a column with the constraints naming it', () => {
@@ -37,27 +42,33 @@ describe('SQLite table definition', () => {
     table.addColumn('added', 'varchar(20)', ['not null', "default 'a'"]);
     assert.equal(
       table.toSql(),
-      "create table \"gadgets\" (\"id\" integer not null primary key autoincrement, \"name\" text default 'x', \"price\" decimal(10, 2), " +
+      'create table "gadgets" ("id" integer not null primary key autoincrement, "name" text default \'x\', "price" decimal(10, 2), ' +
         '"owner" integer default 0 references "people" ("pid") on delete CASCADE, "code" text, "added" varchar(20) not null default \'a\', ' +
         'CONSTRAINT pair UNIQUE ("name", "code"), check (price > 0))',
     );
     table.dropColumn('code');
     assert.equal(
       table.toSql(),
-      "create table \"gadgets\" (\"id\" integer not null primary key autoincrement, \"name\" text default 'x', \"price\" decimal(10, 2), " +
+      'create table "gadgets" ("id" integer not null primary key autoincrement, "name" text default \'x\', "price" decimal(10, 2), ' +
         '"owner" integer default 0 references "people" ("pid") on delete CASCADE, "added" varchar(20) not null default \'a\', check (price > 0))',
     );
   });
 
   it('removes only the foreign keys to the table and column asked for', () => {
-    const table = TableDefinition.parse('create table "c" ("a" integer references "p" ("id"), "b" integer, foreign key ("a") references "q" ("id"))');
+    const table = TableDefinition.parse(
+      'create table "c" ("a" integer references "p" ("id"), "b" integer, foreign key ("a") references "q" ("id"))',
+    );
     table.removeForeignKeys('a', { table: 'Q', column: 'id' });
     assert.equal(table.toSql(), 'create table "c" ("a" integer references "p" ("id"), "b" integer)');
     assert.throws(() => table.column('missing'), /Column missing not found/);
   });
 
   it('reads the plain columns of an index (expressions are null)', () => {
-    assert.deepEqual(indexColumns('CREATE UNIQUE INDEX "x" on "t" ("a" desc, lower(b), c collate nocase)'), ['a', null, 'c']);
+    assert.deepEqual(indexColumns('CREATE UNIQUE INDEX "x" on "t" ("a" desc, lower(b), c collate nocase)'), [
+      'a',
+      null,
+      'c',
+    ]);
   });
 });
 
@@ -78,12 +89,37 @@ describe('printed plans', () => {
       comment: null,
     };
     const text = formatSteps({
-      checks: [{ kind: 'check', query: { count: 'rows', table: 'articles' }, atMost: 1, refusal: { kind: 'invalid', message: 'no' } }],
+      checks: [
+        {
+          kind: 'check',
+          query: { count: 'rows', table: 'articles' },
+          atMost: 1,
+          refusal: { kind: 'invalid', message: 'no' },
+        },
+      ],
       ddl: [
         { kind: 'addColumn', table: 'articles', column },
-        { kind: 'addForeignKey', key: { table: 'articles', column: 'author', foreign_key_table: 'authors', foreign_key_column: 'id', constraint_name: null, on_delete: 'SET NULL', on_update: null } },
+        {
+          kind: 'addForeignKey',
+          key: {
+            table: 'articles',
+            column: 'author',
+            foreign_key_table: 'authors',
+            foreign_key_column: 'id',
+            constraint_name: null,
+            on_delete: 'SET NULL',
+            on_update: null,
+          },
+        },
       ],
-      writes: [{ kind: 'updateRows', table: 'service_fields', where: { collection: 'articles', field: 'title' }, set: { note: 'n' } }],
+      writes: [
+        {
+          kind: 'updateRows',
+          table: 'service_fields',
+          where: { collection: 'articles', field: 'title' },
+          set: { note: 'n' },
+        },
+      ],
     });
     assert.equal(
       text,

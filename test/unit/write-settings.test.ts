@@ -23,7 +23,11 @@ describe('write settings', () => {
     // `bytes` alone would read 12abc as 12 and -1mb as a negative size; pb was never a unit here.
     for (const text of ['ten mb', '-1mb', '12abc', '0', '0kb', '1pb', 'mb', '1e3']) {
       for (const name of ['MAX_PAYLOAD_SIZE', 'IMPORT_MAX_FILE_SIZE']) {
-        assert.throws(() => readConfig({ [name]: text }), (error: unknown) => error instanceof ConfigError && error.variable === name, `${name}=${text}`);
+        assert.throws(
+          () => readConfig({ [name]: text }),
+          (error: unknown) => error instanceof ConfigError && error.variable === name,
+          `${name}=${text}`,
+        );
       }
     }
   });
@@ -38,8 +42,16 @@ describe('write settings', () => {
   });
 
   it('names the variable of a bad value', () => {
-    for (const env of [{ MAX_PAYLOAD_SIZE: 'big' }, { MAX_PAYLOAD_SIZE: '0' }, { MAX_BATCH_MUTATION: '0' }, { MAX_BATCH_MUTATION: 'many' }]) {
-      assert.throws(() => readConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === Object.keys(env)[0]);
+    for (const env of [
+      { MAX_PAYLOAD_SIZE: 'big' },
+      { MAX_PAYLOAD_SIZE: '0' },
+      { MAX_BATCH_MUTATION: '0' },
+      { MAX_BATCH_MUTATION: 'many' },
+    ]) {
+      assert.throws(
+        () => readConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.variable === Object.keys(env)[0],
+      );
     }
   });
 });

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { evaluate } from '../../src/plan/validation.js';
 
 /** The failing [field, type] pairs of a rule against a payload. */
-const fails = (rule: Record<string, unknown>, payload: Record<string, unknown>) => evaluate(rule, payload).map((f) => [f.field, f.type]);
+const fails = (rule: Record<string, unknown>, payload: Record<string, unknown>) =>
+  evaluate(rule, payload).map((f) => [f.field, f.type]);
 
 describe('validation rules', () => {
   it('compares with _eq, _neq, _in, _nin, _lt … _gte and _between (numbers, numeric strings and dates)', () => {
@@ -43,14 +44,25 @@ describe('validation rules', () => {
   });
 
   it('reports every failing condition of _and, and _or only when every branch fails', () => {
-    assert.deepEqual(fails({ _and: [{ a: { _eq: 1 } }, { b: { _eq: 2 } }] }, { a: 0, b: 0 }), [['a', 'eq'], ['b', 'eq']]);
+    assert.deepEqual(fails({ _and: [{ a: { _eq: 1 } }, { b: { _eq: 2 } }] }, { a: 0, b: 0 }), [
+      ['a', 'eq'],
+      ['b', 'eq'],
+    ]);
     assert.deepEqual(fails({ _or: [{ a: { _eq: 1 } }, { b: { _eq: 2 } }] }, { a: 0, b: 2 }), []);
-    assert.deepEqual(fails({ _or: [{ a: { _eq: 1 } }, { b: { _eq: 2 } }] }, { a: 0, b: 0 }), [['a', 'eq'], ['b', 'eq']]);
+    assert.deepEqual(fails({ _or: [{ a: { _eq: 1 } }, { b: { _eq: 2 } }] }, { a: 0, b: 0 }), [
+      ['a', 'eq'],
+      ['b', 'eq'],
+    ]);
     assert.deepEqual(fails({ author: { name: { _nempty: true } } }, { author: { name: '' } }), [['name', 'nempty']]);
   });
 
   it('describes the failure as Directus does', () => {
     const [failure] = evaluate({ title: { _contains: 'x' } }, { title: 'abc' });
-    assert.deepEqual(failure, { field: 'title', type: 'contains', detail: 'Value has to contain "x".', extra: { substring: 'x' } });
+    assert.deepEqual(failure, {
+      field: 'title',
+      type: 'contains',
+      detail: 'Value has to contain "x".',
+      extra: { substring: 'x' },
+    });
   });
 });

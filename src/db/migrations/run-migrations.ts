@@ -14,7 +14,9 @@ export async function runMigrations(db: Database): Promise<string[]> {
       t.timestamp('timestamp', { useTz: true }).defaultTo(knex.fn.now());
     });
   }
-  const done = new Set((await knex('service_migrations').select('version')).map((row: { version: string }) => row.version));
+  const done = new Set(
+    (await knex('service_migrations').select('version')).map((row: { version: string }) => row.version),
+  );
   const applied: string[] = [];
   for (const migration of MIGRATIONS) {
     if (done.has(migration.version)) continue;

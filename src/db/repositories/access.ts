@@ -38,16 +38,22 @@ export class AccessRepository {
 
   /** The policies attached to nobody in particular: the Public policies. */
   async publicPolicies(): Promise<string[]> {
-    const rows: { policy: string }[] = await read(this.db, (knex) => knex('service_access').select('policy').whereNull('role').whereNull('user'));
+    const rows: { policy: string }[] = await read(this.db, (knex) =>
+      knex('service_access').select('policy').whereNull('role').whereNull('user'),
+    );
     return rows.map((row) => row.policy);
   }
 
   policyFlags(ids: string[]): Promise<PolicyFlags[]> {
-    return read(this.db, (knex) => knex('service_policies').select('admin_access', 'app_access', 'ip_access').whereIn('id', ids));
+    return read(this.db, (knex) =>
+      knex('service_policies').select('admin_access', 'app_access', 'ip_access').whereIn('id', ids),
+    );
   }
 
   policyAccess(ids: string[]): Promise<PolicyAccessFlags[]> {
-    return read(this.db, (knex) => knex('service_policies').select('app_access', 'admin_access', 'enforce_tfa').whereIn('id', ids));
+    return read(this.db, (knex) =>
+      knex('service_policies').select('app_access', 'admin_access', 'enforce_tfa').whereIn('id', ids),
+    );
   }
 
   /** Whether an administrator policy exists (the installation has been made). */

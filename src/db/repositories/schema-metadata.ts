@@ -24,7 +24,8 @@ export async function readSchemaSource(db: Database, session?: SchemaSession): P
   const present = new Set(tables.map((t) => t.name));
   // One query at a time: on a transaction's single connection, concurrent queries would only queue anyway.
   const rows: Rows[] = [];
-  for (const name of META_TABLES) rows.push(present.has(name) ? ((await connection.select('*').from(name)) as Rows) : []);
+  for (const name of META_TABLES)
+    rows.push(present.has(name) ? ((await connection.select('*').from(name)) as Rows) : []);
   const [collections, fields, relations] = rows as [Rows, Rows, Rows];
   return { tables, collections, fields, relations };
 }

@@ -42,7 +42,9 @@ export class SessionsRepository {
 
   /** Shortens a token not yet spent to `until` and records its successor; the number of rows claimed (0 or 1). */
   claim(token: string, until: Date, next: string): Promise<number> {
-    return write(this.db, (knex) => knex(TABLE).where('token', token).whereNull('next_token').update({ expires: until, next_token: next }));
+    return write(this.db, (knex) =>
+      knex(TABLE).where('token', token).whereNull('next_token').update({ expires: until, next_token: next }),
+    );
   }
 
   /** The number of rows deleted (0 or 1). */

@@ -8,12 +8,18 @@ import { queryBuilder, type Database } from '../connection.js';
 
 /** A read: run again on a fresh connection when its connection dies under it. */
 export function read<T>(db: Database, build: (knex: Knex) => Knex.QueryBuilder): Promise<T> {
-  return db.onPooledConnection(true, (connection) => build(queryBuilder(db)).connection(connection as never) as unknown as Promise<T>);
+  return db.onPooledConnection(
+    true,
+    (connection) => build(queryBuilder(db)).connection(connection as never) as unknown as Promise<T>,
+  );
 }
 
 /** A write: run again only when it never reached the database (its outcome is otherwise unknown). */
 export function write<T>(db: Database, build: (knex: Knex) => Knex.QueryBuilder): Promise<T> {
-  return db.onPooledConnection(false, (connection) => build(queryBuilder(db)).connection(connection as never) as unknown as Promise<T>);
+  return db.onPooledConnection(
+    false,
+    (connection) => build(queryBuilder(db)).connection(connection as never) as unknown as Promise<T>,
+  );
 }
 
 /** Several statements in one transaction (knex's: begun, committed or rolled back on a connection of its own). */

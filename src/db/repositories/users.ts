@@ -29,7 +29,9 @@ export class UsersRepository {
 
   /** By email, compared case-insensitively (`email` is the lower-cased address). */
   forLogin(email: string): Promise<LoginUser | undefined> {
-    return read(this.db, (knex) => knex(TABLE).select('id', 'password', 'status', 'tfa_secret').whereRaw('lower(email) = ?', [email]).first());
+    return read(this.db, (knex) =>
+      knex(TABLE).select('id', 'password', 'status', 'tfa_secret').whereRaw('lower(email) = ?', [email]).first(),
+    );
   }
 
   idByEmail(email: string): Promise<{ id: string } | undefined> {

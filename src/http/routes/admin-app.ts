@@ -15,7 +15,8 @@ import { RouteNotFoundError, ServiceUnavailableError } from '../../errors/catalo
 export const STUDIO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/studio');
 
 // The app loads nothing from elsewhere; inline styles come from Vue's style bindings.
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
 
 export function adminAppRoutes(root: string): FastifyPluginAsync {
   const built = existsSync(path.join(root, 'index.html'));
@@ -48,7 +49,8 @@ export function adminAppRoutes(root: string): FastifyPluginAsync {
           .sendFile(path.relative(root, file), { cacheControl: false });
       }
       // A missing asset is a 404, not the app's page (a stale index.html asking for an old chunk must fail loudly).
-      if (wanted.startsWith('assets/') || path.extname(wanted) !== '') throw new RouteNotFoundError(request.url.split('?')[0]!);
+      if (wanted.startsWith('assets/') || path.extname(wanted) !== '')
+        throw new RouteNotFoundError(request.url.split('?')[0]!);
       return sendIndex(reply);
     });
   };

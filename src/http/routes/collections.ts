@@ -18,9 +18,13 @@ export function collectionRoutes(context: AppContext): FastifyPluginAsync {
       data: await context.collections.readOne(request.accountability, request.params.collection),
     }));
 
-    app.post('/', async (request) => ({ data: await context.collections.create(request.accountability, request.body) }));
+    app.post('/', async (request) => ({
+      data: await context.collections.create(request.accountability, request.body),
+    }));
 
-    app.patch('/', async (request) => ({ data: await context.collections.updateMany(request.accountability, request.body) }));
+    app.patch('/', async (request) => ({
+      data: await context.collections.updateMany(request.accountability, request.body),
+    }));
 
     app.patch<{ Params: CollectionParams }>('/:collection', async (request) => ({
       data: await context.collections.update(request.accountability, request.params.collection, request.body),

@@ -73,8 +73,12 @@ export function docsRoutes(publicUrl: string): FastifyPluginAsync {
   const open = { config: { public: true } };
 
   return async (app) => {
-    app.get('/docs', open, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html));
-    app.get('/docs/init.js', open, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(init));
+    app.get('/docs', open, async (_request, reply) =>
+      reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html),
+    );
+    app.get('/docs/init.js', open, async (_request, reply) =>
+      reply.header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(init),
+    );
     app.get<{ Params: { name: string } }>('/docs/assets/:name', open, async (request, reply) => {
       const type = ASSETS[request.params.name];
       if (!type) throw new RouteNotFoundError(request.url.split('?')[0]!);

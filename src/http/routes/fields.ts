@@ -32,7 +32,12 @@ export function fieldRoutes(context: AppContext): FastifyPluginAsync {
     }));
 
     app.patch<{ Params: FieldParams }>('/:collection/:field', async (request) => ({
-      data: await context.fields.update(request.accountability, request.params.collection, request.params.field, request.body),
+      data: await context.fields.update(
+        request.accountability,
+        request.params.collection,
+        request.params.field,
+        request.body,
+      ),
     }));
 
     app.delete<{ Params: FieldParams }>('/:collection/:field', async (request, reply) => {

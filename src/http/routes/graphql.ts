@@ -16,7 +16,13 @@ const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 export function graphqlRoutes(context: AppContext, specs: SpecsService): FastifyPluginAsync {
   const service = new GraphQLService(context);
 
-  const run = async (scope: Scope, method: 'GET' | 'POST', source: unknown, request: FastifyRequest, reply: FastifyReply) => {
+  const run = async (
+    scope: Scope,
+    method: 'GET' | 'POST',
+    source: unknown,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => {
     const parsed = parseGraphQLRequest(source, context.config.maxJsonDepth);
     request.timer.mark('parse');
     const ctx: GraphQLContext = {
@@ -41,7 +47,10 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
   };
 
   return async (app) => {
-    for (const [path, scope] of [['/graphql', 'items'], ['/graphql/system', 'system']] as const) {
+    for (const [path, scope] of [
+      ['/graphql', 'items'],
+      ['/graphql/system', 'system'],
+    ] as const) {
       app.get(path, async (request, reply) => run(scope, 'GET', request.query, request, reply));
       app.post(path, async (request, reply) => run(scope, 'POST', request.body, request, reply));
       app.route({
@@ -59,7 +68,10 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
       const scope = request.params.scope;
       if (scope !== 'items' && scope !== 'system') throw new RouteNotFoundError(request.url.split('?')[0]!);
       const sdl = await service.sdl(scope, request.accountability);
-      return reply.header('content-disposition', `attachment; filename="${scope}.graphql"`).type('text/plain; charset=utf-8').send(sdl);
+      return reply
+        .header('content-disposition', `attachment; filename="${scope}.graphql"`)
+        .type('text/plain; charset=utf-8')
+        .send(sdl);
     });
   };
 }

@@ -10,7 +10,15 @@ import { ContentTooLargeError, InvalidPayloadError, UnsupportedMediaTypeError } 
 import { importFormatOf, importRecords, type ImportFormat } from '../../io/import-records.js';
 import type { AppContext } from '../../services/app-context.js';
 
-const RAW_TYPES = ['application/json', 'text/csv', 'application/csv', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines'];
+const RAW_TYPES = [
+  'application/json',
+  'text/csv',
+  'application/csv',
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/x-jsonlines',
+];
 
 export function importRoutes(context: AppContext): FastifyPluginAsync {
   const limit = context.config.io.importMaxFileSize;
@@ -35,7 +43,8 @@ export function importRoutes(context: AppContext): FastifyPluginAsync {
         source = file.file;
       } else {
         format = importFormatOf(mediaType);
-        if (!format || !(request.body && typeof (request.body as Readable).pipe === 'function')) throw new UnsupportedMediaTypeError(String(mediaType ?? ''), 'request body');
+        if (!format || !(request.body && typeof (request.body as Readable).pipe === 'function'))
+          throw new UnsupportedMediaTypeError(String(mediaType ?? ''), 'request body');
         const body = request.body as Readable;
         source = body.pipe(byteLimit(limit));
         body.on('error', (error) => source.destroy(error));
@@ -43,7 +52,11 @@ export function importRoutes(context: AppContext): FastifyPluginAsync {
         source.on('error', () => {});
       }
       const truncated = () => (source as Readable & { truncated?: boolean }).truncated === true;
-      const created = await context.writer.importRecords(target, untruncated(importRecords(format, source), truncated, limit), context.config.io.importBatchSize);
+      const created = await context.writer.importRecords(
+        target,
+        untruncated(importRecords(format, source), truncated, limit),
+        context.config.io.importBatchSize,
+      );
       return reply.type('application/json; charset=utf-8').send({ data: { collection, created } });
     });
   };

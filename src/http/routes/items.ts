@@ -15,7 +15,11 @@ type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
 
 export function itemRoutes(context: AppContext): FastifyPluginAsync {
-  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth, maxJsonQueryDepth: context.config.maxJsonQueryDepth };
+  const parseOptions = {
+    queryLimitMax: context.config.queryLimitMax,
+    maxRelationalDepth: context.config.maxRelationalDepth,
+    maxJsonQueryDepth: context.config.maxJsonQueryDepth,
+  };
 
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
@@ -23,8 +27,12 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       const query = parseQuery(raw, parseOptions);
       request.timer.mark('parse');
       // `export=` (empty) is no export, as in Directus.
-      if (raw.export !== undefined && raw.export !== '') return sendExport(context, reply, request.params.collection, query, raw.export, request.accountability);
-      return sendData(reply, await context.items.readMany(request.params.collection, query, request.accountability, request.timer));
+      if (raw.export !== undefined && raw.export !== '')
+        return sendExport(context, reply, request.params.collection, query, raw.export, request.accountability);
+      return sendData(
+        reply,
+        await context.items.readMany(request.params.collection, query, request.accountability, request.timer),
+      );
     });
 
     app.route<{ Params: CollectionParams; Body: unknown }>({
@@ -33,14 +41,26 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
       handler: async (request, reply) => {
         const query = parseSearchBody(request.body, parseOptions);
         request.timer.mark('parse');
-        return sendData(reply, await context.items.readMany(request.params.collection, query, request.accountability, request.timer));
+        return sendData(
+          reply,
+          await context.items.readMany(request.params.collection, query, request.accountability, request.timer),
+        );
       },
     });
 
     app.get<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
       const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
       request.timer.mark('parse');
-      return sendData(reply, await context.items.readOne(request.params.collection, request.params.pk, query, request.accountability, request.timer));
+      return sendData(
+        reply,
+        await context.items.readOne(
+          request.params.collection,
+          request.params.pk,
+          query,
+          request.accountability,
+          request.timer,
+        ),
+      );
     });
 
     registerItemWrites(app, context, parseOptions);

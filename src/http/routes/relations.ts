@@ -26,7 +26,12 @@ export function relationRoutes(context: AppContext): FastifyPluginAsync {
     app.post('/', async (request) => ({ data: await context.relations.create(request.accountability, request.body) }));
 
     app.patch<{ Params: FieldParams }>('/:collection/:field', async (request) => ({
-      data: await context.relations.update(request.accountability, request.params.collection, request.params.field, request.body),
+      data: await context.relations.update(
+        request.accountability,
+        request.params.collection,
+        request.params.field,
+        request.body,
+      ),
     }));
 
     app.delete<{ Params: FieldParams }>('/:collection/:field', async (request, reply) => {

@@ -14,7 +14,11 @@ import { contentDisposition } from '../../io/export-stream.js';
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
 /** `?export=json|yaml` downloads the snapshot as a file; `export=` (empty) is no export, as in Directus. */
-const SnapshotQuery = compileSchema(Type.Object({ export: Type.Optional(OneOf(['', 'json', 'yaml'] as const, { errorMessage: '"export" must be json or yaml' })) }));
+const SnapshotQuery = compileSchema(
+  Type.Object({
+    export: Type.Optional(OneOf(['', 'json', 'yaml'] as const, { errorMessage: '"export" must be json or yaml' })),
+  }),
+);
 
 export function schemaRoutes(context: AppContext): FastifyPluginAsync {
   const sync = new SchemaSync(context);
@@ -30,7 +34,8 @@ export function schemaRoutes(context: AppContext): FastifyPluginAsync {
     app.get('/snapshot', async (request, reply) => {
       const snapshot = sync.snapshot(request.accountability);
       const format = checkBody(SnapshotQuery, request.query, (message) => new InvalidQueryError(message)).export;
-      if (format === undefined || format === '') return reply.type('application/json; charset=utf-8').send({ data: snapshot });
+      if (format === undefined || format === '')
+        return reply.type('application/json; charset=utf-8').send({ data: snapshot });
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
       void reply.header('content-disposition', contentDisposition(`snapshot-${stamp}.${format}`));
       if (format === 'yaml') return reply.type('text/yaml; charset=utf-8').send(yamlStringify(snapshot));

@@ -11,20 +11,27 @@ import { extractToken } from '../extract-token.js';
 export function serverRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     // As Directus answers it (clients that check the content type expect HTML's), never cached.
-    app.get('/ping', { config: { public: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send('pong'));
+    app.get('/ping', { config: { public: true } }, async (_request, reply) =>
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send('pong'),
+    );
 
     // Health must answer while the database is down, so it resolves the caller itself and treats a caller it
     // cannot look up as public.
     app.get('/health', { config: { public: true } }, async (request, reply) => {
-      const accountability = await context.accountability.resolve(extractToken(request, context.config.auth.sessionCookie.name), request.ip).catch((error: unknown) => {
-        // A database that does not answer is what health reports, not a reason to refuse the caller.
-        if (error instanceof ServiceError && !(error instanceof ServiceUnavailableError)) throw error;
-        return publicAccountability(request.ip);
-      });
+      const accountability = await context.accountability
+        .resolve(extractToken(request, context.config.auth.sessionCookie.name), request.ip)
+        .catch((error: unknown) => {
+          // A database that does not answer is what health reports, not a reason to refuse the caller.
+          if (error instanceof ServiceError && !(error instanceof ServiceUnavailableError)) throw error;
+          return publicAccountability(request.ip);
+        });
       const body = await healthReport(context, accountability);
       const status = body.status;
       reply.header('cache-control', 'no-store');
-      return reply.code(status === 'error' ? 503 : 200).type('application/health+json; charset=utf-8').send(JSON.stringify(body));
+      return reply
+        .code(status === 'error' ? 503 : 200)
+        .type('application/health+json; charset=utf-8')
+        .send(JSON.stringify(body));
     });
 
     app.get('/info', async (request) => ({ data: await serverInfo(context, request.accountability) }));

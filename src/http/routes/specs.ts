@@ -12,7 +12,11 @@ import { typescriptTypes } from '../../specs/typescript-types.js';
 import type { SchemaOverview } from '../../schema/types.js';
 import { requireAdmin } from '../../services/schema-access.js';
 
-const OasQuery = compileSchema(Type.Object({ openapi: Type.Optional(OneOf(['3.0', '3.1'] as const, { errorMessage: '"openapi" must be 3.0 or 3.1' })) }));
+const OasQuery = compileSchema(
+  Type.Object({
+    openapi: Type.Optional(OneOf(['3.0', '3.1'] as const, { errorMessage: '"openapi" must be 3.0 or 3.1' })),
+  }),
+);
 
 export function specsRoutes(specs: SpecsService, schema: () => SchemaOverview): FastifyPluginAsync {
   return async (app) => {
@@ -24,7 +28,10 @@ export function specsRoutes(specs: SpecsService, schema: () => SchemaOverview): 
 
     app.get('/server/specs/typescript', async (request, reply) => {
       requireAdmin(request.accountability);
-      return reply.header('content-disposition', 'attachment; filename="schema.ts"').type('text/plain; charset=utf-8').send(typescriptTypes(schema()));
+      return reply
+        .header('content-disposition', 'attachment; filename="schema.ts"')
+        .type('text/plain; charset=utf-8')
+        .send(typescriptTypes(schema()));
     });
   };
 }

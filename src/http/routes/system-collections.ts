@@ -21,7 +21,11 @@ export const SYSTEM_ROUTES: Record<string, string> = {
 };
 
 export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync {
-  const parseOptions = { queryLimitMax: context.config.queryLimitMax, maxRelationalDepth: context.config.maxRelationalDepth, maxJsonQueryDepth: context.config.maxJsonQueryDepth };
+  const parseOptions = {
+    queryLimitMax: context.config.queryLimitMax,
+    maxRelationalDepth: context.config.maxRelationalDepth,
+    maxJsonQueryDepth: context.config.maxJsonQueryDepth,
+  };
   const query = (request: FastifyRequest) => parseQuery(request.query as Record<string, unknown>, parseOptions);
   const system = { system: true };
 
@@ -29,30 +33,73 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
     app.get('/users/me', async (request, reply) => {
       const user = request.accountability.user;
       if (!user) throw new InvalidCredentialsError();
-      return sendData(reply, await context.items.readOne('service_users', user, query(request), request.accountability, request.timer, system));
+      return sendData(
+        reply,
+        await context.items.readOne(
+          'service_users',
+          user,
+          query(request),
+          request.accountability,
+          request.timer,
+          system,
+        ),
+      );
     });
 
     app.get('/roles/me', async (request, reply) => {
       const roles = request.accountability.roles;
-      const scoped: Query = { ...query(request), filter: { type: 'condition', field: 'id', operator: '_in', value: roles.length ? roles : ['00000000-0000-0000-0000-000000000000'] } };
-      return sendData(reply, await context.items.readMany('service_roles', scoped, request.accountability, request.timer, system));
+      const scoped: Query = {
+        ...query(request),
+        filter: {
+          type: 'condition',
+          field: 'id',
+          operator: '_in',
+          value: roles.length ? roles : ['00000000-0000-0000-0000-000000000000'],
+        },
+      };
+      return sendData(
+        reply,
+        await context.items.readMany('service_roles', scoped, request.accountability, request.timer, system),
+      );
     });
 
     app.get('/policies/me/globals', async (request) => ({ data: await context.me.globals(request.accountability) }));
-    app.get('/permissions/me', async (request) => ({ data: await context.me.collectionAccess(request.accountability) }));
+    app.get('/permissions/me', async (request) => ({
+      data: await context.me.collectionAccess(request.accountability),
+    }));
 
     app.get('/settings', async (request, reply) =>
-      sendData(reply, await context.items.readMany('service_settings', query(request), request.accountability, request.timer, { system: true, singleton: true })),
+      sendData(
+        reply,
+        await context.items.readMany('service_settings', query(request), request.accountability, request.timer, {
+          system: true,
+          singleton: true,
+        }),
+      ),
     );
 
     for (const [route, table] of Object.entries(SYSTEM_ROUTES)) {
       app.get(`/${route}`, async (request, reply) => {
         const format = (request.query as Record<string, unknown>).export;
-        if (format !== undefined && format !== '') return sendExport(context, reply, table, query(request), format, request.accountability, system);
-        return sendData(reply, await context.items.readMany(table, query(request), request.accountability, request.timer, system));
+        if (format !== undefined && format !== '')
+          return sendExport(context, reply, table, query(request), format, request.accountability, system);
+        return sendData(
+          reply,
+          await context.items.readMany(table, query(request), request.accountability, request.timer, system),
+        );
       });
       app.get<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) =>
-        sendData(reply, await context.items.readOne(table, request.params.pk, query(request), request.accountability, request.timer, system)),
+        sendData(
+          reply,
+          await context.items.readOne(
+            table,
+            request.params.pk,
+            query(request),
+            request.accountability,
+            request.timer,
+            system,
+          ),
+        ),
       );
     }
 

@@ -6,11 +6,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
-import { parseCreateBody, parseDeleteBody, parseItemBody, parseTrackPageBody, parseUpdateBody } from '../../request/write-body.js';
+import {
+  parseCreateBody,
+  parseDeleteBody,
+  parseItemBody,
+  parseTrackPageBody,
+  parseUpdateBody,
+} from '../../request/write-body.js';
 import type { AppContext } from '../../services/app-context.js';
 import { sendData } from '../data-reply.js';
 
-export function registerSystemWrites(app: FastifyInstance, context: AppContext, routes: Record<string, string>, parseOptions: QueryParseOptions): void {
+export function registerSystemWrites(
+  app: FastifyInstance,
+  context: AppContext,
+  routes: Record<string, string>,
+  parseOptions: QueryParseOptions,
+): void {
   const { writer } = context;
   const system = { system: true };
   const query = (request: FastifyRequest) => parseQuery(request.query as Record<string, unknown>, parseOptions);

@@ -5,7 +5,9 @@ import type { AppContext } from '../../services/app-context.js';
 
 export function usersMeRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.post('/me/tfa/generate', async (request) => ({ data: await context.tfa.generate(request.accountability.user, authRouteBody(request.body, false)) }));
+    app.post('/me/tfa/generate', async (request) => ({
+      data: await context.tfa.generate(request.accountability.user, authRouteBody(request.body, false)),
+    }));
     app.post('/me/tfa/enable', async (request, reply) => {
       await context.tfa.enable(request.accountability.user, authRouteBody(request.body, false));
       return reply.code(204).send();

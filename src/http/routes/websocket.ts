@@ -14,30 +14,35 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
   const { config } = context;
   return async (app) => {
     await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-    app.get(config.websockets.path, { websocket: true, config: { public: true, openapi: false } }, (socket, request) => {
-      const session = new SocketSession(
-        context,
-        {
-          send: (message) => {
-            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    app.get(
+      config.websockets.path,
+      { websocket: true, config: { public: true, openapi: false } },
+      (socket, request) => {
+        const session = new SocketSession(
+          context,
+          {
+            send: (message) => {
+              if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+            },
+            close: () => socket.close(),
           },
-          close: () => socket.close(),
-        },
-        clientIp(request, ipHeader),
-      );
-      socket.on('message', (data, isBinary) => {
-        if (!isBinary) session.receive(data.toString());
-      });
-      socket.on('close', () => session.close());
-      const token = config.websockets.auth === 'strict' ? extractToken(request, config.auth.sessionCookie.name) : null;
-      session.start(token);
-      if (config.websockets.heartbeatMs) {
-        const beat = setInterval(() => {
-          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'ping' }));
-        }, config.websockets.heartbeatMs);
-        beat.unref();
-        socket.on('close', () => clearInterval(beat));
-      }
-    });
+          clientIp(request, ipHeader),
+        );
+        socket.on('message', (data, isBinary) => {
+          if (!isBinary) session.receive(data.toString());
+        });
+        socket.on('close', () => session.close());
+        const token =
+          config.websockets.auth === 'strict' ? extractToken(request, config.auth.sessionCookie.name) : null;
+        session.start(token);
+        if (config.websockets.heartbeatMs) {
+          const beat = setInterval(() => {
+            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'ping' }));
+          }, config.websockets.heartbeatMs);
+          beat.unref();
+          socket.on('close', () => clearInterval(beat));
+        }
+      },
+    );
   };
 }

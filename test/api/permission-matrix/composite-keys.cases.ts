@@ -36,8 +36,23 @@ export const cases = [
   {
     name: 'fills it',
     role: 'admin',
-    request: { method: 'POST', url: '/items/ratings', body: [{ article_id: 1, tag: 'a', score: 1 }, { article_id: 1, tag: 'b', score: 2 }, { article_id: 2, tag: 'a', score: 3 }] },
-    expect: { status: 200, data: [{ article_id: 1, tag: 'a', score: 1 }, { article_id: 1, tag: 'b', score: 2 }, { article_id: 2, tag: 'a', score: 3 }] },
+    request: {
+      method: 'POST',
+      url: '/items/ratings',
+      body: [
+        { article_id: 1, tag: 'a', score: 1 },
+        { article_id: 1, tag: 'b', score: 2 },
+        { article_id: 2, tag: 'a', score: 3 },
+      ],
+    },
+    expect: {
+      status: 200,
+      data: [
+        { article_id: 1, tag: 'a', score: 1 },
+        { article_id: 1, tag: 'b', score: 2 },
+        { article_id: 2, tag: 'a', score: 3 },
+      ],
+    },
   },
   {
     name: 'grants own rules on the rows of tag a',
@@ -83,7 +98,12 @@ export const cases = [
   {
     name: 'updates by query only the rows the query and the rules select',
     role: 'own',
-    request: { method: 'PATCH', url: '/items/ratings', query: { fields: 'article_id,tag,score' }, body: { query: { filter: { article_id: { _eq: 1 } } }, data: { score: 10 } } },
+    request: {
+      method: 'PATCH',
+      url: '/items/ratings',
+      query: { fields: 'article_id,tag,score' },
+      body: { query: { filter: { article_id: { _eq: 1 } } }, data: { score: 10 } },
+    },
     expect: { status: 200, data: [{ article_id: 1, tag: 'a', score: 10 }] },
     then: all,
   },
@@ -97,7 +117,14 @@ export const cases = [
   {
     name: 'a batch with a row outside the rules is refused whole',
     role: 'own',
-    request: { method: 'PATCH', url: '/items/ratings', body: [{ article_id: 2, tag: 'a', score: 0 }, { article_id: 1, tag: 'b', score: 0 }] },
+    request: {
+      method: 'PATCH',
+      url: '/items/ratings',
+      body: [
+        { article_id: 2, tag: 'a', score: 0 },
+        { article_id: 1, tag: 'b', score: 0 },
+      ],
+    },
     expect: FORBIDDEN,
     then: all,
   },
@@ -113,7 +140,10 @@ export const cases = [
     role: 'own',
     request: { method: 'DELETE', url: '/items/ratings', body: { keys: [{ article_id: 2, tag: 'a' }] } },
     expect: { status: 204 },
-    then: read('/items/ratings?fields=article_id,tag', [{ article_id: 1, tag: 'a' }, { article_id: 1, tag: 'b' }]),
+    then: read('/items/ratings?fields=article_id,tag', [
+      { article_id: 1, tag: 'a' },
+      { article_id: 1, tag: 'b' },
+    ]),
   },
   { name: 'public reads nothing of it', role: 'public', request: { url: '/items/ratings' }, expect: FORBIDDEN },
 ];

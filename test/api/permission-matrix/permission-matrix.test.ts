@@ -26,9 +26,14 @@ import { MATRIX_ROLES, PUBLIC_PERMISSIONS, type RoleName } from './roles.js';
 import { queryBuilder } from '../../../src/db/connection.js';
 
 const folder = path.dirname(fileURLToPath(import.meta.url));
-const files = readdirSync(folder).filter((name) => name.endsWith('.cases.ts')).sort();
+const files = readdirSync(folder)
+  .filter((name) => name.endsWith('.cases.ts'))
+  .sort();
 const tables = await Promise.all(
-  files.map(async (file) => ({ file, cases: ((await import(pathToFileURL(path.join(folder, file)).href)) as { cases: MatrixCase[] }).cases })),
+  files.map(async (file) => ({
+    file,
+    cases: ((await import(pathToFileURL(path.join(folder, file)).href)) as { cases: MatrixCase[] }).cases,
+  })),
 );
 
 interface Matrix {
@@ -41,7 +46,11 @@ async function setUpRoles(t: TestApp): Promise<Matrix> {
   const admin = await queryBuilder(t.context.db)('service_users').select('id').where('email', ADMIN.email).first();
   const userIds: Record<string, string> = { admin: String(admin.id) };
   for (const [name, role] of Object.entries(MATRIX_ROLES)) {
-    const policy = await createPolicy(t, { name: `matrix ${name}`, permissions: role.permissions, app_access: 'app_access' in role ? Boolean(role.app_access) : false });
+    const policy = await createPolicy(t, {
+      name: `matrix ${name}`,
+      permissions: role.permissions,
+      app_access: 'app_access' in role ? Boolean(role.app_access) : false,
+    });
     const user = await createUserWithPolicies(t, [policy], { email: role.email });
     tokens[name as RoleName] = user.token;
     userIds[name] = user.id;
@@ -60,13 +69,21 @@ function send(t: TestApp, matrix: Matrix, token: string | null, request: MatrixR
     method: (request.method ?? 'GET') as 'GET',
     url: placeholders(matrix, `${request.url}${search ? `?${search}` : ''}`),
     token,
-    ...(request.body !== undefined ? { payload: JSON.parse(placeholders(matrix, JSON.stringify(request.body))) as object } : {}),
+    ...(request.body !== undefined
+      ? { payload: JSON.parse(placeholders(matrix, JSON.stringify(request.body))) as object }
+      : {}),
   });
 }
 
 const sortKey = (value: unknown) => JSON.stringify(value);
 
-async function verify(t: TestApp, matrix: Matrix, token: string | null, request: MatrixRequest, expect: Expectation): Promise<void> {
+async function verify(
+  t: TestApp,
+  matrix: Matrix,
+  token: string | null,
+  request: MatrixRequest,
+  expect: Expectation,
+): Promise<void> {
   const response = await send(t, matrix, token, request);
   const context = `${request.method ?? 'GET'} ${request.url} ${JSON.stringify(request.query ?? {})} → ${response.statusCode} ${response.body}`;
   assert.equal(response.statusCode, expect.status, context);
@@ -76,14 +93,24 @@ async function verify(t: TestApp, matrix: Matrix, token: string | null, request:
   if (expect.data !== undefined) {
     if (expect.unordered) {
       assert.ok(Array.isArray(body.data), context);
-      assert.deepEqual([...body.data].sort((a, b) => sortKey(a).localeCompare(sortKey(b))), [...(expect.data as unknown[])].sort((a, b) => sortKey(a).localeCompare(sortKey(b))), context);
+      assert.deepEqual(
+        [...body.data].sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
+        [...(expect.data as unknown[])].sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
+        context,
+      );
     } else {
       assert.deepEqual(body.data, expect.data, context);
     }
   }
   const key = expect.key ?? 'id';
-  const rows: Record<string, unknown>[] = body?.data === undefined ? [] : Array.isArray(body.data) ? body.data : [body.data];
-  if (expect.ids !== undefined) assert.deepEqual(rows.map((row) => row[key]), expect.ids, context);
+  const rows: Record<string, unknown>[] =
+    body?.data === undefined ? [] : Array.isArray(body.data) ? body.data : [body.data];
+  if (expect.ids !== undefined)
+    assert.deepEqual(
+      rows.map((row) => row[key]),
+      expect.ids,
+      context,
+    );
   if (expect.meta !== undefined) assert.deepEqual(body.meta, expect.meta, context);
   for (const field of expect.absent ?? []) {
     assert.ok(rows.length > 0, `${context}: no rows to check "${field}" on`);
@@ -91,7 +118,11 @@ async function verify(t: TestApp, matrix: Matrix, token: string | null, request:
   }
   if (expect.nullOn) {
     const { field, ids } = expect.nullOn;
-    assert.deepEqual(rows.filter((row) => row[field] === null).map((row) => row[key]), ids, `${context}: rows where "${field}" is null`);
+    assert.deepEqual(
+      rows.filter((row) => row[field] === null).map((row) => row[key]),
+      ids,
+      `${context}: rows where "${field}" is null`,
+    );
   }
   if (expect.sameBodyAs) {
     const other = await send(t, matrix, token, expect.sameBodyAs);

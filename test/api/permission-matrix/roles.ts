@@ -32,7 +32,11 @@ export const MATRIX_ROLES = {
     email: 'ada@example.com',
     permissions: [
       { collection: 'articles', fields: '*', permissions: { author: { email: { _eq: '$CURRENT_USER.email' } } } },
-      { collection: 'authors', fields: 'id,name,email,articles', permissions: { email: { _eq: '$CURRENT_USER.email' } } },
+      {
+        collection: 'authors',
+        fields: 'id,name,email,articles',
+        permissions: { email: { _eq: '$CURRENT_USER.email' } },
+      },
       { collection: 'articles_tags', fields: '*' },
       { collection: 'tags', fields: 'id,name,articles' },
     ],
@@ -44,7 +48,11 @@ export const MATRIX_ROLES = {
   published: {
     email: 'published@example.com',
     permissions: [
-      { collection: 'articles', fields: 'id,title,slug,status,rating,author,tags', permissions: { status: { _eq: 'published' } } },
+      {
+        collection: 'articles',
+        fields: 'id,title,slug,status,rating,author,tags',
+        permissions: { status: { _eq: 'published' } },
+      },
       { collection: 'authors', fields: 'id,name,articles' },
       { collection: 'articles_tags', fields: '*', permissions: { tags_id: { _neq: 2 } } },
       { collection: 'pages', fields: '*' },
@@ -78,7 +86,6 @@ export const MATRIX_ROLES = {
   /** A user whose policy grants nothing. */
   none: { email: 'none@example.com', permissions: [] },
 } satisfies Record<string, MatrixRole>;
-
 
 /** What the Public policy grants (requests without a token). */
 export const PUBLIC_PERMISSIONS: PermissionSpec[] = [

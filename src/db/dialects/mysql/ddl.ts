@@ -87,7 +87,8 @@ function defaultClause(spec: ColumnSpec, columnType = typeOf(spec)): string {
   if (typeof value.value === 'boolean') return ` default ${value.value ? 1 : 0}`;
   if (typeof value.value === 'number') return ` default ${value.value}`;
   // Date-time literals take a space and no zone here (the session runs in UTC).
-  if (spec.type === 'timestamp' || spec.type === 'dateTime') return ` default ${literal(value.value.replace('T', ' ').replace(/Z$/, ''))}`;
+  if (spec.type === 'timestamp' || spec.type === 'dateTime')
+    return ` default ${literal(value.value.replace('T', ' ').replace(/Z$/, ''))}`;
   return ` default ${literal(value.value)}`;
 }
 
@@ -124,7 +125,11 @@ async function catalogColumn(catalog: DdlCatalog, table: string, column: string)
     type: String(r.column_type),
     nullable: r.is_nullable === 'YES',
     defaultClause: catalogDefault(r.column_default),
-    extra: extra.includes('auto_increment') ? ' auto_increment' : /on update/.test(extra) ? ` ${extra.replace(/.*(on update .*)$/, '$1')}` : '',
+    extra: extra.includes('auto_increment')
+      ? ' auto_increment'
+      : /on update/.test(extra)
+        ? ` ${extra.replace(/.*(on update .*)$/, '$1')}`
+        : '',
     comment: String(r.column_comment ?? ''),
     collation: r.collation_name ? ` character set ${r.character_set_name} collate ${r.collation_name}` : '',
   };
@@ -134,7 +139,13 @@ async function catalogColumn(catalog: DdlCatalog, table: string, column: string)
 function catalogDefault(value: unknown): string {
   if (value === null || value === undefined || value === 'NULL') return '';
   const text = String(value);
-  if (/^'.*'$/s.test(text) || /^-?\d+(\.\d+)?$/.test(text) || /^[a-z_]+\(.*\)$/i.test(text) || /^current_timestamp/i.test(text)) return ` default ${text}`;
+  if (
+    /^'.*'$/s.test(text) ||
+    /^-?\d+(\.\d+)?$/.test(text) ||
+    /^[a-z_]+\(.*\)$/i.test(text) ||
+    /^current_timestamp/i.test(text)
+  )
+    return ` default ${text}`;
   return ` default ${literal(text)}`;
 }
 
@@ -142,12 +153,25 @@ function catalogDefinition(name: string, c: CatalogColumn): string {
   return `${q(name)} ${c.type}${c.collation} ${c.nullable ? 'null' : 'not null'}${c.extra === ' auto_increment' ? c.extra : ''}${c.defaultClause}${c.extra.startsWith(' on update') ? c.extra : ''}${c.comment ? ` comment ${literal(c.comment)}` : ''}`;
 }
 
-async function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean): Promise<string[]> {
-  const rows = (await catalog.query(`show index from ${q(table)}`)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])));
+async function singleColumnIndexes(
+  catalog: DdlCatalog,
+  table: string,
+  column: string,
+  unique: boolean,
+): Promise<string[]> {
+  const rows = (await catalog.query(`show index from ${q(table)}`)).map((r) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])),
+  );
   const byName = new Map<string, CatalogRow[]>();
   for (const r of rows) byName.set(String(r.key_name), [...(byName.get(String(r.key_name)) ?? []), r]);
   return [...byName.entries()]
-    .filter(([name, parts]) => name !== 'PRIMARY' && parts.length === 1 && parts[0]!.column_name === column && (Number(parts[0]!.non_unique) === 0) === unique)
+    .filter(
+      ([name, parts]) =>
+        name !== 'PRIMARY' &&
+        parts.length === 1 &&
+        parts[0]!.column_name === column &&
+        (Number(parts[0]!.non_unique) === 0) === unique,
+    )
     .map(([name]) => name);
 }
 
@@ -155,7 +179,8 @@ const NUMERIC_TEXT = '^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)[[:space:]]*
 
 /** SQL that is true for a value the conversion would not keep; regular expressions go in as parameters. */
 function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec, params: unknown[]): string {
-  const range = target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
+  const range =
+    target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
   const pattern = (regex: string) => {
     params.push(regex);
     return '?';
@@ -204,12 +229,21 @@ function addKeySql(key: ForeignKeyInfo): string {
 /** errno 150 / 3780: the two columns of a foreign key are not of compatible types. */
 function isIncompatibleKey(error: unknown): boolean {
   const { errno, code } = error as { errno?: number; code?: string };
-  return errno === 150 || errno === 1005 || errno === 3780 || code === 'ER_FK_INCOMPATIBLE_COLUMNS' || code === 'ER_CANT_CREATE_TABLE';
+  return (
+    errno === 150 ||
+    errno === 1005 ||
+    errno === 3780 ||
+    code === 'ER_FK_INCOMPATIBLE_COLUMNS' ||
+    code === 'ER_CANT_CREATE_TABLE'
+  );
 }
 
 async function* addForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
   // A key needs both columns of one type; integer keys differing only in sign (or width) are aligned first.
-  const [own, referenced] = await Promise.all([catalogColumn(catalog, key.table, key.column), catalogColumn(catalog, key.foreign_key_table, key.foreign_key_column)]);
+  const [own, referenced] = await Promise.all([
+    catalogColumn(catalog, key.table, key.column),
+    catalogColumn(catalog, key.foreign_key_table, key.foreign_key_column),
+  ]);
   if (own.type !== referenced.type && /int/.test(own.type) && /int/.test(referenced.type)) {
     yield {
       sql: `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, { ...own, type: referenced.type })}`,
@@ -230,10 +264,16 @@ function addKey(key: ForeignKeyInfo): DdlStatement {
 /** `restorable`: undone by adding the key back (false where the step that drops it cannot be undone anyway). */
 function* dropForeignKey(key: ForeignKeyInfo, restorable = true): Generator<DdlStatement> {
   if (!key.constraint_name) return;
-  yield { sql: `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name)}`, ...(restorable ? { undo: [{ sql: addKeySql(key) }] } : {}) };
+  yield {
+    sql: `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name)}`,
+    ...(restorable ? { undo: [{ sql: addKeySql(key) }] } : {}),
+  };
 }
 
-async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+async function* alterColumn(
+  step: Extract<DdlStep, { kind: 'alterColumn' }>,
+  catalog: DdlCatalog,
+): AsyncGenerator<DdlStatement> {
   const { table, current, target, changes, keys } = step;
   if (changes.type || changes.nullable || changes.default || changes.comment) {
     const before = await catalogColumn(catalog, table, current.name);
@@ -263,20 +303,32 @@ async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, cat
   if (changes.unique) {
     if (target.unique) {
       const name = constraintName(table, current.name, 'unique');
-      yield { sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`, undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }] };
+      yield {
+        sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`,
+        undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }],
+      };
     } else {
       for (const name of await singleColumnIndexes(catalog, table, current.name, true)) {
-        yield { sql: `alter table ${q(table)} drop index ${q(name)}`, undo: [{ sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})` }] };
+        yield {
+          sql: `alter table ${q(table)} drop index ${q(name)}`,
+          undo: [{ sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})` }],
+        };
       }
     }
   }
   if (changes.indexed) {
     if (target.indexed) {
       const name = constraintName(table, current.name, 'index');
-      yield { sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`, undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }] };
+      yield {
+        sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`,
+        undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }],
+      };
     } else {
       for (const name of await singleColumnIndexes(catalog, table, current.name, false)) {
-        yield { sql: `alter table ${q(table)} drop index ${q(name)}`, undo: [{ sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})` }] };
+        yield {
+          sql: `alter table ${q(table)} drop index ${q(name)}`,
+          undo: [{ sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})` }],
+        };
       }
     }
   }
@@ -310,12 +362,17 @@ export const mysqlDdl: SchemaDdl = {
         if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
         for (const column of columns) {
           if (column.primaryKey) continue;
-          if (column.unique) definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
-          else if (column.indexed) definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
+          if (column.unique)
+            definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
+          else if (column.indexed)
+            definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
         }
         // The connection's character set, as knex gives Strata's own tables: string keys between tables (to
         // service_users, say) need equal collations.
-        yield { sql: `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`, undo: [{ sql: `drop table if exists ${q(table)}` }] };
+        yield {
+          sql: `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`,
+          undo: [{ sql: `drop table if exists ${q(table)}` }],
+        };
         return;
       }
       case 'addColumn': {
@@ -327,7 +384,10 @@ export const mysqlDdl: SchemaDdl = {
             : column.indexed
               ? `, add key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`
               : '';
-        yield { sql: `alter table ${q(table)} add column ${columnDefinition(column)}${indexes}`, undo: [{ sql: `alter table ${q(table)} drop column ${q(column.name)}` }] };
+        yield {
+          sql: `alter table ${q(table)} add column ${columnDefinition(column)}${indexes}`,
+          undo: [{ sql: `alter table ${q(table)} drop column ${q(column.name)}` }],
+        };
         return;
       }
       case 'alterColumn':

@@ -14,8 +14,13 @@ function quotedColumn(message: string): string | null {
 }
 
 /** `(`db`.`articles`, CONSTRAINT `c` FOREIGN KEY (`author`) REFERENCES `authors` (`id`)` → the table and column. */
-function foreignKeyParts(message: string): { table: string | null; column: string | null; referencedColumn: string | null } {
-  const match = /\(`[^`]*`\.`([^`]+)`, CONSTRAINT `[^`]*` FOREIGN KEY \(`([^`]+)`\) REFERENCES `[^`]+` \(`([^`]+)`\)/.exec(message);
+function foreignKeyParts(message: string): {
+  table: string | null;
+  column: string | null;
+  referencedColumn: string | null;
+} {
+  const match =
+    /\(`[^`]*`\.`([^`]+)`, CONSTRAINT `[^`]*` FOREIGN KEY \(`([^`]+)`\) REFERENCES `[^`]+` \(`([^`]+)`\)/.exec(message);
   return { table: match?.[1] ?? null, column: match?.[2] ?? null, referencedColumn: match?.[3] ?? null };
 }
 
@@ -77,7 +82,11 @@ export function mysqlFailureKind(error: unknown): FailureKind {
     if (CONNECTION_ERRNOS.has(e.errno)) return 'connection';
   }
   if (e?.code === 'PROTOCOL_CONNECTION_LOST' || e?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') return 'connection';
-  if (e instanceof Error && ((e as { fatal?: boolean }).fatal === true || /closed state|Connection lost/i.test(e.message))) return 'connection';
+  if (
+    e instanceof Error &&
+    ((e as { fatal?: boolean }).fatal === true || /closed state|Connection lost/i.test(e.message))
+  )
+    return 'connection';
   return null;
 }
 

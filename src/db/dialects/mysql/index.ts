@@ -37,7 +37,9 @@ export const mysqlDialect: Dialect = {
             // MariaDB bounds every statement (max_statement_time, seconds); MySQL has only max_execution_time (ms, SELECTs).
             conn.query(`SET SESSION max_statement_time = ${seconds}`, [], (mariaErr) => {
               if (!mariaErr) return done(null, conn);
-              conn.query(`SET SESSION max_execution_time = ${Math.ceil(session.statementTimeoutMs)}`, [], (mysqlErr) => done(mysqlErr, conn));
+              conn.query(`SET SESSION max_execution_time = ${Math.ceil(session.statementTimeoutMs)}`, [], (mysqlErr) =>
+                done(mysqlErr, conn),
+              );
             });
           });
         },

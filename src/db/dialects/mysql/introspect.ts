@@ -1,8 +1,16 @@
 /** MySQL/MariaDB information_schema → TableInfo[] for the current database, a handful of queries in all. */
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
-import { applyIndexesAndKeys, emptyColumn, groupBy, normalizeAction, parseDefaultValue, toNumber, type IndexColumn, type CatalogRow } from '../../introspection-utils.js';
-
+import {
+  applyIndexesAndKeys,
+  emptyColumn,
+  groupBy,
+  normalizeAction,
+  parseDefaultValue,
+  toNumber,
+  type IndexColumn,
+  type CatalogRow,
+} from '../../introspection-utils.js';
 
 /** The full column type (`tinyint(1)`) decides booleans; kept beside the ColumnInfo, not in it. */
 const columnTypes = new WeakMap<ColumnInfo, string>();
@@ -14,24 +22,39 @@ async function rows(knex: Knex, sql: string): Promise<CatalogRow[]> {
 
 export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
   const [tables, columns, indexes, foreignKeys, checks] = await Promise.all([
-    rows(knex, `select table_name as name, table_comment as comment, table_type from information_schema.tables
-      where table_schema = database() and table_type in ('BASE TABLE', 'VIEW') order by table_name`),
-    rows(knex, `select table_name, column_name, data_type, column_type, character_maximum_length, numeric_precision,
+    rows(
+      knex,
+      `select table_name as name, table_comment as comment, table_type from information_schema.tables
+      where table_schema = database() and table_type in ('BASE TABLE', 'VIEW') order by table_name`,
+    ),
+    rows(
+      knex,
+      `select table_name, column_name, data_type, column_type, character_maximum_length, numeric_precision,
         numeric_scale, is_nullable, column_default, extra, generation_expression, column_comment, ordinal_position
-      from information_schema.columns where table_schema = database() order by table_name, ordinal_position`),
-    rows(knex, `select table_name, index_name, column_name, seq_in_index, non_unique
-      from information_schema.statistics where table_schema = database()`),
-    rows(knex, `select k.table_name, k.column_name, k.referenced_table_name, k.referenced_column_name,
+      from information_schema.columns where table_schema = database() order by table_name, ordinal_position`,
+    ),
+    rows(
+      knex,
+      `select table_name, index_name, column_name, seq_in_index, non_unique
+      from information_schema.statistics where table_schema = database()`,
+    ),
+    rows(
+      knex,
+      `select k.table_name, k.column_name, k.referenced_table_name, k.referenced_column_name,
         k.constraint_name, r.update_rule, r.delete_rule,
         (select count(*) from information_schema.key_column_usage k2 where k2.constraint_schema = k.constraint_schema
           and k2.table_name = k.table_name and k2.constraint_name = k.constraint_name) as column_count
       from information_schema.key_column_usage k
       join information_schema.referential_constraints r
         on r.constraint_schema = k.constraint_schema and r.constraint_name = k.constraint_name and r.table_name = k.table_name
-      where k.table_schema = database() and k.referenced_table_name is not null`),
+      where k.table_schema = database() and k.referenced_table_name is not null`,
+    ),
     // MariaDB's JSON is LONGTEXT with a json_valid() check; MySQL 8 has no table_name here, hence the fallback.
-    rows(knex, `select table_name, constraint_name, check_clause from information_schema.check_constraints
-      where constraint_schema = database()`).catch(() => [] as CatalogRow[]),
+    rows(
+      knex,
+      `select table_name, constraint_name, check_clause from information_schema.check_constraints
+      where constraint_schema = database()`,
+    ).catch(() => [] as CatalogRow[]),
   ]);
 
   const jsonColumns = new Set(
@@ -47,7 +70,9 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
 
   return tables.map(lower).map((table) => {
     const name = table.name as string;
-    const cols = (columnsByTable.get(name) ?? []).map((r) => toColumn(name, r, jsonColumns.has(`${name}\u0000${r.column_name}`)));
+    const cols = (columnsByTable.get(name) ?? []).map((r) =>
+      toColumn(name, r, jsonColumns.has(`${name}\u0000${r.column_name}`)),
+    );
     const fks: ForeignKeyInfo[] = (fksByTable.get(name) ?? [])
       .filter((r) => Number(r.column_count) === 1)
       .map((r) => ({
@@ -69,7 +94,14 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
     }));
     const primary = applyIndexesAndKeys(cols, idx, fks);
     const view = table.table_type === 'VIEW';
-    return { name, comment: view ? null : table.comment || null, columns: cols, primary_key: primary, foreign_keys: fks, view };
+    return {
+      name,
+      comment: view ? null : table.comment || null,
+      columns: cols,
+      primary_key: primary,
+      foreign_keys: fks,
+      view,
+    };
   });
 }
 
@@ -90,13 +122,15 @@ function toColumn(table: string, r: CatalogRow, isJson: boolean): ColumnInfo {
   column.is_nullable = r.is_nullable === 'YES';
   column.has_auto_increment = extra.includes('auto_increment');
   column.is_generated = extra.includes('generated') && !extra.includes('default_generated');
-  column.generation_expression = column.is_generated ? (r.generation_expression || null) : null;
+  column.generation_expression = column.is_generated ? r.generation_expression || null : null;
   column.default_value = column.is_generated ? null : mysqlDefault(r.column_default);
   // MySQL 8 writes literal string defaults unquoted; MariaDB quotes them. Both parse to the same value.
-  if (typeof column.default_value === 'string' && /^current_timestamp/i.test(column.default_value)) column.default_value = 'CURRENT_TIMESTAMP';
+  if (typeof column.default_value === 'string' && /^current_timestamp/i.test(column.default_value))
+    column.default_value = 'CURRENT_TIMESTAMP';
   column.comment = r.column_comment || null;
   columnTypes.set(column, String(r.column_type).toLowerCase());
-  if (column.data_type === 'enum' || column.data_type === 'set') column.enum_values = { values: enumValues(String(r.column_type)), many: column.data_type === 'set' };
+  if (column.data_type === 'enum' || column.data_type === 'set')
+    column.enum_values = { values: enumValues(String(r.column_type)), many: column.data_type === 'set' };
   return column;
 }
 
@@ -168,7 +202,16 @@ export function mapMysqlType(column: ColumnInfo): ServiceType {
   }
 }
 
-const ESCAPES: Record<string, string> = { '0': '\u0000', b: '\b', n: '\n', r: '\r', t: '\t', Z: '\u001a', '%': '\\%', _: '\\_' };
+const ESCAPES: Record<string, string> = {
+  '0': '\u0000',
+  b: '\b',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  Z: '\u001a',
+  '%': '\\%',
+  _: '\\_',
+};
 
 /**
  * MariaDB writes a string default as the SQL literal, escapes included (`'C:\\temp'` for C:\temp, `\n` for a
@@ -179,5 +222,7 @@ export function mysqlDefault(raw: unknown): unknown {
   if (typeof raw !== 'string') return parseDefaultValue(raw);
   const quoted = /^'((?:[^'\\]|''|\\.)*)'$/s.exec(raw.trim());
   if (!quoted) return parseDefaultValue(raw);
-  return quoted[1]!.replace(/''|\\(.)/gs, (match, ch: string | undefined) => (match === "''" ? "'" : (ESCAPES[ch!] ?? ch!)));
+  return quoted[1]!.replace(/''|\\(.)/gs, (match, ch: string | undefined) =>
+    match === "''" ? "'" : (ESCAPES[ch!] ?? ch!),
+  );
 }

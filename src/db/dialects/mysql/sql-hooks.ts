@@ -73,7 +73,8 @@ export const mysqlSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${mysqlSql.stringLiteral(k)}, ${v}`).join(', ')})`,
-  jsonArrayText: (expression, orderBy) => `cast(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array()) as char)`,
+  jsonArrayText: (expression, orderBy) =>
+    `cast(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array()) as char)`,
   jsonText: (expression) => `cast(${expression} as char)`,
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
@@ -96,7 +97,9 @@ export const mysqlSql: SqlDialect = {
     // Elements without subqueries (columns only, or a key list) cost no more than the kept keys themselves.
     const costlyElement = /\bselect\b/i.test(list.element);
     if (all || !list.key || !integerKey || !costlyElement) {
-      const window = all ? '' : ` limit ${list.limit === null ? '18446744073709551615' : Math.trunc(list.limit)}${list.offset > 0 ? ` offset ${Math.trunc(list.offset)}` : ''}`;
+      const window = all
+        ? ''
+        : ` limit ${list.limit === null ? '18446744073709551615' : Math.trunc(list.limit)}${list.offset > 0 ? ` offset ${Math.trunc(list.offset)}` : ''}`;
       return `json_extract((select coalesce(json_arrayagg(${list.element}${order}${window}), json_array()) from ${list.from} where ${list.where}), '$')`;
     }
     // With a limit, only the kept rows may become JSON (their elements can hold whole nested levels): the parent's
@@ -112,10 +115,14 @@ export const mysqlSql: SqlDialect = {
   datePart: (part, column) => DATE_PART[part]!(column),
   jsonPath: (column, path) =>
     `json_extract(case when json_valid(${column}) then json_extract(${column}, ${mysqlSql.stringLiteral(jsonPathText(path))}) end, '$')`,
-  jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
+  jsonLength: (column) =>
+    `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as double)`,
   average: (expression) => `cast(${expression} as double)`,
   toText: (expression) => `cast(${expression} as char)`,
-  namedLock: (name) => ({ lock: `select get_lock(${mysqlSql.stringLiteral(name)}, 600)`, unlock: `select release_lock(${mysqlSql.stringLiteral(name)})` }),
+  namedLock: (name) => ({
+    lock: `select get_lock(${mysqlSql.stringLiteral(name)}, 600)`,
+    unlock: `select release_lock(${mysqlSql.stringLiteral(name)})`,
+  }),
 };

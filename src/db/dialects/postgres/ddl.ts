@@ -6,14 +6,23 @@ import type pg from 'pg';
 import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
-import { SchemaRefusedError, type ColumnSpec, type DdlCatalog, type DdlStatement, type SchemaDdl, type StorageShape } from '../../schema-ddl.js';
+import {
+  SchemaRefusedError,
+  type ColumnSpec,
+  type DdlCatalog,
+  type DdlStatement,
+  type SchemaDdl,
+  type StorageShape,
+} from '../../schema-ddl.js';
 import type { DdlStep } from '../../schema-steps.js';
 import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-const run = statementRunner(async (connection, sql, params) => (await (connection as pg.Client).query({ text: sql, values: params })).rows);
+const run = statementRunner(
+  async (connection, sql, params) => (await (connection as pg.Client).query({ text: sql, values: params })).rows,
+);
 
 function typeOf(spec: ColumnSpec): string {
   switch (spec.type) {
@@ -89,7 +98,9 @@ function columnDefinition(spec: ColumnSpec): string {
 
 function* createIndexes(table: string, spec: ColumnSpec): Generator<DdlStatement> {
   if (spec.unique && !spec.primaryKey) {
-    yield { sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})` };
+    yield {
+      sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})`,
+    };
   } else if (spec.indexed && !spec.primaryKey) {
     yield { sql: `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})` };
   }
@@ -117,7 +128,12 @@ function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string,
   );
 }
 
-async function* dropIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean): AsyncGenerator<DdlStatement> {
+async function* dropIndexes(
+  catalog: DdlCatalog,
+  table: string,
+  column: string,
+  unique: boolean,
+): AsyncGenerator<DdlStatement> {
   for (const index of await singleColumnIndexes(catalog, table, column, unique)) {
     if (index.constraint_name) yield { sql: `alter table ${q(table)} drop constraint ${q(index.constraint_name)}` };
     else yield { sql: `drop index ${q(index.index_name)}` };
@@ -150,7 +166,8 @@ const NUMERIC_TEXT = `'^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)\\s*$'`;
 
 /** SQL that is true for a value (of the quoted column `c`) the conversion would not keep. */
 function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): string {
-  const range = target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
+  const range =
+    target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
   switch (check) {
     case 'none':
       return 'false';
@@ -196,30 +213,40 @@ function addForeignKey(key: ForeignKeyInfo): DdlStatement {
 }
 
 function* dropForeignKey(key: ForeignKeyInfo): Generator<DdlStatement> {
-  if (key.constraint_name) yield { sql: `alter table ${q(key.table)} drop constraint if exists ${q(key.constraint_name)}` };
+  if (key.constraint_name)
+    yield { sql: `alter table ${q(key.table)} drop constraint if exists ${q(key.constraint_name)}` };
 }
 
-async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+async function* alterColumn(
+  step: Extract<DdlStep, { kind: 'alterColumn' }>,
+  catalog: DdlCatalog,
+): AsyncGenerator<DdlStatement> {
   const { table, current, target, changes, conversion } = step;
   const t = q(table);
   const c = q(current.name);
   if (changes.type) {
     const generated = await dependentGeneratedColumns(catalog, table, current.name);
     if (generated.length) {
-      throw new SchemaRefusedError(`PostgreSQL can't change the type of a column that generated column(s) ${generated.map((g) => `"${g}"`).join(', ')} are computed from`);
+      throw new SchemaRefusedError(
+        `PostgreSQL can't change the type of a column that generated column(s) ${generated.map((g) => `"${g}"`).join(', ')} are computed from`,
+      );
     }
     if (current.default_value !== null) yield { sql: `alter table ${t} alter column ${c} drop default` };
-    yield { sql: `alter table ${t} alter column ${c} type ${plainTypeOf(target)} using ${usingExpression(c, target, conversion)}` };
+    yield {
+      sql: `alter table ${t} alter column ${c} type ${plainTypeOf(target)} using ${usingExpression(c, target, conversion)}`,
+    };
   }
   if (changes.type || changes.default) {
     const dflt = defaultSql(target);
     if (dflt !== null) yield { sql: `alter table ${t} alter column ${c} set default ${dflt}` };
     else if (!changes.type) yield { sql: `alter table ${t} alter column ${c} drop default` };
   }
-  if (changes.nullable) yield { sql: `alter table ${t} alter column ${c} ${target.nullable ? 'drop' : 'set'} not null` };
+  if (changes.nullable)
+    yield { sql: `alter table ${t} alter column ${c} ${target.nullable ? 'drop' : 'set'} not null` };
   if (changes.comment) yield setComment(table, current.name, target.comment);
   if (changes.unique) {
-    if (target.unique) yield { sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${t} (${c})` };
+    if (target.unique)
+      yield { sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${t} (${c})` };
     else yield* dropIndexes(catalog, table, current.name, true);
   }
   if (changes.indexed) {
@@ -265,7 +292,8 @@ export const postgresDdl: SchemaDdl = {
         return;
       case 'dropColumn':
         // Keys of other tables that reference this column would block the drop; the column's own go with it.
-        for (const key of step.keys) if (key.table !== step.table || key.column !== step.column) yield* dropForeignKey(key);
+        for (const key of step.keys)
+          if (key.table !== step.table || key.column !== step.column) yield* dropForeignKey(key);
         yield { sql: `alter table ${q(step.table)} drop column ${q(step.column)}` };
         return;
       case 'dropTable':
@@ -285,6 +313,8 @@ export const postgresDdl: SchemaDdl = {
 
   lossyCount(table, column, check, target) {
     const c = q(column);
-    return { sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})` };
+    return {
+      sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})`,
+    };
   },
 };

@@ -76,7 +76,11 @@ export function postgresFailureKind(error: unknown): FailureKind {
     if (e.code.startsWith('22')) return 'invalid_input';
     return null;
   }
-  if (e instanceof Error && /Connection terminated|is not queryable|connection error|Client was closed/i.test(e.message)) return 'connection';
+  if (
+    e instanceof Error &&
+    /Connection terminated|is not queryable|connection error|Client was closed/i.test(e.message)
+  )
+    return 'connection';
   return null;
 }
 

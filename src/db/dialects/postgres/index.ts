@@ -15,7 +15,12 @@ export const postgresDialect: Dialect = {
     // statement_timeout is a startup parameter of each connection: no extra round trip per statement.
     const timeout = session.statementTimeoutMs > 0 ? { statement_timeout: session.statementTimeoutMs } : {};
     // knex sets search_path on every new connection (DB_SEARCH_PATH): the schemas introspection serves.
-    return { client: 'pg', connection: { ...(connection as Knex.PgConnectionConfig), ...timeout }, searchPath: session.searchPath, pool: { min: 0, max: 10 } };
+    return {
+      client: 'pg',
+      connection: { ...(connection as Knex.PgConnectionConfig), ...timeout },
+      searchPath: session.searchPath,
+      pool: { min: 0, max: 10 },
+    };
   },
   async execute(connection, sql, params, name) {
     // A named statement is parsed and planned once per connection; PostgreSQL then keeps custom plans for its values

@@ -2,10 +2,24 @@
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
 import { POSTGRES_TEXT_TYPES } from './text-types.js';
-import { applyIndexesAndKeys, emptyColumn, groupBy, numericDefault, parseDefaultValue, toNumber, type IndexColumn, type CatalogRow } from '../../introspection-utils.js';
+import {
+  applyIndexesAndKeys,
+  emptyColumn,
+  groupBy,
+  numericDefault,
+  parseDefaultValue,
+  toNumber,
+  type IndexColumn,
+  type CatalogRow,
+} from '../../introspection-utils.js';
 
-
-const FK_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
+const FK_ACTIONS: Record<string, string> = {
+  a: 'NO ACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SET NULL',
+  d: 'SET DEFAULT',
+};
 
 /**
  * Runs the (lazy) queries in parallel on the pool, or one after another on a transaction's single connection
@@ -61,17 +75,22 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       join pg_attribute att on att.attrelid = con.conrelid and att.attnum = con.conkey[1]
       join pg_attribute fatt on fatt.attrelid = con.confrelid and fatt.attnum = con.confkey[1]
       where con.contype = 'f' and n.nspname = any(current_schemas(false)) and array_length(con.conkey, 1) = 1`),
-    knex.raw(`select t.typname as type_name, e.enumlabel as label from pg_enum e join pg_type t on t.oid = e.enumtypid order by t.typname, e.enumsortorder`),
+    knex.raw(
+      `select t.typname as type_name, e.enumlabel as label from pg_enum e join pg_type t on t.oid = e.enumtypid order by t.typname, e.enumsortorder`,
+    ),
   ]);
   const enumLabels = new Map<string, string[]>();
-  for (const row of enums.rows as CatalogRow[]) enumLabels.set(row.type_name, [...(enumLabels.get(row.type_name) ?? []), row.label]);
+  for (const row of enums.rows as CatalogRow[])
+    enumLabels.set(row.type_name, [...(enumLabels.get(row.type_name) ?? []), row.label]);
 
   const columnsByTable = groupBy(columns.rows as CatalogRow[], (r) => r.table_key);
   const indexesByTable = groupBy(indexes.rows as CatalogRow[], (r) => r.table_key);
   const fksByTable = groupBy(foreignKeys.rows as CatalogRow[], (r) => r.table_key);
   // A name in several schemas of the search path is the first one's, as unqualified SQL resolves it.
   const seen = new Set<string>();
-  const served = (tables.rows as CatalogRow[]).filter((table) => !seen.has(table.name) && Boolean(seen.add(table.name)));
+  const served = (tables.rows as CatalogRow[]).filter(
+    (table) => !seen.has(table.name) && Boolean(seen.add(table.name)),
+  );
 
   return served.map((table) => {
     const name = table.name as string;
@@ -96,7 +115,14 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       primary: r.is_primary,
     }));
     const primary = applyIndexesAndKeys(cols, idx, fks);
-    return { name, comment: table.comment ?? null, columns: cols, primary_key: primary, foreign_keys: fks, view: table.is_view === true };
+    return {
+      name,
+      comment: table.comment ?? null,
+      columns: cols,
+      primary_key: primary,
+      foreign_keys: fks,
+      view: table.is_view === true,
+    };
   });
 }
 
@@ -107,7 +133,8 @@ function toColumn(table: string, r: CatalogRow, enumLabels: Map<string, string[]
   const rawDefault: string | null = r.column_default;
   const sequence = typeof rawDefault === 'string' && /^nextval\(/i.test(rawDefault);
   // Arrays keep their element type (`text[]`, `integer[]`); enums their type name, with their labels in order.
-  column.data_type = r.data_type === 'ARRAY' ? r.full_type : r.data_type === 'USER-DEFINED' ? r.udt_name : (r.data_type ?? r.full_type);
+  column.data_type =
+    r.data_type === 'ARRAY' ? r.full_type : r.data_type === 'USER-DEFINED' ? r.udt_name : (r.data_type ?? r.full_type);
   if (r.type_kind === 'e') column.enum_values = { values: enumLabels.get(r.udt_name) ?? [], many: false };
   column.max_length = toNumber(r.character_maximum_length);
   column.numeric_precision = toNumber(r.numeric_precision);

@@ -6,7 +6,16 @@ import { CONCEALED } from '../../../schema/concealed.js';
 
 /** The concealed marker as an SQL literal. */
 const CONCEALED_SQL = `'${CONCEALED}'`;
-const EXTRACT: Record<string, string> = { year: 'year', month: 'month', week: 'week', day: 'day', weekday: 'dow', hour: 'hour', minute: 'minute', second: 'second' };
+const EXTRACT: Record<string, string> = {
+  year: 'year',
+  month: 'month',
+  week: 'week',
+  day: 'day',
+  weekday: 'dow',
+  hour: 'hour',
+  minute: 'minute',
+  second: 'second',
+};
 const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 /** Text-like types (introspect.ts) read as their text. */
 const TEXT_TYPES = POSTGRES_TEXT_TYPES;
@@ -18,7 +27,8 @@ export const postgresSql: SqlDialect = {
   placeholder: (n) => `$${n}`,
   maxParameters: 65_535,
   // One array parameter; its element type is inferred from the column.
-  listMembership: (column, values, negate, param) => (negate ? `not (${column} = any(${param(values)}))` : `${column} = any(${param(values)})`),
+  listMembership: (column, values, negate, param) =>
+    negate ? `not (${column} = any(${param(values)}))` : `${column} = any(${param(values)})`,
   bind(field, value) {
     // Booleans of non-boolean columns (cast-boolean): numbers in numeric columns, true/false text otherwise.
     if (typeof value === 'boolean' && field.schema && field.schema.data_type !== 'boolean') {
@@ -27,7 +37,11 @@ export const postgresSql: SqlDialect = {
     return value;
   },
   // json/jsonb, arrays, enums and text-like types have no equality or LIKE with arbitrary text: filters compare their text.
-  comparable: (column, field) => (field.type === 'json' || (field.type === 'string' && field.schema && (TEXT_TYPES.has(field.schema.data_type) || field.schema.enum_values)) ? `${column}::text` : column),
+  comparable: (column, field) =>
+    field.type === 'json' ||
+    (field.type === 'string' && field.schema && (TEXT_TYPES.has(field.schema.data_type) || field.schema.enum_values))
+      ? `${column}::text`
+      : column,
   // json has no ordering operator: it sorts by its text.
   sortable: (column, field) => (field.type === 'json' ? `${column}::text` : column),
   asText: (column) => `${column}::text`,
@@ -68,14 +82,17 @@ export const postgresSql: SqlDialect = {
         return `${column}::text`;
       case 'string':
         // An address of one host reads without its mask (`10.0.0.1`, not `10.0.0.1/32`), as it was written.
-        if (dataType === 'inet') return `case when masklen(${column}) = case family(${column}) when 4 then 32 else 128 end then host(${column}) else ${column}::text end`;
+        if (dataType === 'inet')
+          return `case when masklen(${column}) = case family(${column}) when 4 then 32 else 128 end then host(${column}) else ${column}::text end`;
         return TEXT_TYPES.has(dataType) || field.schema?.enum_values ? `${column}::text` : column;
       default:
         return column;
     }
   },
-  jsonObject: (pairs) => `json_build_object(${pairs.map(([k, v]) => `${postgresSql.stringLiteral(k)}, ${v}`).join(', ')})`,
-  jsonArrayText: (expression, orderBy) => `coalesce(json_agg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]'::json)::text`,
+  jsonObject: (pairs) =>
+    `json_build_object(${pairs.map(([k, v]) => `${postgresSql.stringLiteral(k)}, ${v}`).join(', ')})`,
+  jsonArrayText: (expression, orderBy) =>
+    `coalesce(json_agg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]'::json)::text`,
   jsonText: (expression) => `${expression}::text`,
   limitOffset(limit, offset, param) {
     let sql = '';
@@ -86,24 +103,35 @@ export const postgresSql: SqlDialect = {
   stringLiteral: (text) => `'${text.replace(/'/g, "''")}'`,
   embedJson: (expression) => expression,
   jsonString: (expression) => `to_json(${expression})`,
-  nestedList: (list) => derivedTableList(list, postgresSql, (element, orderBy) => `coalesce(json_agg(${element}${orderBy ? ` order by ${orderBy}` : ''}), '[]'::json)`),
+  nestedList: (list) =>
+    derivedTableList(
+      list,
+      postgresSql,
+      (element, orderBy) => `coalesce(json_agg(${element}${orderBy ? ` order by ${orderBy}` : ''}), '[]'::json)`,
+    ),
   datePart(part, column, field) {
     const source = field.schema?.data_type === 'timestamp with time zone' ? `(${column} at time zone 'UTC')` : column;
     return `floor(extract(${EXTRACT[part]} from ${source}))::integer`;
   },
   // Keys and indexes alike are text arguments of jsonb_extract_path (an index reads an array element).
-  jsonPath: (column, path) => `jsonb_extract_path(${column}::jsonb${path.map((segment) => `, ${postgresSql.stringLiteral(String(segment))}`).join('')})`,
+  jsonPath: (column, path) =>
+    `jsonb_extract_path(${column}::jsonb${path.map((segment) => `, ${postgresSql.stringLiteral(String(segment))}`).join('')})`,
   jsonLength(column, field) {
     const value = field.schema?.data_type === 'json' ? column : `${column}::json`;
     return `case when json_typeof(${value}) = 'array' then json_array_length(${value}) end`;
   },
   keyFromText(expression, keyField) {
-    if (keyField.type === 'integer' || keyField.type === 'bigInteger') return `case when ${expression} ~ '^-?[0-9]{1,18}$' then ${expression}::bigint end`;
-    if (keyField.type === 'uuid' && keyField.schema?.data_type === 'uuid') return `case when ${expression} ~ '${UUID_TEXT}' then ${expression}::uuid end`;
+    if (keyField.type === 'integer' || keyField.type === 'bigInteger')
+      return `case when ${expression} ~ '^-?[0-9]{1,18}$' then ${expression}::bigint end`;
+    if (keyField.type === 'uuid' && keyField.schema?.data_type === 'uuid')
+      return `case when ${expression} ~ '${UUID_TEXT}' then ${expression}::uuid end`;
     return expression;
   },
   toFloat: (expression) => `(${expression})::double precision`,
   average: (expression) => `(${expression})::double precision`,
   toText: (expression) => `(${expression})::text`,
-  namedLock: (name) => ({ lock: `select pg_advisory_lock(hashtext(${postgresSql.stringLiteral(name)}))`, unlock: `select pg_advisory_unlock(hashtext(${postgresSql.stringLiteral(name)}))` }),
+  namedLock: (name) => ({
+    lock: `select pg_advisory_lock(hashtext(${postgresSql.stringLiteral(name)}))`,
+    unlock: `select pg_advisory_unlock(hashtext(${postgresSql.stringLiteral(name)}))`,
+  }),
 };

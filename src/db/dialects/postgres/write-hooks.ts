@@ -6,7 +6,8 @@ import { postgresSql } from './sql-hooks.js';
 /** An array column's value arrives as JSON text (a json field's logical value); the driver writes a JS array as an array literal. */
 function arrayValue(field: FieldOverview, text: string): unknown[] {
   const value: unknown = JSON.parse(text);
-  if (!Array.isArray(value)) throw new InvalidPayloadError(`Value for field "${field.field}" has to be an array`, { field: field.field });
+  if (!Array.isArray(value))
+    throw new InvalidPayloadError(`Value for field "${field.field}" has to be an array`, { field: field.field });
   return value;
 }
 
@@ -14,6 +15,9 @@ export const postgresWrite: WriteDialect = {
   begin: 'begin',
   // The protocol counts parameters in 16 bits.
   maxParameters: 65_535,
-  bind: (field, value) => (typeof value === 'string' && field.schema?.data_type.endsWith('[]') ? arrayValue(field, value) : postgresSql.bind(field, value)),
+  bind: (field, value) =>
+    typeof value === 'string' && field.schema?.data_type.endsWith('[]')
+      ? arrayValue(field, value)
+      : postgresSql.bind(field, value),
   defaultRowInsert: (table) => `insert into ${table} default values`,
 };

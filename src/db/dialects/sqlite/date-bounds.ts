@@ -15,7 +15,11 @@ const DATE_TYPES = new Set(['date', 'dateTime', 'timestamp']);
 /** Epoch milliseconds of a canonical date value (no zone = UTC, as the exact comparison reads it); null otherwise. */
 function epoch(value: unknown): number | null {
   if (typeof value !== 'string') return null;
-  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : /[zZ]|[+-]\d{2}:?\d{2}$/.test(value) ? value : `${value}Z`;
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? `${value}T00:00:00Z`
+    : /[zZ]|[+-]\d{2}:?\d{2}$/.test(value)
+      ? value
+      : `${value}Z`;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : null;
 }
@@ -24,7 +28,13 @@ function day(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-export function dateBound(column: string, field: FieldOverview, operator: string, values: unknown[], param: (value: unknown) => string): string | null {
+export function dateBound(
+  column: string,
+  field: FieldOverview,
+  operator: string,
+  values: unknown[],
+  param: (value: unknown) => string,
+): string | null {
   if (!DATE_TYPES.has(field.type)) return null;
   const moments = values.map(epoch);
   if (moments.some((m) => m === null)) return null;

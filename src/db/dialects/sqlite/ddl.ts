@@ -9,7 +9,14 @@ import type { Knex } from 'knex';
 import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
-import { ForeignKeyViolationError, type ColumnSpec, type DdlCatalog, type DdlStatement, type SchemaDdl, type StorageShape } from '../../schema-ddl.js';
+import {
+  ForeignKeyViolationError,
+  type ColumnSpec,
+  type DdlCatalog,
+  type DdlStatement,
+  type SchemaDdl,
+  type StorageShape,
+} from '../../schema-ddl.js';
 import type { DdlStep } from '../../schema-steps.js';
 import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
 import { quoteName, sameName } from './table-definition.js';
@@ -77,17 +84,27 @@ function columnDefinition(spec: ColumnSpec, inlineKey: boolean): string {
 
 function* createIndexes(table: string, spec: ColumnSpec): Generator<DdlStatement> {
   if (spec.primaryKey) return;
-  if (spec.unique) yield { sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})` };
-  else if (spec.indexed) yield { sql: `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})` };
+  if (spec.unique)
+    yield {
+      sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})`,
+    };
+  else if (spec.indexed)
+    yield { sql: `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})` };
 }
 
 /** Named single-column indexes on the column; `autoindex` ones come from UNIQUE in the table definition. */
-async function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean): Promise<{ name: string; origin: string }[]> {
+async function singleColumnIndexes(
+  catalog: DdlCatalog,
+  table: string,
+  column: string,
+  unique: boolean,
+): Promise<{ name: string; origin: string }[]> {
   const result: { name: string; origin: string }[] = [];
   for (const index of await catalog.query(`pragma index_list(${q(table)})`)) {
     if (Boolean(index.unique) !== unique || index.origin === 'pk' || index.partial === 1) continue;
     const parts = await catalog.query(`pragma index_info(${q(String(index.name))})`);
-    if (parts.length === 1 && parts[0]!.name !== null && sameName(String(parts[0]!.name), column)) result.push({ name: String(index.name), origin: String(index.origin) });
+    if (parts.length === 1 && parts[0]!.name !== null && sameName(String(parts[0]!.name), column))
+      result.push({ name: String(index.name), origin: String(index.origin) });
   }
   return result.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -118,7 +135,8 @@ const NUMERIC_TEXT = (x: string) =>
 
 /** SQL that is true for a value (of the quoted column `c`) the conversion would not keep. */
 function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): string {
-  const range = target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
+  const range =
+    target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
   const t = `trim(${c})`;
   switch (check) {
     case 'none':
@@ -175,7 +193,8 @@ function addForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator
 
 function dropForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
   return rebuildTable(catalog, key.table, {
-    edit: (table) => table.removeForeignKeys(key.column, { table: key.foreign_key_table, column: key.foreign_key_column }),
+    edit: (table) =>
+      table.removeForeignKeys(key.column, { table: key.foreign_key_table, column: key.foreign_key_column }),
   });
 }
 
@@ -184,16 +203,22 @@ async function* addColumn(catalog: DdlCatalog, table: string, column: ColumnSpec
   if ((!column.nullable && column.default.kind === 'none') || column.default.kind === 'now') {
     const dflt = defaultSql(column);
     const clauses = [...(column.nullable ? [] : ['not null']), ...(dflt === null ? [] : [`default ${dflt}`])];
-    yield* rebuildTable(catalog, table, { edit: (definition) => definition.addColumn(column.name, typeOf(column), clauses) });
+    yield* rebuildTable(catalog, table, {
+      edit: (definition) => definition.addColumn(column.name, typeOf(column), clauses),
+    });
   } else {
     yield { sql: `alter table ${q(table)} add column ${columnDefinition(column, false)}` };
   }
   yield* createIndexes(table, column);
 }
 
-async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+async function* alterColumn(
+  step: Extract<DdlStep, { kind: 'alterColumn' }>,
+  catalog: DdlCatalog,
+): AsyncGenerator<DdlStatement> {
   const { table, current, target, changes, conversion } = step;
-  const uniqueIndexes = changes.unique && !target.unique ? await singleColumnIndexes(catalog, table, current.name, true) : [];
+  const uniqueIndexes =
+    changes.unique && !target.unique ? await singleColumnIndexes(catalog, table, current.name, true) : [];
   const inlineUnique = uniqueIndexes.some((i) => i.origin === 'u');
   if (changes.type || changes.nullable || changes.default || inlineUnique) {
     yield* rebuildTable(catalog, table, {
@@ -207,12 +232,20 @@ async function* alterColumn(step: Extract<DdlStep, { kind: 'alterColumn' }>, cat
     });
   }
   if (changes.unique) {
-    if (target.unique) yield { sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${q(table)} (${q(current.name)})` };
+    if (target.unique)
+      yield {
+        sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${q(table)} (${q(current.name)})`,
+      };
     else for (const index of uniqueIndexes) if (index.origin === 'c') yield { sql: `drop index ${q(index.name)}` };
   }
   if (changes.indexed) {
-    if (target.indexed) yield { sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${q(table)} (${q(current.name)})` };
-    else for (const index of await singleColumnIndexes(catalog, table, current.name, false)) yield { sql: `drop index ${q(index.name)}` };
+    if (target.indexed)
+      yield {
+        sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${q(table)} (${q(current.name)})`,
+      };
+    else
+      for (const index of await singleColumnIndexes(catalog, table, current.name, false))
+        yield { sql: `drop index ${q(index.name)}` };
   }
 }
 
@@ -224,7 +257,10 @@ export const sqliteDdl: SchemaDdl = {
   run,
 
   async transaction(knex, work) {
-    const client = knex.client as { acquireConnection(): Promise<BetterSqlite3.Database>; releaseConnection(c: unknown): Promise<unknown> };
+    const client = knex.client as {
+      acquireConnection(): Promise<BetterSqlite3.Database>;
+      releaseConnection(c: unknown): Promise<unknown>;
+    };
     const connection = await client.acquireConnection();
     try {
       connection.pragma('foreign_keys = OFF');
@@ -249,7 +285,9 @@ export const sqliteDdl: SchemaDdl = {
   },
 
   shape(spec): StorageShape {
-    const shape: StorageShape = { data_type: spec.type === 'bigInteger' && spec.autoIncrement ? 'integer' : DECLARED[spec.type] };
+    const shape: StorageShape = {
+      data_type: spec.type === 'bigInteger' && spec.autoIncrement ? 'integer' : DECLARED[spec.type],
+    };
     if (spec.type === 'string') shape.max_length = spec.maxLength ?? 255;
     if (spec.type === 'decimal') {
       shape.numeric_precision = spec.precision ?? 10;
@@ -299,6 +337,8 @@ export const sqliteDdl: SchemaDdl = {
 
   lossyCount(table, column, check, target) {
     const c = q(column);
-    return { sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})` };
+    return {
+      sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})`,
+    };
   },
 };

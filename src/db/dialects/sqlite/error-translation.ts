@@ -17,7 +17,8 @@ export function translateSqliteError(error: unknown): DatabaseFailure | null {
   const e = error as SqliteError;
   if (typeof e?.code !== 'string' || !e.code.startsWith('SQLITE_')) return null;
   // RESTRICT actions fail as SQLITE_CONSTRAINT_TRIGGER with the foreign-key message.
-  if (e.code.startsWith('SQLITE_CONSTRAINT') && e.message.startsWith('FOREIGN KEY constraint failed')) return failure('foreign_key');
+  if (e.code.startsWith('SQLITE_CONSTRAINT') && e.message.startsWith('FOREIGN KEY constraint failed'))
+    return failure('foreign_key');
   switch (e.code) {
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':
@@ -40,7 +41,11 @@ export function translateSqliteError(error: unknown): DatabaseFailure | null {
 /** The file cannot be opened or read, or the connection was closed: the database is unavailable. */
 export function sqliteFailureKind(error: unknown): FailureKind {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR'))) return 'connection';
+  if (
+    typeof code === 'string' &&
+    (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR'))
+  )
+    return 'connection';
   if (code === 'SQLITE_INTERRUPT') return 'timeout';
   if (error instanceof TypeError && /database connection is not open/.test(error.message)) return 'connection';
   return null;

@@ -1,8 +1,14 @@
 /** SQLite: sqlite_master + PRAGMA table_xinfo / index_list / index_info / foreign_key_list, per table (in-process). */
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
-import { applyIndexesAndKeys, emptyColumn, normalizeAction, parseDefaultValue, type IndexColumn, type CatalogRow } from '../../introspection-utils.js';
-
+import {
+  applyIndexesAndKeys,
+  emptyColumn,
+  normalizeAction,
+  parseDefaultValue,
+  type IndexColumn,
+  type CatalogRow,
+} from '../../introspection-utils.js';
 
 export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
   const tables = (await knex.raw(
@@ -25,12 +31,21 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
       const parts = (await knex.raw(`pragma index_info("${String(index.name).replace(/"/g, '""')}")`)) as CatalogRow[];
       for (const part of parts) {
         // An expression part has no column name; it still decides which column comes first.
-        indexes.push({ table: name, index: index.name, column: part.name ?? '', position: part.seqno, unique: index.unique === 1 && index.partial !== 1, primary: index.origin === 'pk' });
+        indexes.push({
+          table: name,
+          index: index.name,
+          column: part.name ?? '',
+          position: part.seqno,
+          unique: index.unique === 1 && index.partial !== 1,
+          primary: index.origin === 'pk',
+        });
       }
     }
     // A rowid primary key has no index entry; it is the table's key all the same.
     if (!indexList.some((i) => i.origin === 'pk')) {
-      pkColumns.forEach((c, i) => indexes.push({ table: name, index: '__pk__', column: c.name, position: i, unique: true, primary: true }));
+      pkColumns.forEach((c, i) =>
+        indexes.push({ table: name, index: '__pk__', column: c.name, position: i, unique: true, primary: true }),
+      );
     }
 
     const fkGroups = new Map<number, CatalogRow[]>();
@@ -49,7 +64,14 @@ export async function introspectSqlite(knex: Knex): Promise<TableInfo[]> {
     }
 
     const primary = applyIndexesAndKeys(columns, indexes, foreignKeys);
-    result.push({ name, comment: null, columns, primary_key: primary, foreign_keys: foreignKeys, view: table.type === 'view' });
+    result.push({
+      name,
+      comment: null,
+      columns,
+      primary_key: primary,
+      foreign_keys: foreignKeys,
+      view: table.type === 'view',
+    });
   }
   return result;
 }
@@ -62,13 +84,16 @@ async function referencedPrimaryKey(knex: Knex, table: string): Promise<string> 
 
 function toColumn(table: string, c: CatalogRow, pkCount: number, createSql: string): ColumnInfo {
   const column = emptyColumn(table, c.name);
-  const declared = String(c.type ?? '').trim().toLowerCase();
+  const declared = String(c.type ?? '')
+    .trim()
+    .toLowerCase();
   const match = /^([a-z][a-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?$/.exec(declared);
   const base = match?.[1]?.trim() ?? declared;
   column.data_type = base || 'unknown';
   const first = match?.[2] !== undefined ? Number(match[2]) : null;
   const second = match?.[3] !== undefined ? Number(match[3]) : null;
-  if (['varchar', 'char', 'character', 'nvarchar', 'nchar', 'varying character'].includes(base)) column.max_length = first;
+  if (['varchar', 'char', 'character', 'nvarchar', 'nchar', 'varying character'].includes(base))
+    column.max_length = first;
   if (['decimal', 'numeric'].includes(base)) {
     column.numeric_precision = first;
     column.numeric_scale = second ?? (first !== null ? 0 : null);

@@ -16,7 +16,16 @@ const DATE_FORMATS: Record<string, string> = {
   time: '%H:%M:%S',
 };
 
-const PART_FORMAT: Record<string, string> = { year: '%Y', month: '%m', week: '%V', day: '%d', weekday: '%w', hour: '%H', minute: '%M', second: '%S' };
+const PART_FORMAT: Record<string, string> = {
+  year: '%Y',
+  month: '%m',
+  week: '%V',
+  day: '%d',
+  weekday: '%w',
+  hour: '%H',
+  minute: '%M',
+  second: '%S',
+};
 
 /** SQLite databases hold dates as text or as epoch milliseconds: both normalise to the wire format. */
 function normalisedDate(column: string, format: string): string {
@@ -28,7 +37,8 @@ export const sqliteSql: SqlDialect = {
   placeholder: () => '?',
   maxParameters: 32_766,
   // One JSON text parameter; the column's affinity applies to the values json_each yields.
-  listMembership: (column, values, negate, param) => `${column} ${negate ? 'not in' : 'in'} (select value from json_each(${param(JSON.stringify(values))}))`,
+  listMembership: (column, values, negate, param) =>
+    `${column} ${negate ? 'not in' : 'in'} (select value from json_each(${param(JSON.stringify(values))}))`,
   bind: (_field, value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value),
   comparable(column, field) {
     const format = DATE_FORMATS[field.type];
@@ -69,7 +79,8 @@ export const sqliteSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${sqliteSql.stringLiteral(k)}, ${v}`).join(', ')})`,
-  jsonArrayText: (expression, orderBy) => `coalesce(json_group_array(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`,
+  jsonArrayText: (expression, orderBy) =>
+    `coalesce(json_group_array(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`,
   jsonText: (expression) => expression,
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
@@ -80,18 +91,26 @@ export const sqliteSql: SqlDialect = {
   // nests as JSON without json() parsing the text again. Values read from a derived table's columns would not.
   embedJson: (expression) => expression,
   jsonString: (expression) => `json_quote(${expression})`,
-  nestedList: (list) => derivedTableList(list, sqliteSql, (element, orderBy) => `coalesce(json_group_array(${element}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`),
+  nestedList: (list) =>
+    derivedTableList(
+      list,
+      sqliteSql,
+      (element, orderBy) => `coalesce(json_group_array(${element}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`,
+    ),
   datePart(part, column, field) {
     return `cast(strftime('${PART_FORMAT[part]}', ${sqliteSql.comparable(column, field)}) as integer)`;
   },
   // `->` answers the value's JSON text (strings quoted, objects whole); json() gives it the JSON subtype to nest.
-  jsonPath: (column, path) => `json(case when json_valid(${column}) then ${column} -> ${sqliteSql.stringLiteral(jsonPathText(path))} end)`,
-  jsonLength: (column) => `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
+  jsonPath: (column, path) =>
+    `json(case when json_valid(${column}) then ${column} -> ${sqliteSql.stringLiteral(jsonPathText(path))} end)`,
+  jsonLength: (column) =>
+    `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
   toFloat: (expression) => `cast(${expression} as real)`,
   // SQLite has only binary floats: avg(16.24, 16.25) is 16.244999999999997. Fifteen significant digits (what a
   // double holds exactly) give the decimal answer the other databases compute (16.245).
-  average: (expression) => `case when ${expression} is null then null else cast(printf('%.15g', ${expression}) as real) end`,
+  average: (expression) =>
+    `case when ${expression} is null then null else cast(printf('%.15g', ${expression}) as real) end`,
   toText: (expression) => `cast(${expression} as text)`,
   namedLock: () => null,
 };

@@ -55,6 +55,9 @@ export function statementTimeoutWarnings(timeoutMs: number): string[] {
         'at install?). Install one (cc) and run npm start again, or see README "Limits".',
     ];
   }
-  if (loadFailure) return [`DB_STATEMENT_TIMEOUT does not apply on SQLite here: the statement-timeout extension did not load (${loadFailure})`];
+  if (loadFailure)
+    return [
+      `DB_STATEMENT_TIMEOUT does not apply on SQLite here: the statement-timeout extension did not load (${loadFailure})`,
+    ];
   return [];
 }

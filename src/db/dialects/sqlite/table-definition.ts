@@ -96,7 +96,8 @@ function closing(tokens: Token[], open: number): number {
 }
 
 /** Column clauses and what each starts with. */
-type ClauseKind = 'primary' | 'notnull' | 'null' | 'unique' | 'check' | 'default' | 'collate' | 'references' | 'generated';
+type ClauseKind =
+  'primary' | 'notnull' | 'null' | 'unique' | 'check' | 'default' | 'collate' | 'references' | 'generated';
 
 interface Clause {
   kind: ClauseKind;
@@ -210,7 +211,8 @@ function parseConstraint(tokens: Token[]): TableConstraint {
 function referenced(clause: Clause): { table: string; columns: string[] } {
   const r = clause.tokens.findIndex((t) => t.word === 'REFERENCES');
   const table = clause.tokens[r + 1]!;
-  const list = clause.tokens[r + 2]?.text === '(' ? names(clause.tokens.slice(r + 3, closing(clause.tokens, r + 2))) : [];
+  const list =
+    clause.tokens[r + 2]?.text === '(' ? names(clause.tokens.slice(r + 3, closing(clause.tokens, r + 2))) : [];
   return { table: table.name ?? table.text, columns: list.filter((c): c is string => c !== null) };
 }
 
@@ -241,7 +243,8 @@ export class TableDefinition {
     const columns: ColumnDefinition[] = [];
     const constraints: TableConstraint[] = [];
     for (const item of splitList(tokens.slice(open + 1, close))) {
-      if (['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'CHECK', 'FOREIGN'].includes(item[0]!.word)) constraints.push(parseConstraint(item));
+      if (['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'CHECK', 'FOREIGN'].includes(item[0]!.word))
+        constraints.push(parseConstraint(item));
       else columns.push(parseColumn(item));
     }
     return new TableDefinition(name.name ?? name.text, columns, constraints, tokens.slice(close + 1));
@@ -259,13 +262,21 @@ export class TableDefinition {
   }
 
   addColumn(name: string, type: string, clauses: string[]): void {
-    this.columns.push({ name, type: tokenize(type), clauses: clauses.map((text) => ({ kind: clauseKind(tokenize(text)), tokens: tokenize(text) })) });
+    this.columns.push({
+      name,
+      type: tokenize(type),
+      clauses: clauses.map((text) => ({ kind: clauseKind(tokenize(text)), tokens: tokenize(text) })),
+    });
   }
 
   dropColumn(name: string): void {
     this.columns = this.columns.filter((c) => !sameName(c.name, name));
     this.constraints = this.constraints.filter((c) => {
-      if (c.kind === 'foreign') return !c.columns.some((n) => n !== null && sameName(n, name)) && !(sameName(c.references!.table, this.table) && c.references!.columns.some((n) => sameName(n, name)));
+      if (c.kind === 'foreign')
+        return (
+          !c.columns.some((n) => n !== null && sameName(n, name)) &&
+          !(sameName(c.references!.table, this.table) && c.references!.columns.some((n) => sameName(n, name)))
+        );
       if (c.kind === 'unique' || c.kind === 'primary') return !c.columns.some((n) => n !== null && sameName(n, name));
       return true;
     });
@@ -300,25 +311,37 @@ export class TableDefinition {
   removeUnique(name: string): void {
     const column = this.column(name);
     column.clauses = column.clauses.filter((c) => c.kind !== 'unique');
-    this.constraints = this.constraints.filter((c) => !(c.kind === 'unique' && c.columns.length === 1 && c.columns[0] !== null && sameName(c.columns[0], name)));
+    this.constraints = this.constraints.filter(
+      (c) => !(c.kind === 'unique' && c.columns.length === 1 && c.columns[0] !== null && sameName(c.columns[0], name)),
+    );
   }
 
   /** Drops the column's foreign keys (only those to `referencing`, when given). */
   removeForeignKeys(name: string, referencing?: { table: string; column: string }): void {
     const matches = (ref: { table: string; columns: string[] }) =>
-      !referencing || (sameName(ref.table, referencing.table) && (ref.columns.length === 0 || ref.columns.some((c) => sameName(c, referencing.column))));
+      !referencing ||
+      (sameName(ref.table, referencing.table) &&
+        (ref.columns.length === 0 || ref.columns.some((c) => sameName(c, referencing.column))));
     const column = this.column(name);
     column.clauses = column.clauses.filter((c) => !(c.kind === 'references' && matches(referenced(c))));
-    this.constraints = this.constraints.filter((c) => !(c.kind === 'foreign' && c.columns.some((n) => n !== null && sameName(n, name)) && matches(c.references!)));
+    this.constraints = this.constraints.filter(
+      (c) =>
+        !(c.kind === 'foreign' && c.columns.some((n) => n !== null && sameName(n, name)) && matches(c.references!)),
+    );
   }
 
   addReference(name: string, table: string, column: string, onDelete: string | null, onUpdate: string | null): void {
     const actions = `${onDelete ? ` on delete ${onDelete}` : ''}${onUpdate ? ` on update ${onUpdate}` : ''}`;
-    this.column(name).clauses.push({ kind: 'references', tokens: tokenize(`references ${quoteName(table)} (${quoteName(column)})${actions}`) });
+    this.column(name).clauses.push({
+      kind: 'references',
+      tokens: tokenize(`references ${quoteName(table)} (${quoteName(column)})${actions}`),
+    });
   }
 
   toSql(): string {
-    const columns = this.columns.map((c) => [quoteName(c.name), join(c.type), ...c.clauses.map((clause) => join(clause.tokens))].filter(Boolean).join(' '));
+    const columns = this.columns.map((c) =>
+      [quoteName(c.name), join(c.type), ...c.clauses.map((clause) => join(clause.tokens))].filter(Boolean).join(' '),
+    );
     const items = [...columns, ...this.constraints.map((c) => join(c.tokens))];
     const options = this.options.length ? ` ${join(this.options)}` : '';
     return `create table ${quoteName(this.table)} (${items.join(', ')})${options}`;

@@ -18,8 +18,15 @@ export interface RebuildEdit {
 /** Tables rebuilt in each schema-change transaction (DdlCatalog.session): their foreign keys are checked before commit. */
 export const rebuiltTables = new WeakMap<object, Set<string>>();
 
-export async function* rebuildTable(catalog: DdlCatalog, table: string, change: RebuildEdit): AsyncGenerator<DdlStatement> {
-  const objects = await catalog.query(`select type, name, sql from sqlite_master where tbl_name = ? and sql is not null order by rowid`, [table]);
+export async function* rebuildTable(
+  catalog: DdlCatalog,
+  table: string,
+  change: RebuildEdit,
+): AsyncGenerator<DdlStatement> {
+  const objects = await catalog.query(
+    `select type, name, sql from sqlite_master where tbl_name = ? and sql is not null order by rowid`,
+    [table],
+  );
   const create = objects.find((o) => o.type === 'table');
   if (!create) throw new Error(`Table ${table} not found`);
   const definition = TableDefinition.parse(String(create.sql));
@@ -31,14 +38,18 @@ export async function* rebuildTable(catalog: DdlCatalog, table: string, change: 
   yield { sql: definition.toSql() };
 
   // Generated columns are computed again; every other column that still exists is copied.
-  const generated = new Set(oldColumns.filter((c) => c.hidden === 2 || c.hidden === 3).map((c) => String(c.name).toLowerCase()));
+  const generated = new Set(
+    oldColumns.filter((c) => c.hidden === 2 || c.hidden === 3).map((c) => String(c.name).toLowerCase()),
+  );
   const kept = definition.columns
     .map((c) => c.name)
     .filter((name) => !generated.has(name.toLowerCase()) && !definition.generated(name))
     .filter((name) => oldColumns.some((c) => sameName(String(c.name), name)) || change.copy?.[name] !== undefined);
   if (kept.length) {
     const source = kept.map((name) => change.copy?.[name] ?? quoteName(name));
-    yield { sql: `insert into ${quoteName(temporary)} (${kept.map(quoteName).join(', ')}) select ${source.join(', ')} from ${quoteName(table)}` };
+    yield {
+      sql: `insert into ${quoteName(temporary)} (${kept.map(quoteName).join(', ')}) select ${source.join(', ')} from ${quoteName(table)}`,
+    };
   }
 
   const sequence = await catalog.query(`select seq from sqlite_sequence where name = ?`, [table]).catch(() => []);
