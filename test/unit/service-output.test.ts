@@ -28,6 +28,7 @@ const ALLOWED: Record<string, string> = {
   'request/parse-filter.ts#parseFilter': 'a filter sent as a JSON string in the URL',
   'request/parse-query.ts#parseObjectParam': 'a query parameter sent as a JSON string in the URL',
   'request/parse-query.ts#deepObject': 'a query parameter sent as a JSON string in the URL',
+  'realtime/socket-session.ts#receive': 'a message sent by the WebSocket client',
   'schema/overview-builder.ts#jsonValue': 'a JSON column of service_fields / service_collections',
   'schema-sync/snapshot.ts#plain': 'a deep copy of a snapshot value',
   'services/field-columns.ts#parseDefault': 'a default value sent in a field body',
