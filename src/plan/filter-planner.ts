@@ -11,7 +11,7 @@ import type { AccessPolicy } from './access.js';
 import { accessTo, fieldOf, guarded, joinFor, refuseJsonFunction, resolveOperand } from './operands.js';
 import type { PlannedFilter } from './read-plan.js';
 import { keyFieldsOf, keyParts, parseKey, type Key } from './row-key.js';
-import { coerceKey, coerceValue, isUuid } from './value-coercion.js';
+import { coerceValue, isUuid } from './value-coercion.js';
 
 export interface FilterContext {
   schema: SchemaOverview;

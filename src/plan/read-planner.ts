@@ -12,7 +12,7 @@ import { planAggregate } from './aggregate-planner.js';
 import { planSelection, type ChildRequest } from './field-selection.js';
 import { and, planFilter, planKeys, planSearch } from './filter-planner.js';
 import { accessTo, resolvePath } from './operands.js';
-import type { PlannedFilter, PlannedSort, ReadLevel, ReadPlan } from './read-plan.js';
+import type { PlannedSort, ReadLevel, ReadPlan } from './read-plan.js';
 
 export interface ReadPlanContext {
   schema: SchemaOverview;

@@ -7,7 +7,6 @@ import { checkBody, compileSchema, Nullable } from '../request/body-check.js';
 import {
   defined,
   Name,
-  ObjectOf,
   ObjectSteps,
   OptionalOneOf,
   OptionalString,

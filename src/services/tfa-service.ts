@@ -4,7 +4,7 @@ import { newTfaSecret, otpValid } from '../auth/tfa.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 import { UsersRepository, type TfaUser } from '../db/repositories/users.js';
-import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors/catalogue.js';
+import { InvalidCredentialsError, InvalidPayloadError } from '../errors/catalogue.js';
 import { checkTfaDisable, checkTfaEnable, checkTfaGenerate } from '../request/auth-bodies.js';
 
 export class TfaService {

@@ -3,7 +3,7 @@
  * `/permissions` read like `/items/<collection>` over the service_* tables (same query language, same permission
  * rules), plus the `me` endpoints and the `/settings` singleton. Writes: system-writes.ts.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';

@@ -3,7 +3,7 @@
  * tables, plus `PATCH /users/me` (the caller's own row, under the same rules), `PATCH /users/me/track/page` and
  * `PATCH /settings` (singleton).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
 import {
