@@ -8,7 +8,7 @@ export type WsMessage = Record<string, any>;
 
 export interface TestSocket {
   send(message: WsMessage): void;
-  /** The next message not yet taken (waits for it). */
+  /** The next message not yet taken (waits for it; fails after 20 s rather than hang the run). */
   next(): Promise<WsMessage>;
   /** Messages received and not yet taken. */
   pending(): WsMessage[];
@@ -32,8 +32,20 @@ export async function openSocket(url: string, token?: string): Promise<TestSocke
   });
   const client: TestSocket = {
     send: (message) => socket.send(JSON.stringify(message)),
-    next: () =>
-      received.length ? Promise.resolve(received.shift()!) : new Promise((resolve) => waiting.push(resolve)),
+    next: () => {
+      if (received.length) return Promise.resolve(received.shift()!);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(take), 1);
+          reject(new Error('no message within 20 s'));
+        }, 20_000);
+        const take = (message: WsMessage) => {
+          clearTimeout(timer);
+          resolve(message);
+        };
+        waiting.push(take);
+      });
+    },
     pending: () => [...received],
     close: () => socket.close(),
   };
