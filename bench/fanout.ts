@@ -30,7 +30,8 @@ export interface FanoutResult {
   startedAt: string;
   settings: FanoutSettings;
   groups: number;
-  writes: { sent: number; ok: number; failed: number; perSecond: number };
+  /** perSecond: completed writes over the time from the first sent to the last answered; p50/p99: REST answer times. */
+  writes: { sent: number; ok: number; failed: number; perSecond: number; p50Ms: number; p99Ms: number };
   deliveries: { expected: number; delivered: number; unmatched: number; otherMessages: number };
   latency: { p50Ms: number; p99Ms: number; maxMs: number };
   strata: { cpuPercent: number; cpuMsPerWrite: number; peakRssMb: number; rssBeforeMb: number };
@@ -183,17 +184,19 @@ async function installReaders(env: Record<string, string>, testDb: TestDb): Prom
 async function writeAtRate(
   base: string,
   settings: FanoutSettings,
-): Promise<{ sent: number; ok: number; failed: number }> {
+): Promise<{ sent: number; ok: number; failed: number; p50Ms: number; p99Ms: number }> {
   const total = settings.rate * settings.duration;
   const intervalMs = 1000 / settings.rate;
   const started = performance.now();
   const inFlight: Promise<void>[] = [];
   let ok = 0;
   let failed = 0;
+  const answered: number[] = [];
   for (let i = 0; i < total; i++) {
     const due = started + i * intervalMs;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const sentAt = performance.now();
     inFlight.push(
       fetch(`${base}/items/authors?fields=id`, {
         method: 'POST',
@@ -203,6 +206,7 @@ async function writeAtRate(
       }).then(
         async (response) => {
           await response.arrayBuffer();
+          answered.push(performance.now() - sentAt);
           if (response.ok) ok++;
           else failed++;
         },
@@ -211,17 +215,21 @@ async function writeAtRate(
     );
   }
   await Promise.all(inFlight);
-  return { sent: total, ok, failed };
+  answered.sort((a, b) => a - b);
+  const at = (p: number) => Math.round((answered[Math.floor((p / 100) * (answered.length - 1))] ?? NaN) * 10) / 10;
+  return { sent: total, ok, failed, p50Ms: at(50), p99Ms: at(99) };
 }
 
 function printFanout(r: FanoutResult): void {
   console.log(
     `\n${r.database}: ${r.settings.subscribers} subscribers (${r.groups} groups), ${r.writes.perSecond} writes/s over ${r.settings.duration} s`,
   );
-  console.log('| deliveries | commit→delivery p50 ms | p99 ms | max ms | Strata CPU % | CPU ms/write | peak RSS MiB |');
-  console.log('|---|---|---|---|---|---|---|');
   console.log(
-    `| ${r.deliveries.delivered}/${r.deliveries.expected} | ${r.latency.p50Ms} | ${r.latency.p99Ms} | ${r.latency.maxMs} | ${r.strata.cpuPercent} | ${r.strata.cpuMsPerWrite} | ${r.strata.peakRssMb} |`,
+    '| deliveries | commit→delivery p50 ms | p99 ms | max ms | write answer p50 / p99 ms | Strata CPU % | CPU ms/write | peak RSS MiB |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(
+    `| ${r.deliveries.delivered}/${r.deliveries.expected} | ${r.latency.p50Ms} | ${r.latency.p99Ms} | ${r.latency.maxMs} | ${r.writes.p50Ms} / ${r.writes.p99Ms} | ${r.strata.cpuPercent} | ${r.strata.cpuMsPerWrite} | ${r.strata.peakRssMb} |`,
   );
   if (r.writes.failed) console.log(`   ${r.writes.failed} of ${r.writes.sent} writes failed`);
 }
