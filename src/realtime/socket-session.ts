@@ -49,8 +49,8 @@ function errorOf(error: unknown): { code: string; message: string } {
 
 /** The auth error Directus sends: TOKEN_EXPIRED and INVALID_PAYLOAD as such, any other refusal AUTH_FAILED. */
 function authErrorOf(error: unknown): { code: string; message: string } {
-  if (error instanceof ServiceError && ['TOKEN_EXPIRED', 'INVALID_PAYLOAD', 'REQUESTS_EXCEEDED'].includes(error.code))
-    return { code: error.code, message: error.message };
+  const kept = ['TOKEN_EXPIRED', 'INVALID_PAYLOAD', 'REQUESTS_EXCEEDED', 'AUTH_FAILED'];
+  if (error instanceof ServiceError && kept.includes(error.code)) return { code: error.code, message: error.message };
   return { code: 'AUTH_FAILED', message: 'Authentication failed.' };
 }
 
@@ -68,6 +68,8 @@ export class SocketSession {
   /** The user this socket is counted for in the per-user connection limit. */
   private countedUser: string | null = null;
   private closed = false;
+  /** Handshake mode closes a socket whose first `auth` fails; a failed re-auth (after an expiry) keeps it. */
+  private authenticatedOnce = false;
   private readonly stopListening: () => void;
 
   constructor(
@@ -221,7 +223,7 @@ export class SocketSession {
 
   /** `auth`: a new token (access, refresh or login) replaces the socket's; subscriptions go on with the new rights. */
   private async authMessage(message: Message, uid: string | undefined): Promise<void> {
-    const firstAuth = !this.accountability;
+    const firstAuth = !this.authenticatedOnce;
     try {
       const credentials = await credentialsOf(this.context, message, this.ip);
       await this.useToken(credentials.token);
@@ -232,7 +234,13 @@ export class SocketSession {
         ...(uid !== undefined ? { uid } : {}),
       });
     } catch (error) {
-      this.refuseAuth(error, uid, firstAuth && this.context.config.websockets.auth === 'handshake');
+      // An `auth` carrying an already expired token is a failed auth, not an expiry: the SDK answers TOKEN_EXPIRED by
+      // sending its token again, which would loop for as long as the client holds no fresher one.
+      const refusal =
+        error instanceof ServiceError && error.code === 'TOKEN_EXPIRED'
+          ? new ServiceError('AUTH_FAILED', 401, 'Authentication failed: the token has expired.')
+          : error;
+      this.refuseAuth(refusal, uid, firstAuth && this.context.config.websockets.auth === 'handshake');
     }
   }
 
@@ -255,6 +263,7 @@ export class SocketSession {
     }
     this.accountability = accountability;
     this.token = token;
+    this.authenticatedOnce = true;
     if (this.authTimer) clearTimeout(this.authTimer);
     this.watchExpiry(token);
   }

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { openWs } from '../helpers/ws-client.js';
+import { grantPublic } from '../helpers/access-fixture.js';
 
 const WS_ENV = { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false' };
 
@@ -107,7 +108,11 @@ for (const client of testClients()) {
         status: 'error',
         error: { code: 'TOKEN_EXPIRED', message: 'Token expired.' },
       });
-      // Handshake mode: the socket stays open for a new `auth`; the subscription was kept.
+      // Handshake mode: the socket stays open for a new `auth`; the subscription was kept. The expired token again is
+      // a failed auth (not TOKEN_EXPIRED, which the SDK would answer with the same token, forever).
+      ws.send({ type: 'auth', access_token });
+      const stale = await ws.next();
+      assert.equal(stale.error.code, 'AUTH_FAILED');
       const { access_token: renewed } = json(await login()).data;
       ws.send({ type: 'auth', access_token: renewed });
       assert.equal((await ws.next()).status, 'ok');
@@ -213,6 +218,49 @@ for (const client of testClients()) {
         error: { code: 'AUTH_TIMEOUT', message: 'Authentication timed out.' },
       });
       assert.equal((await ws.closed).code, 1008);
+    });
+  });
+
+  describe(`websocket public mode (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    let url: string;
+    before(async () => {
+      t = await startTestApp(client, { env: { ...WS_ENV, WEBSOCKETS_REST_AUTH: 'public' } });
+      url = await listenOnLoopback(t);
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    it('an unauthenticated socket gets only what the Public policy may read; auth upgrades it', async () => {
+      await grantPublic(t, [
+        { collection: 'authors', action: 'read', fields: 'id,name', permissions: { name: { _starts_with: 'Public' } } },
+      ]);
+      await t.context.permissionsChanged();
+      const ws = await openWs(url);
+      ws.send({ type: 'subscribe', collection: 'authors', query: { fields: ['*'] }, uid: 'p' });
+      assert.equal((await ws.next()).event, 'init');
+      const write = async (name: string) =>
+        json(await t.request({ method: 'POST', url: '/items/authors?fields=id', payload: { name, bio: 'private' } }))
+          .data as { id: number };
+      await write('Private author');
+      const open = await write('Public author');
+      assert.deepEqual(await ws.next(), {
+        type: 'subscription',
+        event: 'create',
+        data: [{ id: open.id, name: 'Public author' }],
+        uid: 'p',
+      });
+      ws.send({ type: 'subscribe', collection: 'posts', uid: 'no' });
+      assert.equal((await ws.next()).error.code, 'FORBIDDEN');
+      ws.send({ type: 'auth', access_token: ADMIN.token });
+      assert.equal((await ws.next()).status, 'ok');
+      const privateOne = await write('Private, seen by the admin');
+      const created = await ws.next();
+      assert.equal(created.event, 'create');
+      assert.equal(created.data[0].id, privateOne.id);
+      assert.equal(created.data[0].bio, 'private', 'after auth the subscription reads with the admin rights');
+      ws.close();
     });
   });
 }
