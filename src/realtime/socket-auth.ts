@@ -9,7 +9,10 @@
  */
 import type { AppContext } from '../services/app-context.js';
 import { InvalidPayloadError } from '../errors/catalogue.js';
+import { createDecoder } from 'fast-jwt';
 import { looksLikeJwt } from '../auth/access-tokens.js';
+
+const decode = createDecoder();
 
 export interface SocketCredentials {
   token: string;
@@ -43,7 +46,8 @@ export async function credentialsOf(
 export function expiryOf(token: string): number | null {
   if (!looksLikeJwt(token)) return null;
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp?: unknown };
+    // Only called on a token the resolver has just verified: decoding it again needs no signature check.
+    const payload = decode(token) as { exp?: unknown };
     return typeof payload.exp === 'number' ? payload.exp * 1000 : null;
   } catch {
     return null;

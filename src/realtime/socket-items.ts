@@ -14,9 +14,12 @@ import type { Accountability } from '../permissions/accountability.js';
 import { parseQuery } from '../request/parse-query.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../request/write-body.js';
 import type { AppContext } from '../services/app-context.js';
-import type { JsonRead } from '../services/items-service.js';
+import type { RowsRead } from '../services/items-service.js';
 
 type Message = Record<string, unknown>;
+
+/** Written items are read back as values (the socket sends its own JSON), as GraphQL's resolvers do. */
+const ROWS = { reread: 'rows' as const };
 
 const ACTIONS = ['create', 'read', 'update', 'delete'] as const;
 
@@ -31,7 +34,7 @@ function keysOf(value: unknown): (string | number)[] {
   return value as (string | number)[];
 }
 
-const decoded = (read: JsonRead | null): unknown => (read === null ? null : JSON.parse(read.json));
+const decoded = (read: RowsRead | null): unknown => (read === null ? null : read.data);
 
 /** Runs one `items` message as `accountability`; returns what goes in the answer's `data`. */
 export async function runItemsMessage(
@@ -58,19 +61,19 @@ export async function runItemsMessage(
 
   if (action === 'read') {
     const query = parseQuery(rawQuery, options);
-    if (hasId) return decoded(await items.readOne(collection, keyOf(message.id, 'id'), query, accountability));
-    if (hasIds) return decoded(await items.readKeys(collection, keysOf(message.ids), query, accountability));
-    return decoded(await items.readMany(collection, query, accountability));
+    if (hasId) return decoded(await items.rowsOne(collection, keyOf(message.id, 'id'), query, accountability));
+    if (hasIds) return decoded(await items.rowsKeys(collection, keysOf(message.ids), query, accountability));
+    return decoded(await items.rowsMany(collection, query, accountability));
   }
 
   if (action === 'create') {
-    const target = await writer.open(collection, 'create', accountability);
+    const target = await writer.open(collection, 'create', accountability, ROWS);
     const { many, items: payloads } = parseCreateBody(message.data);
     return decoded(await writer.create(target, payloads, many, parseQuery(rawQuery, options)));
   }
 
   if (action === 'update') {
-    const target = await writer.open(collection, 'update', accountability);
+    const target = await writer.open(collection, 'update', accountability, ROWS);
     if (hasId) {
       const payload = parseItemBody(message.data);
       return decoded(await writer.updateOne(target, keyOf(message.id, 'id'), payload, parseQuery(rawQuery, options)));
