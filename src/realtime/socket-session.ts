@@ -1,20 +1,17 @@
 /**
- * One /websocket connection speaking Directus's realtime protocol: `auth` (access or static token), `ping`/`pong`,
+ * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a login; or a token of the upgrade request), `ping`/`pong`,
  * `subscribe` (collection, optional query, uid) answered with `init` and then `create`/`update`/`delete` events,
- * `unsubscribe`. Events carry keys only (change-events.ts): each subscription re-reads the changed items through the
- * read engine with THIS connection's accountability, so fields and item rules apply per subscriber and a permission
- * change applies to the next event. A subscription remembers the keys it has shown; an update of a shown item it may
- * no longer read arrives as a delete, of an unshown item it may now read as a create, and changes of items it never
- * saw and cannot read are not mentioned at all. Events are handled one at a time per connection, in arrival order.
+ * `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
+ * per group of alike subscribers with their accountability and hands this socket the rows it may read; a re-auth
+ * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order;
+ * `items` messages run through the REST services (socket-items.ts); the credentials are checked again before each
+ * message and event (socket-auth.ts).
  */
 import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { ServiceError } from '../errors/catalogue.js';
 import { parseQuery } from '../request/parse-query.js';
-import type { Query } from '../request/query.js';
-import { keyOfValues } from '../plan/row-key.js';
-import type { Key } from '../plan/mutation-plan.js';
-import type { ChangeEvent } from './change-events.js';
+import type { HubSubscription } from './subscription-hub.js';
 import { consume } from '../bus/rate-limiters.js';
 import { credentialsOf, expiryOf } from './socket-auth.js';
 import { runItemsMessage } from './socket-items.js';
@@ -22,6 +19,8 @@ import type { SocketRegistry } from './socket-limits.js';
 
 export interface SocketLink {
   send(message: Record<string, unknown>): void;
+  /** A message already serialised. */
+  sendText(text: string): void;
   close(code?: number, reason?: string): void;
 }
 
@@ -29,15 +28,6 @@ export interface SocketLink {
 export interface SocketLog {
   warn(details: Record<string, unknown>, message: string): void;
   debug(details: Record<string, unknown>, message: string): void;
-}
-
-interface Subscription {
-  uid: string | undefined;
-  collection: string;
-  query: Query;
-  /** A key field the subscriber did not ask for, read only to follow the items (removed from what is sent). */
-  addedKeys: string[];
-  shown: Set<string>;
 }
 
 type Message = Record<string, unknown>;
@@ -55,12 +45,14 @@ function authErrorOf(error: unknown): { code: string; message: string } {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** While events flow, the token is re-resolved (logout, revoked session) at most this often between messages. */
+const RECHECK_MS = 1000;
 
 export class SocketSession {
   private accountability: Accountability | null = null;
   /** The access token the socket authenticated with (re-resolved before each message and event); null = public. */
   private token: string | null = null;
-  private readonly subscriptions = new Map<string, Subscription>();
+  private readonly subscriptions = new Map<string, HubSubscription>();
   private queue: Promise<void> = Promise.resolve();
   private counter = 0;
   private authTimer: NodeJS.Timeout | null = null;
@@ -68,9 +60,12 @@ export class SocketSession {
   /** The user this socket is counted for in the per-user connection limit. */
   private countedUser: string | null = null;
   private closed = false;
+  private expiresAt: number | null = null;
+  /** When the token was last resolved (system time: only spaces the checks out). */
+  private checkedAt = 0;
+  private rechecking = false;
   /** Handshake mode closes a socket whose first `auth` fails; a failed re-auth (after an expiry) keeps it. */
   private authenticatedOnce = false;
-  private readonly stopListening: () => void;
 
   constructor(
     private readonly context: AppContext,
@@ -78,9 +73,7 @@ export class SocketSession {
     private readonly ip: string | null,
     private readonly log: SocketLog,
     private readonly registry: SocketRegistry,
-  ) {
-    this.stopListening = context.changes.listen((event) => this.enqueue(() => this.onChange(event), event.collection));
-  }
+  ) {}
 
   /**
    * `token`: what the upgrade request carried (`?access_token=`, Bearer header, session cookie); it authenticates the
@@ -118,11 +111,10 @@ export class SocketSession {
 
   close(): void {
     this.closed = true;
-    this.stopListening();
     if (this.authTimer) clearTimeout(this.authTimer);
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.releaseUser();
-    this.subscriptions.clear();
+    this.unsubscribe(undefined);
   }
 
   /** One text frame from the client; messages are handled in order. */
@@ -204,11 +196,7 @@ export class SocketSession {
           throw new ServiceError('REQUESTS_EXCEEDED', 429, `At most ${max} subscriptions per connection.`);
         return await this.subscribe(message, uid);
       }
-      if (type === 'unsubscribe') {
-        if (uid === undefined) this.subscriptions.clear();
-        else this.subscriptions.delete(uid);
-        return;
-      }
+      if (type === 'unsubscribe') return this.unsubscribe(uid);
       if (type === 'items') {
         const data = await runItemsMessage(this.context, message, this.accountability);
         return void this.link.send({ type: 'items', data, ...withUid });
@@ -263,7 +251,9 @@ export class SocketSession {
     }
     this.accountability = accountability;
     this.token = token;
+    this.checkedAt = Date.now();
     this.authenticatedOnce = true;
+    for (const subscription of this.subscriptions.values()) subscription.setAccountability(accountability);
     if (this.authTimer) clearTimeout(this.authTimer);
     this.watchExpiry(token);
   }
@@ -278,6 +268,7 @@ export class SocketSession {
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.expiryTimer = null;
     const expires = expiryOf(token);
+    this.expiresAt = expires;
     if (expires === null) return;
     const wait = Math.min(Math.max(expires - this.context.clock.now() + 1000, 0), MAX_TIMER_MS);
     this.expiryTimer = setTimeout(
@@ -296,15 +287,54 @@ export class SocketSession {
     if (this.token === null || this.closed) return !this.closed;
     try {
       this.accountability = await this.context.accountability.resolve(this.token, this.ip);
+      this.checkedAt = Date.now();
       return true;
     } catch (error) {
       this.token = null;
+      this.expiresAt = null;
       if (this.expiryTimer) clearTimeout(this.expiryTimer);
       this.releaseUser();
       const { auth } = this.context.config.websockets;
       this.accountability = auth === 'public' ? await this.context.accountability.resolve(null, this.ip) : null;
+      // Public mode: the subscriptions go on as the Public policy; handshake: they wait (mayReceive) for an `auth`.
+      if (this.accountability)
+        for (const subscription of this.subscriptions.values()) subscription.setAccountability(this.accountability);
       this.refuseAuth(error, undefined, false);
       return false;
+    }
+  }
+
+  /**
+   * Whether an event may go to this socket now (the hub calls the sink synchronously): not while it waits for a new
+   * `auth`, nor once its token has expired on the clock (the expiry is then announced through the queue). While
+   * events flow the token is re-resolved at most every RECHECK_MS, so a logout or a revoked session stops them too.
+   */
+  private mayReceive(): boolean {
+    if (this.closed || !this.accountability) return false;
+    if (this.token === null) return true;
+    const expired = this.expiresAt !== null && this.context.clock.now() > this.expiresAt;
+    if (expired || Date.now() - this.checkedAt > RECHECK_MS) this.recheck();
+    return !expired;
+  }
+
+  private recheck(): void {
+    if (this.rechecking) return;
+    this.rechecking = true;
+    this.enqueue(async () => {
+      try {
+        await this.stillAuthenticated();
+      } finally {
+        this.rechecking = false;
+      }
+    }, 'recheck');
+  }
+
+  /** One subscription, or (no uid) all of them. */
+  private unsubscribe(uid: string | undefined): void {
+    for (const [key, subscription] of this.subscriptions) {
+      if (uid !== undefined && key !== uid) continue;
+      subscription.close();
+      this.subscriptions.delete(key);
     }
   }
 
@@ -319,103 +349,31 @@ export class SocketSession {
       maxRelationalDepth: config.maxRelationalDepth,
       maxJsonQueryDepth: config.maxJsonQueryDepth,
     });
-    const overview = this.context.schema.current.collections[collection];
-    const addedKeys =
-      overview && query.fields && !query.fields.includes('*')
-        ? overview.keyFields.filter((name) => !query.fields!.includes(name))
-        : [];
-    const subscription: Subscription = {
-      uid,
-      collection,
-      query: addedKeys.length ? { ...query, fields: [...query.fields!, ...addedKeys] } : query,
-      addedKeys,
-      shown: new Set(),
-    };
-    // The first read checks the collection and the caller's right to read it (an error answers the subscribe).
-    const { data } = await this.context.items.rowsMany(
-      collection,
-      { ...subscription.query, meta: undefined },
-      this.accountability!,
-    );
-    const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, unknown>[];
+    const tail = uid !== undefined ? `,"uid":${JSON.stringify(uid)}}` : '}';
     const key = uid ?? String(++this.counter);
+    // The hub fans out one serialised list to many sockets: the message is spliced around it, not re-encoded.
+    const subscription = await this.context.subscriptions.subscribe({
+      collection,
+      query,
+      accountability: this.accountability!,
+      sink: {
+        event: (name, _data, json) => {
+          if (this.mayReceive()) this.link.sendText(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+        },
+        error: (error, ended) => {
+          if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
+          this.link.send({ type: 'subscribe', status: 'error', error, ...(uid !== undefined ? { uid } : {}) });
+        },
+      },
+    });
+    // A subscribe reusing a uid replaces that subscription.
+    this.subscriptions.get(key)?.close();
     this.subscriptions.set(key, subscription);
     this.link.send({
       type: 'subscription',
       event: 'init',
-      data: this.shown(subscription, rows),
+      data: subscription.init,
       ...(uid !== undefined ? { uid } : {}),
     });
-  }
-
-  /** The rows as sent (without the key fields added to follow them), remembering their keys. */
-  private shown(subscription: Subscription, rows: Record<string, unknown>[]): Record<string, unknown>[] {
-    const overview = this.context.schema.current.collections[subscription.collection];
-    return rows.map((row) => {
-      const key = overview ? keyOfValues(overview, row) : undefined;
-      if (key !== null && key !== undefined) subscription.shown.add(String(key));
-      if (subscription.addedKeys.length === 0) return row;
-      const copy = { ...row };
-      for (const name of subscription.addedKeys) delete copy[name];
-      return copy;
-    });
-  }
-
-  private async onChange(event: ChangeEvent): Promise<void> {
-    const concerned = [...this.subscriptions.values()].filter((s) => s.collection === event.collection);
-    // An expired or revoked token delivers nothing (and says so); a socket waiting for a new `auth` hears nothing.
-    if (concerned.length === 0 || !(await this.stillAuthenticated()) || !this.accountability) return;
-    for (const subscription of concerned) {
-      try {
-        await this.deliver(subscription, event);
-      } catch (error) {
-        // The collection or the subscriber's rights changed under it: this event is skipped, the next tries again.
-        const details = { err: error, collection: event.collection, code: errorOf(error).code };
-        if (error instanceof ServiceError)
-          this.log.debug(details, 'WebSocket: an event is not readable for a subscriber');
-        else this.log.warn(details, 'WebSocket: an event could not be delivered');
-      }
-    }
-  }
-
-  private async deliver(subscription: Subscription, event: ChangeEvent): Promise<void> {
-    const send = (name: string, data: unknown) =>
-      this.link.send({
-        type: 'subscription',
-        event: name,
-        data,
-        ...(subscription.uid !== undefined ? { uid: subscription.uid } : {}),
-      });
-    if (event.action === 'delete') {
-      const gone = event.keys.filter((key) => subscription.shown.delete(String(key)));
-      if (gone.length) send('delete', gone);
-      return;
-    }
-    const overview = this.context.schema.current.collections[subscription.collection];
-    if (!overview) return;
-    const { data } = await this.context.items.rowsKeys(
-      subscription.collection,
-      event.keys,
-      { ...subscription.query, limit: undefined, offset: undefined, page: undefined },
-      this.accountability!,
-    );
-    const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, unknown>[];
-    const readable = new Set(rows.map((row) => String(keyOfValues(overview, row))));
-    const entering = rows.filter(
-      (row) => event.action === 'create' || !subscription.shown.has(String(keyOfValues(overview, row))),
-    );
-    const staying = rows.filter(
-      (row) => event.action === 'update' && subscription.shown.has(String(keyOfValues(overview, row))),
-    );
-    const leaving: Key[] =
-      event.action === 'update'
-        ? event.keys.filter((key) => subscription.shown.has(String(key)) && !readable.has(String(key)))
-        : [];
-    if (entering.length) send('create', this.shown(subscription, entering));
-    if (staying.length) send('update', this.shown(subscription, staying));
-    if (leaving.length) {
-      for (const key of leaving) subscription.shown.delete(String(key));
-      send('delete', leaving);
-    }
   }
 }

@@ -42,20 +42,22 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
         const ip = clientIp(request, ipHeader);
         const release = registry.open(ip);
         let slow = false;
+        const sendText = (text: string) => {
+          if (socket.readyState !== socket.OPEN || slow) return;
+          socket.send(text);
+          if (socket.bufferedAmount > limits.maxBufferBytes) {
+            // The client does not read as fast as it is sent to: drop it rather than hold its backlog.
+            slow = true;
+            request.log.warn({ ip, buffered: socket.bufferedAmount }, 'WebSocket: slow consumer closed');
+            socket.close(TRY_AGAIN_LATER, 'Slow consumer: too much unsent data');
+            setTimeout(() => socket.terminate(), 1000).unref();
+          }
+        };
         const session = new SocketSession(
           context,
           {
-            send: (message) => {
-              if (socket.readyState !== socket.OPEN || slow) return;
-              socket.send(JSON.stringify(message));
-              if (socket.bufferedAmount > limits.maxBufferBytes) {
-                // The client does not read as fast as it is sent to: drop it rather than hold its backlog.
-                slow = true;
-                request.log.warn({ ip, buffered: socket.bufferedAmount }, 'WebSocket: slow consumer closed');
-                socket.close(TRY_AGAIN_LATER, 'Slow consumer: too much unsent data');
-                setTimeout(() => socket.terminate(), 1000).unref();
-              }
-            },
+            send: (message) => sendText(JSON.stringify(message)),
+            sendText,
             close: (code = POLICY, reason) => socket.close(code, reason),
           },
           ip,
