@@ -47,6 +47,8 @@ interface Settings {
   /** Fan-out mode (`--fanout`): realtime subscribers instead of the load scenarios. */
   fanout: FanoutSettings | null;
   scenarios: Scenario[];
+  /** Scale mode: the ids of the scale scenarios to run (BENCH_SCENARIOS; null = all). */
+  scaleIds: string[] | null;
   profile: boolean;
 }
 
@@ -71,7 +73,9 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
           duration: positiveInt(env, 'BENCH_DURATION', 10),
         }
       : null,
-    scenarios: selectScenarios(env.BENCH_SCENARIOS),
+    // The scale mode has scenarios of its own (bench/scale.ts), checked once their list is built.
+    scenarios: rowsAt >= 0 ? [] : selectScenarios(env.BENCH_SCENARIOS),
+    scaleIds: rowsAt >= 0 ? scaleIdsFrom(env.BENCH_SCENARIOS) : null,
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
   };
 }
@@ -516,7 +520,7 @@ async function scalePass(
       const [author] = await raw.run('select name from authors where id = 500');
       const [tag] = await raw.run('select name from tags where id = 42');
       const names = { authorName: String(author!.name), tagName: String(tag!.name) };
-      const scenarios = scaleScenarios(rows, names);
+      const scenarios = selectScaleScenarios(scaleScenarios(rows, names), settings.scaleIds);
       const ceilingBase = `http://127.0.0.1:${await ceiling.call<number>('listen', { rows, names })}`;
       const run = async (scenario: ScaleScenario, index: boolean) => {
         const first = await probe(base + scenario.path, headers, 120_000);
@@ -565,6 +569,24 @@ async function scalePass(
   } finally {
     await dropDb();
   }
+}
+
+/** BENCH_SCENARIOS in scale mode, checked before any row is loaded; null = every scale scenario. */
+function scaleIdsFrom(list: string | undefined): string[] | null {
+  if (!list) return null;
+  const ids = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const known = scaleScenarios(GROWTH_BASE_ROWS, { authorName: '', tagName: '' }).map((s) => s.id);
+  const unknown = ids.filter((id) => !known.includes(id));
+  if (unknown.length)
+    throw new Error(`BENCH_SCENARIOS: unknown scale scenario ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return ids;
+}
+
+function selectScaleScenarios(all: ScaleScenario[], ids: string[] | null): ScaleScenario[] {
+  return ids ? all.filter((s) => ids.includes(s.id)) : all;
 }
 
 function printScaleTable(label: string, rows: number, results: ScaleResult[]): void {
