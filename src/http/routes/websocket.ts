@@ -3,7 +3,6 @@
  * SocketSession (realtime/socket-session.ts). Authentication is the session's (the handshake or the first `auth`
  * message), so the route skips the request-level token check.
  */
-import websocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
 import { SocketSession } from '../../realtime/socket-session.js';
@@ -13,7 +12,7 @@ import { extractToken } from '../extract-token.js';
 export function websocketRoutes(context: AppContext, ipHeader: string | null): FastifyPluginAsync {
   const { config } = context;
   return async (app) => {
-    await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+    // @fastify/websocket is registered once, in app.ts (GraphQL's socket on /graphql shares it).
     app.get(
       config.websockets.path,
       { websocket: true, config: { public: true, openapi: false } },
