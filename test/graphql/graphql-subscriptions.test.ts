@@ -203,6 +203,20 @@ for (const client of testClients()) {
       });
     });
 
+    it("the caller's schema has the Subscription type, typed as its collections", async () => {
+      const sdl = async (token: string) =>
+        (await t.request({ method: 'GET', url: '/server/specs/graphql/items', token })).body;
+      const admin = await sdl(ADMIN.token);
+      assert.match(admin, /articles_mutated\(event: EventEnum\): articles_mutated/);
+      assert.match(admin, /type articles_mutated {\s+key: ID!\s+event: EventEnum\s+data: articles\s+}/);
+      assert.match(admin, /enum EventEnum {\s+create\s+update\s+delete\s+}/);
+      const policy = await createPolicy(t, { permissions: [{ collection: 'tags', fields: 'id,name' }] });
+      const user = await createUserWithPolicies(t, [policy]);
+      const own = await sdl(user.token);
+      assert.match(own, /tags_mutated\(event: EventEnum\): tags_mutated/);
+      assert.doesNotMatch(own, /articles_mutated|authors_mutated/);
+    });
+
     it('a subscription over HTTP is a validation error', async () => {
       const res = await t.request({
         method: 'POST',
@@ -211,6 +225,58 @@ for (const client of testClients()) {
       });
       assert.equal(res.statusCode, 400);
       assert.equal(json(res).errors[0].extensions.code, 'GRAPHQL_VALIDATION');
+    });
+  });
+}
+
+for (const client of testClients()) {
+  describe(`GraphQL socket authentication (${clientLabel(client)})`, () => {
+    const apps: TestApp[] = [];
+    const clients: Client[] = [];
+    after(async () => {
+      for (const c of clients) await c.dispose();
+      for (const app of apps) await app.close();
+    });
+
+    const start = async (env: Record<string, string>) => {
+      const app = await startTestApp(client, {
+        env: { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false', ...env },
+      });
+      apps.push(app);
+      return (await listenOnLoopback(app)).replace('http', 'ws');
+    };
+    const firstAnswer = async (url: string, token: string | null) => {
+      const c = createClient({
+        url,
+        webSocketImpl: WebSocket,
+        connectionParams: token ? { access_token: token } : {},
+        retryAttempts: 0,
+        lazy: true,
+      });
+      clients.push(c);
+      // A query over the socket answers at once, which shows whether the connection was accepted.
+      return c.iterate({ query: '{ authors(sort: ["id"], limit: 1) { id name } }' }).next();
+    };
+    const closedWith = async (answer: Promise<unknown>, code: number) =>
+      assert.rejects(answer, (event: any) => {
+        assert.equal(event.code, code);
+        return true;
+      });
+
+    it('handshake (the default): connection_init must carry a valid access_token', async () => {
+      const url = `${await start({})}/graphql`;
+      const answered = await firstAnswer(url, ADMIN.token);
+      assert.deepStrictEqual(answered.value, { data: { authors: [{ id: '1', name: 'Ada Lovelace' }] } });
+      await closedWith(firstAnswer(url, null), 4403);
+      await closedWith(firstAnswer(url, 'not-a-token'), 4403);
+    });
+
+    it('strict: the token is on the upgrade request; WEBSOCKETS_GRAPHQL_PATH moves the socket', async () => {
+      const base = await start({ WEBSOCKETS_GRAPHQL_AUTH: 'strict', WEBSOCKETS_GRAPHQL_PATH: '/graphql-socket' });
+      const answered = await firstAnswer(`${base}/graphql-socket?access_token=${ADMIN.token}`, null);
+      assert.deepStrictEqual(answered.value, { data: { authors: [{ id: '1', name: 'Ada Lovelace' }] } });
+      // A token in connection_init only does not count in strict mode.
+      await closedWith(firstAnswer(`${base}/graphql-socket`, ADMIN.token), 4403);
     });
   });
 }
