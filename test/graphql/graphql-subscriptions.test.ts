@@ -5,15 +5,61 @@
  * the Public policy for a socket without a token; validation errors with their code; a bad token refused.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  ADMIN,
+  json,
+  listenOnLoopback,
+  startSecondInstance,
+  startTestApp,
+  type SecondInstance,
+  type TestApp,
+} from '../helpers/test-app.js';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
 
 type Message = { data?: Record<string, any> | null; errors?: any[] };
 type Row = Record<string, any>;
+
+/**
+ * Subscribes, then makes probe writes until one of them is announced: from then on every write is (the server
+ * starts listening some time after the subscribe message). Messages about probes are skipped by `next`.
+ */
+async function subscribe(c: Client, query: string, probe: () => Promise<string>) {
+  const messages = c.iterate({ query });
+  const probes = new Set<string>();
+  // Observed at once, so that a refusal waiting for `next` is not reported as unhandled meanwhile.
+  const ask = () => {
+    const promise = messages.next();
+    promise.catch(() => {});
+    return promise;
+  };
+  let pending = ask();
+  const next = async (): Promise<Message> => {
+    for (;;) {
+      const result = await pending;
+      pending = ask();
+      assert.equal(result.done, false, 'the subscription ended');
+      const message = result.value as Message;
+      const field = message.data ? Object.values(message.data)[0] : undefined;
+      if (field && probes.has(String(field.key))) continue;
+      return message;
+    }
+  };
+  for (;;) {
+    probes.add(await probe());
+    const first = await Promise.race([
+      pending.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 250)),
+    ]);
+    if (first) break;
+  }
+  // The announced probe itself (and any other probe's message) is skipped by `next`.
+  return { next, stop: () => void messages.return?.() };
+}
 
 for (const client of testClients()) {
   describe(`GraphQL subscriptions over graphql-ws (${clientLabel(client)})`, () => {
@@ -49,37 +95,6 @@ for (const client of testClients()) {
       const res = await t.request({ method, url, ...(payload ? { payload } : {}) });
       assert.ok(res.statusCode === 200 || res.statusCode === 204, res.body);
       return res.statusCode === 200 ? json(res).data : {};
-    };
-
-    /**
-     * Subscribes, then makes probe writes until one of them is announced: from then on every write is (the server
-     * starts listening some time after the subscribe message). Messages about probes are skipped by `next`.
-     */
-    const subscribe = async (c: Client, query: string, probe: () => Promise<string>) => {
-      const messages = c.iterate({ query });
-      const probes = new Set<string>();
-      let pending = messages.next();
-      const next = async (): Promise<Message> => {
-        for (;;) {
-          const result = await pending;
-          pending = messages.next();
-          assert.equal(result.done, false, 'the subscription ended');
-          const message = result.value as Message;
-          const field = message.data ? Object.values(message.data)[0] : undefined;
-          if (field && probes.has(String(field.key))) continue;
-          return message;
-        }
-      };
-      for (;;) {
-        probes.add(await probe());
-        const first = await Promise.race([
-          pending.then(() => true),
-          new Promise<false>((resolve) => setTimeout(() => resolve(false), 250)),
-        ]);
-        if (first) break;
-      }
-      // The announced probe itself (and any other probe's message) is skipped by `next`.
-      return { next, stop: () => void messages.return?.() };
     };
 
     const probeAuthor = (name: string) => async () => String((await write('POST', '/items/authors', { name })).id);
@@ -280,3 +295,64 @@ for (const client of testClients()) {
     });
   });
 }
+
+const redisUrl = process.env.TEST_REDIS_URL;
+describe(
+  'GraphQL subscriptions across instances (PostgreSQL + Redis)',
+  { skip: redisUrl && process.env.TEST_PG_URL ? false : 'needs TEST_PG_URL and TEST_REDIS_URL' },
+  () => {
+    let a: TestApp;
+    let b: SecondInstance;
+    let client: Client;
+    const env = {
+      REDIS: redisUrl ?? '',
+      REDIS_NAMESPACE: `strata-gql-${randomBytes(4).toString('hex')}`,
+      WEBSOCKETS_ENABLED: 'true',
+      WEBSOCKETS_HEARTBEAT_ENABLED: 'false',
+    };
+    before(async () => {
+      a = await startTestApp('pg', { env });
+      b = await startSecondInstance(a, env);
+      await b.app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (b.app.server.address() as { port: number }).port;
+      client = createClient({
+        url: `ws://127.0.0.1:${port}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { access_token: ADMIN.token },
+        retryAttempts: 0,
+        lazy: true,
+      });
+    });
+    after(async () => {
+      await client?.dispose();
+      await b?.close();
+      await a?.close();
+    });
+
+    it('a create and a delete through instance A reach a subscriber on instance B', async () => {
+      const post = async (title: string) => {
+        const res = await a.request({ method: 'POST', url: '/items/articles', payload: { title, author: 3 } });
+        assert.equal(res.statusCode, 200, res.body);
+        return String(json(res).data.id);
+      };
+      const { next, stop } = await subscribe(
+        client,
+        `subscription { articles_mutated { key event data { id title author { id name } } } }`,
+        () => post('Probe'),
+      );
+      const key = await post('Across');
+      assert.deepStrictEqual(await next(), {
+        data: {
+          articles_mutated: {
+            key,
+            event: 'create',
+            data: { id: key, title: 'Across', author: { id: '3', name: 'Grace Hopper' } },
+          },
+        },
+      });
+      assert.equal((await a.request({ method: 'DELETE', url: `/items/articles/${key}` })).statusCode, 204);
+      assert.deepStrictEqual(await next(), { data: { articles_mutated: { key, event: 'delete', data: null } } });
+      stop();
+    });
+  },
+);
