@@ -7,7 +7,7 @@
 import { ServiceError } from '../errors/catalogue.js';
 import { keyOfValues } from '../plan/row-key.js';
 import type { Query } from '../request/query.js';
-import { InterimSubscriptionHub, type HubSubscription } from '../realtime/graphql-interim-hub.js';
+import type { HubSubscription } from '../realtime/subscription-hub.js';
 import type { GraphQLContext } from './context.js';
 
 export type MutationEventName = 'create' | 'update' | 'delete';
@@ -21,18 +21,14 @@ export interface MutationEvent {
 /** Messages a subscriber may have waiting before it is dropped as too slow. */
 export const MAX_PENDING_EVENTS = 1000;
 
-const hubs = new WeakMap<object, InterimSubscriptionHub>();
-
 export async function mutationEvents(
   ctx: GraphQLContext,
   collection: string,
   query: Query,
   only: MutationEventName | null,
 ): Promise<AsyncIterableIterator<MutationEvent>> {
-  let hub = hubs.get(ctx.app);
-  if (!hub) hubs.set(ctx.app, (hub = new InterimSubscriptionHub(ctx.app)));
   const queue = new EventQueue();
-  const subscription = await hub.subscribe({
+  const subscription = await ctx.app.subscriptions.subscribe({
     collection,
     query,
     accountability: ctx.accountability,
@@ -48,6 +44,11 @@ export async function mutationEvents(
             if (key !== null && key !== undefined) queue.push({ key: String(key), event: name, data: row });
           }
         }
+      },
+      // Ended (the collection is gone, or the subscriber may no longer read it): the operation ends with the error.
+      // Otherwise one event was lost (the hub logged why) and the next may arrive: the subscription goes on.
+      error(error, ended) {
+        if (ended) queue.fail(new ServiceError(error.code, 500, error.message));
       },
     },
   });
@@ -66,6 +67,14 @@ class EventQueue implements AsyncIterableIterator<MutationEvent> {
   attach(subscription: HubSubscription): void {
     this.subscription = subscription;
     if (this.done) subscription.close();
+  }
+
+  /** Ends the iteration with `error` (after the messages already waiting). */
+  fail(error: ServiceError): void {
+    if (this.done) return;
+    this.error = error;
+    if (!this.waiting) return void ((this.done = true), this.subscription?.close());
+    this.finish();
   }
 
   push(event: MutationEvent): void {
