@@ -3,6 +3,9 @@
  * receives the items as this subscriber may read them) turned into one message per changed item, `{key, event,
  * data}`, `data` null on delete (Directus sends one message per key). Messages wait in a bounded queue until the
  * socket takes them; a subscriber that falls further behind is ended with an error rather than holding memory.
+ * An ending (too slow, or the hub ended the subscription: collection gone, read access revoked) is the last item
+ * of the iteration: its resolver throws the error, so the client gets a `next` message whose error carries the
+ * catalogue code, then `complete`.
  */
 import { ServiceError } from '../errors/catalogue.js';
 import { keyOfValues } from '../plan/row-key.js';
@@ -18,6 +21,13 @@ export interface MutationEvent {
   data: Record<string, unknown> | null;
 }
 
+/** The last item of an ended subscription: the `<c>_mutated` resolver throws its error. */
+export class SubscriptionEnded {
+  constructor(readonly error: ServiceError) {}
+}
+
+export type MutationItem = MutationEvent | SubscriptionEnded;
+
 /** Messages a subscriber may have waiting before it is dropped as too slow. */
 export const MAX_PENDING_EVENTS = 1000;
 
@@ -26,7 +36,7 @@ export async function mutationEvents(
   collection: string,
   query: Query,
   only: MutationEventName | null,
-): Promise<AsyncIterableIterator<MutationEvent>> {
+): Promise<AsyncIterableIterator<MutationItem>> {
   const queue = new EventQueue();
   const subscription = await ctx.app.subscriptions.subscribe({
     collection,
@@ -48,7 +58,7 @@ export async function mutationEvents(
       // Ended (the collection is gone, or the subscriber may no longer read it): the operation ends with the error.
       // Otherwise one event was lost (the hub logged why) and the next may arrive: the subscription goes on.
       error(error, ended) {
-        if (ended) queue.fail(new ServiceError(error.code, 500, error.message));
+        if (ended) queue.end(new ServiceError(error.code, 500, error.message));
       },
     },
   });
@@ -56,11 +66,9 @@ export async function mutationEvents(
   return queue;
 }
 
-class EventQueue implements AsyncIterableIterator<MutationEvent> {
-  private readonly pending: MutationEvent[] = [];
-  private waiting: ((result: IteratorResult<MutationEvent>) => void) | null = null;
-  private failed: ((error: unknown) => void) | null = null;
-  private error: ServiceError | null = null;
+class EventQueue implements AsyncIterableIterator<MutationItem> {
+  private readonly pending: MutationItem[] = [];
+  private waiting: ((result: IteratorResult<MutationItem>) => void) | null = null;
   private done = false;
   private subscription: HubSubscription | null = null;
 
@@ -69,72 +77,57 @@ class EventQueue implements AsyncIterableIterator<MutationEvent> {
     if (this.done) subscription.close();
   }
 
-  /** Ends the iteration with `error` (after the messages already waiting). */
-  fail(error: ServiceError): void {
-    if (this.done) return;
-    this.error = error;
-    if (!this.waiting) return void ((this.done = true), this.subscription?.close());
-    this.finish();
-  }
-
   push(event: MutationEvent): void {
     if (this.done) return;
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = this.failed = null;
-      return resolve({ value: event, done: false });
-    }
     if (this.pending.length >= MAX_PENDING_EVENTS) {
-      this.error = new ServiceError('REQUESTS_EXCEEDED', 429, 'Too many events are waiting for this subscriber.');
-      this.finish();
-      return;
+      // What waits is dropped: the subscriber learns it fell behind, not a partial history.
+      this.pending.length = 0;
+      return this.end(new ServiceError('REQUESTS_EXCEEDED', 429, 'Too many events are waiting for this subscriber.'));
     }
     this.pending.push(event);
+    this.hand();
   }
 
-  next(): Promise<IteratorResult<MutationEvent>> {
-    const event = this.pending.shift();
-    if (event) return Promise.resolve({ value: event, done: false });
-    if (this.error) {
-      const error = this.error;
-      this.error = null;
-      return Promise.reject(error);
-    }
+  /** No more events; `error`: the last item, after those already waiting. */
+  end(error?: ServiceError): void {
+    if (this.done) return;
+    this.done = true;
+    if (error) this.pending.push(new SubscriptionEnded(error));
+    this.subscription?.close();
+    this.hand();
+  }
+
+  next(): Promise<IteratorResult<MutationItem>> {
+    const item = this.pending.shift();
+    if (item) return Promise.resolve({ value: item, done: false });
     if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => {
-      this.waiting = resolve;
-      this.failed = reject;
-    });
+    return new Promise((resolve) => (this.waiting = resolve));
   }
 
-  return(): Promise<IteratorResult<MutationEvent>> {
-    this.finish();
+  /** The client completed the operation (or the socket closed). */
+  return(): Promise<IteratorResult<MutationItem>> {
+    this.pending.length = 0;
+    this.end();
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  throw(error?: unknown): Promise<IteratorResult<MutationEvent>> {
-    this.finish();
+  throw(error?: unknown): Promise<IteratorResult<MutationItem>> {
+    this.pending.length = 0;
+    this.end();
     return Promise.reject(error);
   }
 
-  [Symbol.asyncIterator](): AsyncIterableIterator<MutationEvent> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<MutationItem> {
     return this;
   }
 
-  private finish(): void {
-    if (this.done) return;
-    this.done = true;
-    this.pending.length = 0;
-    this.subscription?.close();
-    if (this.waiting) {
-      const resolve = this.waiting;
-      const reject = this.failed!;
-      this.waiting = this.failed = null;
-      if (this.error) {
-        const error = this.error;
-        this.error = null;
-        reject(error);
-      } else resolve({ value: undefined, done: true });
-    }
+  /** Gives the next item (or the end) to a `next()` that is waiting. */
+  private hand(): void {
+    if (!this.waiting) return;
+    const item = this.pending.shift();
+    if (!item && !this.done) return;
+    const resolve = this.waiting;
+    this.waiting = null;
+    resolve(item ? { value: item, done: false } : { value: undefined, done: true });
   }
 }

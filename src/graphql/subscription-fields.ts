@@ -20,7 +20,7 @@ import type { TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import type { ReadLimits } from './items-root.js';
 import { collectFields, levelOf } from './selection.js';
-import { mutationEvents, type MutationEventName } from './subscription-events.js';
+import { mutationEvents, SubscriptionEnded, type MutationEventName } from './subscription-events.js';
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 
@@ -50,8 +50,11 @@ export function subscriptionFields(types: TypeSet, views: CollectionView[], limi
       args: { event: { type: EVENT_ENUM } },
       subscribe: (_root, args: { event?: MutationEventName | null }, ctx, info) =>
         mutationEvents(ctx, name, dataQuery(type, view, info, limits), args.event ?? null),
-      // Each event is the `<c>_mutated` object itself.
-      resolve: (event: unknown) => event,
+      // Each event is the `<c>_mutated` object itself; an ending carries the error the client gets.
+      resolve: (event: unknown) => {
+        if (event instanceof SubscriptionEnded) throw event.error;
+        return event;
+      },
     };
   }
   return fields;

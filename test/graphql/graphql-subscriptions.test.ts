@@ -20,6 +20,7 @@ import {
   type TestApp,
 } from '../helpers/test-app.js';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Message = { data?: Record<string, any> | null; errors?: any[] };
 type Row = Record<string, any>;
@@ -58,7 +59,9 @@ async function subscribe(c: Client, query: string, probe: () => Promise<string>)
     if (first) break;
   }
   // The announced probe itself (and any other probe's message) is skipped by `next`.
-  return { next, stop: () => void messages.return?.() };
+  /** Whether the server completed the subscription (after the messages `next` took). */
+  const completed = async () => (await pending).done === true;
+  return { next, completed, stop: () => void messages.return?.() };
 }
 
 for (const client of testClients()) {
@@ -193,6 +196,24 @@ for (const client of testClients()) {
           return true;
         });
       }
+    });
+
+    it('a subscriber whose read access is revoked gets a FORBIDDEN error, then the subscription completes', async () => {
+      const policy = await createPolicy(t, { permissions: [{ collection: 'authors', fields: 'id,name' }] });
+      const user = await createUserWithPolicies(t, [policy]);
+      const { next, completed } = await subscribe(
+        connect(user.token),
+        `subscription { authors_mutated { key event data { name } } }`,
+        probeAuthor('Probe'),
+      );
+      await queryBuilder(t.context.db)('service_permissions').where({ policy }).delete();
+      await t.context.permissionsChanged();
+      await write('POST', '/items/authors', { name: 'After revoke' });
+      const message = await next();
+      assert.deepStrictEqual(message.data, { authors_mutated: null });
+      assert.equal(message.errors?.length, 1);
+      assert.equal(message.errors![0].extensions.code, 'FORBIDDEN');
+      assert.equal(await completed(), true);
     });
 
     it("a socket without a token gets the Public policy's rows, and a bad token is refused", async () => {
