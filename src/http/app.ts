@@ -208,7 +208,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(schemaRoutes(context), { prefix: '/schema' });
   // One WebSocket server for /websocket and GraphQL's socket (registered once, before the routes that upgrade).
   if (context.config.websockets.enabled || context.config.graphqlSockets.enabled)
-    app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+    app.register(websocket, { options: { maxPayload: context.config.websockets.limits.maxMessageBytes * 2 } });
   app.register(graphqlRoutes(context, specs));
   if (context.config.websockets.enabled) app.register(websocketRoutes(context, ipHeader));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
