@@ -70,6 +70,21 @@ export async function subscribe(
   if (init.event !== 'init') throw new Error(`subscribe failed: ${JSON.stringify(init)}`);
   return init;
 }
+
+/**
+ * The rows of the next `count` items of one event kind, over as many messages as they came in (the hub sends events
+ * that queued up behind a re-read as one message).
+ */
+export async function nextRows(socket: TestSocket, event: string, count: number): Promise<WsMessage[]> {
+  const rows: WsMessage[] = [];
+  while (rows.length < count) {
+    const message = await socket.next();
+    if (message.event !== event) throw new Error(`expected ${event}, got ${JSON.stringify(message)}`);
+    rows.push(...(message.data as WsMessage[]));
+  }
+  return rows;
+}
+
 export interface WsClient {
   socket: WebSocket;
   send(message: unknown): void;

@@ -4,7 +4,6 @@
  * first `auth` message), so the route skips the request-level token check. Here: the connection limits (checked
  * before the upgrade), the frame size cap, the slow-consumer cut-off and the heartbeat.
  */
-import websocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
 import { SocketSession } from '../../realtime/socket-session.js';
@@ -21,9 +20,9 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
   const { limits } = config.websockets;
   const registry = new SocketRegistry(limits);
   return async (app) => {
-    // Frames up to the message limit are answered (CONTENT_TOO_LARGE past it); past twice the limit `ws` closes the
-    // connection (1009) without buffering the rest.
-    await app.register(websocket, { options: { maxPayload: limits.maxMessageBytes * 2 } });
+    // @fastify/websocket is registered once, in app.ts (GraphQL's socket on /graphql shares it), with frames up to
+    // twice the message limit: up to the limit they are answered (CONTENT_TOO_LARGE past it); past twice the limit
+    // `ws` closes the connection (1009) without buffering the rest.
     app.get(
       config.websockets.path,
       {
