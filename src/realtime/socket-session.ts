@@ -1,11 +1,11 @@
 /**
- * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a login; or a token of the upgrade request), `ping`/`pong`,
- * `subscribe` (collection, optional query, uid) answered with `init` and then `create`/`update`/`delete` events,
- * `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
+ * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a
+ * login; or a token of the upgrade request), `ping`/`pong`, `subscribe` (collection, optional query, uid) answered
+ * with `init` and then `create`/`update`/`delete` events, `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
  * per group of alike subscribers with their accountability and hands this socket the rows it may read; a re-auth
  * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order;
- * `items` messages run through the REST services (socket-items.ts); the credentials are checked again before each
- * message and event (socket-auth.ts).
+ * `items` messages run through the REST services (socket-items.ts); the token is resolved again before each message
+ * and checked before events (decision 100); limits: socket-limits.ts and the route.
  */
 import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';
