@@ -22,7 +22,12 @@ export interface Executor {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
-type Pool = { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+type Pool = {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(c: unknown): Promise<void>;
+  /** knex's tarn pool (its `free` list is protected in tarn's types, but it is what says a connection is idle). */
+  pool?: { free?: { resource: unknown }[]; numPendingAcquires(): number; numPendingValidations(): number } | null;
+};
 
 export function statementTimeoutError(): ServiceUnavailableError {
   return new ServiceUnavailableError('database', 'The statement ran longer than DB_STATEMENT_TIMEOUT allows');
@@ -89,10 +94,34 @@ export class Database {
    */
   async query<T = Row>(sql: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
+    const read = READ.test(sql);
+    const idle = read ? this.idleInlineConnection() : null;
+    if (idle) {
+      // Acquiring through the pool costs two timed pending operations and a validation per statement, more than a
+      // small read itself; an inline driver finishes the read before any other code can take the connection.
+      try {
+        return (await this.dialect.execute(idle, sql, params, name)) as T[];
+      } catch (error) {
+        // A dead connection: the pooled path below discards it and runs the read on a fresh one.
+        if (failureKind(error) !== 'connection') throw classified(error, read);
+      }
+    }
     return this.onPooledConnection(
-      READ.test(sql),
+      read,
       (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>,
     );
+  }
+
+  /**
+   * A connection no one holds (no transaction, no statement), for a read of a driver that runs it inline, when no
+   * caller is waiting for the pool; null otherwise (the read then goes through the pool).
+   */
+  private idleInlineConnection(): unknown {
+    if (!this.dialect.runsInline) return null;
+    const pool = (this.knex.client as Pool).pool;
+    if (!pool?.free?.length || pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
+    const connection = pool.free[pool.free.length - 1]!.resource as { open?: boolean; __knex__disposed?: unknown };
+    return connection.open === false || connection.__knex__disposed ? null : connection;
   }
 
   /**
