@@ -25,8 +25,17 @@ export interface Executor {
 type Pool = {
   acquireConnection(): Promise<unknown>;
   releaseConnection(c: unknown): Promise<void>;
-  /** knex's tarn pool (its `free` list is protected in tarn's types, but it is what says a connection is idle). */
-  pool?: { free?: { resource: unknown }[]; numPendingAcquires(): number; numPendingValidations(): number } | null;
+  validateConnection(connection: unknown): boolean;
+  /** knex's tarn pool (its `free` and `used` lists are protected in tarn's types, but they say who holds what). */
+  pool?: TarnPool | null;
+};
+
+type TarnPool = {
+  free?: { resource: unknown }[];
+  used?: { resource: unknown }[];
+  destroyed?: boolean;
+  numPendingAcquires(): number;
+  numPendingValidations(): number;
 };
 
 export function statementTimeoutError(): ServiceUnavailableError {
@@ -137,7 +146,7 @@ export class Database {
     for (let attempt = 1; ; attempt++) {
       let connection: unknown;
       try {
-        connection = await client.acquireConnection();
+        connection = this.checkOut(client) ?? (await client.acquireConnection());
       } catch (error) {
         if (freshConnectionFailed(error) && !failedToConnect) {
           failedToConnect = true;
@@ -155,6 +164,24 @@ export class Database {
         await client.releaseConnection(connection);
       }
     }
+  }
+
+  /**
+   * An idle pooled connection taken at once, as the pool itself would hand it over (moved from its free list to its
+   * used list, checked the way knex validates it), when nobody waits for the pool; null otherwise, and the caller
+   * asks the pool. tarn's own acquire costs two timed pending operations and a promise chain per statement; the
+   * connection goes back through `releaseConnection` either way.
+   */
+  private checkOut(client: Pool): unknown {
+    const pool = client.pool;
+    if (!pool?.free?.length || !pool.used || pool.destroyed) return null;
+    if (pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
+    const resource = pool.free[pool.free.length - 1]!;
+    const connection = resource.resource as { __knex__disposed?: unknown };
+    if (connection.__knex__disposed || !client.validateConnection(connection)) return null;
+    pool.free.pop();
+    pool.used.push(resource);
+    return connection;
   }
 
   /** Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own. */
