@@ -95,8 +95,9 @@ for (const client of testClients()) {
         assert.equal(res.statusCode, 200, res.body);
       }
       await t.request({ method: 'DELETE', url: `/items/authors/${id}` });
+      // Updates that queued up behind a re-read are read once, as they stand: states may be skipped, never reordered.
       const seen: string[] = [];
-      for (let i = 0; i < 7; i++) {
+      while (!seen.at(-1)?.startsWith('delete')) {
         const message = await socket.next();
         seen.push(
           message.event === 'delete'
@@ -104,15 +105,11 @@ for (const client of testClients()) {
             : `${message.event} ${message.data[0].name}`,
         );
       }
-      assert.deepEqual(seen, [
-        'create Order 0',
-        'update Order 1',
-        'update Order 2',
-        'update Order 3',
-        'update Order 4',
-        'update Order 5',
-        `delete ${id}`,
-      ]);
+      assert.equal(seen[0], 'create Order 0');
+      assert.deepEqual(seen.slice(-2), ['update Order 5', `delete ${id}`]);
+      const updates = seen.slice(1, -1).map((entry) => Number(entry.replace('update Order ', '')));
+      assert.deepEqual(updates, [...updates].sort(), `in commit order: ${seen.join(', ')}`);
+      assert.equal(new Set(updates).size, updates.length);
       socket.send({ type: 'unsubscribe' });
     });
 
