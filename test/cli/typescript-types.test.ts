@@ -14,9 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { STRATA_CLI } from '../helpers/strata-cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
+const CLI = STRATA_CLI;
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** A scratch folder inside the repository, so that the program resolves @directus/sdk from its node_modules. */
