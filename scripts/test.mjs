@@ -41,28 +41,29 @@ if (
 // The CLI and cluster tests spawn `strata` dozens of times: one bundled file (esbuild, which tsx and vite bring)
 // starts in a third of the time tsx needs to load src/ module by module (test/helpers/strata-cli.ts). Without
 // esbuild they spawn it through tsx.
-let cliBundle = '';
-if (files.some((file) => /[\\/](cli|cluster)[\\/]/.test(file))) {
+async function bundleCli() {
+  if (!files.some((file) => /[\\/](cli|cluster)[\\/]/.test(file))) return '';
   try {
     const { build } = await import('esbuild');
-    cliBundle = path.join(root, 'build', 'test-cli.mjs');
+    const outfile = path.join(root, 'build', 'test-cli.mjs');
     await build({
       entryPoints: [path.join(root, 'src', 'cli', 'index.ts')],
       bundle: true,
       platform: 'node',
       format: 'esm',
       packages: 'external',
-      outfile: cliBundle,
+      outfile,
       logLevel: 'warning',
     });
+    return outfile;
   } catch {
-    cliBundle = '';
+    return '';
   }
 }
 
 // src/ and test/ transpiled once for the run (scripts/test-build.mjs): every test process then loads plain
 // JavaScript (source-mapped to the .ts lines) instead of loading tsx. Through tsx when esbuild is missing.
-const js = await buildTestJs(root);
+const [cliBundle, js] = await Promise.all([bundleCli(), buildTestJs(root)]);
 const loader = js ? ['--enable-source-maps'] : ['--import', 'tsx'];
 const runnable = (file) => (js ? path.join(js, path.relative(root, file)).replace(/\.ts$/, '.js') : file);
 
@@ -105,6 +106,7 @@ const result = spawnSync(
   ],
   { stdio: 'inherit', cwd: root, env },
 );
+const wall = (Date.now() - started) / 1000;
 if (templates) helper('drop', env);
-reportTimes(root, timesLog, (Date.now() - started) / 1000);
+reportTimes(root, timesLog, wall);
 process.exit(result.status ?? 1);
