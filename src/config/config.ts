@@ -10,6 +10,7 @@ import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
+import { readRealtimeConfig, type RealtimeConfig } from './realtime-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
 
@@ -39,6 +40,7 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   websockets: WebSocketConfig;
+  realtime: RealtimeConfig;
   cors: CorsConfig;
   /** Serve Strata Studio (the admin app built into dist/studio) at /admin (ADMIN_APP_ENABLED, default true). */
   adminApp: boolean;
@@ -182,6 +184,7 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     websockets: readWebSocketConfig(env),
+    realtime: readRealtimeConfig(env),
     cors: readCorsConfig(env),
     adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
     docs: readDocsConfig(env),

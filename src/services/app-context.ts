@@ -30,6 +30,7 @@ import { DatabaseBus } from '../bus/database-bus.js';
 import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { ChangeEvents } from '../realtime/change-events.js';
+import { SubscriptionHub } from '../realtime/subscription-hub.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
 import { consume, createRateLimiters, type RateLimiters } from '../bus/rate-limiters.js';
 
@@ -57,6 +58,8 @@ export interface AppContext {
   bus: MessageBus;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
+  /** Realtime subscriptions of this instance, re-read once per group of alike subscribers per event. */
+  subscriptions: SubscriptionHub;
   redis: RedisClient | null;
   rateLimiters: RateLimiters;
   /** Reload the schema overview after a change made here, and tell the other instances. */
@@ -201,6 +204,14 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions,
     };
 
+    const subscriptions = new SubscriptionHub({
+      items,
+      schema: () => schema.current,
+      access,
+      changes,
+      shownMax: config.realtime.shownKeysMax,
+      log,
+    });
     const openRedis = redis;
     const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
     notifyPermissions = permissionsChanged;
@@ -233,6 +244,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       me: new MeService(db, permissions, () => schema.current),
       bus,
       changes,
+      subscriptions,
       redis,
       rateLimiters,
       schemaChanged,
@@ -240,6 +252,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       clearCaches,
       startedAt: Date.now(),
       async close() {
+        subscriptions.close();
         await bus.close();
         if (openRedis) await openRedis.close().catch(() => {});
         await db.close();

@@ -13,9 +13,27 @@ import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.
 
 type Message = Record<string, any>;
 
+/**
+ * Reads the SDK's subscription without pause: its generator listens for the next message only while awaited, so a
+ * message arriving between two `next()` calls (an event sent while the test awaited its REST write) was lost.
+ */
+function pump(subscription: AsyncIterable<unknown>): () => Promise<Message> {
+  const buffered: Message[] = [];
+  const waiting: ((message: Message) => void)[] = [];
+  void (async () => {
+    for await (const message of subscription) {
+      const waiter = waiting.shift();
+      if (waiter) waiter(message as Message);
+      else buffered.push(message as Message);
+    }
+  })();
+  return () =>
+    buffered.length ? Promise.resolve(buffered.shift()!) : new Promise<Message>((resolve) => waiting.push(resolve));
+}
+
 for (const client of testClients()) {
-  // Intermittently an event is not delivered under the test runner (seen on MySQL and PostgreSQL; cause not found
-  // yet): opt in with TEST_WEBSOCKETS=1 until it is, so that it cannot hang the suite.
+  // The events this suite used to lose were dropped by the SDK's iterator, not the server (see `pump`). Still opt-in
+  // with TEST_WEBSOCKETS=1 so that it cannot hang the suite if anything else is left.
   describe(
     `websocket subscriptions (${clientLabel(client)})`,
     { skip: process.env.TEST_WEBSOCKETS ? false : 'flaky: set TEST_WEBSOCKETS=1' },
@@ -50,8 +68,7 @@ for (const client of testClients()) {
             query: { fields: ['id', 'name'], filter: { name: { _starts_with: 'WS ' } } },
             uid: 'admin-sub',
           });
-          const messages = subscription[Symbol.asyncIterator]();
-          const next = async (): Promise<Message> => (await messages.next()).value as Message;
+          const next = pump(subscription);
           const init = await next();
           assert.equal(init.event, 'init');
           assert.equal(init.uid, 'admin-sub');
@@ -90,8 +107,7 @@ for (const client of testClients()) {
         const sdk = await connect(user.token);
         try {
           const { subscription } = await sdk.subscribe('authors', { query: { fields: ['*'] } });
-          const messages = subscription[Symbol.asyncIterator]();
-          const next = async (): Promise<Message> => (await messages.next()).value as Message;
+          const next = pump(subscription);
           assert.equal((await next()).event, 'init');
           await post({ name: 'Hidden author', bio: 'secret' });
           const visible = await post({ name: 'Visible author', bio: 'secret' });

@@ -24,6 +24,9 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
             send: (message) => {
               if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
             },
+            sendText: (text) => {
+              if (socket.readyState === socket.OPEN) socket.send(text);
+            },
             close: () => socket.close(),
           },
           clientIp(request, ipHeader),

@@ -1,0 +1,176 @@
+/**
+ * The subscription hub over a real /websocket: one re-read per group of alike subscribers per event (counted through
+ * the engine's statement counter), events of a collection in commit order, the bound on the keys a group remembers,
+ * and a subscription that can no longer be served ending with an error message.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { queryBuilder } from '../../src/db/connection.js';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
+import { openSocket, subscribe, type TestSocket } from '../helpers/ws-client.js';
+
+const WS_ENV = { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false' };
+
+for (const client of testClients()) {
+  describe(`subscription hub (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    let url: string;
+    const sockets: TestSocket[] = [];
+    before(async () => {
+      t = await startTestApp(client, { env: WS_ENV });
+      url = await listenOnLoopback(t);
+    });
+    after(async () => {
+      for (const socket of sockets) socket.close();
+      await t?.close();
+    });
+    const open = async (token: string) => {
+      const socket = await openSocket(url, token);
+      sockets.push(socket);
+      return socket;
+    };
+    const post = async (body: object) => {
+      const res = await t.request({ method: 'POST', url: '/items/authors?fields=id', payload: body });
+      assert.equal(res.statusCode, 200, res.body);
+      return json(res).data as { id: number };
+    };
+    const counting = async <T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> => {
+      let statements = 0;
+      const stop = t.context.db.onQuery(() => statements++);
+      try {
+        return { result: await work(), statements };
+      } finally {
+        stop();
+      }
+    };
+
+    it('re-reads once per group of alike subscribers, not once per subscriber', async () => {
+      // The write's own statements, with nobody subscribed.
+      const alone = await counting(() => post({ name: 'Hub baseline' }));
+      const shared = await createPolicy(t, { permissions: [{ collection: 'authors', fields: 'id,name' }] });
+      const own = await createPolicy(t, {
+        permissions: [{ collection: 'authors', fields: 'id,name', permissions: { name: { _neq: '$CURRENT_USER' } } }],
+      });
+      const users = [
+        ...(await Promise.all([1, 2].map(() => createUserWithPolicies(t, [shared])))),
+        ...(await Promise.all([1, 2].map(() => createUserWithPolicies(t, [own])))),
+      ];
+      const subscribers = [...(await Promise.all(users.map((u) => open(u.token)))), await open(ADMIN.token)];
+      subscribers.push(await open(ADMIN.token));
+      const query = { fields: ['id', 'name'], filter: { name: { _starts_with: 'Hub ' } } };
+      for (const [i, socket] of subscribers.entries()) await subscribe(socket, 'authors', `s${i}`, query);
+      // Two users of one policy share a group; users whose rule names $CURRENT_USER get one each; the admins one.
+      assert.deepEqual(
+        {
+          subscriptions: t.context.subscriptions.stats().subscriptions,
+          groups: t.context.subscriptions.stats().groups,
+        },
+        { subscriptions: 6, groups: 4 },
+      );
+      const fanned = await counting(async () => {
+        const created = await post({ name: 'Hub fan-out' });
+        const events = await Promise.all(subscribers.map((socket) => socket.next()));
+        return { created, events };
+      });
+      for (const [i, event] of fanned.result.events.entries()) {
+        assert.deepEqual(event, {
+          type: 'subscription',
+          event: 'create',
+          data: [{ id: fanned.result.created.id, name: 'Hub fan-out' }],
+          uid: `s${i}`,
+        });
+      }
+      assert.equal(fanned.statements - alone.statements, 4, 'one re-read per group');
+      for (const socket of subscribers) socket.send({ type: 'unsubscribe' });
+    });
+
+    it('delivers the events of a collection in commit order', async () => {
+      const socket = await open(ADMIN.token);
+      await subscribe(socket, 'authors', 'order', { fields: ['name'], filter: { name: { _starts_with: 'Order' } } });
+      const { id } = await post({ name: 'Order 0' });
+      for (let i = 1; i <= 5; i++) {
+        const res = await t.request({ method: 'PATCH', url: `/items/authors/${id}`, payload: { name: `Order ${i}` } });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      await t.request({ method: 'DELETE', url: `/items/authors/${id}` });
+      const seen: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const message = await socket.next();
+        seen.push(
+          message.event === 'delete'
+            ? `delete ${message.data.map(String)}`
+            : `${message.event} ${message.data[0].name}`,
+        );
+      }
+      assert.deepEqual(seen, [
+        'create Order 0',
+        'update Order 1',
+        'update Order 2',
+        'update Order 3',
+        'update Order 4',
+        'update Order 5',
+        `delete ${id}`,
+      ]);
+      socket.send({ type: 'unsubscribe' });
+    });
+
+    it('ends a subscription whose read access is revoked with a FORBIDDEN error message', async () => {
+      const policy = await createPolicy(t, { permissions: [{ collection: 'authors', fields: 'id,name' }] });
+      const user = await createUserWithPolicies(t, [policy]);
+      const socket = await open(user.token);
+      await subscribe(socket, 'authors', 'revoked', { fields: ['id'] });
+      const before = t.context.subscriptions.stats().subscriptions;
+      await queryBuilder(t.context.db)('service_permissions').where({ policy }).delete();
+      await t.context.permissionsChanged();
+      await post({ name: 'Hub after revoke' });
+      const message = await socket.next();
+      assert.equal(message.type, 'subscribe');
+      assert.equal(message.status, 'error');
+      assert.equal(message.uid, 'revoked');
+      assert.equal(message.error.code, 'FORBIDDEN');
+      assert.equal(t.context.subscriptions.stats().subscriptions, before - 1);
+      await post({ name: 'Hub after end' });
+      socket.send({ type: 'ping' });
+      assert.deepEqual(await socket.next(), { type: 'pong' }, 'no event after the subscription ended');
+    });
+  });
+
+  describe(`subscription hub bound (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    let url: string;
+    before(async () => {
+      t = await startTestApp(client, { env: { ...WS_ENV, WEBSOCKETS_SUBSCRIPTION_KEYS_MAX: '2' } });
+      url = await listenOnLoopback(t);
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    it('remembers at most WEBSOCKETS_SUBSCRIPTION_KEYS_MAX shown keys per group, then passes deletes on whole', async () => {
+      const socket = await openSocket(url, ADMIN.token);
+      try {
+        await subscribe(socket, 'authors', 'bound', { fields: ['id'], filter: { name: { _starts_with: 'Bound' } } });
+        const ids: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await t.request({
+            method: 'POST',
+            url: '/items/authors?fields=id',
+            payload: { name: `Bound ${i}` },
+          });
+          ids.push(json(res).data.id);
+          assert.deepEqual((await socket.next()).data, [{ id: ids[i] }]);
+        }
+        assert.equal(t.context.subscriptions.stats().shownKeys, 2);
+        const res = await t.request({ method: 'DELETE', url: '/items/authors', payload: ids });
+        assert.equal(res.statusCode, 204, res.body);
+        const deleted = await socket.next();
+        assert.equal(deleted.event, 'delete');
+        assert.deepEqual(deleted.data.map(String).sort(), ids.map(String).sort(), 'the forgotten key too');
+      } finally {
+        socket.close();
+      }
+    });
+  });
+}
