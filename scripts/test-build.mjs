@@ -1,4 +1,4 @@
-// Transpiles src/ and test/ once per `npm test` run into build/test-js/ (esbuild, one .js per .ts, same layout),
+// Transpiles src/, test/ and bench/ (which some tests import) once per `npm test` run into build/test-js/ (esbuild, one .js per .ts, same layout),
 // so that each test process loads plain JavaScript instead of loading tsx and going through its hooks for every
 // module: a test process then starts in about half the CPU time (measured: importing test/helpers/test-app.ts
 // took 2.9 CPU s through tsx). Stack traces still point at the .ts lines (source maps, --enable-source-maps).
@@ -18,7 +18,7 @@ function tsFiles(dir) {
   });
 }
 
-/** Builds build/test-js/ from src/ and test/; returns that folder, or null when esbuild is not installed. */
+/** Builds build/test-js/ from src/, test/ and bench/; returns that folder, or null when esbuild is not installed. */
 export async function buildTestJs(root) {
   let esbuild;
   try {
@@ -41,7 +41,7 @@ export async function buildTestJs(root) {
     },
   };
   await esbuild.build({
-    entryPoints: [...tsFiles(path.join(root, 'src')), ...tsFiles(path.join(root, 'test'))],
+    entryPoints: ['src', 'test', 'bench'].flatMap((dir) => tsFiles(path.join(root, dir))),
     outdir,
     outbase: root,
     bundle: false,
