@@ -23,6 +23,7 @@ import { load, probe, type LoadResult, type LoadSettings, type Probe } from './l
 import { printReport, writeReport, type BenchReport, type CeilingResult, type ScenarioResult } from './report.js';
 import { openRawDriver, scaleScenarios, type ScaleScenario } from './scale.js';
 import { selectScenarios, type Scenario } from './scenarios.js';
+import { benchFanout, type FanoutSettings } from './fanout.js';
 import type { ServerCounters } from './server.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -43,15 +44,21 @@ interface Settings {
   connections: number;
   /** Scale mode: the article count (null = the usual load bench). */
   rows: number | null;
+  /** Fan-out mode (`--fanout`): realtime subscribers instead of the load scenarios. */
+  fanout: FanoutSettings | null;
   scenarios: Scenario[];
+  /** Scale mode: the ids of the scale scenarios to run (BENCH_SCENARIOS; null = all). */
+  scaleIds: string[] | null;
   profile: boolean;
 }
 
 function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
   const rowsAt = argv.indexOf('--rows');
   const rowsArg = rowsAt >= 0 ? argv[rowsAt + 1] : undefined;
-  const unknownArg = argv.find((a, i) => a !== '--rows' && !(rowsAt >= 0 && i === rowsAt + 1));
-  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N)`);
+  const unknownArg = argv.find((a, i) => a !== '--rows' && a !== '--fanout' && !(rowsAt >= 0 && i === rowsAt + 1));
+  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N or --fanout)`);
+  const fanout = argv.includes('--fanout');
+  if (fanout && rowsAt >= 0) throw new Error('--fanout and --rows are separate modes');
   if (rowsAt >= 0 && !(Number.isInteger(Number(rowsArg)) && Number(rowsArg) >= 1000))
     throw new Error('--rows needs an article count of at least 1000');
   return {
@@ -59,7 +66,16 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
     duration: positiveInt(env, 'BENCH_DURATION', 10),
     connections: positiveInt(env, 'BENCH_CONNECTIONS', 10),
     rows: rowsAt >= 0 ? Number(rowsArg) : null,
-    scenarios: selectScenarios(env.BENCH_SCENARIOS),
+    fanout: fanout
+      ? {
+          subscribers: positiveInt(env, 'BENCH_FANOUT_SUBSCRIBERS', 1000),
+          rate: positiveInt(env, 'BENCH_FANOUT_RATE', 100),
+          duration: positiveInt(env, 'BENCH_DURATION', 10),
+        }
+      : null,
+    // The scale mode has scenarios of its own (bench/scale.ts), checked once their list is built.
+    scenarios: rowsAt >= 0 ? [] : selectScenarios(env.BENCH_SCENARIOS),
+    scaleIds: rowsAt >= 0 ? scaleIdsFrom(env.BENCH_SCENARIOS) : null,
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
   };
 }
@@ -504,7 +520,7 @@ async function scalePass(
       const [author] = await raw.run('select name from authors where id = 500');
       const [tag] = await raw.run('select name from tags where id = 42');
       const names = { authorName: String(author!.name), tagName: String(tag!.name) };
-      const scenarios = scaleScenarios(rows, names);
+      const scenarios = selectScaleScenarios(scaleScenarios(rows, names), settings.scaleIds);
       const ceilingBase = `http://127.0.0.1:${await ceiling.call<number>('listen', { rows, names })}`;
       const run = async (scenario: ScaleScenario, index: boolean) => {
         const first = await probe(base + scenario.path, headers, 120_000);
@@ -555,6 +571,24 @@ async function scalePass(
   }
 }
 
+/** BENCH_SCENARIOS in scale mode, checked before any row is loaded; null = every scale scenario. */
+function scaleIdsFrom(list: string | undefined): string[] | null {
+  if (!list) return null;
+  const ids = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const known = scaleScenarios(GROWTH_BASE_ROWS, { authorName: '', tagName: '' }).map((s) => s.id);
+  const unknown = ids.filter((id) => !known.includes(id));
+  if (unknown.length)
+    throw new Error(`BENCH_SCENARIOS: unknown scale scenario ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return ids;
+}
+
+function selectScaleScenarios(all: ScaleScenario[], ids: string[] | null): ScaleScenario[] {
+  return ids ? all.filter((s) => ids.includes(s.id)) : all;
+}
+
 function printScaleTable(label: string, rows: number, results: ScaleResult[]): void {
   console.log(
     `\n${label}, ${rows.toLocaleString('en-US')} articles: median ms of one request at a time over loopback HTTP (ceiling: hand-written SQL on the raw driver behind bare node:http, in a child process as Strata)`,
@@ -581,6 +615,18 @@ try {
   const settings = readSettings(process.env, process.argv.slice(2));
   buildServers();
   for (const client of settings.databases) {
+    if (settings.fanout) {
+      const profiles = settings.profile ? PROFILES_DIR : null;
+      await benchFanout(
+        client,
+        settings.fanout,
+        { build: BUILD_DIR, results: RESULTS_DIR },
+        guard,
+        strataEnv,
+        profiles,
+      );
+      continue;
+    }
     if (settings.rows !== null) {
       await benchScale(client, settings, settings.rows);
       continue;

@@ -2,7 +2,8 @@
  * Strata as the bench runs it: a child process started by bench/run.ts, built the way `strata start` builds it
  * (context, then the Fastify app, listening on loopback), configured by the environment the bench passes. The bench
  * talks to it over IPC only — no extra route in the product — to count the SQL statements it runs, to capture the
- * text and parameters of those statements (for the ceiling), and to read its peak memory.
+ * text and parameters of those statements (for the ceiling), to read its peak memory, and (fan-out) when each
+ * created item's change event was emitted, i.e. right after its commit.
  */
 import { readConfig } from '../src/config/config.js';
 import { queryBuilder } from '../src/db/connection.js';
@@ -47,6 +48,15 @@ queryBuilder(context.db).on('query', () => {
   statements++;
 });
 
+// Fan-out: the emit time of each created key of one collection (epoch ms, comparable across processes).
+let tracked: string | null = null;
+let emits: [string, number][] = [];
+context.changes.listen((event) => {
+  if (event.collection !== tracked || event.action !== 'create') return;
+  const at = performance.timeOrigin + performance.now();
+  for (const key of event.keys) emits.push([String(key), at]);
+});
+
 answerParent(
   {
     async listen() {
@@ -61,6 +71,16 @@ answerParent(
     },
     read(): ServerCounters {
       return { statements, reads, captured, ...rss.read() };
+    },
+    track(collection: string) {
+      tracked = collection;
+      emits = [];
+    },
+    emits(): [string, number][] {
+      return emits;
+    },
+    subscriptions() {
+      return context.subscriptions.stats();
     },
   },
   async () => {

@@ -10,6 +10,7 @@ import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
+import { readGraphQLSocketConfig, type GraphQLSocketConfig } from './graphql-socket-config.js';
 import { readRealtimeConfig, type RealtimeConfig } from './realtime-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
@@ -40,6 +41,8 @@ export interface Config extends ScaleConfig {
   auth: AuthConfig;
   graphql: GraphQLConfig;
   websockets: WebSocketConfig;
+  /** GraphQL subscriptions over graphql-ws. */
+  graphqlSockets: GraphQLSocketConfig;
   realtime: RealtimeConfig;
   cors: CorsConfig;
   /** Serve Strata Studio (the admin app built into dist/studio) at /admin (ADMIN_APP_ENABLED, default true). */
@@ -184,6 +187,7 @@ export function readConfig(env: Env = process.env): Config {
     auth: readAuthConfig(env),
     graphql: readGraphQLConfig(env),
     websockets: readWebSocketConfig(env),
+    graphqlSockets: readGraphQLSocketConfig(env),
     realtime: readRealtimeConfig(env),
     cors: readCorsConfig(env),
     adminApp: bool(env, 'ADMIN_APP_ENABLED', true),

@@ -1,7 +1,19 @@
 /** WebSocket settings (Directus's names): /websocket is off unless WEBSOCKETS_ENABLED and WEBSOCKETS_REST_ENABLED. */
-import { bool, ConfigError, int, type Env } from './env-values.js';
+import { bool, ConfigError, int, size, str, type Env } from './env-values.js';
 
 export type WebSocketAuthMode = 'public' | 'handshake' | 'strict';
+
+export interface WebSocketLimits {
+  /** Open /websocket connections on this instance (WEBSOCKETS_REST_CONN_LIMIT, Directus's name); null = unbounded. */
+  connections: number | null;
+  connectionsPerIp: number | null;
+  connectionsPerUser: number | null;
+  subscriptionsPerConnection: number | null;
+  /** A text frame longer than this is answered with an error (the connection stays); twice as long closes it (1009). */
+  maxMessageBytes: number;
+  /** A socket whose unsent data grows past this is a slow consumer: closed (1013) rather than buffered without bound. */
+  maxBufferBytes: number;
+}
 
 export interface WebSocketConfig {
   enabled: boolean;
@@ -10,6 +22,15 @@ export interface WebSocketConfig {
   auth: WebSocketAuthMode;
   authTimeoutMs: number;
   heartbeatMs: number | null;
+  limits: WebSocketLimits;
+}
+
+/** A count limit: a positive integer, or `Infinity` / unset for none (Directus writes WEBSOCKETS_REST_CONN_LIMIT so). */
+function limit(env: Env, name: string, fallback: number | null): number | null {
+  const v = str(env, name);
+  if (v === null) return fallback;
+  if (v.trim().toLowerCase() === 'infinity') return null;
+  return int(env, name, 0, 1);
 }
 
 export function readWebSocketConfig(env: Env): WebSocketConfig {
@@ -26,5 +47,13 @@ export function readWebSocketConfig(env: Env): WebSocketConfig {
     heartbeatMs: bool(env, 'WEBSOCKETS_HEARTBEAT_ENABLED', true)
       ? int(env, 'WEBSOCKETS_HEARTBEAT_PERIOD', 30, 1) * 1000
       : null,
+    limits: {
+      connections: limit(env, 'WEBSOCKETS_REST_CONN_LIMIT', null),
+      connectionsPerIp: limit(env, 'WEBSOCKETS_CONN_LIMIT_PER_IP', null),
+      connectionsPerUser: limit(env, 'WEBSOCKETS_CONN_LIMIT_PER_USER', null),
+      subscriptionsPerConnection: limit(env, 'WEBSOCKETS_SUBSCRIPTION_LIMIT', 100),
+      maxMessageBytes: size(env, 'WEBSOCKETS_MAX_MESSAGE_SIZE', '1mb', '64kb or 1mb'),
+      maxBufferBytes: size(env, 'WEBSOCKETS_MAX_BUFFER', '4mb', '1mb or 16mb'),
+    },
   };
 }

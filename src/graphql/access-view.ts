@@ -34,6 +34,7 @@ const RESERVED_TYPES = new Set([
   'Query',
   'Mutation',
   'Subscription',
+  'EventEnum',
   'String',
   'Int',
   'Float',

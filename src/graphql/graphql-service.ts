@@ -3,7 +3,7 @@
  * execution, whose root resolvers call the read engine and the writer. Parse and validation failures are 400
  * GRAPHQL_VALIDATION; failures of resolvers are answered 200 beside the data, with their catalogue codes.
  */
-import { printSchema, type GraphQLError } from 'graphql';
+import { printSchema, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { statementTimeoutError } from '../db/connection.js';
 import { failureKind } from '../db/failure-kind.js';
 import {
@@ -54,6 +54,10 @@ export class GraphQLService {
       request.query,
       request.operationName,
     );
+    if (operation === 'subscription')
+      throw new GraphQLValidationError([
+        { message: 'Subscriptions are served over WebSocket (graphql-ws), not over HTTP.' },
+      ]);
     if (method === 'GET' && operation !== 'query')
       throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
     if (operation === 'query') {
@@ -78,6 +82,11 @@ export class GraphQLService {
     return JSON.stringify(body);
   }
 
+  /** The caller's schema for `scope` (cached: the GraphQL socket executes its operations on it). */
+  async schemaFor(scope: Scope, accountability: Accountability): Promise<GraphQLSchema> {
+    return (await this.schemas.forCaller(accountability))[scope];
+  }
+
   /** SDL of the caller's schema for `scope`. */
   async sdl(scope: Scope, accountability: Accountability): Promise<string> {
     const schemas = await this.schemas.forCaller(accountability);
@@ -85,7 +94,8 @@ export class GraphQLService {
   }
 }
 
-function executionErrors(error: GraphQLError, log: Logger): Record<string, unknown>[] {
+/** A resolver's failure as GraphQL errors with their catalogue codes (also for the GraphQL socket's messages). */
+export function executionErrors(error: GraphQLError, log: Logger): Record<string, unknown>[] {
   const original = error.originalError;
   let services: ServiceError[];
   if (original instanceof ServiceErrorList) services = original.errors;

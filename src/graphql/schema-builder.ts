@@ -11,6 +11,7 @@ import { collectionRootFields, type ReadLimits } from './items-root.js';
 import { GraphQLVoid } from './scalars.js';
 import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import { systemRootFields } from './system-root.js';
+import { subscriptionFields } from './subscription-fields.js';
 
 export interface Schemas {
   items: GraphQLSchema;
@@ -19,7 +20,14 @@ export interface Schemas {
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 
-export function buildSchemas(overview: SchemaOverview, view: AccessView, admin: boolean, limits: ReadLimits): Schemas {
+/** `subscriptions`: GraphQL subscriptions are served (WEBSOCKETS_ENABLED and WEBSOCKETS_GRAPHQL_ENABLED). */
+export function buildSchemas(
+  overview: SchemaOverview,
+  view: AccessView,
+  admin: boolean,
+  limits: ReadLimits,
+  subscriptions = false,
+): Schemas {
   const types = new TypeSet(view, admin);
   const views = [...view.values()];
   const user = collectionRootFields(
@@ -33,16 +41,27 @@ export function buildSchemas(overview: SchemaOverview, view: AccessView, admin: 
     limits,
   );
   const custom = systemRootFields(types, overview, limits);
+  // Subscriptions are served on /graphql only, over user collections (Directus has no system socket).
+  const subscription = subscriptions
+    ? subscriptionFields(
+        types,
+        views.filter((v) => !v.collection.system),
+        limits,
+      )
+    : {};
   return {
-    items: schemaOf(user.query, user.mutation),
+    items: schemaOf(user.query, user.mutation, subscription),
     system: schemaOf({ ...systemItems.query, ...custom.query }, { ...systemItems.mutation, ...custom.mutation }),
   };
 }
 
-function schemaOf(query: Fields, mutation: Fields): GraphQLSchema {
+function schemaOf(query: Fields, mutation: Fields, subscription: Fields = {}): GraphQLSchema {
   const queryFields = Object.keys(query).length ? query : { _empty: { type: GraphQLVoid } };
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queryFields }),
     mutation: Object.keys(mutation).length ? new GraphQLObjectType({ name: 'Mutation', fields: mutation }) : undefined,
+    subscription: Object.keys(subscription).length
+      ? new GraphQLObjectType({ name: 'Subscription', fields: subscription })
+      : undefined,
   });
 }

@@ -49,7 +49,7 @@ export class SchemaCache {
         maxRelationalDepth: this.app.config.maxRelationalDepth,
       };
       cached = {
-        ...buildSchemas(overview, view, accountability.admin, limits),
+        ...buildSchemas(overview, view, accountability.admin, limits, this.app.config.graphqlSockets.enabled),
         key,
         documents: new DocumentCache(this.app.config.graphql),
       };

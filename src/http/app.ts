@@ -35,6 +35,7 @@ import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
 import { utilsRoutes } from './routes/utils.js';
 import { websocketRoutes } from './routes/websocket.js';
+import websocket from '@fastify/websocket';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -205,6 +206,9 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(utilsRoutes(context), { prefix: '/utils' });
   app.register(importRoutes(context), { prefix: '/utils' });
   app.register(schemaRoutes(context), { prefix: '/schema' });
+  // One WebSocket server for /websocket and GraphQL's socket (registered once, before the routes that upgrade).
+  if (context.config.websockets.enabled || context.config.graphqlSockets.enabled)
+    app.register(websocket, { options: { maxPayload: context.config.websockets.limits.maxMessageBytes * 2 } });
   app.register(graphqlRoutes(context, specs));
   if (context.config.websockets.enabled) app.register(websocketRoutes(context, ipHeader));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));

@@ -76,6 +76,13 @@ export class ChangeEvents {
     }
   }
 
+  /** After a write that is its own transaction (one statement outside the item writer, already committed). */
+  announce(collection: string, action: ChangeAction, keys: readonly Key[]): void {
+    const recorder = new ChangeRecorder();
+    recorder.record(collection, action, keys);
+    this.emit(recorder);
+  }
+
   private deliver(event: ChangeEvent): void {
     for (const listener of this.listeners) {
       try {

@@ -1,21 +1,33 @@
 /**
- * One /websocket connection speaking Directus's realtime protocol: `auth` (access or static token), `ping`/`pong`,
+ * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a login; or a token of the upgrade request), `ping`/`pong`,
  * `subscribe` (collection, optional query, uid) answered with `init` and then `create`/`update`/`delete` events,
  * `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
  * per group of alike subscribers with their accountability and hands this socket the rows it may read; a re-auth
- * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order.
+ * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order;
+ * `items` messages run through the REST services (socket-items.ts); the credentials are checked again before each
+ * message and event (socket-auth.ts).
  */
 import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { ServiceError } from '../errors/catalogue.js';
 import { parseQuery } from '../request/parse-query.js';
 import type { HubSubscription } from './subscription-hub.js';
+import { consume } from '../bus/rate-limiters.js';
+import { credentialsOf, expiryOf } from './socket-auth.js';
+import { runItemsMessage } from './socket-items.js';
+import type { SocketRegistry } from './socket-limits.js';
 
 export interface SocketLink {
   send(message: Record<string, unknown>): void;
   /** A message already serialised. */
   sendText(text: string): void;
-  close(): void;
+  close(code?: number, reason?: string): void;
+}
+
+/** Where the session reports what it cannot answer to anyone (pino's signature; the request's logger). */
+export interface SocketLog {
+  warn(details: Record<string, unknown>, message: string): void;
+  debug(details: Record<string, unknown>, message: string): void;
 }
 
 type Message = Record<string, unknown>;
@@ -25,51 +37,97 @@ function errorOf(error: unknown): { code: string; message: string } {
   return { code: 'INTERNAL_SERVER_ERROR', message: 'An unexpected error occurred.' };
 }
 
+/** The auth error Directus sends: TOKEN_EXPIRED and INVALID_PAYLOAD as such, any other refusal AUTH_FAILED. */
+function authErrorOf(error: unknown): { code: string; message: string } {
+  const kept = ['TOKEN_EXPIRED', 'INVALID_PAYLOAD', 'REQUESTS_EXCEEDED', 'AUTH_FAILED'];
+  if (error instanceof ServiceError && kept.includes(error.code)) return { code: error.code, message: error.message };
+  return { code: 'AUTH_FAILED', message: 'Authentication failed.' };
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** While events flow, the token is re-resolved (logout, revoked session) at most this often between messages. */
+const RECHECK_MS = 1000;
+
 export class SocketSession {
   private accountability: Accountability | null = null;
+  /** The access token the socket authenticated with (re-resolved before each message and event); null = public. */
+  private token: string | null = null;
   private readonly subscriptions = new Map<string, HubSubscription>();
   private queue: Promise<void> = Promise.resolve();
   private counter = 0;
   private authTimer: NodeJS.Timeout | null = null;
+  private expiryTimer: NodeJS.Timeout | null = null;
+  /** The user this socket is counted for in the per-user connection limit. */
+  private countedUser: string | null = null;
+  private closed = false;
+  private expiresAt: number | null = null;
+  /** When the token was last resolved (system time: only spaces the checks out). */
+  private checkedAt = 0;
+  private rechecking = false;
+  /** Handshake mode closes a socket whose first `auth` fails; a failed re-auth (after an expiry) keeps it. */
+  private authenticatedOnce = false;
 
   constructor(
     private readonly context: AppContext,
     private readonly link: SocketLink,
     private readonly ip: string | null,
+    private readonly log: SocketLog,
+    private readonly registry: SocketRegistry,
   ) {}
 
-  /** public: unauthenticated sockets act as the Public policy until they `auth`; handshake: `auth` must come first. */
+  /**
+   * `token`: what the upgrade request carried (`?access_token=`, Bearer header, session cookie); it authenticates the
+   * socket in every mode. Without one: strict refuses; public acts as the Public policy until an `auth`; handshake
+   * waits WEBSOCKETS_REST_AUTH_TIMEOUT for the first `auth` message.
+   */
   start(token: string | null): void {
-    this.enqueue(() => this.begin(token));
+    this.enqueue(() => this.begin(token), 'start');
   }
 
   private async begin(token: string | null): Promise<void> {
     const { auth, authTimeoutMs } = this.context.config.websockets;
-    if (auth === 'strict') {
-      if (!(await this.authenticate(token, false))) return;
+    if (token || auth === 'strict') {
+      try {
+        if (!token) throw new ServiceError('AUTH_FAILED', 401, 'Authentication failed.');
+        await this.useToken(token);
+      } catch (error) {
+        this.refuseAuth(error, undefined, true);
+      }
     } else if (auth === 'public') {
       this.accountability = await this.context.accountability.resolve(null, this.ip);
     } else {
       this.authTimer = setTimeout(() => {
-        if (this.accountability) return;
+        if (this.accountability || this.closed) return;
         this.link.send({
           type: 'auth',
           status: 'error',
           error: { code: 'AUTH_TIMEOUT', message: 'Authentication timed out.' },
         });
-        this.link.close();
+        this.link.close(1008, 'Authentication timed out');
       }, authTimeoutMs);
       this.authTimer.unref();
     }
   }
 
   close(): void {
+    this.closed = true;
     if (this.authTimer) clearTimeout(this.authTimer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.releaseUser();
     this.unsubscribe(undefined);
   }
 
   /** One text frame from the client; messages are handled in order. */
   receive(text: string): void {
+    const { maxMessageBytes } = this.context.config.websockets.limits;
+    if (Buffer.byteLength(text) > maxMessageBytes) {
+      this.link.send({
+        type: 'error',
+        status: 'error',
+        error: { code: 'CONTENT_TOO_LARGE', message: `A message is at most ${maxMessageBytes} bytes.` },
+      });
+      return;
+    }
     let message: Message;
     try {
       const parsed: unknown = JSON.parse(text);
@@ -89,37 +147,186 @@ export class SocketSession {
       });
       return;
     }
-    this.enqueue(() => this.handle(message));
+    this.enqueue(() => this.handle(message), String(message.type));
   }
 
-  private enqueue(work: () => Promise<void>): void {
-    this.queue = this.queue.then(work).catch(() => {});
+  /** Binary frames are not part of the protocol: answered, never parsed. */
+  receiveBinary(): void {
+    this.link.send({
+      type: 'error',
+      status: 'error',
+      error: { code: 'INVALID_PAYLOAD', message: 'Messages are JSON text frames, not binary ones.' },
+    });
+  }
+
+  /** Work runs one item at a time; a failure is logged (nothing is left to answer it) and the queue goes on. */
+  private enqueue(work: () => Promise<void>, what: string): void {
+    this.queue = this.queue.then(work).catch((error: unknown) => {
+      const { code } = errorOf(error);
+      this.log.warn({ err: error, what, code }, 'WebSocket: a message or event could not be handled');
+    });
   }
 
   private async handle(message: Message): Promise<void> {
+    if (this.closed) return;
     const type = String(message.type).toLowerCase();
     const uid = typeof message.uid === 'string' || typeof message.uid === 'number' ? String(message.uid) : undefined;
-    if (type === 'ping') return void this.link.send({ type: 'pong', ...(uid ? { uid } : {}) });
-    if (type === 'pong') return;
-    if (type === 'auth') {
-      const token = typeof message.access_token === 'string' ? message.access_token : null;
-      if (await this.authenticate(token, this.context.config.websockets.auth === 'handshake' && !this.accountability))
-        this.link.send({ type: 'auth', status: 'ok' });
-      return;
+    const withUid = uid !== undefined ? { uid } : {};
+    const { perIp } = this.context.rateLimiters;
+    if (perIp) {
+      // Socket messages spend the same per-IP points as HTTP requests (RATE_LIMITER_*), as Directus does.
+      try {
+        await consume(perIp, this.ip ?? '');
+      } catch (error) {
+        return void this.link.send({ type, status: 'error', error: errorOf(error), ...withUid });
+      }
     }
+    if (type === 'ping') return void this.link.send({ type: 'pong', ...withUid });
+    if (type === 'pong') return;
+    if (type === 'auth') return this.authMessage(message, uid);
     if (!this.accountability) {
       this.link.send({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authenticate first.' } });
-      return this.link.close();
+      return this.link.close(1008, 'Authentication required');
     }
+    if (!(await this.stillAuthenticated())) return;
     try {
-      if (type === 'subscribe') return await this.subscribe(message, uid);
-      if (type === 'unsubscribe') {
-        return this.unsubscribe(uid);
+      if (type === 'subscribe') {
+        const max = this.context.config.websockets.limits.subscriptionsPerConnection;
+        if (max !== null && this.subscriptions.size >= max && !(uid !== undefined && this.subscriptions.has(uid)))
+          throw new ServiceError('REQUESTS_EXCEEDED', 429, `At most ${max} subscriptions per connection.`);
+        return await this.subscribe(message, uid);
+      }
+      if (type === 'unsubscribe') return this.unsubscribe(uid);
+      if (type === 'items') {
+        const data = await runItemsMessage(this.context, message, this.accountability);
+        return void this.link.send({ type: 'items', data, ...withUid });
       }
       throw new ServiceError('INVALID_PAYLOAD', 400, `Unknown message type "${type}".`);
     } catch (error) {
-      this.link.send({ type, status: 'error', error: errorOf(error), ...(uid !== undefined ? { uid } : {}) });
+      if (!(error instanceof ServiceError))
+        this.log.warn({ err: error, type }, 'WebSocket: a message failed with an unexpected error');
+      this.link.send({ type, status: 'error', error: errorOf(error), ...withUid });
     }
+  }
+
+  /** `auth`: a new token (access, refresh or login) replaces the socket's; subscriptions go on with the new rights. */
+  private async authMessage(message: Message, uid: string | undefined): Promise<void> {
+    const firstAuth = !this.authenticatedOnce;
+    try {
+      const credentials = await credentialsOf(this.context, message, this.ip);
+      await this.useToken(credentials.token);
+      this.link.send({
+        type: 'auth',
+        status: 'ok',
+        ...(credentials.refreshToken ? { refresh_token: credentials.refreshToken } : {}),
+        ...(uid !== undefined ? { uid } : {}),
+      });
+    } catch (error) {
+      // An `auth` carrying an already expired token is a failed auth, not an expiry: the SDK answers TOKEN_EXPIRED by
+      // sending its token again, which would loop for as long as the client holds no fresher one.
+      const refusal =
+        error instanceof ServiceError && error.code === 'TOKEN_EXPIRED'
+          ? new ServiceError('AUTH_FAILED', 401, 'Authentication failed: the token has expired.')
+          : error;
+      this.refuseAuth(refusal, uid, firstAuth && this.context.config.websockets.auth === 'handshake');
+    }
+  }
+
+  private refuseAuth(error: unknown, uid: string | undefined, close: boolean): void {
+    const answer = authErrorOf(error);
+    this.log.debug({ code: answer.code }, 'WebSocket: authentication refused');
+    this.link.send({ type: 'auth', status: 'error', error: answer, ...(uid !== undefined ? { uid } : {}) });
+    if (close || this.context.config.websockets.auth === 'strict') this.link.close(1008, 'Authentication failed');
+  }
+
+  /** Resolves `token` (throws when it is not valid) and makes it the socket's, counted against its user's limit. */
+  private async useToken(token: string): Promise<void> {
+    const accountability = await this.context.accountability.resolve(token, this.ip);
+    const user = accountability.user ?? null;
+    if (user !== this.countedUser) {
+      if (user !== null && !this.registry.claimUser(user))
+        throw new ServiceError('REQUESTS_EXCEEDED', 429, 'This user has as many WebSocket connections as allowed.');
+      this.releaseUser();
+      this.countedUser = user;
+    }
+    this.accountability = accountability;
+    this.token = token;
+    this.checkedAt = Date.now();
+    this.authenticatedOnce = true;
+    for (const subscription of this.subscriptions.values()) subscription.setAccountability(accountability);
+    if (this.authTimer) clearTimeout(this.authTimer);
+    this.watchExpiry(token);
+  }
+
+  private releaseUser(): void {
+    if (this.countedUser !== null) this.registry.releaseUser(this.countedUser);
+    this.countedUser = null;
+  }
+
+  /** A timer at the token's expiry tells an idle socket; a busy one learns it at its next message or event. */
+  private watchExpiry(token: string): void {
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = null;
+    const expires = expiryOf(token);
+    this.expiresAt = expires;
+    if (expires === null) return;
+    const wait = Math.min(Math.max(expires - this.context.clock.now() + 1000, 0), MAX_TIMER_MS);
+    this.expiryTimer = setTimeout(
+      () => this.enqueue(async () => void (await this.stillAuthenticated()), 'expiry'),
+      wait,
+    );
+    this.expiryTimer.unref();
+  }
+
+  /**
+   * Re-resolves the socket's token: an expired token, a logout or a revoked session ends its rights now (the client
+   * gets TOKEN_EXPIRED or AUTH_FAILED, as Directus sends them); strict mode then closes, public mode goes on as the
+   * Public policy, handshake mode waits for a new `auth`. A permission change is picked up on the way.
+   */
+  private async stillAuthenticated(): Promise<boolean> {
+    if (this.token === null || this.closed) return !this.closed;
+    try {
+      this.accountability = await this.context.accountability.resolve(this.token, this.ip);
+      this.checkedAt = Date.now();
+      return true;
+    } catch (error) {
+      this.token = null;
+      this.expiresAt = null;
+      if (this.expiryTimer) clearTimeout(this.expiryTimer);
+      this.releaseUser();
+      const { auth } = this.context.config.websockets;
+      this.accountability = auth === 'public' ? await this.context.accountability.resolve(null, this.ip) : null;
+      // Public mode: the subscriptions go on as the Public policy; handshake: they wait (mayReceive) for an `auth`.
+      if (this.accountability)
+        for (const subscription of this.subscriptions.values()) subscription.setAccountability(this.accountability);
+      this.refuseAuth(error, undefined, false);
+      return false;
+    }
+  }
+
+  /**
+   * Whether an event may go to this socket now (the hub calls the sink synchronously): not while it waits for a new
+   * `auth`, nor once its token has expired on the clock (the expiry is then announced through the queue). While
+   * events flow the token is re-resolved at most every RECHECK_MS, so a logout or a revoked session stops them too.
+   */
+  private mayReceive(): boolean {
+    if (this.closed || !this.accountability) return false;
+    if (this.token === null) return true;
+    const expired = this.expiresAt !== null && this.context.clock.now() > this.expiresAt;
+    if (expired || Date.now() - this.checkedAt > RECHECK_MS) this.recheck();
+    return !expired;
+  }
+
+  private recheck(): void {
+    if (this.rechecking) return;
+    this.rechecking = true;
+    this.enqueue(async () => {
+      try {
+        await this.stillAuthenticated();
+      } finally {
+        this.rechecking = false;
+      }
+    }, 'recheck');
   }
 
   /** One subscription, or (no uid) all of them. */
@@ -128,26 +335,6 @@ export class SocketSession {
       if (uid !== undefined && key !== uid) continue;
       subscription.close();
       this.subscriptions.delete(key);
-    }
-  }
-
-  /** Resolves a token; a bad one answers AUTH_FAILED (and, before the first success in handshake mode, closes). */
-  private async authenticate(token: string | null, closeOnFailure: boolean): Promise<boolean> {
-    try {
-      if (!token) throw new Error('no token');
-      const accountability = await this.context.accountability.resolve(token, this.ip);
-      this.accountability = accountability;
-      for (const subscription of this.subscriptions.values()) subscription.setAccountability(accountability);
-      if (this.authTimer) clearTimeout(this.authTimer);
-      return true;
-    } catch {
-      this.link.send({
-        type: 'auth',
-        status: 'error',
-        error: { code: 'AUTH_FAILED', message: 'Authentication failed.' },
-      });
-      if (closeOnFailure || this.context.config.websockets.auth === 'strict') this.link.close();
-      return false;
     }
   }
 
@@ -170,8 +357,9 @@ export class SocketSession {
       query,
       accountability: this.accountability!,
       sink: {
-        event: (name, _data, json) =>
-          this.link.sendText(`{"type":"subscription","event":"${name}","data":${json}${tail}`),
+        event: (name, _data, json) => {
+          if (this.mayReceive()) this.link.sendText(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+        },
         error: (error, ended) => {
           if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
           this.link.send({ type: 'subscribe', status: 'error', error, ...(uid !== undefined ? { uid } : {}) });

@@ -8,7 +8,8 @@
  *
  * Order: the work of one collection (first reads of new subscriptions, events, regrouping after a re-auth) runs one
  * piece at a time in arrival order, so a subscriber gets the events of a collection in commit order, never before its
- * `init`, and none committed after its first read is missed. Groups of one event are read in parallel.
+ * `init`, and none committed after its first read is missed. Groups of one event are read in parallel. Events that
+ * queue up behind a re-read merge with the last waiting one of the same action (docs/decisions.md, 112).
  */
 import { ServiceError, ForbiddenError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
@@ -66,14 +67,12 @@ export class SubscriptionHub {
   private readonly byCollection = new Map<string, Set<SubscriptionGroup>>();
   /** Per collection, the tail of its work in progress (absent when idle). */
   private readonly queues = new Map<string, Promise<void>>();
+  /** Per collection, the last queued event when nothing was queued after it and it has not started. */
+  private readonly waiting = new Map<string, ChangeEvent>();
   private readonly stopListening: () => void;
 
   constructor(private readonly deps: HubDeps) {
-    this.stopListening = deps.changes.listen((event) => {
-      // A subscription whose first read is queued counts too: the event may postdate that read.
-      if (!this.byCollection.has(event.collection) && !this.queues.has(event.collection)) return;
-      void this.serialise(event.collection, () => this.onChange(event));
-    });
+    this.stopListening = deps.changes.listen((event) => this.queueEvent(event));
   }
 
   /** Throws ServiceError (FORBIDDEN, INVALID_QUERY, …) when the caller may not read what it asks for. */
@@ -129,10 +128,35 @@ export class SubscriptionHub {
   }
 
   /**
+   * Queues an event for its collection's subscribers. While events wait behind a re-read, a new one of the same
+   * action joins the last waiting one (its keys added): one re-read and one message per subscriber for all of
+   * them, so a backlog shrinks instead of growing, and the order of actions is kept.
+   */
+  private queueEvent(event: ChangeEvent): void {
+    const { collection } = event;
+    // A subscription whose first read is queued counts too: the event may postdate that read.
+    if (!this.byCollection.has(collection) && !this.queues.has(collection)) return;
+    const last = this.waiting.get(collection);
+    if (last && last.action === event.action) {
+      const known = new Set(last.keys.map(String));
+      for (const key of event.keys) if (!known.has(String(key))) last.keys.push(key);
+      return;
+    }
+    const queued: ChangeEvent = { ...event, keys: [...event.keys] };
+    void this.serialise(collection, () => {
+      if (this.waiting.get(collection) === queued) this.waiting.delete(collection);
+      return this.onChange(queued);
+    });
+    this.waiting.set(collection, queued);
+  }
+
+  /**
    * Runs `work` after the collection's earlier work. `handOver`: the next work waits for a macrotask turn, so the
    * caller's continuation (sending `init`) runs before any event of the new subscription reaches its sink.
    */
   private serialise<T>(collection: string, work: () => Promise<T>, handOver = false): Promise<T> {
+    // Work queued after a waiting event ends its merging (events after the work must not join one before it).
+    this.waiting.delete(collection);
     const previous = this.queues.get(collection) ?? Promise.resolve();
     const run = previous.then(work);
     const settled = run.then(

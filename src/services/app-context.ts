@@ -62,6 +62,8 @@ export interface AppContext {
   subscriptions: SubscriptionHub;
   redis: RedisClient | null;
   rateLimiters: RateLimiters;
+  /** What token expiry is measured against (a test's TestClock; the system clock otherwise). */
+  clock: Clock;
   /** Reload the schema overview after a change made here, and tell the other instances. */
   schemaChanged(): Promise<void>;
   /** Drop cached accountabilities and permissions here, and tell the other instances. */
@@ -236,17 +238,19 @@ export async function createAppContext(config: Config, options: ContextOptions =
         },
         logins,
         clock,
+        changes,
       ),
       accountability,
       permissions,
       access,
-      tfa: new TfaService(db, 'Strata', clock),
+      tfa: new TfaService(db, 'Strata', clock, changes),
       me: new MeService(db, permissions, () => schema.current),
       bus,
       changes,
       subscriptions,
       redis,
       rateLimiters,
+      clock,
       schemaChanged,
       permissionsChanged,
       clearCaches,

@@ -17,6 +17,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { SettingsRepository } from '../db/repositories/settings.js';
 import { UsersRepository } from '../db/repositories/users.js';
+import type { ChangeEvents } from '../realtime/change-events.js';
 import {
   InvalidCredentialsError,
   InvalidIpError,
@@ -63,6 +64,8 @@ export class AuthService {
     /** Ends logins on logout, on every instance. */
     private readonly logins: LoginLiveness | null = null,
     private readonly clock: Clock = systemClock,
+    /** A user suspended after too many failed logins is an update of its row, announced as the writer's are. */
+    private readonly changes: ChangeEvents | null = null,
   ) {
     this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs, clock);
     this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs, clock);
@@ -94,6 +97,7 @@ export class AuthService {
     if (!passwordOk) {
       if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
         await this.users.setStatus(user.id, 'suspended');
+        this.changes?.announce('service_users', 'update', [user.id]);
       }
       await stall();
       throw new InvalidCredentialsError();

@@ -25,6 +25,7 @@ import {
 } from '../sql/write-compiler.js';
 import { keyColumnsOf, keyValuesOf } from './write-lookups.js';
 import { ChangeRecorder } from '../realtime/change-events.js';
+import { recordCascades } from './cascade-changes.js';
 import type { Row } from '../db/connection.js';
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
@@ -72,6 +73,7 @@ export class MutationExecutor {
   async delete(plan: DeletePlan): Promise<void> {
     const { collection, keys } = plan;
     if (keys.length === 0) return;
+    await recordCascades(this.tx, this.schema, this.hooks, this.changes, collection, keys);
     for (const statement of compileDeletes(
       collection.schema!.name,
       keyColumnsOf(collection),
@@ -249,6 +251,7 @@ export class MutationExecutor {
       const { related, link } = set;
       const fk = related.fields[link.relatedField]!;
       if (link.deselectAction === 'delete') {
+        await recordCascades(this.tx, this.schema, this.hooks, this.changes, related, set.deselect);
         for (const statement of compileDeletes(
           related.schema!.name,
           keyColumnsOf(related),

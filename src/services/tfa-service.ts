@@ -4,6 +4,7 @@ import { newTfaSecret, otpValid } from '../auth/tfa.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 import { UsersRepository, type TfaUser } from '../db/repositories/users.js';
+import type { ChangeEvents } from '../realtime/change-events.js';
 import { InvalidCredentialsError, InvalidPayloadError } from '../errors/catalogue.js';
 import { checkTfaDisable, checkTfaEnable, checkTfaGenerate } from '../request/auth-bodies.js';
 
@@ -14,6 +15,8 @@ export class TfaService {
     db: Database,
     private readonly issuer: string,
     private readonly clock: Clock = systemClock,
+    /** The user row's change is announced as the item writer's are (Directus writes it through its items service). */
+    private readonly changes: ChangeEvents | null = null,
   ) {
     this.users = new UsersRepository(db);
   }
@@ -34,6 +37,7 @@ export class TfaService {
     // Directus 11 answers a wrong code here as a bad payload (401 would make SDKs refresh their token and retry).
     if (!otpValid(secret, otp, this.clock.now())) throw new InvalidPayloadError('"otp" is invalid');
     await this.users.setTfaSecret(row.id, secret);
+    this.changes?.announce('service_users', 'update', [row.id]);
   }
 
   async disable(user: string | null, body: Record<string, unknown>): Promise<void> {
@@ -42,6 +46,7 @@ export class TfaService {
     if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp, this.clock.now()))
       throw new InvalidPayloadError('"otp" is invalid');
     await this.users.setTfaSecret(row.id, null);
+    this.changes?.announce('service_users', 'update', [row.id]);
   }
 
   private async user(id: string | null): Promise<TfaUser> {

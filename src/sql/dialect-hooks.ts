@@ -70,6 +70,12 @@ export interface SqlDialect {
   jsonArrayText(expression: string, orderBy: string): string;
   /** A JSON object expression as text. */
   jsonText(expression: string): string;
+  /**
+   * Whether a list with this limit and offset finds its keys first (`select key … order by … limit … offset …`
+   * joined back to the table for the rows): true where the database would otherwise sort the whole table to skip
+   * `offset` rows that an index on the sort column (which carries the key) could walk through without the rows.
+   */
+  keysFirst(limit: number | null, offset: number): boolean;
   /** LIMIT/OFFSET clause (limit null = none); `param` binds a value and returns its placeholder. */
   limitOffset(limit: number | null, offset: number, param: (value: unknown) => string): string;
   /** Quote for string literals inside SQL (keys of JSON objects). */

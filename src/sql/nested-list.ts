@@ -33,6 +33,8 @@ export interface LimitedRows {
   sort: SortTerm[];
   limit: number | null;
   offset: number;
+  /** The table's key columns (over the same alias), for dialects that find a page's keys first; [] = none. */
+  keys?: string[];
   param: (value: unknown) => string;
 }
 
@@ -54,10 +56,36 @@ export function limitedRows(
     return (alias: string) => `${alias}.${sortKey(dialect, i)}`;
   });
   const where = rows.where ? ` where ${rows.where}` : '';
-  const select = `select ${[...columns, ...keys].join(', ')} from ${rows.from}${where}${orderClause(rows.sort)}${dialect.limitOffset(rows.limit, rows.offset, rows.param)}`;
+  const limited = (list: string[]) =>
+    `select ${list.join(', ')} from ${rows.from}${where}${orderClause(rows.sort)}${dialect.limitOffset(rows.limit, rows.offset, rows.param)}`;
+  const select =
+    // (A list of nothing but the keys is already what the inner query reads.)
+    rows.keys?.length &&
+    dialect.keysFirst(rows.limit, rows.offset) &&
+    [...columns, ...keys].some((c) => !rows.keys!.includes(c))
+      ? keysFirst(rows.keys, limited(rows.keys), [...columns, ...keys], rows.from, inner, dialect)
+      : limited([...columns, ...keys]);
   const order = (alias: string) =>
     rows.sort.map((t, i) => `${outer[i]!(alias)} ${t.descending ? 'desc' : 'asc'}`).join(', ');
   return { select, order };
+}
+
+/**
+ * The page's keys found first, by a query that reads nothing but the sort and filter columns and the key (which an
+ * index on the sort column carries: InnoDB's secondary indexes hold the primary key), then joined back to the table
+ * for the kept rows only. The join does not order: the JSON aggregate above orders the kept rows again.
+ */
+function keysFirst(
+  keyColumns: string[],
+  keysSelect: string,
+  columns: string[],
+  from: string,
+  inner: string,
+  dialect: SqlDialect,
+): string {
+  const page = dialect.quote('__strata_k');
+  const on = keyColumns.map((c) => `${c} = ${page}${c.slice(inner.length)}`).join(' and ');
+  return `select ${columns.join(', ')} from (${keysSelect}) as ${page} join ${from} on ${on}`;
 }
 
 /** `aggregate(element, orderBy)` gathers the elements into a JSON array ordered by `orderBy` ('' = unordered). */

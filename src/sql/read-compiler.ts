@@ -9,6 +9,7 @@ import type { SqlDialect } from './dialect-hooks.js';
 import { compileFilter } from './filter-compiler.js';
 import { levelColumns, levelObject, sortTerms } from './level-compiler.js';
 import { limitedRows } from './nested-list.js';
+import { column } from './operand-compiler.js';
 import { Statement, type CompiledStatement } from './statement.js';
 
 export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatement {
@@ -34,6 +35,7 @@ export function compileRead(plan: ReadPlan, dialect: SqlDialect): CompiledStatem
         sort: sortTerms(plan.sort, st, row),
         limit: plan.limit,
         offset: plan.offset,
+        keys: plan.collection.keyFields.map((field) => column(st, row, field)),
         param: (v) => st.param(v),
       },
       dialect,

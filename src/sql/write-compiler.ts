@@ -144,6 +144,28 @@ export function compileChildLookups(
   });
 }
 
+/**
+ * `select key from child where fk in (...)`: the rows of `table` whose foreign key `foreignKey` refers to one of the
+ * parent rows `parentKeys` — through their key, or (`referenced`) through another column of the parent table.
+ */
+export function compileDependentLookups(
+  table: string,
+  keyField: KeyColumns,
+  foreignKey: FieldOverview,
+  parent: { table: string; keyField: KeyColumns; referenced: FieldOverview | null },
+  parentKeys: readonly KeyValue[],
+  hooks: WriteHooks,
+): CompiledStatement[] {
+  const q = hooks.sql.quote;
+  return chunks(parentKeys, Math.floor(hooks.write.maxParameters / width(parent.keyField))).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    const match = parent.referenced
+      ? `${q(foreignKey.field)} in (select ${q(parent.referenced.field)} from ${q(parent.table)} where ${keyMatch(chunk, parent.keyField, st, hooks, '')})`
+      : keyMatch(chunk, foreignKey, st, hooks, '');
+    return st.finish(`select ${keySelect(keyField, hooks, '')} from ${q(table)} where ${match}`);
+  });
+}
+
 /** The key of the one row of a singleton collection, if any. */
 export function compileFirstKey(table: string, keyField: KeyColumns, hooks: WriteHooks): CompiledStatement {
   const q = hooks.sql.quote;

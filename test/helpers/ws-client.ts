@@ -1,6 +1,7 @@
 /**
  * A raw /websocket client for tests: every message is kept in arrival order until asked for (ws emits the messages
- * of one network read synchronously, so a client listening "for the next one" would lose the rest).
+ * of one network read synchronously, so a client listening "for the next one" would lose the rest). `openSocket` for
+ * subscription tests; `openWs` (raw frames, headers, query, the close code) for protocol tests.
  */
 import WebSocket from 'ws';
 
@@ -68,4 +69,67 @@ export async function subscribe(
   const init = await socket.next();
   if (init.event !== 'init') throw new Error(`subscribe failed: ${JSON.stringify(init)}`);
   return init;
+}
+
+/**
+ * The rows of the next `count` items of one event kind, over as many messages as they came in (the hub sends events
+ * that queued up behind a re-read as one message).
+ */
+export async function nextRows(socket: TestSocket, event: string, count: number): Promise<WsMessage[]> {
+  const rows: WsMessage[] = [];
+  while (rows.length < count) {
+    const message = await socket.next();
+    if (message.event !== event) throw new Error(`expected ${event}, got ${JSON.stringify(message)}`);
+    rows.push(...(message.data as WsMessage[]));
+  }
+  return rows;
+}
+
+export interface WsClient {
+  socket: WebSocket;
+  send(message: unknown): void;
+  /** The next message (waits for it); rejects when the socket closes first. */
+  next(): Promise<WsMessage>;
+  /** Resolves with the close code and reason once the server (or the client) closed the socket. */
+  closed: Promise<{ code: number; reason: string }>;
+  close(): void;
+}
+
+export async function openWs(
+  baseUrl: string,
+  options: { path?: string; query?: string; headers?: Record<string, string> } = {},
+): Promise<WsClient> {
+  const url = `${baseUrl.replace(/^http/, 'ws')}${options.path ?? '/websocket'}${options.query ? `?${options.query}` : ''}`;
+  const socket = new WebSocket(url, { headers: options.headers });
+  const received: WsMessage[] = [];
+  const waiting: { resolve: (m: WsMessage) => void; reject: (e: Error) => void }[] = [];
+  let ended = false;
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as WsMessage;
+    const waiter = waiting.shift();
+    if (waiter) waiter.resolve(message);
+    else received.push(message);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    socket.on('close', (code, reason) => {
+      ended = true;
+      for (const waiter of waiting.splice(0)) waiter.reject(new Error(`socket closed (${code} ${String(reason)})`));
+      resolve({ code, reason: String(reason) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return {
+    socket,
+    send: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)),
+    next: () => {
+      if (received.length) return Promise.resolve(received.shift()!);
+      if (ended) return Promise.reject(new Error('socket closed'));
+      return new Promise<WsMessage>((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+    closed,
+    close: () => socket.close(),
+  };
 }

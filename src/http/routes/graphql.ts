@@ -10,6 +10,7 @@ import { parseGraphQLRequest } from '../../request/graphql-body.js';
 import type { AppContext } from '../../services/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import type { SpecsService } from '../../specs/specs-service.js';
+import { graphqlSocketHandler } from './graphql-socket.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 
@@ -46,12 +47,24 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
     return reply.type('application/json; charset=utf-8').send(body);
   };
 
+  const sockets = context.config.graphqlSockets;
+  const wsHandler = sockets.enabled ? graphqlSocketHandler(context, service, specs) : undefined;
+
   return async (app) => {
+    // GraphQL's socket on a path of its own (WEBSOCKETS_GRAPHQL_PATH other than the HTTP routes').
+    if (wsHandler && sockets.path !== '/graphql' && sockets.path !== '/graphql/system')
+      app.get(sockets.path, { websocket: true, config: { public: true, openapi: false } }, wsHandler);
     for (const [path, scope] of [
       ['/graphql', 'items'],
       ['/graphql/system', 'system'],
     ] as const) {
-      app.get(path, async (request, reply) => run(scope, 'GET', request.query, request, reply));
+      app.route({
+        method: 'GET',
+        url: path,
+        handler: async (request, reply) => run(scope, 'GET', request.query, request, reply),
+        // The upgrade to GraphQL's socket on the same path (graphql-ws), when it is on.
+        ...(wsHandler && sockets.path === path ? { wsHandler } : {}),
+      });
       app.post(path, async (request, reply) => run(scope, 'POST', request.body, request, reply));
       app.route({
         method: [...OTHER_METHODS],

@@ -76,6 +76,8 @@ export const mysqlSql: SqlDialect = {
   jsonArrayText: (expression, orderBy) =>
     `cast(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array()) as char)`,
   jsonText: (expression) => `cast(${expression} as char)`,
+  // A deep page sorts the whole table where the keys alone walk the sort column's index (decision 140).
+  keysFirst: (limit, offset) => limit !== null && offset > 0,
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
     // MySQL needs a LIMIT before OFFSET; the largest unsigned BIGINT means "no limit".

@@ -82,6 +82,8 @@ export const sqliteSql: SqlDialect = {
   jsonArrayText: (expression, orderBy) =>
     `coalesce(json_group_array(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`,
   jsonText: (expression) => expression,
+  // Measured: SQLite walks the index for a deep page as it is (decision 140).
+  keysFirst: () => false,
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
     return ` limit ${limit === null ? '-1' : param(limit)}${offset > 0 ? ` offset ${param(offset)}` : ''}`;

@@ -1,0 +1,30 @@
+/**
+ * GraphQL subscriptions over graphql-ws (Directus's names): served on WEBSOCKETS_GRAPHQL_PATH (`/graphql`, beside the
+ * HTTP GraphQL route) when WEBSOCKETS_ENABLED and WEBSOCKETS_GRAPHQL_ENABLED. Authentication modes as the REST
+ * socket's: public (a `connection_init` token optional), handshake (`connection_init` must carry `access_token`),
+ * strict (the token on the upgrade request itself).
+ */
+import { bool, ConfigError, int, type Env } from './env-values.js';
+import type { WebSocketAuthMode } from './websocket-config.js';
+
+export interface GraphQLSocketConfig {
+  enabled: boolean;
+  path: string;
+  auth: WebSocketAuthMode;
+  /** How long a socket may stay without `connection_init` (graphql-ws closes it with 4408). */
+  authTimeoutMs: number;
+}
+
+export function readGraphQLSocketConfig(env: Env): GraphQLSocketConfig {
+  const auth = (env.WEBSOCKETS_GRAPHQL_AUTH ?? 'handshake').toLowerCase();
+  if (auth !== 'public' && auth !== 'handshake' && auth !== 'strict')
+    throw new ConfigError('WEBSOCKETS_GRAPHQL_AUTH', `must be public, handshake or strict (got "${auth}")`);
+  const path = env.WEBSOCKETS_GRAPHQL_PATH ?? '/graphql';
+  return {
+    enabled: bool(env, 'WEBSOCKETS_ENABLED', false) && bool(env, 'WEBSOCKETS_GRAPHQL_ENABLED', true),
+    path: path.startsWith('/') ? path : `/${path}`,
+    auth,
+    // Directus gives it in seconds.
+    authTimeoutMs: int(env, 'WEBSOCKETS_GRAPHQL_AUTH_TIMEOUT', 10, 1) * 1000,
+  };
+}
