@@ -6,6 +6,8 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNative } from './build-native.mjs';
 import { ensureStudio } from './studio-build.mjs';
+import { buildTestJs } from './test-build.mjs';
+import { longestFirst, reportTimes } from './test-order.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -36,33 +38,41 @@ if (
 )
   process.exit(1);
 
-// The CLI tests spawn `strata` dozens of times: one bundled file (esbuild, which tsx and vite bring) starts in a
-// third of the time tsx needs to load src/ module by module. Without esbuild they spawn it through tsx.
-let cliBundle = '';
-if (files.some((file) => file.includes(`${path.sep}cli${path.sep}`))) {
+// The CLI and cluster tests spawn `strata` dozens of times: one bundled file (esbuild, which tsx and vite bring)
+// starts in a third of the time tsx needs to load src/ module by module (test/helpers/strata-cli.ts). Without
+// esbuild they spawn it through tsx.
+async function bundleCli() {
+  if (!files.some((file) => /[\\/](cli|cluster)[\\/]/.test(file))) return '';
   try {
     const { build } = await import('esbuild');
-    cliBundle = path.join(root, 'build', 'test-cli.mjs');
+    const outfile = path.join(root, 'build', 'test-cli.mjs');
     await build({
       entryPoints: [path.join(root, 'src', 'cli', 'index.ts')],
       bundle: true,
       platform: 'node',
       format: 'esm',
       packages: 'external',
-      outfile: cliBundle,
+      outfile,
       logLevel: 'warning',
     });
+    return outfile;
   } catch {
-    cliBundle = '';
+    return '';
   }
 }
+
+// src/ and test/ transpiled once for the run (scripts/test-build.mjs): every test process then loads plain
+// JavaScript (source-mapped to the .ts lines) instead of loading tsx. Through tsx when esbuild is missing.
+const [cliBundle, js] = await Promise.all([bundleCli(), buildTestJs(root)]);
+const loader = js ? ['--enable-source-maps'] : ['--import', 'tsx'];
+const runnable = (file) => (js ? path.join(js, path.relative(root, file)).replace(/\.ts$/, '.js') : file);
 
 // Bootstrapped template databases, built once for the run and copied by every test app (test/helpers/test-templates.ts).
 const run = randomBytes(5).toString('hex');
 const helper = (command, env) =>
   spawnSync(
     process.execPath,
-    ['--import', 'tsx', path.join(root, 'test', 'helpers', 'template-run.ts'), command, run],
+    [...loader, runnable(path.join(root, 'test', 'helpers', 'template-run.ts')), command, run],
     { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
 const built = helper('build', process.env);
@@ -73,22 +83,30 @@ if (!templates)
 // Test files run in processes of their own; several at once, since most of their time is spent waiting on a
 // database or a socket. Each uses databases, ports, Redis servers and Redis namespaces of its own.
 const concurrency = process.env.TEST_CONCURRENCY || '4';
+const timesLog = path.join(root, 'build', `test-times-${run}.jsonl`);
 const env = {
   ...process.env,
   NODE_ENV: 'test',
+  STRATA_TEST_TIMES_LOG: timesLog,
   ...(templates ? { STRATA_TEST_TEMPLATES: templates } : {}),
   ...(cliBundle ? { STRATA_TEST_CLI: cliBundle } : {}),
 };
 // Ctrl-C stops the tests (they get the signal too) but not this script, which still drops the templates.
 process.on('SIGINT', () => {});
+const started = Date.now();
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-  {
-    stdio: 'inherit',
-    cwd: root,
-    env,
-  },
+  [
+    ...loader,
+    '--import',
+    path.join(root, 'scripts', 'test-times.mjs'),
+    path.join(root, 'scripts', 'test-runner.mjs'),
+    concurrency,
+    ...longestFirst(root, files).map(runnable),
+  ],
+  { stdio: 'inherit', cwd: root, env },
 );
+const wall = (Date.now() - started) / 1000;
 if (templates) helper('drop', env);
+reportTimes(root, timesLog, wall);
 process.exit(result.status ?? 1);

@@ -4,9 +4,7 @@
  * API fit the schemas it announces; and types generated from it by openapi-typescript type-check a client program.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,9 +14,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
-
-const require = createRequire(import.meta.url);
-const TSC = require.resolve('typescript/bin/tsc');
+import { STRICT_NODENEXT, typeCheck } from '../helpers/type-check.js';
 
 type Doc = {
   openapi: string;
@@ -322,26 +318,8 @@ const badCreate: CreateBody = { status: 'draft' };
 export { listArticles, createArticle, article, keyed, create, badViews, badTitle, badCreate };
 `,
         );
-        const result = spawnSync(
-          process.execPath,
-          [
-            TSC,
-            '--noEmit',
-            '--strict',
-            '--target',
-            'es2022',
-            '--module',
-            'nodenext',
-            '--moduleResolution',
-            'nodenext',
-            '--lib',
-            'es2022,dom',
-            '--skipLibCheck',
-            'client.ts',
-          ],
-          { cwd: dir, encoding: 'utf8' },
-        );
-        assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+        const result = typeCheck(dir, ['client.ts'], STRICT_NODENEXT);
+        assert.equal(result.status, 0, result.output);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -11,12 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { DbClient } from '../../src/config/config.js';
 import { clientLabel, createTestDatabase, type TestDb } from '../helpers/test-db.js';
+import { STRATA_CLI } from '../helpers/strata-cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// `npm test` bundles the CLI once (STRATA_TEST_CLI); run alone, the test spawns it through tsx.
-const CLI = process.env.STRATA_TEST_CLI
-  ? [process.env.STRATA_TEST_CLI]
-  : ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
+const CLI = STRATA_CLI;
 
 /** The suite for one database; data-commands-<database>.test.ts run it, side by side (each spawns the CLI ~25 times). */
 export function dataCommandsSuite(client: DbClient): void {

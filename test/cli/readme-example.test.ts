@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { STRATA_CLI } from '../helpers/strata-cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
+const CLI = STRATA_CLI;
 const hasCurl = spawnSync('curl', ['--version']).status === 0;
 
 async function freePort(): Promise<number> {

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { STRATA_CLI } from '../helpers/strata-cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// tsx is resolved from the repository, since the command runs in a temporary working directory.
-const CLI = ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
+const CLI = STRATA_CLI;
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };

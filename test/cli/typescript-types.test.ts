@@ -1,23 +1,23 @@
 /**
  * Typed clients on every database: `strata types --out <file>` (the CLI binary) and GET /server/specs/typescript
  * (admins) write the same types, and a program using `@directus/sdk`'s `createDirectus<Schema>()` over them
- * type-checks with tsc — including the mistakes it must refuse (unknown collections, wrong value types, a
+ * type-checks with TypeScript (as tsc, test/helpers/type-check.ts) — including the mistakes it must refuse (unknown collections, wrong value types, a
  * singleton read as a list).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { STRATA_CLI } from '../helpers/strata-cli.js';
+import { STRICT_NODENEXT, typeCheck, type TypeCheckResult } from '../helpers/type-check.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts')];
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const CLI = STRATA_CLI;
 
 /** A scratch folder inside the repository, so that the program resolves @directus/sdk from its node_modules. */
 function scratch(): string {
@@ -56,31 +56,12 @@ export async function run(): Promise<void> {
 }
 `;
 
-function typeCheck(types: string): { status: number | null; output: string } {
+function checkProgram(types: string): TypeCheckResult {
   const dir = scratch();
   try {
     writeFileSync(path.join(dir, 'schema.ts'), types);
     writeFileSync(path.join(dir, 'client.ts'), PROGRAM);
-    const result = spawnSync(
-      process.execPath,
-      [
-        TSC,
-        '--noEmit',
-        '--strict',
-        '--target',
-        'es2022',
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--lib',
-        'es2022,dom',
-        '--skipLibCheck',
-        'client.ts',
-      ],
-      { cwd: dir, encoding: 'utf8' },
-    );
-    return { status: result.status, output: `${result.stdout}${result.stderr}` };
+    return typeCheck(dir, ['client.ts'], STRICT_NODENEXT);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -160,10 +141,10 @@ for (const client of testClients()) {
 
     it('type-checks a @directus/sdk client program, refusing its mistakes', async () => {
       const types = (await t.request({ method: 'GET', url: '/server/specs/typescript' })).body;
-      const checked = typeCheck(types);
+      const checked = checkProgram(types);
       assert.equal(checked.status, 0, checked.output);
       // The same program against types that lost the singleton and the relations fails: the check has teeth.
-      const broken = typeCheck(
+      const broken = checkProgram(
         types
           .replace('site_settings: SiteSettings;', 'site_settings: SiteSettings[];')
           .replace(/title: string;/g, 'title: number;'),

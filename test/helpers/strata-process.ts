@@ -7,9 +7,10 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STRATA_CLI } from './strata-cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/index.ts'), 'start'];
+const CLI = [...STRATA_CLI, 'start'];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {

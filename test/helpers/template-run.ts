@@ -14,10 +14,11 @@ async function build(run: string): Promise<void> {
   const templates: Template[] = [];
   try {
     await Promise.all(
-      testClients().map(async (client) => {
-        for (const fixture of [true, false])
+      testClients().flatMap((client) =>
+        [true, false].map(async (fixture) => {
           templates.push(await buildTemplate(client, fixture, `strata_tpl_${run}_${fixture ? 'fixture' : 'empty'}`));
-      }),
+        }),
+      ),
     );
   } catch (error) {
     await drop(templates);
@@ -27,26 +28,28 @@ async function build(run: string): Promise<void> {
 }
 
 async function drop(templates: Template[]): Promise<void> {
-  for (const template of templates) {
-    if (template.client === 'sqlite3') {
-      rmSync(path.dirname(template.name), { recursive: true, force: true });
-      continue;
-    }
-    const url = new URL(template.client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
-    const knex = knexFactory({
-      client: template.client === 'pg' ? 'pg' : 'mysql2',
-      connection: url.toString(),
-      pool: { min: 0, max: 1 },
-    });
-    try {
-      await knex.raw(
-        template.client === 'pg'
-          ? `drop database if exists "${template.name}" with (force)`
-          : `drop database if exists \`${template.name}\``,
-      );
-    } finally {
-      await knex.destroy();
-    }
+  await Promise.all(templates.map(dropOne));
+}
+
+async function dropOne(template: Template): Promise<void> {
+  if (template.client === 'sqlite3') {
+    rmSync(path.dirname(template.name), { recursive: true, force: true });
+    return;
+  }
+  const url = new URL(template.client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
+  const knex = knexFactory({
+    client: template.client === 'pg' ? 'pg' : 'mysql2',
+    connection: url.toString(),
+    pool: { min: 0, max: 1 },
+  });
+  try {
+    await knex.raw(
+      template.client === 'pg'
+        ? `drop database if exists "${template.name}" with (force)`
+        : `drop database if exists \`${template.name}\``,
+    );
+  } finally {
+    await knex.destroy();
   }
 }
 

@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import qs from 'qs';
 import { createPolicy, createUserWithPolicies, grantPublic } from '../../helpers/access-fixture.js';
@@ -32,7 +32,8 @@ const files = readdirSync(folder)
 const tables = await Promise.all(
   files.map(async (file) => ({
     file,
-    cases: ((await import(pathToFileURL(path.join(folder, file)).href)) as { cases: MatrixCase[] }).cases,
+    // Relative to this module, named as the compiled file: `npm test` runs it as build/test-js/…/*.js.
+    cases: ((await import(`./${file.replace(/\.ts$/, '.js')}`)) as { cases: MatrixCase[] }).cases,
   })),
 );
 
