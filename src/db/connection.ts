@@ -22,7 +22,21 @@ export interface Executor {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
-type Pool = { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+type Pool = {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(c: unknown): Promise<void>;
+  validateConnection(connection: unknown): boolean;
+  /** knex's tarn pool (its `free` and `used` lists are protected in tarn's types, but they say who holds what). */
+  pool?: TarnPool | null;
+};
+
+type TarnPool = {
+  free?: { resource: unknown }[];
+  used?: { resource: unknown }[];
+  destroyed?: boolean;
+  numPendingAcquires(): number;
+  numPendingValidations(): number;
+};
 
 export function statementTimeoutError(): ServiceUnavailableError {
   return new ServiceUnavailableError('database', 'The statement ran longer than DB_STATEMENT_TIMEOUT allows');
@@ -89,10 +103,34 @@ export class Database {
    */
   async query<T = Row>(sql: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
+    const read = READ.test(sql);
+    const idle = read ? this.idleInlineConnection() : null;
+    if (idle) {
+      // Acquiring through the pool costs two timed pending operations and a validation per statement, more than a
+      // small read itself; an inline driver finishes the read before any other code can take the connection.
+      try {
+        return (await this.dialect.execute(idle, sql, params, name)) as T[];
+      } catch (error) {
+        // A dead connection: the pooled path below discards it and runs the read on a fresh one.
+        if (failureKind(error) !== 'connection') throw classified(error, read);
+      }
+    }
     return this.onPooledConnection(
-      READ.test(sql),
+      read,
       (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>,
     );
+  }
+
+  /**
+   * A connection no one holds (no transaction, no statement), for a read of a driver that runs it inline, when no
+   * caller is waiting for the pool; null otherwise (the read then goes through the pool).
+   */
+  private idleInlineConnection(): unknown {
+    if (!this.dialect.runsInline) return null;
+    const pool = (this.knex.client as Pool).pool;
+    if (!pool?.free?.length || pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
+    const connection = pool.free[pool.free.length - 1]!.resource as { open?: boolean; __knex__disposed?: unknown };
+    return connection.open === false || connection.__knex__disposed ? null : connection;
   }
 
   /**
@@ -108,7 +146,7 @@ export class Database {
     for (let attempt = 1; ; attempt++) {
       let connection: unknown;
       try {
-        connection = await client.acquireConnection();
+        connection = this.checkOut(client) ?? (await client.acquireConnection());
       } catch (error) {
         if (freshConnectionFailed(error) && !failedToConnect) {
           failedToConnect = true;
@@ -126,6 +164,24 @@ export class Database {
         await client.releaseConnection(connection);
       }
     }
+  }
+
+  /**
+   * An idle pooled connection taken at once, as the pool itself would hand it over (moved from its free list to its
+   * used list, checked the way knex validates it), when nobody waits for the pool; null otherwise, and the caller
+   * asks the pool. tarn's own acquire costs two timed pending operations and a promise chain per statement; the
+   * connection goes back through `releaseConnection` either way.
+   */
+  private checkOut(client: Pool): unknown {
+    const pool = client.pool;
+    if (!pool?.free?.length || !pool.used || pool.destroyed) return null;
+    if (pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
+    const resource = pool.free[pool.free.length - 1]!;
+    const connection = resource.resource as { __knex__disposed?: unknown };
+    if (connection.__knex__disposed || !client.validateConnection(connection)) return null;
+    pool.free.pop();
+    pool.used.push(resource);
+    return connection;
   }
 
   /** Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own. */

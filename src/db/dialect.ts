@@ -36,6 +36,11 @@ export interface Dialect {
     params: readonly unknown[],
     name?: string,
   ): Promise<Record<string, unknown>[]>;
+  /**
+   * The driver runs a statement to its end within the call (no I/O wait: SQLite): a read may then run on a pooled
+   * connection that is idle at that instant without acquiring it, since nothing else can take it meanwhile.
+   */
+  readonly runsInline?: boolean;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */
   introspect(knex: Knex): Promise<TableInfo[]>;
   /** Maps a column to its service type (Directus docs: Field types) when no meta special decides it. */

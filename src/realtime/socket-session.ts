@@ -1,11 +1,11 @@
 /**
- * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a login; or a token of the upgrade request), `ping`/`pong`,
- * `subscribe` (collection, optional query, uid) answered with `init` and then `create`/`update`/`delete` events,
- * `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
+ * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a
+ * login; or a token of the upgrade request), `ping`/`pong`, `subscribe` (collection, optional query, uid) answered
+ * with `init` and then `create`/`update`/`delete` events, `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
  * per group of alike subscribers with their accountability and hands this socket the rows it may read; a re-auth
  * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order;
- * `items` messages run through the REST services (socket-items.ts); the credentials are checked again before each
- * message and event (socket-auth.ts).
+ * `items` messages run through the REST services (socket-items.ts); the token is resolved again before each message
+ * and checked before events (decision 100); limits: socket-limits.ts and the route.
  */
 import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';
@@ -61,9 +61,13 @@ export class SocketSession {
   private countedUser: string | null = null;
   private closed = false;
   private expiresAt: number | null = null;
-  /** When the token was last resolved (system time: only spaces the checks out). */
+  /** When the token was last resolved (on the clock, so tests move past RECHECK_MS instead of sleeping). */
   private checkedAt = 0;
   private rechecking = false;
+  /** Changes whenever the socket's rights do (auth, expiry): an event read under older rights is dropped. */
+  private generation = 0;
+  /** Events waiting in the queue behind a re-resolve: later ones queue too, to keep their order. */
+  private queuedEvents = 0;
   /** Handshake mode closes a socket whose first `auth` fails; a failed re-auth (after an expiry) keeps it. */
   private authenticatedOnce = false;
 
@@ -251,7 +255,8 @@ export class SocketSession {
     }
     this.accountability = accountability;
     this.token = token;
-    this.checkedAt = Date.now();
+    this.generation++;
+    this.checkedAt = this.context.clock.now();
     this.authenticatedOnce = true;
     for (const subscription of this.subscriptions.values()) subscription.setAccountability(accountability);
     if (this.authTimer) clearTimeout(this.authTimer);
@@ -287,16 +292,17 @@ export class SocketSession {
     if (this.token === null || this.closed) return !this.closed;
     try {
       this.accountability = await this.context.accountability.resolve(this.token, this.ip);
-      this.checkedAt = Date.now();
+      this.checkedAt = this.context.clock.now();
       return true;
     } catch (error) {
       this.token = null;
+      this.generation++;
       this.expiresAt = null;
       if (this.expiryTimer) clearTimeout(this.expiryTimer);
       this.releaseUser();
       const { auth } = this.context.config.websockets;
       this.accountability = auth === 'public' ? await this.context.accountability.resolve(null, this.ip) : null;
-      // Public mode: the subscriptions go on as the Public policy; handshake: they wait (mayReceive) for an `auth`.
+      // Public mode: the subscriptions go on as the Public policy; handshake: they wait (deliver) for an `auth`.
       if (this.accountability)
         for (const subscription of this.subscriptions.values()) subscription.setAccountability(this.accountability);
       this.refuseAuth(error, undefined, false);
@@ -305,16 +311,24 @@ export class SocketSession {
   }
 
   /**
-   * Whether an event may go to this socket now (the hub calls the sink synchronously): not while it waits for a new
-   * `auth`, nor once its token has expired on the clock (the expiry is then announced through the queue). While
-   * events flow the token is re-resolved at most every RECHECK_MS, so a logout or a revoked session stops them too.
+   * An event from the hub (called synchronously). Sent at once while the socket's token is known good; when it has
+   * expired on the clock, or was last resolved more than RECHECK_MS ago (a logout or a revoked session would not show
+   * otherwise), the token is re-resolved first and this event, and any after it until that is done, go through the
+   * queue in order: none reaches a socket whose rights ended, and none read under older rights is sent.
    */
-  private mayReceive(): boolean {
-    if (this.closed || !this.accountability) return false;
-    if (this.token === null) return true;
-    const expired = this.expiresAt !== null && this.context.clock.now() > this.expiresAt;
-    if (expired || Date.now() - this.checkedAt > RECHECK_MS) this.recheck();
-    return !expired;
+  private deliver(text: string): void {
+    if (this.closed || !this.accountability) return;
+    const now = this.context.clock.now();
+    const stale =
+      this.token !== null && ((this.expiresAt !== null && now > this.expiresAt) || now - this.checkedAt > RECHECK_MS);
+    if (!stale && this.queuedEvents === 0) return this.link.sendText(text);
+    if (stale) this.recheck();
+    const generation = this.generation;
+    this.queuedEvents++;
+    this.enqueue(async () => {
+      this.queuedEvents--;
+      if (!this.closed && this.accountability && generation === this.generation) this.link.sendText(text);
+    }, 'event');
   }
 
   private recheck(): void {
@@ -358,7 +372,7 @@ export class SocketSession {
       accountability: this.accountability!,
       sink: {
         event: (name, _data, json) => {
-          if (this.mayReceive()) this.link.sendText(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+          this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
         },
         error: (error, ended) => {
           if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);

@@ -115,6 +115,18 @@ export interface Lookup {
   shape: { key: string; values: unknown[]; other: Query } | null;
 }
 
+/** The JSON text of frozen queries (a repeated query string's, see http/query-string.ts), made once. */
+const texts = new WeakMap<Query, string>();
+
+function queryText(query: Query): string {
+  let text = texts.get(query);
+  if (text === undefined) {
+    text = JSON.stringify(query);
+    if (Object.isFrozen(query)) texts.set(query, text);
+  }
+  return text;
+}
+
 /** Values taken out of one query at most (beyond, the read is cached by its exact key only). */
 const MAX_SLOTS = 64;
 
@@ -142,7 +154,7 @@ export class StatementCache {
     permissions: PermissionSet | null,
     options: string,
   ): string | null {
-    const text = JSON.stringify(query);
+    const text = queryText(query);
     const scope = this.scope(schemaVersion, collection, text, accountability, permissions, options);
     return scope === null ? null : `${scope}\u0000${text}`;
   }
@@ -156,7 +168,7 @@ export class StatementCache {
     permissions: PermissionSet | null,
     options: string,
   ): Lookup {
-    const text = JSON.stringify(query);
+    const text = queryText(query);
     const scope = this.scope(schemaVersion, collection, text, accountability, permissions, options);
     if (scope === null) return { read: undefined, exact: null, shape: null };
     const exact = `${scope}\u0000${text}`;

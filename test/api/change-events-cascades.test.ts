@@ -10,6 +10,7 @@ import { clientLabel, testClients } from '../helpers/test-db.js';
 import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture, setDeselectAction } from '../helpers/write-fixture.js';
 import type { ChangeEvent } from '../../src/realtime/change-events.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 const sameKeys = (event: ChangeEvent) => ({ ...event, keys: event.keys.map(String).sort() });
@@ -62,6 +63,17 @@ for (const client of testClients()) {
           related_collection: related,
           schema: { on_delete: 'CASCADE' },
         });
+      // A foreign key to another column than the key (a unique code), made outside the API as a database may have it.
+      const k = queryBuilder(t.context.db);
+      await k.schema.createTable('badges', (table) => {
+        table.increments('id');
+        table.string('code', 10).notNullable().unique();
+      });
+      await k.schema.createTable('badge_holders', (table) => {
+        table.increments('id');
+        table.string('badge', 10).references('code').inTable('badges').onDelete('CASCADE');
+      });
+      await t.context.schemaChanged();
       t.context.changes.listen((event) => heard.push(event));
     });
     beforeEach(() => {
@@ -108,6 +120,21 @@ for (const client of testClients()) {
       // The database did delete them: what was announced is what happened.
       const left = await ok('GET', `/items/reactions?filter[id][_in]=${tree.reactions.join(',')}`);
       assert.deepEqual(left, []);
+    });
+
+    it('a cascade through a foreign key to another column than the key finds its rows through that column', async () => {
+      const badges = await ok('POST', '/items/badges?fields=id', [{ code: 'gold' }, { code: 'silver' }]);
+      const holders = await ok('POST', '/items/badge_holders?fields=id', [
+        { badge: 'gold' },
+        { badge: 'gold' },
+        { badge: 'silver' },
+      ]);
+      heard = [];
+      await ok('DELETE', `/items/badges/${badges[0].id}`);
+      assert.deepEqual(events(), [
+        { collection: 'badge_holders', action: 'delete', keys: ids(holders.slice(0, 2)) },
+        { collection: 'badges', action: 'delete', keys: [String(badges[0].id)] },
+      ]);
     });
 
     it('rows a SET NULL rule rewrites are announced as updates', async () => {

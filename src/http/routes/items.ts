@@ -5,6 +5,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parseQuery } from '../../request/parse-query.js';
+import type { Query } from '../../request/query.js';
+import { deepFreeze } from '../query-string.js';
 import { parseSearchBody } from '../../request/search-body.js';
 import type { AppContext } from '../../services/app-context.js';
 import { sendData } from '../data-reply.js';
@@ -21,10 +23,22 @@ export function itemRoutes(context: AppContext): FastifyPluginAsync {
     maxJsonQueryDepth: context.config.maxJsonQueryDepth,
   };
 
+  // A query string seen before parses to the same frozen object (http/query-string.ts): its Query IR is kept with
+  // it, frozen too. Parse errors are not kept: such a request fails again the same way.
+  const parsed = new WeakMap<object, Query>();
+  const parseKept = (raw: Record<string, unknown>): Query => {
+    let query = parsed.get(raw);
+    if (!query) {
+      query = parseQuery(raw, parseOptions);
+      if (Object.isFrozen(raw)) parsed.set(raw, deepFreeze(query));
+    }
+    return query;
+  };
+
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
       const raw = request.query as Record<string, unknown>;
-      const query = parseQuery(raw, parseOptions);
+      const query = parseKept(raw);
       request.timer.mark('parse');
       // `export=` (empty) is no export, as in Directus.
       if (raw.export !== undefined && raw.export !== '')

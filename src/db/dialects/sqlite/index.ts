@@ -52,6 +52,7 @@ export const sqliteDialect: Dialect = {
     statement.run(...values);
     return [];
   },
+  runsInline: true,
   settingWarnings: (session) => statementTimeoutWarnings(session.statementTimeoutMs),
   introspect: introspectSqlite,
   mapType: mapSqliteType,

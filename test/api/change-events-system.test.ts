@@ -1,6 +1,7 @@
 /**
- * Change events of a user's row written outside the item writer: the suspension after too many failed logins, and
- * two-factor enabled and disabled (Directus writes these through its items service, so it announces them too).
+ * Change events of system collections: a user's row written outside the item writer (the suspension after too many
+ * failed logins, two-factor enabled and disabled — Directus writes these through its items service, so it announces
+ * them too), the settings singleton, and mutations through /graphql/system.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,7 +12,7 @@ import { queryBuilder } from '../../src/db/connection.js';
 import type { ChangeEvent } from '../../src/realtime/change-events.js';
 
 for (const client of testClients()) {
-  describe(`change events of users' own rows (${clientLabel(client)})`, () => {
+  describe(`change events of system collections (${clientLabel(client)})`, () => {
     let t: TestApp;
     let heard: ChangeEvent[] = [];
 
@@ -45,6 +46,35 @@ for (const client of testClients()) {
         heard.map((e) => ({ ...e, keys: e.keys.map(String) })),
         [{ collection: 'service_users', action: 'update', keys: [id] }],
       );
+    });
+
+    it('the settings singleton and /graphql/system mutations are announced', async () => {
+      heard = [];
+      const settings = await t.request({ method: 'PATCH', url: '/settings', payload: { project_name: 'Evented' } });
+      assert.equal(settings.statusCode, 200, settings.body);
+      const res = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: { query: 'mutation { create_roles_item(data: {name: "GraphQL role"}) { id } }' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const role = String(json(res).data.create_roles_item.id);
+      const deleted = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: { query: `mutation { delete_roles_item(id: "${role}") { id } }` },
+      });
+      assert.equal(deleted.statusCode, 200, deleted.body);
+      assert.equal(json(deleted).errors, undefined, deleted.body);
+      assert.deepEqual(
+        heard.map((e) => ({ collection: e.collection, action: e.action, keys: e.keys.map(String) })).slice(1),
+        [
+          { collection: 'service_roles', action: 'create', keys: [role] },
+          { collection: 'service_roles', action: 'delete', keys: [role] },
+        ],
+      );
+      assert.equal(heard[0]!.collection, 'service_settings');
+      assert.ok(['create', 'update'].includes(heard[0]!.action));
     });
 
     it('two-factor enabled and disabled are announced as updates of the row', async () => {

@@ -1,0 +1,34 @@
+/**
+ * The URL query parser (qs, with QUERYSTRING_* bounds), remembering what it parsed: clients repeat the same query
+ * strings, and a repeated string gives the same object again, deep-frozen so that no request can change what the
+ * next one reads. Being the same object also lets the routes keep what they derive from it (the Query IR, its cache
+ * key text) in WeakMaps. Strings with an access token are parsed each time (no token is kept beyond its request).
+ */
+import { LRUCache } from 'lru-cache';
+import qs from 'qs';
+
+/** Distinct query strings kept, and the longest one kept (longer ones are rare and parsed each time). */
+const KEPT = 1000;
+const KEPT_LENGTH = 4096;
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+export function queryStringParser(options: {
+  depth: number;
+  arrayLimit: number;
+}): (text: string) => Record<string, unknown> {
+  const parse = (text: string) => qs.parse(text, options) as Record<string, unknown>;
+  const kept = new LRUCache<string, Record<string, unknown>>({ max: KEPT });
+  return (text) => {
+    if (text.length > KEPT_LENGTH || text.includes('access_token')) return parse(text);
+    let parsed = kept.get(text);
+    if (!parsed) kept.set(text, (parsed = deepFreeze(parse(text))));
+    return parsed;
+  };
+}
