@@ -26,7 +26,7 @@ export interface WebSocketConfig {
 }
 
 /** A count limit: a positive integer, or `Infinity` / unset for none (Directus writes WEBSOCKETS_REST_CONN_LIMIT so). */
-function limit(env: Env, name: string, fallback: number | null): number | null {
+export function limit(env: Env, name: string, fallback: number | null): number | null {
   const v = str(env, name);
   if (v === null) return fallback;
   if (v.trim().toLowerCase() === 'infinity') return null;

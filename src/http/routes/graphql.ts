@@ -48,12 +48,21 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
   };
 
   const sockets = context.config.graphqlSockets;
-  const wsHandler = sockets.enabled ? graphqlSocketHandler(context, service, specs) : undefined;
+  const socketRoute = sockets.enabled ? graphqlSocketHandler(context, service, specs) : undefined;
+  const wsHandler = socketRoute?.wsHandler;
 
   return async (app) => {
     // GraphQL's socket on a path of its own (WEBSOCKETS_GRAPHQL_PATH other than the HTTP routes').
     if (wsHandler && sockets.path !== '/graphql' && sockets.path !== '/graphql/system')
-      app.get(sockets.path, { websocket: true, config: { public: true, openapi: false } }, wsHandler);
+      app.get(
+        sockets.path,
+        {
+          websocket: true,
+          config: { public: true, openapi: false },
+          preValidation: socketRoute!.preValidation,
+        },
+        wsHandler,
+      );
     for (const [path, scope] of [
       ['/graphql', 'items'],
       ['/graphql/system', 'system'],
@@ -63,7 +72,7 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService): Fastify
         url: path,
         handler: async (request, reply) => run(scope, 'GET', request.query, request, reply),
         // The upgrade to GraphQL's socket on the same path (graphql-ws), when it is on.
-        ...(wsHandler && sockets.path === path ? { wsHandler } : {}),
+        ...(wsHandler && sockets.path === path ? { wsHandler, preValidation: socketRoute!.preValidation } : {}),
       });
       app.post(path, async (request, reply) => run(scope, 'POST', request.body, request, reply));
       app.route({
