@@ -5,7 +5,9 @@ import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
 const [concurrency, ...files] = process.argv.slice(2);
-const stream = run({ files, concurrency: Number(concurrency) });
+// A file that hangs (a socket that never answers) fails after TEST_FILE_TIMEOUT seconds instead of stalling the run.
+const timeout = Number(process.env.TEST_FILE_TIMEOUT || 600) * 1000;
+const stream = run({ files, concurrency: Number(concurrency), timeout });
 stream.on('test:fail', () => {
   process.exitCode = 1;
 });
