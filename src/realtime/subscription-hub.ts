@@ -18,6 +18,7 @@ import type { PermissionSet } from '../permissions/permission-store.js';
 import type { Key } from '../plan/mutation-plan.js';
 import { keyOfValues } from '../plan/row-key.js';
 import type { Query } from '../request/query.js';
+import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import type { SchemaOverview } from '../schema/types.js';
 import type { ItemsService } from '../services/items-service.js';
 import type { ChangeEvent, ChangeEvents } from './change-events.js';
@@ -57,6 +58,11 @@ type Row = Record<string, unknown>;
 
 const UNEXPECTED: SubscriptionError = { code: 'INTERNAL_SERVER_ERROR', message: 'An unexpected error occurred.' };
 
+/** The service_* collections with items semantics are subscribable like /users reads them (their rules apply). */
+function readOptions(collection: string): { system?: boolean } {
+  return ITEM_SYSTEM_COLLECTIONS.has(collection) ? { system: true } : {};
+}
+
 function asRows(data: unknown): Row[] {
   return (Array.isArray(data) ? data : data ? [data] : []) as Row[];
 }
@@ -88,7 +94,13 @@ export class SubscriptionHub {
       collection,
       async () => {
         // The first read checks the collection and the caller's right to read it (its error answers the subscribe).
-        const { data } = await this.deps.items.rowsMany(collection, query, accountability);
+        const { data } = await this.deps.items.rowsMany(
+          collection,
+          query,
+          accountability,
+          undefined,
+          readOptions(collection),
+        );
         const rows = asRows(data);
         const permissions = await this.deps.access.permissionsOf(accountability);
         const group = this.groupFor(collection, query, addedKeys, accountability, permissions);
@@ -265,6 +277,7 @@ export class SubscriptionHub {
         event.keys,
         { ...group.query, limit: undefined, offset: undefined, page: undefined },
         group.reader,
+        readOptions(group.collection),
       );
       const rows = asRows(data);
       const keyOf = (row: Row) => String(keyOfValues(overview, row));
