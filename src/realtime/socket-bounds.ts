@@ -2,7 +2,7 @@
  * Bounds of an upgraded `ws` socket that do not depend on the protocol spoken over it: the slow-consumer cut-off
  * (unsent data past WEBSOCKETS_MAX_BUFFER closes it with 1013) and dead-peer detection by WebSocket-level pings (a
  * peer that answered neither a ping nor sent anything for a whole WEBSOCKETS_HEARTBEAT_PERIOD is closed). The GraphQL
- * socket uses them; graphql-ws's own `ping`/`pong` messages are the client's to send, so the server pings at the
+ * socket and /websocket use them; graphql-ws's own `ping`/`pong` messages are the client's to send, so the server pings at the
  * frame level, which every WebSocket implementation (browsers, `ws`) answers by itself.
  */
 import type { WebSocket } from 'ws';
@@ -31,8 +31,11 @@ export function overBuffer(socket: WebSocket, maxBufferBytes: number, onSlow: (b
   return true;
 }
 
-/** Pings `socket` every `periodMs`; one silent (no pong, no message) for a whole period after a ping is closed. */
-export function heartbeat(socket: WebSocket, periodMs: number): void {
+/**
+ * Pings `socket` every `periodMs`; one silent (no pong, no message) for a whole period after a ping is closed.
+ * `ping`: a WebSocket-level ping by default; /websocket sends its protocol's `{"type":"ping"}` message instead.
+ */
+export function heartbeat(socket: WebSocket, periodMs: number, ping: () => void = () => socket.ping()): void {
   let alive = true;
   const live = () => (alive = true);
   socket.on('pong', live);
@@ -41,7 +44,7 @@ export function heartbeat(socket: WebSocket, periodMs: number): void {
     if (socket.readyState !== socket.OPEN) return;
     if (!alive) return void closeHard(socket, POLICY_VIOLATION, 'Heartbeat timeout: no pong');
     alive = false;
-    socket.ping();
+    ping();
   }, periodMs);
   beat.unref();
   socket.once('close', () => clearInterval(beat));

@@ -8,12 +8,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
 import { SocketSession } from '../../realtime/socket-session.js';
 import { SocketRegistry } from '../../realtime/socket-limits.js';
+import { heartbeat, overBuffer, POLICY_VIOLATION } from '../../realtime/socket-bounds.js';
 import { clientIp } from '../client-ip.js';
 import { extractToken } from '../extract-token.js';
-
-/** Close codes (RFC 6455): policy violation, and "try again later" for a client too slow to read what it is sent. */
-const POLICY = 1008;
-const TRY_AGAIN_LATER = 1013;
 
 export function websocketRoutes(context: AppContext, ipHeader: string | null): FastifyPluginAsync {
   const { config } = context;
@@ -44,32 +41,26 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
         const sendText = (text: string) => {
           if (socket.readyState !== socket.OPEN || slow) return;
           socket.send(text);
-          if (socket.bufferedAmount > limits.maxBufferBytes) {
-            // The client does not read as fast as it is sent to: drop it rather than hold its backlog.
-            slow = true;
-            request.log.warn({ ip, buffered: socket.bufferedAmount }, 'WebSocket: slow consumer closed');
-            socket.close(TRY_AGAIN_LATER, 'Slow consumer: too much unsent data');
-            setTimeout(() => socket.terminate(), 1000).unref();
-          }
+          // The client does not read as fast as it is sent to: drop it rather than hold its backlog.
+          slow = overBuffer(socket, limits.maxBufferBytes, (buffered) =>
+            request.log.warn({ ip, buffered }, 'WebSocket: slow consumer closed'),
+          );
         };
         const session = new SocketSession(
           context,
           {
             send: (message) => sendText(JSON.stringify(message)),
             sendText,
-            close: (code = POLICY, reason) => socket.close(code, reason),
+            close: (code = POLICY_VIOLATION, reason) => socket.close(code, reason),
           },
           ip,
           request.log,
           registry,
         );
-        let alive = true;
         socket.on('message', (data, isBinary) => {
-          alive = true;
           if (isBinary) session.receiveBinary();
           else session.receive(data.toString());
         });
-        socket.on('pong', () => (alive = true));
         socket.on('error', (error) => request.log.debug({ err: error }, 'WebSocket: socket error'));
         socket.on('close', () => {
           release();
@@ -82,17 +73,9 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
           // Two tokens at once: treated as none, so strict mode refuses and the others wait for `auth`.
         }
         session.start(token);
-        if (config.websockets.heartbeatMs) {
-          // A client that said nothing (no message, no pong) for a whole period since the last ping is gone.
-          const beat = setInterval(() => {
-            if (socket.readyState !== socket.OPEN) return;
-            if (!alive) return void socket.close(POLICY, 'Heartbeat timeout: no pong');
-            alive = false;
-            socket.send(JSON.stringify({ type: 'ping' }));
-          }, config.websockets.heartbeatMs);
-          beat.unref();
-          socket.on('close', () => clearInterval(beat));
-        }
+        // A client that said nothing (no message, no pong) for a whole period since the last ping is gone.
+        if (config.websockets.heartbeatMs)
+          heartbeat(socket, config.websockets.heartbeatMs, () => socket.send(JSON.stringify({ type: 'ping' })));
       },
     );
   };
