@@ -6,6 +6,8 @@
  *
  *   node --import tsx bench/request-cost.ts setup <sqlite|postgres|mysql> <file.json>   builds the dataset once
  *   node --import tsx bench/request-cost.ts run <file.json> [source root] [scenarios]   measures (root: this tree)
+ *   node --import tsx bench/request-cost.ts compare <file.json> <root A> <root B> [scenarios]   A against B
+ *   (scenarios: ids and paths separated by `|`, e.g. `a|d|/items/authors?limit=1`)
  *   node --import tsx bench/request-cost.ts drop <file.json>                            removes the database
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,17 @@ import { createAppContext } from '../src/services/app-context.js';
 import { insertFixtureMeta } from '../test/helpers/fixture-meta.js';
 import { ADMIN } from '../test/helpers/test-app.js';
 import { createBenchDatabase, generateDataset } from './dataset.js';
-import { selectScenarios } from './scenarios.js';
+import { selectScenarios, type Scenario } from './scenarios.js';
+
+/** Scenario ids (bench/scenarios.ts), or paths of their own (`/items/authors?limit=1`), comma-separated. */
+function scenariosOf(list: string | undefined): Scenario[] {
+  const paths = (list ?? '').split('|').filter((entry) => entry.startsWith('/'));
+  const ids = (list ?? '').split('|').filter((entry) => entry && !entry.startsWith('/'));
+  return [
+    ...(ids.length || !paths.length ? selectScenarios(ids.join(',') || undefined) : []),
+    ...paths.map((path) => ({ id: path, name: path, path })),
+  ];
+}
 
 const CLIENTS: Record<string, DbClient> = { sqlite: 'sqlite3', postgres: 'pg', mysql: 'mysql' };
 const WARMUP = 1500;
@@ -190,7 +202,7 @@ async function run(file: string, root: string, scenarioList: string | undefined)
     const used = process.cpuUsage(cpu);
     return (used.user + used.system) / MEASURED;
   };
-  for (const scenario of selectScenarios(scenarioList)) {
+  for (const scenario of scenariosOf(scenarioList)) {
     await burst(scenario.path, 1);
     const statements = captured.splice(0);
     if (profile) await profile.post('Profiler.start');
@@ -234,7 +246,7 @@ async function compare(file: string, roots: string[], scenarioList: string | und
   const authorization = `Bearer ${ADMIN.token}`;
   const rounds = Number(process.env.BENCH_ROUNDS ?? 8);
   const perRound = Number(process.env.BENCH_REQUESTS ?? 1000);
-  for (const scenario of selectScenarios(scenarioList)) {
+  for (const scenario of scenariosOf(scenarioList)) {
     for (const { port } of apps) await autocannon(`http://127.0.0.1:${port}${scenario.path}`, WARMUP, authorization);
     const totals = apps.map(() => 0);
     const ratios: number[] = [];
