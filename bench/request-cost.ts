@@ -233,7 +233,12 @@ async function run(file: string, root: string, scenarioList: string | undefined)
  */
 async function compare(file: string, roots: string[], scenarioList: string | undefined): Promise<void> {
   const { env } = JSON.parse(readFileSync(file, 'utf8')) as { env: Record<string, string> };
-  const apps = [];
+  type Served = {
+    app: { inject(o: object): Promise<{ statusCode: number; body: string }>; close(): Promise<void> };
+    context: { close(): Promise<void> };
+    port: number;
+  };
+  const apps: Served[] = [];
   for (const root of roots) {
     const from = (module: string) => import(pathToFileURL(path.join(root, module)).href);
     const { readConfig: read } = await from('src/config/config.ts');
@@ -246,26 +251,45 @@ async function compare(file: string, roots: string[], scenarioList: string | und
   const authorization = `Bearer ${ADMIN.token}`;
   const rounds = Number(process.env.BENCH_ROUNDS ?? 8);
   const perRound = Number(process.env.BENCH_REQUESTS ?? 1000);
+  // BENCH_HTTP=1: over loopback, loaded by autocannon; otherwise Fastify's inject (short rounds, many of them).
+  const http = process.env.BENCH_HTTP === '1';
+  const send = async (app: Served, url: string, count: number) => {
+    if (http) return autocannon(`http://127.0.0.1:${app.port}${url}`, count, authorization);
+    let sent = 0;
+    const worker = async () => {
+      while (sent < count) {
+        sent++;
+        const response = await app.app.inject({ method: 'GET', url, headers: { authorization } });
+        if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  };
   for (const scenario of scenariosOf(scenarioList)) {
-    for (const { port } of apps) await autocannon(`http://127.0.0.1:${port}${scenario.path}`, WARMUP, authorization);
+    for (const app of apps) await send(app, scenario.path, WARMUP);
     const totals = apps.map(() => 0);
     const ratios: number[] = [];
     for (let round = 0; round < rounds; round++) {
-      const used = [];
-      for (const [i, { port }] of apps.entries()) {
+      const used = [0, 0];
+      // A B B A: a drift of the machine's load within the round falls on both sides alike.
+      for (const i of [0, 1, 1, 0]) {
         const cpu = process.cpuUsage();
-        await autocannon(`http://127.0.0.1:${port}${scenario.path}`, perRound, authorization);
+        await send(apps[i]!, scenario.path, perRound);
         const delta = process.cpuUsage(cpu);
-        used.push((delta.user + delta.system) / perRound);
-        totals[i]! += used[i]!;
+        used[i]! += (delta.user + delta.system) / perRound / 2;
       }
+      totals[0]! += used[0]!;
+      totals[1]! += used[1]!;
       ratios.push(used[1]! / used[0]!);
     }
     ratios.sort((a, b) => a - b);
     const median = ratios[Math.floor(ratios.length / 2)]!;
+    const cut = Math.floor(ratios.length / 4);
+    const middle = ratios.slice(cut, ratios.length - cut);
+    const trimmed = middle.reduce((a, b) => a + b, 0) / middle.length;
     console.log(
       `${scenario.id}\tA ${(totals[0]! / rounds).toFixed(0)} us/req\tB ${(totals[1]! / rounds).toFixed(0)} us/req\t` +
-        `B/A median ${median.toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+        `B/A totals ${(totals[1]! / totals[0]!).toFixed(3)} median ${median.toFixed(3)} mid-half mean ${trimmed.toFixed(3)} (${rounds} rounds)`,
     );
   }
   for (const { app, context } of apps) {
