@@ -9,6 +9,10 @@
  *   node --import tsx bench/request-cost.ts compare <file.json> <root A> <root B> [scenarios]   A against B
  *   (scenarios: ids and paths separated by `|`, e.g. `a|d|/items/authors?limit=1`)
  *   node --import tsx bench/request-cost.ts drop <file.json>                            removes the database
+ *
+ * `compare` shares node_modules between the two apps, so Fastify's and graphql's code sees both apps' object shapes
+ * (their decorations differ) and its inline caches serve two: a tree can look dearer than it is alone. `run` in
+ * alternating processes (BENCH_WARMUP, BENCH_MEASURED) is the fairer figure; on a loaded machine both are noisy.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -38,8 +42,8 @@ function scenariosOf(list: string | undefined): Scenario[] {
 }
 
 const CLIENTS: Record<string, DbClient> = { sqlite: 'sqlite3', postgres: 'pg', mysql: 'mysql' };
-const WARMUP = 1500;
-const MEASURED = 4000;
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
+const MEASURED = Number(process.env.BENCH_MEASURED ?? 4000);
 const CONCURRENCY = 10;
 
 function strataEnv(dbEnv: Record<string, string>): Record<string, string> {
