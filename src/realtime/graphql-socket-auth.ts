@@ -24,7 +24,7 @@ export class GraphQLSocketAuth {
   accountability: Accountability | null = null;
   private token: string | null = null;
   private expiresAt: number | null = null;
-  /** System time of the last resolve: only spaces the checks out. */
+  /** When the token was last resolved, on the clock (as /websocket keeps it: tests move past RECHECK_MS). */
   private checkedAt = 0;
   private countedUser: string | null = null;
   private expiryTimer: NodeJS.Timeout | null = null;
@@ -50,7 +50,7 @@ export class GraphQLSocketAuth {
     this.countedUser = user;
     this.accountability = accountability;
     this.token = token;
-    this.checkedAt = Date.now();
+    this.checkedAt = this.app.clock.now();
     this.expiresAt = token ? expiryOf(token) : null;
     if (this.expiresAt !== null) {
       const wait = Math.min(Math.max(this.expiresAt - this.app.clock.now() + 1000, 0), MAX_TIMER_MS);
@@ -68,10 +68,10 @@ export class GraphQLSocketAuth {
     if (this.ended) return false;
     if (this.token === null) return true;
     if (this.expiresAt !== null && this.app.clock.now() >= this.expiresAt) return this.forbid('token expired');
-    if (!always && Date.now() - this.checkedAt <= RECHECK_MS) return true;
+    if (!always && this.app.clock.now() - this.checkedAt <= RECHECK_MS) return true;
     try {
       this.accountability = await this.app.accountability.resolve(this.token, this.ip);
-      this.checkedAt = Date.now();
+      this.checkedAt = this.app.clock.now();
       return !this.ended;
     } catch {
       return this.forbid('token no longer valid');
