@@ -12,6 +12,7 @@ import type { AppContext } from '../services/app-context.js';
 import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
 import { checkJsonText } from '../request/json-text.js';
+import { compileBodySchemas } from '../request/body-check.js';
 import { consume } from '../bus/rate-limiters.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
@@ -55,6 +56,11 @@ export interface AppOptions {
   logger?: boolean | object;
   /** Folder of the built admin app; tests point it elsewhere. */
   adminAppDir?: string;
+  /**
+   * Compile every request-body schema now (default), so that no request pays for it; tests pass false and compile
+   * only the few each file uses, on first use.
+   */
+  compileBodySchemas?: boolean;
 }
 
 /** A hop count as Fastify applies it (its types leave numbers out): the first `hops` addresses are proxies. */
@@ -227,6 +233,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(graphqlRoutes(context, specs));
   if (context.config.websockets.enabled) app.register(websocketRoutes(context, ipHeader));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
+  if (options.compileBodySchemas !== false) compileBodySchemas();
 
   return app;
 }
