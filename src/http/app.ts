@@ -57,10 +57,11 @@ export interface AppOptions {
   /** Folder of the built admin app; tests point it elsewhere. */
   adminAppDir?: string;
   /**
-   * Compile every request-body schema now (default), so that no request pays for it; tests pass false and compile
-   * only the few each file uses, on first use.
+   * Build now, and again as the schema changes, what requests would otherwise build on first use (default): the
+   * request-body validators, and the admin's and the public's GraphQL schemas. Tests pass false: a file uses a few
+   * validators, and one that changes the schema dozens of times would rebuild both GraphQL schemas after each change.
    */
-  compileBodySchemas?: boolean;
+  warm?: boolean;
 }
 
 /** A hop count as Fastify applies it (its types leave numbers out): the first `hops` addresses are proxies. */
@@ -230,10 +231,10 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // One WebSocket server for /websocket and GraphQL's socket (registered once, before the routes that upgrade).
   if (context.config.websockets.enabled || context.config.graphqlSockets.enabled)
     app.register(websocket, { options: { maxPayload: context.config.websockets.limits.maxMessageBytes * 2 } });
-  app.register(graphqlRoutes(context, specs));
+  app.register(graphqlRoutes(context, specs, options.warm !== false));
   if (context.config.websockets.enabled) app.register(websocketRoutes(context, ipHeader));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
-  if (options.compileBodySchemas !== false) compileBodySchemas();
+  if (options.warm !== false) compileBodySchemas();
 
   return app;
 }
