@@ -19,8 +19,8 @@ import { templateFor } from '../helpers/test-templates.js';
 const servers = testClients().filter((client): client is Exclude<DbClient, 'sqlite3'> => client !== 'sqlite3');
 const admin = { authorization: `Bearer ${ADMIN.token}` };
 /** A database with the fixture, bootstrapped: a copy of the run's template when there is one (no migrations to run). */
-const bootstrapped = (client: DbClient) =>
-  createTestDatabase(client, { fixture: true, template: templateFor(client, true) });
+const bootstrapped = async (client: DbClient) =>
+  createTestDatabase(client, { fixture: true, template: await templateFor(client, true) });
 
 for (const client of servers) {
   describe(`lookups on failing connections (${clientLabel(client)})`, () => {
