@@ -32,6 +32,8 @@ type Pool = {
 
 type TarnPool = {
   free?: { resource: unknown }[];
+  /** Acquires waiting for a connection, each with its own acquire-timeout timer until it settles. */
+  pendingAcquires?: { abort(): void }[];
   used?: { resource: unknown }[];
   destroyed?: boolean;
   numPendingAcquires(): number;
@@ -78,6 +80,7 @@ export class Database {
   readonly dialect: Dialect;
   private readonly listeners = new Set<QueryListener>();
   private readonly statementTimeoutMs: number;
+  private closing: Promise<void> | null = null;
 
   constructor(config: DbConfig) {
     this.statementTimeoutMs = config.statementTimeoutMs ?? 0;
@@ -92,6 +95,19 @@ export class Database {
       }),
       log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     });
+    this.refuseAcquiresOnceClosing();
+  }
+
+  /**
+   * Every path to a connection (ours, the query builder's, DDL's) goes through the client's acquireConnection: once
+   * `close` has begun it fails at once. An acquire that reached the pool while it was being destroyed would
+   * otherwise wait (and keep the process alive) for the whole acquire timeout, since the pool aborts only the
+   * acquires waiting when its destruction began.
+   */
+  private refuseAcquiresOnceClosing(): void {
+    const client = this.knex.client as Pool;
+    const acquire = client.acquireConnection.bind(client);
+    client.acquireConnection = () => (this.closing ? Promise.reject(closedError()) : acquire());
   }
 
   /**
@@ -126,7 +142,7 @@ export class Database {
    * caller is waiting for the pool; null otherwise (the read then goes through the pool).
    */
   private idleInlineConnection(): unknown {
-    if (!this.dialect.runsInline) return null;
+    if (!this.dialect.runsInline || this.closing) return null;
     const pool = (this.knex.client as Pool).pool;
     if (!pool?.free?.length || pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
     const connection = pool.free[pool.free.length - 1]!.resource as { open?: boolean; __knex__disposed?: unknown };
@@ -174,7 +190,7 @@ export class Database {
    */
   private checkOut(client: Pool): unknown {
     const pool = client.pool;
-    if (!pool?.free?.length || !pool.used || pool.destroyed) return null;
+    if (!pool?.free?.length || !pool.used || pool.destroyed || this.closing) return null;
     if (pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
     const resource = pool.free[pool.free.length - 1]!;
     const connection = resource.resource as { __knex__disposed?: unknown };
@@ -283,8 +299,21 @@ export class Database {
     await this.knex.raw('select 1');
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes the pool: statements and acquires from now on fail with 503, those waiting for a connection are
+   * rejected, and no timer of the pool is left behind. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.destroyPool();
+    return this.closing;
+  }
+
+  private async destroyPool(): Promise<void> {
+    const pool = (this.knex.client as Pool).pool;
     await this.knex.destroy();
+    // Acquires that entered the pool after it began aborting its waiters (none should, but knex's own paths
+    // might): rejected now rather than when their acquire timeout fires.
+    for (const pending of [...(pool?.pendingAcquires ?? [])]) pending.abort();
   }
 }
 
@@ -302,6 +331,11 @@ export function queryBuilder(db: Database): Knex {
  */
 function freshConnectionFailed(error: unknown): boolean {
   return failureKind(error) === 'connection' && (error as Error).name !== 'KnexTimeoutError';
+}
+
+/** A statement or acquire after `close`: the database is not there any more, as far as this process goes. */
+function closedError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('database', 'The database is not reachable');
 }
 
 /** The connection died at `begin`: the transaction never started. */
