@@ -4,6 +4,7 @@
  */
 import { Readable, Writable } from 'node:stream';
 import { runCli } from '../../src/cli/run-cli.js';
+import type { SignalSource } from '../../src/cli/start-command.js';
 
 export interface CliResult {
   status: number;
@@ -22,20 +23,37 @@ function buffer(): { stream: Writable; text: () => string } {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-/** As `spawnSync(strata, args, { cwd, env })`, minus the process: stdin is empty and not a terminal. */
-export async function cliInProcess(
-  args: string[],
-  options: { cwd: string; env: Record<string, string | undefined> },
-): Promise<CliResult> {
+export interface CliOptions {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Stop signals for `strata start` (emit 'SIGTERM' on it to stop the server). */
+  signals?: SignalSource;
+}
+
+/** A command that is still running (`strata start`): its output so far, and its result once it ends. */
+export interface RunningCli {
+  stdout(): string;
+  stderr(): string;
+  done: Promise<CliResult>;
+}
+
+/** As `spawn(strata, args, { cwd, env })`, minus the process: stdin is empty and not a terminal. */
+export function startCliInProcess(args: string[], options: CliOptions): RunningCli {
   const stdout = buffer();
   const stderr = buffer();
-  const status = await runCli({
+  const done = runCli({
     argv: args,
     env: options.env,
     cwd: options.cwd,
     stdin: Readable.from([]),
     stdout: stdout.stream,
     stderr: stderr.stream,
-  });
-  return { status, stdout: stdout.text(), stderr: stderr.text() };
+    signals: options.signals,
+  }).then((status) => ({ status, stdout: stdout.text(), stderr: stderr.text() }));
+  return { stdout: stdout.text, stderr: stderr.text, done };
+}
+
+/** As `spawnSync(strata, args, { cwd, env })`, minus the process. */
+export function cliInProcess(args: string[], options: CliOptions): Promise<CliResult> {
+  return startCliInProcess(args, options).done;
 }
