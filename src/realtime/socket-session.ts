@@ -13,7 +13,8 @@ import { ServiceError } from '../errors/catalogue.js';
 import { parseQuery } from '../request/parse-query.js';
 import type { HubSubscription } from './subscription-hub.js';
 import { consume } from '../bus/rate-limiters.js';
-import { credentialsOf, expiryOf } from './socket-auth.js';
+import { credentialsOf } from './socket-auth.js';
+import { SocketCredential } from './socket-credential.js';
 import { runItemsMessage } from './socket-items.js';
 import type { SocketRegistry } from './socket-limits.js';
 
@@ -44,25 +45,15 @@ function authErrorOf(error: unknown): { code: string; message: string } {
   return { code: 'AUTH_FAILED', message: 'Authentication failed.' };
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/** While events flow, the token is re-resolved (logout, revoked session) at most this often between messages. */
-const RECHECK_MS = 1000;
-
 export class SocketSession {
   private accountability: Accountability | null = null;
-  /** The access token the socket authenticated with (re-resolved before each message and event); null = public. */
-  private token: string | null = null;
+  /** The access token the socket authenticated with (re-resolved before messages and events); no token = public. */
+  private readonly credential: SocketCredential;
   private readonly subscriptions = new Map<string, HubSubscription>();
   private queue: Promise<void> = Promise.resolve();
   private counter = 0;
   private authTimer: NodeJS.Timeout | null = null;
-  private expiryTimer: NodeJS.Timeout | null = null;
-  /** The user this socket is counted for in the per-user connection limit. */
-  private countedUser: string | null = null;
   private closed = false;
-  private expiresAt: number | null = null;
-  /** When the token was last resolved (on the clock, so tests move past RECHECK_MS instead of sleeping). */
-  private checkedAt = 0;
   private rechecking = false;
   /** Changes whenever the socket's rights do (auth, expiry): an event read under older rights is dropped. */
   private generation = 0;
@@ -76,8 +67,12 @@ export class SocketSession {
     private readonly link: SocketLink,
     private readonly ip: string | null,
     private readonly log: SocketLog,
-    private readonly registry: SocketRegistry,
-  ) {}
+    registry: SocketRegistry,
+  ) {
+    this.credential = new SocketCredential(context, registry, ip, () =>
+      this.enqueue(async () => void (await this.stillAuthenticated()), 'expiry'),
+    );
+  }
 
   /**
    * `token`: what the upgrade request carried (`?access_token=`, Bearer header, session cookie); it authenticates the
@@ -98,7 +93,7 @@ export class SocketSession {
         this.refuseAuth(error, undefined, true);
       }
     } else if (auth === 'public') {
-      this.accountability = await this.context.accountability.resolve(null, this.ip);
+      this.accountability = await this.credential.publicAccess();
     } else {
       this.authTimer = setTimeout(() => {
         if (this.accountability || this.closed) return;
@@ -116,8 +111,7 @@ export class SocketSession {
   close(): void {
     this.closed = true;
     if (this.authTimer) clearTimeout(this.authTimer);
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.releaseUser();
+    this.credential.drop();
     this.unsubscribe(undefined);
   }
 
@@ -245,42 +239,12 @@ export class SocketSession {
 
   /** Resolves `token` (throws when it is not valid) and makes it the socket's, counted against its user's limit. */
   private async useToken(token: string): Promise<void> {
-    const accountability = await this.context.accountability.resolve(token, this.ip);
-    const user = accountability.user ?? null;
-    if (user !== this.countedUser) {
-      if (user !== null && !this.registry.claimUser(user))
-        throw new ServiceError('REQUESTS_EXCEEDED', 429, 'This user has as many WebSocket connections as allowed.');
-      this.releaseUser();
-      this.countedUser = user;
-    }
+    const accountability = await this.credential.use(token);
     this.accountability = accountability;
-    this.token = token;
     this.generation++;
-    this.checkedAt = this.context.clock.now();
     this.authenticatedOnce = true;
     for (const subscription of this.subscriptions.values()) subscription.setAccountability(accountability);
     if (this.authTimer) clearTimeout(this.authTimer);
-    this.watchExpiry(token);
-  }
-
-  private releaseUser(): void {
-    if (this.countedUser !== null) this.registry.releaseUser(this.countedUser);
-    this.countedUser = null;
-  }
-
-  /** A timer at the token's expiry tells an idle socket; a busy one learns it at its next message or event. */
-  private watchExpiry(token: string): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
-    const expires = expiryOf(token);
-    this.expiresAt = expires;
-    if (expires === null) return;
-    const wait = Math.min(Math.max(expires - this.context.clock.now() + 1000, 0), MAX_TIMER_MS);
-    this.expiryTimer = setTimeout(
-      () => this.enqueue(async () => void (await this.stillAuthenticated()), 'expiry'),
-      wait,
-    );
-    this.expiryTimer.unref();
   }
 
   /**
@@ -289,19 +253,14 @@ export class SocketSession {
    * Public policy, handshake mode waits for a new `auth`. A permission change is picked up on the way.
    */
   private async stillAuthenticated(): Promise<boolean> {
-    if (this.token === null || this.closed) return !this.closed;
+    if (this.credential.token === null || this.closed) return !this.closed;
     try {
-      this.accountability = await this.context.accountability.resolve(this.token, this.ip);
-      this.checkedAt = this.context.clock.now();
+      this.accountability = await this.credential.refresh();
       return true;
     } catch (error) {
-      this.token = null;
       this.generation++;
-      this.expiresAt = null;
-      if (this.expiryTimer) clearTimeout(this.expiryTimer);
-      this.releaseUser();
       const { auth } = this.context.config.websockets;
-      this.accountability = auth === 'public' ? await this.context.accountability.resolve(null, this.ip) : null;
+      this.accountability = auth === 'public' ? await this.credential.publicAccess() : null;
       // Public mode: the subscriptions go on as the Public policy; handshake: they wait (deliver) for an `auth`.
       if (this.accountability)
         for (const subscription of this.subscriptions.values()) subscription.setAccountability(this.accountability);
@@ -312,15 +271,13 @@ export class SocketSession {
 
   /**
    * An event from the hub (called synchronously). Sent at once while the socket's token is known good; when it has
-   * expired on the clock, or was last resolved more than RECHECK_MS ago (a logout or a revoked session would not show
+   * expired on the clock, or was last resolved too long ago (a logout or a revoked session would not show
    * otherwise), the token is re-resolved first and this event, and any after it until that is done, go through the
    * queue in order: none reaches a socket whose rights ended, and none read under older rights is sent.
    */
   private deliver(text: string): void {
     if (this.closed || !this.accountability) return;
-    const now = this.context.clock.now();
-    const stale =
-      this.token !== null && ((this.expiresAt !== null && now > this.expiresAt) || now - this.checkedAt > RECHECK_MS);
+    const stale = this.credential.stale();
     if (!stale && this.queuedEvents === 0) return this.link.sendText(text);
     if (stale) this.recheck();
     const generation = this.generation;

@@ -11,18 +11,17 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.js';
 import type { Database, Executor } from '../db/connection.js';
-import { atLine, ForbiddenError, InvalidPayloadError, RouteNotFoundError, ServiceError } from '../errors/catalogue.js';
+import { atLine, InvalidPayloadError, RouteNotFoundError, ServiceError } from '../errors/catalogue.js';
 import type { ImportRecord } from '../io/import-records.js';
 import type { AccessResolver } from '../permissions/access-resolver.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
-import type { Key, MutationPlan, RowWrite, WriteHashes } from '../plan/mutation-plan.js';
+import type { Key, MutationPlan, WriteHashes } from '../plan/mutation-plan.js';
 import { itemsCollection, planCreate, planDelete, planSingleton, planUpdate } from '../plan/mutation-planner.js';
 import { keyOfValues } from '../plan/row-key.js';
 import type { WriteAccess, WriteAction } from '../plan/write-access.js';
 import type { WriteContext } from '../plan/write-context.js';
 import { checkDeletes, resolvePlan } from '../plan/write-resolution.js';
-import { writeValue, WriteValueProblem } from '../plan/write-values.js';
 import type { Query } from '../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../request/write-body.js';
 import type { CollectionOverview, SchemaOverview } from '../schema/types.js';
@@ -31,7 +30,6 @@ import {
   type ItemsService,
   type JsonRead,
   type OutputForm,
-  type ReadOptions,
   type RowsRead,
   type StageMarks,
 } from './items-service.js';
@@ -39,6 +37,8 @@ import { MutationExecutor } from './mutation-executor.js';
 import { ChangeRecorder, type ChangeEvents } from '../realtime/change-events.js';
 import type { SystemWrites } from './system-writes.js';
 import { WriteLookupStage } from './write-lookups.js';
+import { hashWriteValues } from './write-hashes.js';
+import { keysByQuery, readKey, readKeys, reread } from './write-reread.js';
 
 export interface ItemsWriterDeps {
   db: Database;
@@ -134,7 +134,9 @@ export class ItemsWriter {
     marks.mark('plan');
     const keys = await this.execute(target, draft);
     marks.mark('write');
-    const body = many ? await this.readKeys(target, keys, query) : await this.readKey(target, keys[0]!, query);
+    const body = many
+      ? await readKeys(this.deps.items, target, keys, query)
+      : await readKey(this.deps.items, target, keys[0]!, query);
     marks.mark('read');
     return body;
   }
@@ -195,7 +197,7 @@ export class ItemsWriter {
         true,
         ctx,
       );
-      await this.run(tx, draft, ctx, await this.hashes(draft, ctx), batchChanges);
+      await this.run(tx, draft, ctx, await hashWriteValues(draft, ctx, this.hash), batchChanges);
       return draft.rowCount;
     };
     await tx.query('savepoint strata_import');
@@ -236,7 +238,7 @@ export class ItemsWriter {
     marks.mark('plan');
     const [written] = await this.execute(target, draft);
     marks.mark('write');
-    const body = await this.readKey(target, written!, query);
+    const body = await readKey(this.deps.items, target, written!, query);
     marks.mark('read');
     return body;
   }
@@ -260,8 +262,8 @@ export class ItemsWriter {
       );
     } else {
       await this.checkSystemPayloads(target, [body.data], false);
-      const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
-      if (keys.length === 0) return this.readKeys(target, [], query);
+      const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
+      if (keys.length === 0) return readKeys(this.deps.items, target, [], query);
       draft = planUpdate(
         collection,
         keys.map((key) => ({ key, payload: body.data })),
@@ -272,7 +274,7 @@ export class ItemsWriter {
     marks.mark('plan');
     const keys = await this.execute(target, draft);
     marks.mark('write');
-    const result = await this.readKeys(target, keys, query);
+    const result = await readKeys(this.deps.items, target, keys, query);
     marks.mark('read');
     return result;
   }
@@ -290,7 +292,8 @@ export class ItemsWriter {
     marks.mark('write');
     const { collection, options, ctx } = target;
     const singletonQuery = { ...query, meta: undefined };
-    const body = await this.reread(
+    const body = await reread(
+      this.deps.items,
       options,
       (items, read) =>
         items.readMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, {
@@ -310,7 +313,7 @@ export class ItemsWriter {
   /** DELETE /items/{c}/{pk} and DELETE /items/{c} (array of keys, `{keys}` or `{query}`); always 204. */
   async delete(target: OpenedCollection<Reread>, body: DeleteBody, marks: StageMarks = NO_MARKS): Promise<void> {
     const { collection, ctx } = target;
-    const keys = body.kind === 'keys' ? body.keys : await this.keysByQuery(target, body.query);
+    const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
     const plan = planDelete(collection, keys, ctx);
     marks.mark('plan');
     await this.transaction(ctx, new Set([collection.collection]), async (tx, changes) => {
@@ -352,7 +355,7 @@ export class ItemsWriter {
   /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */
   private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
     const { ctx } = target;
-    const hashes = await this.hashes(draft, ctx);
+    const hashes = await hashWriteValues(draft, ctx, this.hash);
     const touched =
       this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
     return this.transaction(ctx, touched, (tx, changes) => this.run(tx, draft, ctx, hashes, changes, singleton));
@@ -369,40 +372,6 @@ export class ItemsWriter {
     const lookups = await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forWrite(draft, singleton);
     const plan = resolvePlan(draft, lookups, hashes, ctx);
     return new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).write(plan.rows);
-  }
-
-  /**
-   * argon2 hashes of every value a draft's `hash` fields may store: the payload's, and for a non-admin's upserts the
-   * presets of both rules its lookup may choose between. Made concurrently on the libuv pool.
-   */
-  private async hashes(draft: MutationPlan, ctx: WriteContext): Promise<WriteHashes> {
-    const hashes = new Map<RowWrite, Map<string, string>>();
-    const pending: Promise<void>[] = [];
-    const add = (row: RowWrite, plain: string) => {
-      const made = hashes.get(row) ?? new Map<string, string>();
-      hashes.set(row, made);
-      if (made.has(plain)) return;
-      made.set(plain, '');
-      pending.push(this.hash(plain).then((hashed) => void made.set(plain, hashed)));
-    };
-    const visit = (row: RowWrite) => {
-      for (const name of row.hashFields) if (typeof row.values[name] === 'string') add(row, row.values[name] as string);
-      if (row.payload && ctx.access) {
-        for (const action of ['create', 'update'] as const) {
-          for (const [name, value] of Object.entries(ctx.access.rules(row.collection, action)?.presets ?? {})) {
-            const field = row.collection.fields[name];
-            if (field?.type !== 'hash' || row.payload[name] !== undefined) continue;
-            const plain = presetPlain(row, name, value);
-            if (plain) add(row, plain);
-          }
-        }
-      }
-      row.parents.forEach((parent) => visit(parent.row));
-      row.children.forEach((set) => [...set.rows, ...set.updates].forEach(visit));
-    };
-    draft.rows.forEach(visit);
-    await Promise.all(pending);
-    return hashes;
   }
 
   /**
@@ -428,70 +397,5 @@ export class ItemsWriter {
     await system.committed(touched);
     this.deps.changes?.emit(changes);
     return result!;
-  }
-
-  /**
-   * The keys of the items a query selects, read through the read engine (so the caller's read rules apply, and
-   * the default limit: update and delete by query touch at most QUERY_LIMIT_DEFAULT items unless `limit` says more).
-   */
-  private async keysByQuery(opened: OpenedCollection<Reread>, query: Query): Promise<Key[]> {
-    const target = opened.collection;
-    const { data } = await this.deps.items.rowsMany(
-      target.collection,
-      { ...query, fields: [...target.keyFields], meta: undefined },
-      opened.ctx.accountability,
-      NO_MARKS,
-      { system: opened.options.system },
-    );
-    const rows = (Array.isArray(data) ? data : data ? [data] : []) as Record<string, Key>[];
-    return rows.map((row) => keyOfValues(target, row)).filter((key): key is Key => key !== null && key !== undefined);
-  }
-
-  private readKey<R extends Reread>(target: OpenedCollection<R>, key: Key, query: Query): Promise<WriteResult<R>> {
-    const { collection, ctx, options } = target;
-    const keyQuery = { ...query, meta: undefined };
-    return this.reread(
-      options,
-      (items, read) => items.readOne(collection.collection, String(key), keyQuery, ctx.accountability, NO_MARKS, read),
-      (items, read) => items.rowsOne(collection.collection, String(key), keyQuery, ctx.accountability, NO_MARKS, read),
-    );
-  }
-
-  /** The written rows, in the read engine's order (the collection's sort field, else the key). */
-  private readKeys<R extends Reread>(target: OpenedCollection<R>, keys: Key[], query: Query): Promise<WriteResult<R>> {
-    const { collection, ctx, options } = target;
-    return this.reread(
-      options,
-      (items, read) => items.readKeys(collection.collection, keys, query, ctx.accountability, read),
-      (items, read) => items.rowsKeys(collection.collection, keys, query, ctx.accountability, read),
-    );
-  }
-
-  /** The re-read in the form the caller asked for; one the caller is not allowed (FORBIDDEN) answers 204, as Directus does. */
-  private async reread<R extends Reread>(
-    options: WriteOptions<R>,
-    json: (items: ItemsService, read: ReadOptions) => Promise<JsonRead>,
-    rows: (items: ItemsService, read: ReadOptions) => Promise<RowsRead>,
-  ): Promise<WriteResult<R>> {
-    const read: ReadOptions = { system: options.system, form: options.form };
-    try {
-      return (await (options.reread === 'rows'
-        ? rows(this.deps.items, read)
-        : json(this.deps.items, read))) as WriteResult<R>;
-    } catch (error) {
-      if (error instanceof ForbiddenError) return null;
-      throw error;
-    }
-  }
-}
-
-/** The plain value a preset stores in a hash field (what the planner will hash), or null for none. */
-function presetPlain(row: RowWrite, name: string, value: unknown): string | null {
-  try {
-    const logical = writeValue(row.collection, row.collection.fields[name]!, value, row.path);
-    return typeof logical === 'string' && logical !== '' ? logical : null;
-  } catch (error) {
-    if (error instanceof WriteValueProblem) return null;
-    throw error;
   }
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, errorCode, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { openWs } from '../helpers/ws-client.js';
+import { openWs, refusedUpgrade } from '../helpers/ws-client.js';
 import { grantPublic } from '../helpers/access-fixture.js';
 
 const WS_ENV = { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false' };
@@ -193,10 +193,18 @@ for (const client of testClients()) {
       await t?.close();
     });
 
-    it('needs a token in the upgrade request; an expired one closes the socket', async () => {
-      const refused = await openWs(url);
-      assert.equal((await refused.next()).error.code, 'AUTH_FAILED');
-      assert.equal((await refused.closed).code, 1008);
+    it('refuses an upgrade without a valid token with 401, as Directus does; an expired one closes the socket', async () => {
+      const wsUrl = `${url.replace(/^http/, 'ws')}/websocket`;
+      const missing = await refusedUpgrade(wsUrl);
+      assert.equal(missing.status, 401);
+      assert.equal(missing.body.errors[0].extensions.code, 'INVALID_CREDENTIALS');
+      const bad = await refusedUpgrade(`${wsUrl}?access_token=not-a-token`);
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.errors[0].extensions.code, 'INVALID_CREDENTIALS');
+      const twoWays = await refusedUpgrade(`${wsUrl}?access_token=${ADMIN.token}`, {
+        authorization: `Bearer ${ADMIN.token}`,
+      });
+      assert.equal(twoWays.status, 401);
 
       const viaHeader = await openWs(url, { headers: { authorization: `Bearer ${ADMIN.token}` } });
       viaHeader.send({ type: 'ping', uid: 'p' });

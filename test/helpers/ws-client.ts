@@ -133,3 +133,26 @@ export async function openWs(
     close: () => socket.close(),
   };
 }
+
+/** An upgrade the server refuses before it becomes a socket: the HTTP status and JSON body it answered. */
+export function refusedUpgrade(
+  wsUrl: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: WsMessage }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(wsUrl, { headers });
+    socket.on('unexpected-response', (_request, response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += String(chunk)));
+      response.on('end', () => {
+        socket.terminate();
+        resolve({ status: response.statusCode ?? 0, body: text ? (JSON.parse(text) as WsMessage) : {} });
+      });
+    });
+    socket.on('open', () => {
+      socket.close();
+      reject(new Error(`the upgrade to ${wsUrl} was accepted`));
+    });
+    socket.on('error', () => {});
+  });
+}

@@ -2,7 +2,8 @@
  * The WebSocket side of the GraphQL route (WEBSOCKETS_GRAPHQL_PATH, `/graphql` by default): an upgraded request is
  * handed to the graphql-ws server (realtime/graphql-socket.ts); plain GET and POST stay GraphQL over HTTP. Connections
  * are counted as /websocket's are (realtime/socket-limits.ts), in a count of their own: the total
- * (WEBSOCKETS_GRAPHQL_CONN_LIMIT) and per client address are refused before the upgrade (503 / 429).
+ * (WEBSOCKETS_GRAPHQL_CONN_LIMIT) and per client address are refused before the upgrade (503 / 429), as is, in
+ * strict mode, an upgrade without a user's valid token (401).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -13,6 +14,7 @@ import type { AppContext } from '../../services/app-context.js';
 import type { SpecsService } from '../../specs/specs-service.js';
 import { clientInfo } from '../auth-cookies.js';
 import { extractToken } from '../extract-token.js';
+import { refuseUnauthenticatedUpgrade } from '../strict-upgrade.js';
 
 export interface GraphQLSocketRoute {
   wsHandler: (socket: WebSocket, request: FastifyRequest) => void;
@@ -37,9 +39,11 @@ export function graphqlSocketHandler(
   const preValidation = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!request.ws) return;
     const refusal = registry.refusal(ipOf(request));
-    if (!refusal) return;
-    const code = refusal.status === 503 ? 'SERVICE_UNAVAILABLE' : 'REQUESTS_EXCEEDED';
-    await reply.code(refusal.status).send({ errors: [{ message: refusal.reason, extensions: { code } }] });
+    if (refusal) {
+      const code = refusal.status === 503 ? 'SERVICE_UNAVAILABLE' : 'REQUESTS_EXCEEDED';
+      await reply.code(refusal.status).send({ errors: [{ message: refusal.reason, extensions: { code } }] });
+    } else if (graphqlSockets.auth === 'strict')
+      await refuseUnauthenticatedUpgrade(context, request, reply, ipOf(request));
   };
   const wsHandler = (socket: WebSocket, request: FastifyRequest) => {
     const release = registry.open(ipOf(request));
@@ -49,7 +53,7 @@ export function graphqlSocketHandler(
       try {
         upgradeToken = extractToken(request, context.config.auth.sessionCookie.name);
       } catch {
-        // Two tokens at once: none is taken, and the socket closes as unauthenticated.
+        // Two tokens at once: refused before the upgrade (strict-upgrade.ts); not reached.
       }
     }
     openGraphQLSocket(

@@ -1,8 +1,8 @@
 /**
  * /websocket (WEBSOCKETS_REST_PATH): Directus's realtime protocol over @fastify/websocket; each connection is a
  * SocketSession (realtime/socket-session.ts). Authentication is the session's (a token of the upgrade request, or the
- * first `auth` message), so the route skips the request-level token check. Here: the connection limits (checked
- * before the upgrade), the frame size cap, the slow-consumer cut-off and the heartbeat.
+ * first `auth` message), so the route skips the request-level token check. Here: the connection limits and strict
+ * mode's token (checked before the upgrade), the frame size cap, the slow-consumer cut-off and the heartbeat.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../services/app-context.js';
@@ -11,6 +11,7 @@ import { SocketRegistry } from '../../realtime/socket-limits.js';
 import { heartbeat, overBuffer, POLICY_VIOLATION } from '../../realtime/socket-bounds.js';
 import { clientIp } from '../client-ip.js';
 import { extractToken } from '../extract-token.js';
+import { refuseUnauthenticatedUpgrade } from '../strict-upgrade.js';
 
 export function websocketRoutes(context: AppContext, ipHeader: string | null): FastifyPluginAsync {
   const { config } = context;
@@ -27,11 +28,13 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
         config: { public: true, openapi: false },
         // Before the upgrade: a refused connection never becomes a socket (Directus answers 503 over its limit).
         preValidation: async (request, reply) => {
-          const refusal = registry.refusal(clientIp(request, ipHeader));
+          const ip = clientIp(request, ipHeader);
+          const refusal = registry.refusal(ip);
           if (refusal) {
             const code = refusal.status === 503 ? 'SERVICE_UNAVAILABLE' : 'REQUESTS_EXCEEDED';
             await reply.code(refusal.status).send({ errors: [{ message: refusal.reason, extensions: { code } }] });
-          }
+          } else if (config.websockets.auth === 'strict')
+            await refuseUnauthenticatedUpgrade(context, request, reply, ip);
         },
       },
       (socket, request) => {
@@ -70,7 +73,7 @@ export function websocketRoutes(context: AppContext, ipHeader: string | null): F
         try {
           token = extractToken(request, config.auth.sessionCookie.name);
         } catch {
-          // Two tokens at once: treated as none, so strict mode refuses and the others wait for `auth`.
+          // Two tokens at once: treated as none (strict mode refused them before the upgrade); the others wait for `auth`.
         }
         session.start(token);
         // A client that said nothing (no message, no pong) for a whole period since the last ping is gone.
