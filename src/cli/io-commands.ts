@@ -42,10 +42,12 @@ export async function runImport(
   if (!format) throw new CliError(`Can't tell the format of ${file}: use --format csv|json|ndjson`, EXIT.usage);
   const started = Date.now();
   const created = await withContext(config, out.io, async (context) => {
+    const target = await context.writer.open(collection, 'create', CLI_ACCOUNTABILITY);
     const progress = bar(out, 'bytes');
     progress?.start(size, 0, { rate: 0 });
     let read = 0;
-    const counted = createReadStream(source).pipe(
+    const input = createReadStream(source);
+    const counted = input.pipe(
       new Transform({
         transform(chunk: Buffer, _e, done) {
           read += chunk.length;
@@ -55,12 +57,11 @@ export async function runImport(
       }),
     );
     try {
-      return await context.writer.importRecords(
-        await context.writer.open(collection, 'create', CLI_ACCOUNTABILITY),
-        importRecords(format, counted),
-        config.io.importBatchSize,
-      );
+      return await context.writer.importRecords(target, importRecords(format, counted), config.io.importBatchSize);
     } finally {
+      // A failed import leaves the file half read: closed here, not when a process exit would have closed it.
+      input.destroy();
+      counted.destroy();
       progress?.stop();
     }
   });
@@ -126,13 +127,19 @@ export async function runExport(
         progress?.update(count, { rate: Math.round(count / Math.max(1, (Date.now() - started) / 1000)) });
       },
     });
-    const target = options.out ? createWriteStream(resolvePath(out.io, options.out)) : out.io.stdout;
-    for await (const chunk of download.stream) {
-      if (!target.write(chunk)) await once(target, 'drain');
-    }
-    if (options.out) {
-      (target as ReturnType<typeof createWriteStream>).end();
-      await once(target, 'finish');
+    const file = options.out ? createWriteStream(resolvePath(out.io, options.out)) : null;
+    const target = file ?? out.io.stdout;
+    try {
+      for await (const chunk of download.stream) {
+        if (!target.write(chunk)) await once(target, 'drain');
+      }
+      if (file) {
+        file.end();
+        await once(file, 'finish');
+      }
+    } finally {
+      // After a failure the file is closed here, not left to a process exit (runCli may run again in this process).
+      file?.destroy();
     }
     progress?.stop();
     return count;
