@@ -14,8 +14,9 @@ import { graphqlSocketHandler } from './graphql-socket.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 
-export function graphqlRoutes(context: AppContext, specs: SpecsService): FastifyPluginAsync {
-  const service = new GraphQLService(context);
+/** `warm`: build the admin's and the public's schemas as each schema overview loads (createApp's option). */
+export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = true): FastifyPluginAsync {
+  const service = new GraphQLService(context, warm);
 
   const run = async (
     scope: Scope,
