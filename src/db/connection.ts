@@ -11,6 +11,7 @@ import { InvalidQueryError, ServiceError, ServiceUnavailableError } from '../err
 import type { Dialect, RawConnection } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 import { failureKind, statementNeverSent } from './failure-kind.js';
+import { withFileLock } from './file-lock.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
 
@@ -81,11 +82,14 @@ export class Database {
   private readonly listeners = new Set<QueryListener>();
   private readonly statementTimeoutMs: number;
   private closing: Promise<void> | null = null;
+  /** A database file other processes may open too: named locks are files beside it (file-lock.ts). */
+  private readonly lockFile: string | null;
 
   constructor(config: DbConfig) {
     this.statementTimeoutMs = config.statementTimeoutMs ?? 0;
     this.dialect = dialectFor(config.client);
     if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
+    this.lockFile = config.client === 'sqlite3' && config.filename !== ':memory:' ? config.filename : null;
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
     this.knex = knexFactory({
@@ -200,10 +204,14 @@ export class Database {
     return connection;
   }
 
-  /** Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own. */
+  /**
+   * Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own; for a
+   * database file, a lock file beside it that every process opening the file sees.
+   */
   async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
     const statements = this.dialect.sql.namedLock(name);
-    if (!statements) return work();
+    if (!statements)
+      return this.lockFile ? withFileLock(`${this.lockFile}.${name.replace(/[^\w-]/g, '_')}.lock`, work) : work();
     const client = this.knex.client as Pool;
     const connection = await client.acquireConnection();
     try {
