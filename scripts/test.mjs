@@ -1,8 +1,8 @@
 // `npm test`: every test this machine can run, with Node's test runner. SQLite always; PostgreSQL, MariaDB/MySQL
 // and Redis parts when TEST_PG_URL, TEST_MYSQL_URL and TEST_REDIS_URL are set (.ci/run sets them).
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNative } from './build-native.mjs';
 import { ensureStudio } from './studio-build.mjs';
@@ -61,24 +61,32 @@ async function bundleCli() {
   }
 }
 
-// src/ and test/ transpiled once for the run (scripts/test-build.mjs): every test process then loads plain
+// Each test file bundled once for the run (scripts/test-build.mjs): every test process then loads a few files of plain
 // JavaScript (source-mapped to the .ts lines) instead of loading tsx. Through tsx when esbuild is missing.
-const [cliBundle, js] = await Promise.all([bundleCli(), buildTestJs(root)]);
+const templateRun = path.join(root, 'test', 'helpers', 'template-run.ts');
+const [cliBundle, js] = await Promise.all([bundleCli(), buildTestJs(root, [...files, templateRun])]);
 const loader = js ? ['--enable-source-maps'] : ['--import', 'tsx'];
 const runnable = (file) => (js ? path.join(js, path.relative(root, file)).replace(/\.ts$/, '.js') : file);
 
 // Bootstrapped template databases, built once for the run and copied by every test app (test/helpers/test-templates.ts).
+// They are built while the first files run: the build mostly waits on the databases (MariaDB's DDL), and files
+// that need no template (unit, SQL, CLI) use that time; a test app waits for the file that lists them.
 const run = randomBytes(5).toString('hex');
-const helper = (command, env) =>
-  spawnSync(
-    process.execPath,
-    [...loader, runnable(path.join(root, 'test', 'helpers', 'template-run.ts')), command, run],
-    { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-const built = helper('build', process.env);
-const templates = built.status === 0 ? built.stdout : '';
-if (!templates)
-  process.stdout.write('Template databases could not be built: every test app migrates its own database\n');
+const helper = (command, env, stdio) =>
+  spawn(process.execPath, [...loader, runnable(templateRun), command, run], { cwd: root, env, stdio });
+const exited = (child) => new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+const templatesFile = path.join(root, 'build', `test-templates-${run}.json`);
+const building = helper('build', process.env, ['ignore', 'pipe', 'inherit']);
+let built = '';
+building.stdout.on('data', (chunk) => (built += chunk));
+const templates = exited(building).then((code) => {
+  const list = code === 0 ? built : '';
+  if (!list) process.stdout.write('Template databases could not be built: every test app migrates its own database\n');
+  // Renamed into place whole: a test app that sees the file reads all of it.
+  writeFileSync(`${templatesFile}.part`, list || '[]');
+  renameSync(`${templatesFile}.part`, templatesFile);
+  return list;
+});
 
 // Test files run in processes of their own; several at once, since most of their time is spent waiting on a
 // database or a socket. Each uses databases, ports, Redis servers and Redis namespaces of its own.
@@ -88,25 +96,29 @@ const env = {
   ...process.env,
   NODE_ENV: 'test',
   STRATA_TEST_TIMES_LOG: timesLog,
-  ...(templates ? { STRATA_TEST_TEMPLATES: templates } : {}),
+  STRATA_TEST_TEMPLATES_FILE: templatesFile,
   ...(cliBundle ? { STRATA_TEST_CLI: cliBundle } : {}),
 };
 // Ctrl-C stops the tests (they get the signal too) but not this script, which still drops the templates.
 process.on('SIGINT', () => {});
 const started = Date.now();
-const result = spawnSync(
-  process.execPath,
-  [
-    ...loader,
-    '--import',
-    path.join(root, 'scripts', 'test-times.mjs'),
-    path.join(root, 'scripts', 'test-runner.mjs'),
-    concurrency,
-    ...longestFirst(root, files).map(runnable),
-  ],
-  { stdio: 'inherit', cwd: root, env },
+const status = await exited(
+  spawn(
+    process.execPath,
+    [
+      ...loader,
+      '--import',
+      path.join(root, 'scripts', 'test-times.mjs'),
+      path.join(root, 'scripts', 'test-runner.mjs'),
+      concurrency,
+      ...longestFirst(root, files).map(runnable),
+    ],
+    { stdio: 'inherit', cwd: root, env },
+  ),
 );
 const wall = (Date.now() - started) / 1000;
-if (templates) helper('drop', env);
+const list = await templates;
+rmSync(templatesFile, { force: true });
+if (list) await exited(helper('drop', { ...env, STRATA_TEST_TEMPLATES: list }, ['ignore', 'ignore', 'inherit']));
 reportTimes(root, timesLog, wall);
-process.exit(result.status ?? 1);
+process.exit(status);

@@ -5,19 +5,15 @@ import { connectSoon, createRedisClient, type BusLog, type RedisClient } from '.
 
 export class RedisBus implements MessageBus {
   readonly instance = randomUUID();
-  private readonly subscriber: RedisClient;
 
   private constructor(
     private readonly publisher: RedisClient,
-    log: BusLog,
-    url: string,
+    private readonly subscriber: RedisClient,
     private readonly namespace: string,
-  ) {
-    this.subscriber = createRedisClient(url, log, 'bus subscriber');
-  }
+  ) {}
 
   static async connect(publisher: RedisClient, url: string, namespace: string, log: BusLog): Promise<RedisBus> {
-    const bus = new RedisBus(publisher, log, url, namespace);
+    const bus = new RedisBus(publisher, await createRedisClient(url, log, 'bus subscriber'), namespace);
     await connectSoon(bus.subscriber, 2_000);
     return bus;
   }

@@ -2,12 +2,13 @@ import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
 import { bootstrap } from '../services/bootstrap.js';
+import type { CliIo } from './cli-support.js';
 
-export async function runBootstrapCommand(config: Config): Promise<void> {
+export async function runBootstrapCommand(config: Config, io: CliIo): Promise<void> {
   const db = new Database(config.db);
   const log = {
-    info: (msg: string) => process.stdout.write(`${msg}\n`),
-    warn: (msg: string) => process.stderr.write(`${msg}\n`),
+    info: (msg: string) => io.stdout.write(`${msg}\n`),
+    warn: (msg: string) => io.stderr.write(`${msg}\n`),
   };
   try {
     await waitForDatabase(db, config, log);

@@ -2,6 +2,7 @@
  * What the data commands share: an app context over the configured database acting as an administrator, exit
  * codes (0 ok, 1 error, 2 usage, 3 not found, 4 conflict), and output for people or, with `--json`, for scripts.
  */
+import path from 'node:path';
 import type { Config } from '../config/config.js';
 import { ServiceError, ServiceErrorList } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
@@ -29,32 +30,60 @@ export class CliError extends Error {
   }
 }
 
+/** A writable the CLI prints to: the process's stdout or stderr, or a buffer when it runs in process. */
+export type CliWritable = NodeJS.WritableStream & { isTTY?: boolean; columns?: number; hasColors?(): boolean };
+export type CliReadable = NodeJS.ReadableStream & { isTTY?: boolean };
+
+/**
+ * Everything a command touches outside its database: its streams, environment and working directory. The binary
+ * passes the process's own; tests pass buffers, so many commands run in one process (run-cli.ts).
+ */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdin: CliReadable;
+  stdout: CliWritable;
+  stderr: CliWritable;
+}
+
+/** One run of the command line: its io, its settings (read when a command needs them), and where its exit code goes. */
+export interface CliRun {
+  io: CliIo;
+  config(): Config;
+  exit(code: number): void;
+}
+
+/** A file argument, relative to the command's working directory (not the process's, when run in process). */
+export function resolvePath(io: Pick<CliIo, 'cwd'>, file: string): string {
+  return path.resolve(io.cwd, file);
+}
+
 export interface Output {
   json: boolean;
+  io: CliIo;
   /** A result: JSON on stdout with --json, else the text. */
   result(value: unknown, text: string): void;
   /** Progress and notes for people: stderr, silent with --json. */
   note(text: string): void;
 }
 
-export function output(json: boolean): Output {
+export function output(io: CliIo, json: boolean): Output {
   return {
     json,
+    io,
     result: (value, text) =>
-      process.stdout.write(
-        json ? `${JSON.stringify(value, null, 2)}\n` : text.endsWith('\n') || !text ? text : `${text}\n`,
-      ),
+      io.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text.endsWith('\n') || !text ? text : `${text}\n`),
     note: (text) => {
-      if (!json) process.stderr.write(`${text}\n`);
+      if (!json) io.stderr.write(`${text}\n`);
     },
   };
 }
 
 /** Opens the database (migrating it like `strata bootstrap`), runs `work`, closes. */
-export async function withContext<T>(config: Config, work: (context: AppContext) => Promise<T>): Promise<T> {
+export async function withContext<T>(config: Config, io: CliIo, work: (context: AppContext) => Promise<T>): Promise<T> {
   const context = await createAppContext(
     { ...config, logLevel: 'silent' },
-    { bootstrap: true, log: { info: () => {}, warn: (msg) => process.stderr.write(`${msg}\n`) } },
+    { bootstrap: true, log: { info: () => {}, warn: (msg) => io.stderr.write(`${msg}\n`) } },
   );
   try {
     return await work(context);

@@ -2,43 +2,40 @@
  * The data commands of `strata`: schema snapshot/apply, import, export, users and roles. Each takes `--json` for
  * scripts; every command exits 0 ok, 1 error, 2 usage, 3 not found, 4 conflict.
  */
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { ConfigError, type Config } from '../config/config.js';
 import { DatabaseUnreachableError } from '../db/wait-for-database.js';
-import { describeError, EXIT, exitCodeOf, output, type Output } from './cli-support.js';
+import { describeError, EXIT, exitCodeOf, output, type CliRun, type Output } from './cli-support.js';
 import { runExport, runImport, type ExportOptions } from './io-commands.js';
 import { runApply, runSnapshot } from './schema-commands.js';
 import { runRolesCreate, runUsersCreate, runUsersList, runUsersPasswd } from './user-commands.js';
 
 type Json = { json?: boolean };
 
-function action<A extends unknown[]>(
-  config: () => Config,
-  work: (config: Config, out: Output, ...args: A) => Promise<void>,
-) {
+function action<A extends unknown[]>(run: CliRun, work: (config: Config, out: Output, ...args: A) => Promise<void>) {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
-    const out = output((command.opts() as Json).json === true);
+    const out = output(run.io, (command.opts() as Json).json === true);
     try {
-      await work(config(), out, ...(args.slice(0, -1) as A));
+      await work(run.config(), out, ...(args.slice(0, -1) as A));
     } catch (error) {
       const code =
         error instanceof ConfigError || error instanceof DatabaseUnreachableError ? EXIT.error : exitCodeOf(error);
-      process.stderr.write(`strata: ${describeError(error)}\n`);
+      run.io.stderr.write(`strata: ${describeError(error)}\n`);
       if (out.json)
-        process.stdout.write(`${JSON.stringify({ error: { message: describeError(error), exit: code } })}\n`);
-      process.exit(code);
+        run.io.stdout.write(`${JSON.stringify({ error: { message: describeError(error), exit: code } })}\n`);
+      run.exit(code);
     }
   };
 }
 
-export function registerDataCommands(program: Command, config: () => Config): void {
+export function registerDataCommands(program: Command, run: CliRun): void {
   const schema = program.command('schema').description('Schema snapshots: write one, or apply one to this database');
   schema
     .command('snapshot [file]')
     .description('Write a snapshot of the schema (YAML, or JSON for a .json file; standard output without a file)')
     .option('--json', 'machine-readable output')
-    .action(action(config, (c, out, file: string | undefined) => runSnapshot(c, out, file)));
+    .action(action(run, (c, out, file: string | undefined) => runSnapshot(c, out, file)));
   schema
     .command('apply <file>')
     .description('Make the schema match a snapshot file: prints the planned changes in words, asks before applying')
@@ -47,7 +44,7 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('--force', 'accept a snapshot from another database vendor or version')
     .option('--json', 'machine-readable output')
     .action(
-      action(config, (c, out, file: string, options: { dryRun?: boolean; yes?: boolean; force?: boolean }) =>
+      action(run, (c, out, file: string, options: { dryRun?: boolean; yes?: boolean; force?: boolean }) =>
         runApply(c, out, file, options),
       ),
     );
@@ -58,7 +55,7 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('--format <format>', 'csv, json or ndjson (default: from the file extension)')
     .option('--json', 'machine-readable output')
     .action(
-      action(config, (c, out, collection: string, file: string, options: { format?: string }) =>
+      action(run, (c, out, collection: string, file: string, options: { format?: string }) =>
         runImport(c, out, collection, file, options),
       ),
     );
@@ -74,7 +71,7 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('-o, --out <file>', 'file to write (default: standard output)')
     .option('--json', 'machine-readable summary')
     .action(
-      action(config, (c, out, collection: string, options: ExportOptions) => runExport(c, out, collection, options)),
+      action(run, (c, out, collection: string, options: ExportOptions) => runExport(c, out, collection, options)),
     );
 
   const users = program.command('users').description('Manage users');
@@ -89,7 +86,7 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('--json', 'machine-readable output')
     .action(
       action(
-        config,
+        run,
         (c, out, options: { email: string; password: string; role?: string; firstName?: string; lastName?: string }) =>
           runUsersCreate(c, out, options),
       ),
@@ -100,12 +97,12 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .requiredOption('--email <email>', 'email address of the user')
     .requiredOption('--password <password>', 'new password')
     .option('--json', 'machine-readable output')
-    .action(action(config, (c, out, options: { email: string; password: string }) => runUsersPasswd(c, out, options)));
+    .action(action(run, (c, out, options: { email: string; password: string }) => runUsersPasswd(c, out, options)));
   users
     .command('list')
     .description('List users')
     .option('--json', 'machine-readable output')
-    .action(action(config, (c, out) => runUsersList(c, out)));
+    .action(action(run, (c, out) => runUsersList(c, out)));
 
   const roles = program.command('roles').description('Manage roles');
   roles
@@ -117,7 +114,7 @@ export function registerDataCommands(program: Command, config: () => Config): vo
     .option('--parent <role>', 'parent role name or id')
     .option('--json', 'machine-readable output')
     .action(
-      action(config, (c, out, options: { name: string; admin?: boolean; app?: boolean; parent?: string }) =>
+      action(run, (c, out, options: { name: string; admin?: boolean; app?: boolean; parent?: string }) =>
         runRolesCreate(c, out, options),
       ),
     );
@@ -136,19 +133,4 @@ Data commands:
   strata roles create --name <n> [--admin] [--app] [--parent <role>]
 Each takes --json (machine-readable output). Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 conflict.`,
   );
-  exitCodes(program);
-}
-
-/** Usage errors (unknown command or option, missing argument) exit 2; help and version 0. */
-function exitCodes(command: Command): void {
-  command.exitOverride((error: CommanderError) => {
-    if (
-      error.code === 'commander.helpDisplayed' ||
-      error.code === 'commander.version' ||
-      error.code === 'commander.help'
-    )
-      process.exit(EXIT.ok);
-    process.exit(EXIT.usage);
-  });
-  command.commands.forEach(exitCodes);
 }

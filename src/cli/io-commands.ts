@@ -10,12 +10,16 @@ import type { Config } from '../config/config.js';
 import { parseExportFormat, exportDownload } from '../io/export-stream.js';
 import { importFormatOf, importRecords } from '../io/import-records.js';
 import { parseQuery } from '../request/parse-query.js';
-import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
+import { CLI_ACCOUNTABILITY, CliError, EXIT, resolvePath, withContext, type Output } from './cli-support.js';
 
 function bar(out: Output, unit: string): cliProgress.SingleBar | null {
-  if (out.json || !process.stderr.isTTY) return null;
+  if (out.json || !out.io.stderr.isTTY) return null;
   return new cliProgress.SingleBar(
-    { format: `{bar} {percentage}% | {value}/{total} ${unit} | {rate}/s`, stream: process.stderr, hideCursor: true },
+    {
+      format: `{bar} {percentage}% | {value}/{total} ${unit} | {rate}/s`,
+      stream: out.io.stderr as NodeJS.WriteStream,
+      hideCursor: true,
+    },
     cliProgress.Presets.shades_classic,
   );
 }
@@ -27,20 +31,23 @@ export async function runImport(
   file: string,
   options: { format?: string },
 ): Promise<void> {
+  const source = resolvePath(out.io, file);
   let size: number;
   try {
-    size = statSync(file).size;
+    size = statSync(source).size;
   } catch {
     throw new CliError(`No such file: ${file}`, EXIT.notFound);
   }
   const format = options.format ? importFormatOf(undefined, `x.${options.format}`) : importFormatOf(undefined, file);
   if (!format) throw new CliError(`Can't tell the format of ${file}: use --format csv|json|ndjson`, EXIT.usage);
   const started = Date.now();
-  const created = await withContext(config, async (context) => {
+  const created = await withContext(config, out.io, async (context) => {
+    const target = await context.writer.open(collection, 'create', CLI_ACCOUNTABILITY);
     const progress = bar(out, 'bytes');
     progress?.start(size, 0, { rate: 0 });
     let read = 0;
-    const counted = createReadStream(file).pipe(
+    const input = createReadStream(source);
+    const counted = input.pipe(
       new Transform({
         transform(chunk: Buffer, _e, done) {
           read += chunk.length;
@@ -50,12 +57,11 @@ export async function runImport(
       }),
     );
     try {
-      return await context.writer.importRecords(
-        await context.writer.open(collection, 'create', CLI_ACCOUNTABILITY),
-        importRecords(format, counted),
-        config.io.importBatchSize,
-      );
+      return await context.writer.importRecords(target, importRecords(format, counted), config.io.importBatchSize);
     } finally {
+      // A failed import leaves the file half read: closed here, not when a process exit would have closed it.
+      input.destroy();
+      counted.destroy();
       progress?.stop();
     }
   });
@@ -93,7 +99,7 @@ export async function runExport(
   if (options.fields) raw.fields = options.fields;
   if (options.sort) raw.sort = options.sort;
   const started = Date.now();
-  const rows = await withContext(config, async (context) => {
+  const rows = await withContext(config, out.io, async (context) => {
     const query = parseQuery(raw, {
       queryLimitMax: config.queryLimitMax,
       maxRelationalDepth: config.maxRelationalDepth,
@@ -121,13 +127,19 @@ export async function runExport(
         progress?.update(count, { rate: Math.round(count / Math.max(1, (Date.now() - started) / 1000)) });
       },
     });
-    const target = options.out ? createWriteStream(options.out) : process.stdout;
-    for await (const chunk of download.stream) {
-      if (!target.write(chunk)) await once(target, 'drain');
-    }
-    if (options.out) {
-      (target as ReturnType<typeof createWriteStream>).end();
-      await once(target, 'finish');
+    const file = options.out ? createWriteStream(resolvePath(out.io, options.out)) : null;
+    const target = file ?? out.io.stdout;
+    try {
+      for await (const chunk of download.stream) {
+        if (!target.write(chunk)) await once(target, 'drain');
+      }
+      if (file) {
+        file.end();
+        await once(file, 'finish');
+      }
+    } finally {
+      // After a failure the file is closed here, not left to a process exit (runCli may run again in this process).
+      file?.destroy();
     }
     progress?.stop();
     return count;

@@ -8,17 +8,22 @@ import { createInterface } from 'node:readline/promises';
 import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
 import type { Config } from '../config/config.js';
 import { SchemaSync } from '../schema-sync/schema-sync-service.js';
-import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
+import { CLI_ACCOUNTABILITY, CliError, EXIT, resolvePath, withContext, type Output } from './cli-support.js';
 
 const isYaml = (file: string) => /\.ya?ml$/i.test(file);
 
 export async function runSnapshot(config: Config, out: Output, file: string | undefined): Promise<void> {
-  const snapshot = await withContext(config, async (context) => new SchemaSync(context).snapshot(CLI_ACCOUNTABILITY));
+  const snapshot = await withContext(config, out.io, async (context) =>
+    new SchemaSync(context).snapshot(CLI_ACCOUNTABILITY),
+  );
   if (!file) {
-    process.stdout.write(out.json ? `${JSON.stringify(snapshot, null, 2)}\n` : yamlStringify(snapshot));
+    out.io.stdout.write(out.json ? `${JSON.stringify(snapshot, null, 2)}\n` : yamlStringify(snapshot));
     return;
   }
-  writeFileSync(file, isYaml(file) ? yamlStringify(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`);
+  writeFileSync(
+    resolvePath(out.io, file),
+    isYaml(file) ? yamlStringify(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`,
+  );
   out.result(
     {
       file,
@@ -38,7 +43,7 @@ export async function runApply(
 ): Promise<void> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(resolvePath(out.io, file), 'utf8');
   } catch {
     throw new CliError(`No such file: ${file}`, EXIT.notFound);
   }
@@ -51,7 +56,7 @@ export async function runApply(
       EXIT.error,
     );
   }
-  await withContext(config, async (context) => {
+  await withContext(config, out.io, async (context) => {
     const sync = new SchemaSync(context);
     const diff = sync.diff(CLI_ACCOUNTABILITY, snapshot, options.force === true);
     if (!diff) {
@@ -68,12 +73,12 @@ export async function runApply(
     }
     out.note(`Planned changes:\n${steps.map((s) => `  - ${s}`).join('\n')}`);
     if (!options.yes) {
-      if (!process.stdin.isTTY)
+      if (!out.io.stdin.isTTY)
         throw new CliError(
           'Not applied: pass --yes to apply without a question (or --dry-run to only look)',
           EXIT.usage,
         );
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      const rl = createInterface({ input: out.io.stdin, output: out.io.stderr });
       const answer = await rl.question(`Apply ${steps.length} change${steps.length === 1 ? '' : 's'}? [y/N] `);
       rl.close();
       if (!/^y(es)?$/i.test(answer.trim())) {

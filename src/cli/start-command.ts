@@ -2,21 +2,36 @@ import type { Config } from '../config/config.js';
 import { createApp } from '../http/app.js';
 import { loggerOptions } from '../http/log-options.js';
 import { createAppContext } from '../services/app-context.js';
+import type { CliIo } from './cli-support.js';
 
-export async function runStartCommand(config: Config): Promise<void> {
-  const logger = loggerOptions(config.logLevel);
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+export const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Where stop signals come from: the process for the binary, an emitter of the caller's when run in process. */
+export interface SignalSource {
+  once(signal: StopSignal, listener: () => void): unknown;
+  removeListener(signal: StopSignal, listener: () => void): unknown;
+}
+
+/** Serves until a stop signal, then resolves with the exit code (0, or 1 when stopping failed). */
+export async function runStartCommand(config: Config, io: CliIo, signals: SignalSource): Promise<number> {
+  const logger = { ...loggerOptions(config.logLevel), stream: io.stdout };
   // A context first (database, bootstrap, schema); the server only listens once the schema is known.
   const startupLog = {
-    info: (msg: string) => config.logLevel !== 'silent' && process.stdout.write(`${msg}\n`),
-    warn: (msg: string) => process.stdout.write(`${msg}\n`),
+    info: (msg: string) => config.logLevel !== 'silent' && io.stdout.write(`${msg}\n`),
+    warn: (msg: string) => io.stdout.write(`${msg}\n`),
   };
   const context = await createAppContext(config, { bootstrap: true, log: startupLog });
   const app = createApp(context, { logger });
 
   // Stop accepting, let in-flight requests finish (new ones get 503), then close the pools. A request that outlives
   // SHUTDOWN_TIMEOUT has its connection closed so the process still ends. One line says it happened.
+  let stopped!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (stopped = resolve));
+  const listeners = STOP_SIGNALS.map((signal) => [signal, () => void shutdown(signal)] as const);
+  const unlisten = () => listeners.forEach(([signal, listener]) => signals.removeListener(signal, listener));
   let stopping = false;
-  const shutdown = async (signal: NodeJS.Signals) => {
+  const shutdown = async (signal: StopSignal) => {
     if (stopping) return;
     stopping = true;
     const started = Date.now();
@@ -28,22 +43,26 @@ export async function runStartCommand(config: Config): Promise<void> {
       await context.close();
     } catch (error) {
       code = 1;
-      process.stderr.write(`strata: error while stopping: ${(error as Error).message}\n`);
+      io.stderr.write(`strata: error while stopping: ${(error as Error).message}\n`);
     } finally {
       clearTimeout(force);
       startupLog.info(`Stopped on ${signal} after ${Date.now() - started} ms`);
-      process.exit(code);
+      // Until here a second signal is ignored rather than ending the process half-way through closing.
+      unlisten();
+      stopped(code);
     }
   };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void shutdown(signal));
+  listeners.forEach(([signal, listener]) => signals.once(signal, listener));
 
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    unlisten();
     await app.close().catch(() => {});
     await context.close().catch(() => {});
     throw listenError(error, config);
   }
+  return done;
 }
 
 /** A listen failure → one line naming the address and what to change (every other start-up problem is one line too). */

@@ -28,7 +28,7 @@ export async function runUsersCreate(
   out: Output,
   options: { email: string; password: string; role?: string; firstName?: string; lastName?: string },
 ): Promise<void> {
-  const user = await withContext(config, async (context) => {
+  const user = await withContext(config, out.io, async (context) => {
     const payload: Record<string, unknown> = { email: options.email, password: options.password, status: 'active' };
     if (options.role) payload.role = await roleId(context, options.role);
     if (options.firstName) payload.first_name = options.firstName;
@@ -49,7 +49,7 @@ export async function runUsersPasswd(
   out: Output,
   options: { email: string; password: string },
 ): Promise<void> {
-  await withContext(config, async (context) => {
+  await withContext(config, out.io, async (context) => {
     const id = await userId(context, options.email);
     await context.writer.updateOne(
       await context.writer.open('service_users', 'update', CLI_ACCOUNTABILITY, SYSTEM),
@@ -62,7 +62,7 @@ export async function runUsersPasswd(
 }
 
 export async function runUsersList(config: Config, out: Output): Promise<void> {
-  const users = await withContext(config, async (context) => {
+  const users = await withContext(config, out.io, async (context) => {
     const { data } = await context.items.rowsMany(
       'service_users',
       {
@@ -95,7 +95,7 @@ export async function runRolesCreate(
   out: Output,
   options: { name: string; admin?: boolean; app?: boolean; parent?: string },
 ): Promise<void> {
-  const role = await withContext(config, async (context) => {
+  const role = await withContext(config, out.io, async (context) => {
     const payload: Record<string, unknown> = { name: options.name };
     if (options.parent) payload.parent = await roleId(context, options.parent);
     if (options.admin || options.app) {

@@ -11,6 +11,7 @@ import { InvalidQueryError, ServiceError, ServiceUnavailableError } from '../err
 import type { Dialect, RawConnection } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 import { failureKind, statementNeverSent } from './failure-kind.js';
+import { withFileLock } from './file-lock.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
 
@@ -32,6 +33,8 @@ type Pool = {
 
 type TarnPool = {
   free?: { resource: unknown }[];
+  /** Acquires waiting for a connection, each with its own acquire-timeout timer until it settles. */
+  pendingAcquires?: { abort(): void }[];
   used?: { resource: unknown }[];
   destroyed?: boolean;
   numPendingAcquires(): number;
@@ -78,11 +81,15 @@ export class Database {
   readonly dialect: Dialect;
   private readonly listeners = new Set<QueryListener>();
   private readonly statementTimeoutMs: number;
+  private closing: Promise<void> | null = null;
+  /** A database file other processes may open too: named locks are files beside it (file-lock.ts). */
+  private readonly lockFile: string | null;
 
   constructor(config: DbConfig) {
     this.statementTimeoutMs = config.statementTimeoutMs ?? 0;
     this.dialect = dialectFor(config.client);
     if (config.client === 'sqlite3') mkdirSync(path.dirname(config.filename), { recursive: true });
+    this.lockFile = config.client === 'sqlite3' && config.filename !== ':memory:' ? config.filename : null;
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
     this.knex = knexFactory({
@@ -92,6 +99,19 @@ export class Database {
       }),
       log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     });
+    this.refuseAcquiresOnceClosing();
+  }
+
+  /**
+   * Every path to a connection (ours, the query builder's, DDL's) goes through the client's acquireConnection: once
+   * `close` has begun it fails at once. An acquire that reached the pool while it was being destroyed would
+   * otherwise wait (and keep the process alive) for the whole acquire timeout, since the pool aborts only the
+   * acquires waiting when its destruction began.
+   */
+  private refuseAcquiresOnceClosing(): void {
+    const client = this.knex.client as Pool;
+    const acquire = client.acquireConnection.bind(client);
+    client.acquireConnection = () => (this.closing ? Promise.reject(closedError()) : acquire());
   }
 
   /**
@@ -126,7 +146,7 @@ export class Database {
    * caller is waiting for the pool; null otherwise (the read then goes through the pool).
    */
   private idleInlineConnection(): unknown {
-    if (!this.dialect.runsInline) return null;
+    if (!this.dialect.runsInline || this.closing) return null;
     const pool = (this.knex.client as Pool).pool;
     if (!pool?.free?.length || pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
     const connection = pool.free[pool.free.length - 1]!.resource as { open?: boolean; __knex__disposed?: unknown };
@@ -174,7 +194,7 @@ export class Database {
    */
   private checkOut(client: Pool): unknown {
     const pool = client.pool;
-    if (!pool?.free?.length || !pool.used || pool.destroyed) return null;
+    if (!pool?.free?.length || !pool.used || pool.destroyed || this.closing) return null;
     if (pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
     const resource = pool.free[pool.free.length - 1]!;
     const connection = resource.resource as { __knex__disposed?: unknown };
@@ -184,10 +204,14 @@ export class Database {
     return connection;
   }
 
-  /** Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own. */
+  /**
+   * Runs `work` while holding a server-wide named lock (see SqlDialect.namedLock) on a connection of its own; for a
+   * database file, a lock file beside it that every process opening the file sees.
+   */
   async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
     const statements = this.dialect.sql.namedLock(name);
-    if (!statements) return work();
+    if (!statements)
+      return this.lockFile ? withFileLock(`${this.lockFile}.${name.replace(/[^\w-]/g, '_')}.lock`, work) : work();
     const client = this.knex.client as Pool;
     const connection = await client.acquireConnection();
     try {
@@ -283,8 +307,21 @@ export class Database {
     await this.knex.raw('select 1');
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes the pool: statements and acquires from now on fail with 503, those waiting for a connection are
+   * rejected, and no timer of the pool is left behind. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.destroyPool();
+    return this.closing;
+  }
+
+  private async destroyPool(): Promise<void> {
+    const pool = (this.knex.client as Pool).pool;
     await this.knex.destroy();
+    // Acquires that entered the pool after it began aborting its waiters (none should, but knex's own paths
+    // might): rejected now rather than when their acquire timeout fires.
+    for (const pending of [...(pool?.pendingAcquires ?? [])]) pending.abort();
   }
 }
 
@@ -302,6 +339,11 @@ export function queryBuilder(db: Database): Knex {
  */
 function freshConnectionFailed(error: unknown): boolean {
   return failureKind(error) === 'connection' && (error as Error).name !== 'KnexTimeoutError';
+}
+
+/** A statement or acquire after `close`: the database is not there any more, as far as this process goes. */
+function closedError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('database', 'The database is not reachable');
 }
 
 /** The connection died at `begin`: the transaction never started. */

@@ -36,8 +36,8 @@ export interface Logger {
 export class GraphQLService {
   private readonly schemas: SchemaCache;
 
-  constructor(app: AppContext) {
-    this.schemas = new SchemaCache(app);
+  constructor(app: AppContext, warm = true) {
+    this.schemas = new SchemaCache(app, warm);
   }
 
   /** The JSON body of the answer (always status 200 once the document is valid). */

@@ -1,7 +1,8 @@
 /**
  * Schemas per (schema version, permission set), in a bounded LRU. A permission set is the object the permission
  * store caches per policy set, so a permissions change (which drops those objects) also yields new schemas. The
- * admin's and the public's schemas are built as soon as a new schema overview loads, off the request path.
+ * admin's and the public's schemas are built as soon as a new schema overview loads, off the request path (unless
+ * the app is told not to warm, as tests do).
  */
 import { LRUCache } from 'lru-cache';
 import type { Accountability } from '../permissions/accountability.js';
@@ -23,14 +24,18 @@ export class SchemaCache {
   private readonly setIds = new WeakMap<PermissionSet, number>();
   private nextSetId = 1;
 
-  constructor(private readonly app: AppContext) {
+  /** `warm` false: schemas are only built for the request that needs them. */
+  constructor(
+    private readonly app: AppContext,
+    warm = true,
+  ) {
     // Schemas of an older overview are never asked for again (keys carry the version): let them go at once.
     app.schema.onLoad(() => {
       this.cache.clear();
-      setImmediate(() => void this.warm());
+      if (warm) setImmediate(() => void this.warm());
     });
     // The overview loaded at start is already there: warm for it too.
-    setImmediate(() => void this.warm());
+    if (warm) setImmediate(() => void this.warm());
   }
 
   async forCaller(accountability: Accountability): Promise<CachedSchemas> {

@@ -12,6 +12,7 @@ import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../
 import { clientIp } from './client-ip.js';
 import { registerCookies } from './cookies.js';
 import { checkJsonText } from '../request/json-text.js';
+import { compileBodySchemas } from '../request/body-check.js';
 import { consume } from '../bus/rate-limiters.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
@@ -55,6 +56,12 @@ export interface AppOptions {
   logger?: boolean | object;
   /** Folder of the built admin app; tests point it elsewhere. */
   adminAppDir?: string;
+  /**
+   * Build now, and again as the schema changes, what requests would otherwise build on first use (default): the
+   * request-body validators, and the admin's and the public's GraphQL schemas. Tests pass false: a file uses a few
+   * validators, and one that changes the schema dozens of times would rebuild both GraphQL schemas after each change.
+   */
+  warm?: boolean;
 }
 
 /** A hop count as Fastify applies it (its types leave numbers out): the first `hops` addresses are proxies. */
@@ -243,9 +250,10 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // One WebSocket server for /websocket and GraphQL's socket (registered once, before the routes that upgrade).
   if (context.config.websockets.enabled || context.config.graphqlSockets.enabled)
     app.register(websocket, { options: { maxPayload: context.config.websockets.limits.maxMessageBytes * 2 } });
-  app.register(graphqlRoutes(context, specs));
+  app.register(graphqlRoutes(context, specs, options.warm !== false));
   if (context.config.websockets.enabled) app.register(websocketRoutes(context, ipHeader));
   if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
+  if (options.warm !== false) compileBodySchemas();
 
   return app;
 }

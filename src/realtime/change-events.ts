@@ -24,21 +24,24 @@ export const CHANGES_CHANNEL = 'changes';
 
 /** The changes one transaction makes, in the order its statements made them; merged per collection and action. */
 export class ChangeRecorder {
-  private readonly byTarget = new Map<string, ChangeEvent>();
+  /** Each event with the keys it holds as text, kept with it: a batch records its rows one call each. */
+  private readonly byTarget = new Map<string, { event: ChangeEvent; seen: Set<string> }>();
 
   record(collection: string, action: ChangeAction, keys: readonly Key[]): void {
     if (keys.length === 0) return;
     const target = `${action}\u0000${collection}`;
-    let event = this.byTarget.get(target);
-    if (!event) this.byTarget.set(target, (event = { collection, action, keys: [] }));
-    const seen = new Set(event.keys.map(String));
-    for (const key of keys) if (!seen.has(String(key))) (event.keys.push(key), seen.add(String(key)));
+    let entry = this.byTarget.get(target);
+    if (!entry) this.byTarget.set(target, (entry = { event: { collection, action, keys: [] }, seen: new Set() }));
+    for (const key of keys) {
+      const text = String(key);
+      if (!entry.seen.has(text)) (entry.event.keys.push(key), entry.seen.add(text));
+    }
   }
 
   /** Creates of a collection come before its updates, and deletes last, as a reader of the events expects them. */
   events(): ChangeEvent[] {
     const order: Record<ChangeAction, number> = { create: 0, update: 1, delete: 2 };
-    return [...this.byTarget.values()].sort((a, b) => order[a.action] - order[b.action]);
+    return [...this.byTarget.values()].map((e) => e.event).sort((a, b) => order[a.action] - order[b.action]);
   }
 }
 

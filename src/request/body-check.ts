@@ -31,17 +31,32 @@ declare module '@sinclair/typebox' {
 // not applied and nothing removed: a body is checked, never changed.
 const ajv = new Ajv({ allErrors: false, verbose: true, strictTypes: false, keywords: ['errorMessage'] });
 const compiled = new WeakMap<TSchema, ValidateFunction>();
+/** Schemas declared by compileSchema and not compiled yet. */
+const pending = new Set<TSchema>();
 
 function validator(schema: TSchema): ValidateFunction {
   let validate = compiled.get(schema);
-  if (!validate) compiled.set(schema, (validate = ajv.compile(schema)));
+  if (!validate) {
+    compiled.set(schema, (validate = ajv.compile(schema)));
+    pending.delete(schema);
+  }
   return validate;
 }
 
-/** Compiles now (at module load) rather than at the first request. */
+/**
+ * Declares a body schema; `compileBodySchemas()` compiles every declared one. A server compiles them all as it
+ * starts (createApp), so that no request pays for ajv's code generation; importing a module compiles nothing (about a
+ * CPU second for all of them), so that a process that only uses a few (a test, a CLI command) compiles only those,
+ * on first use.
+ */
 export function compileSchema<T extends TSchema>(schema: T): T {
-  validator(schema);
+  if (!compiled.has(schema)) pending.add(schema);
   return schema;
+}
+
+/** Compiles every schema declared so far that is not compiled yet. */
+export function compileBodySchemas(): void {
+  for (const schema of [...pending]) validator(schema);
 }
 
 /**

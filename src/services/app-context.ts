@@ -130,7 +130,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);
     const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock);
 
-    redis = config.redis ? createRedisClient(config.redis.url, log, 'main') : null;
+    redis = config.redis ? await createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
     const bus: MessageBus = redis
       ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log)

@@ -93,7 +93,7 @@ for (const client of testClients()) {
 
     it('answers 503 SERVICE_UNAVAILABLE when the app is not built', async () => {
       const empty = mkdtempSync(path.join(tmpdir(), 'strata-studio-'));
-      const app = createApp(t.context, { adminAppDir: empty });
+      const app = createApp(t.context, { adminAppDir: empty, warm: false });
       try {
         const response = await app.inject({ method: 'GET', url: '/admin/content' });
         assert.equal(response.statusCode, 503);

@@ -119,4 +119,33 @@ for (const client of testClients()) {
       );
     });
   });
+
+  describe(`bootstrap of instances started together (${clientLabel(client)})`, () => {
+    let testDb: TestDb;
+    const dbs: Database[] = [];
+    before(async () => {
+      testDb = await createTestDatabase(client, { fixture: false });
+    });
+    after(async () => {
+      await Promise.all(dbs.map((db) => db.close()));
+      await testDb?.drop();
+    });
+
+    it('one installs and migrates; the others wait and find it done (no duplicate table, role or admin)', async () => {
+      const config = readConfig({ ...testDb.env, ADMIN_EMAIL: 'together@example.com', ADMIN_PASSWORD: 'pw-together' });
+      for (let i = 0; i < 3; i++) dbs.push(new Database(config.db));
+      const results = await Promise.all(dbs.map((db) => bootstrap(db, config, quiet)));
+      assert.equal(results.filter((r) => r.installed).length, 1);
+      assert.deepEqual(
+        results.flatMap((r) => r.migrations),
+        MIGRATIONS.map((m) => m.version),
+      );
+      const knex = queryBuilder(dbs[0]!);
+      assert.deepEqual(
+        (await knex('service_users').select('email')).map((u) => u.email),
+        ['together@example.com'],
+      );
+      assert.equal((await knex('service_policies').where({ name: 'Administrator' })).length, 1);
+    });
+  });
 }

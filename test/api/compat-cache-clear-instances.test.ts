@@ -22,9 +22,11 @@ for (const client of testClients()) {
   describe(`cache clear reaches every instance (${clientLabel(client)})`, () => {
     let a: TestApp;
     let b: SecondInstance;
+    // Both instances look at the change counters every 50 ms: the test waits a few polls, not a default one.
+    const poll = { NOTICE_POLL_INTERVAL: '50' };
     before(async () => {
-      a = await startTestApp(client);
-      b = await startSecondInstance(a);
+      a = await startTestApp(client, { env: poll });
+      b = await startSecondInstance(a, poll);
     });
     after(async () => {
       await b?.close();
@@ -46,7 +48,8 @@ for (const client of testClients()) {
         field: 'name',
         note: 'Set behind Strata',
       });
-      await wait(700);
+      // Several polls later: nothing told the instances of it (the counters did not move).
+      await wait(200);
       assert.equal(await note(), null, 'no instance knows of it yet');
       assert.equal((await a.request({ method: 'POST', url: '/utils/cache/clear' })).statusCode, 200);
       const started = Date.now();

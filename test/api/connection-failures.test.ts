@@ -37,7 +37,7 @@ async function startVia(testDb: TestDb, proxy: DroppingProxy | null, env: Record
     }),
     { bootstrap: true },
   );
-  return { context, app: createApp(context, { logger: false }) };
+  return { context, app: createApp(context, { logger: false, warm: false }) };
 }
 
 for (const client of servers) {

@@ -71,7 +71,7 @@ for (const client of servers) {
         }),
         { bootstrap: true },
       );
-      const app = createApp(context, { logger: false });
+      const app = createApp(context, { logger: false, warm: false });
       const read = () =>
         app.inject({
           method: 'GET',

@@ -22,7 +22,7 @@ describe('secrets in logs', () => {
         done();
       },
     });
-    app = createApp(t.context, { logger: { ...loggerOptions('trace'), stream } });
+    app = createApp(t.context, { logger: { ...loggerOptions('trace'), stream }, warm: false });
     await app.ready();
   });
   after(async () => {

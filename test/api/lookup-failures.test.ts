@@ -14,14 +14,18 @@ import { PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
 import { proxyFor, startThroughProxy } from '../helpers/dropping-proxy.js';
 import { ADMIN, errorCode, json, startTestApp } from '../helpers/test-app.js';
 import { clientLabel, createTestDatabase, testClients } from '../helpers/test-db.js';
+import { templateFor } from '../helpers/test-templates.js';
 
 const servers = testClients().filter((client): client is Exclude<DbClient, 'sqlite3'> => client !== 'sqlite3');
 const admin = { authorization: `Bearer ${ADMIN.token}` };
+/** A database with the fixture, bootstrapped: a copy of the run's template when there is one (no migrations to run). */
+const bootstrapped = async (client: DbClient) =>
+  createTestDatabase(client, { fixture: true, template: await templateFor(client, true) });
 
 for (const client of servers) {
   describe(`lookups on failing connections (${clientLabel(client)})`, () => {
     it('runs auth, permission and settings lookups again on a fresh connection when theirs dies under them', async () => {
-      const testDb = await createTestDatabase(client, { fixture: true });
+      const testDb = await bootstrapped(client);
       const proxy = await proxyFor(testDb);
       const { context, app } = await startThroughProxy(testDb, proxy);
       // Every lookup below starts with its caches empty, on pooled connections that die at their next use.
@@ -88,7 +92,7 @@ for (const client of servers) {
     });
 
     it('tries a connection that could not be made once more, and never repeats a write that may have run', async () => {
-      const testDb = await createTestDatabase(client, { fixture: true });
+      const testDb = await bootstrapped(client);
       const proxy = await proxyFor(testDb);
       const { context, app } = await startThroughProxy(testDb, proxy);
       const sessions = new Sessions(context.db);
@@ -144,7 +148,7 @@ for (const client of servers) {
     });
 
     it('answers lookups with 503 SERVICE_UNAVAILABLE while the database cannot be reached, and recovers', async () => {
-      const testDb = await createTestDatabase(client, { fixture: true });
+      const testDb = await bootstrapped(client);
       const proxy = await proxyFor(testDb);
       const { context, app } = await startThroughProxy(testDb, proxy);
       try {

@@ -83,7 +83,7 @@ for (const client of testClients()) {
         }),
         { bootstrap: true },
       );
-      const app = createApp(context, { logger: false });
+      const app = createApp(context, { logger: false, warm: false });
       const headers = { authorization: `Bearer ${ADMIN.token}` };
       const assertTimedOut = (response: LightMyRequestResponse) => {
         assert.equal(response.statusCode, 503, response.body);

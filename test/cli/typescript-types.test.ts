@@ -1,11 +1,11 @@
 /**
- * Typed clients on every database: `strata types --out <file>` (the CLI binary) and GET /server/specs/typescript
- * (admins) write the same types, and a program using `@directus/sdk`'s `createDirectus<Schema>()` over them
- * type-checks with TypeScript (as tsc, test/helpers/type-check.ts) — including the mistakes it must refuse (unknown collections, wrong value types, a
- * singleton read as a list).
+ * Typed clients on every database: `strata types --out <file>` (the CLI, in process) and GET
+ * /server/specs/typescript (admins) write the same types, and a program using `@directus/sdk`'s
+ * `createDirectus<Schema>()` over them type-checks with TypeScript (in this process as tsc would,
+ * test/helpers/type-check.ts; once per distinct text) — including the mistakes it must refuse (unknown collections,
+ * wrong value types, a singleton read as a list).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,11 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { STRATA_CLI } from '../helpers/strata-cli.js';
 import { STRICT_NODENEXT, typeCheck, type TypeCheckResult } from '../helpers/type-check.js';
+import { cliInProcess } from './cli-in-process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = STRATA_CLI;
 
 /** A scratch folder inside the repository, so that the program resolves @directus/sdk from its node_modules. */
 function scratch(): string {
@@ -56,12 +55,19 @@ export async function run(): Promise<void> {
 }
 `;
 
+/** Results by the types' text: the databases answer the same types, and the same program checks the same way. */
+const checked = new Map<string, TypeCheckResult>();
+
 function checkProgram(types: string): TypeCheckResult {
+  const known = checked.get(types);
+  if (known) return known;
   const dir = scratch();
   try {
     writeFileSync(path.join(dir, 'schema.ts'), types);
     writeFileSync(path.join(dir, 'client.ts'), PROGRAM);
-    return typeCheck(dir, ['client.ts'], STRICT_NODENEXT);
+    const result = typeCheck(dir, ['client.ts'], STRICT_NODENEXT);
+    checked.set(types, result);
+    return result;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -112,20 +118,13 @@ for (const client of testClients()) {
       const dir = scratch();
       try {
         const out = path.join(dir, 'schema.ts');
-        const result = spawnSync(process.execPath, [...CLI, 'types', '--out', out], {
-          cwd: dir,
-          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...t.testDb.env },
-          encoding: 'utf8',
-          timeout: 60_000,
-        });
+        // In this process (runCli): a node process per command would cost more than the command.
+        const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...t.testDb.env };
+        const result = await cliInProcess(['types', '--out', out], { cwd: dir, env });
         assert.equal(result.status, 0, result.stderr);
         assert.equal(readFileSync(out, 'utf8'), types);
-        const stdout = spawnSync(process.execPath, [...CLI, 'types'], {
-          cwd: dir,
-          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...t.testDb.env },
-          encoding: 'utf8',
-          timeout: 60_000,
-        });
+        assert.equal(result.stderr, `Wrote ${out}\n`);
+        const stdout = await cliInProcess(['types'], { cwd: dir, env });
         assert.equal(stdout.status, 0, stdout.stderr);
         assert.equal(stdout.stdout, types);
       } finally {

@@ -101,7 +101,7 @@ export async function startThroughProxy(testDb: TestDb, proxy: DroppingProxy) {
     }),
     { bootstrap: true },
   );
-  return { context, app: createApp(context, { logger: false }) };
+  return { context, app: createApp(context, { logger: false, warm: false }) };
 }
 
 /** A proxy in front of `testDb`'s server, started. */

@@ -61,7 +61,7 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
     options.template !== false && !Object.keys(options.env ?? {}).some((key) => BOOTSTRAP_SETTING.test(key));
   const testDb = await createTestDatabase(client, {
     fixture,
-    template: usesTemplate ? templateFor(client, fixture) : null,
+    template: usesTemplate ? await templateFor(client, fixture) : null,
   });
   try {
     const config = readConfig(testEnv(testDb, options.env));
@@ -69,7 +69,7 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
     const clock = new TestClock();
     const context = await createAppContext(config, { ...options.context, clock, bootstrap: true });
     if (options.relations) await insertFixtureMeta(context);
-    const app = createApp(context, { logger: false });
+    const app = createApp(context, { logger: false, warm: false });
     await app.ready();
     return {
       app,
@@ -141,7 +141,7 @@ export async function startSecondInstance(first: TestApp, env: Record<string, st
       ...env,
     }),
   );
-  const app = createApp(context, { logger: false });
+  const app = createApp(context, { logger: false, warm: false });
   await app.ready();
   return {
     app,

@@ -15,6 +15,7 @@ import {
   readItems,
   readMe,
   rest,
+  type AuthenticationData,
 } from '@directus/sdk';
 import { Secret, TOTP } from 'otpauth';
 import { hashPassword } from '../../src/auth/passwords.js';
@@ -59,7 +60,29 @@ class CookieJar {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The SDK's token storage (its memory storage, as the SDK keeps it), telling when a refresh has stored a token other
+ * than `first` — the SDK's autoRefresh runs on its own timer, so the test waits for that instead of for a duration.
+ */
+function watchedStorage() {
+  let data: AuthenticationData | null = null;
+  let first: string | null = null;
+  let refreshed: (token: string) => void = () => {};
+  const next = new Promise<string>((resolve) => (refreshed = resolve));
+  return {
+    storage: {
+      get: () => data,
+      set(value: AuthenticationData | null) {
+        data = value;
+        const token = value?.access_token ?? null;
+        if (token && first === null) first = token;
+        else if (token && token !== first) refreshed(token);
+      },
+    },
+    /** The first token stored after the login's. */
+    refresh: next,
+  };
+}
 
 for (const client of testClients()) {
   describe(`@directus/sdk authentication against Strata (${clientLabel(client)})`, () => {
@@ -221,18 +244,22 @@ for (const client of testClients()) {
       );
     });
 
-    it('refreshes on its own before a short ACCESS_TOKEN_TTL runs out (autoRefresh)', async () => {
+    // The timeout ends the test should the SDK's refresh fail (it swallows the error and the refresh never comes).
+    it('refreshes on its own before a short ACCESS_TOKEN_TTL runs out (autoRefresh)', { timeout: 60_000 }, async () => {
       const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '2s' } });
       try {
         const shortUrl = await listenOnLoopback(short);
+        const { storage, refresh } = watchedStorage();
         const sdk = createDirectus<any>(shortUrl)
-          .with(authentication('json', { autoRefresh: true, msRefreshBeforeExpires: 1_500 }))
+          .with(authentication('json', { autoRefresh: true, msRefreshBeforeExpires: 1_500, storage }))
           .with(rest());
         const login = await sdk.login(ADMIN.email, ADMIN.password);
         assert.equal(login.expires, 2_000);
         try {
-          // Past the first token's lifetime: the SDK has refreshed it (every 0.5 s), so requests still pass.
-          await sleep(2_600);
+          // Past the first token's lifetime on the server's clock before the SDK's refresh timer (0.5 s after the
+          // login) fires: the SDK refreshes with its refresh token, and requests pass with the new access token.
+          short.clock.advance(2_600);
+          assert.notEqual(await refresh, login.access_token);
           const current = await sdk.getToken();
           assert.notEqual(current, login.access_token);
           assert.deepEqual(await sdk.request(readMe({ fields: ['email'] })), { email: ADMIN.email });

@@ -15,8 +15,9 @@ import { graphqlSocketHandler } from './graphql-socket.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 
-export function graphqlRoutes(context: AppContext, specs: SpecsService): FastifyPluginAsync {
-  const service = new GraphQLService(context);
+/** `warm`: build the admin's and the public's schemas as each schema overview loads (createApp's option). */
+export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = true): FastifyPluginAsync {
+  const service = new GraphQLService(context, warm);
   // A repeated GET query string is the same frozen object (http/query-string.ts): its checked request is kept with
   // it, frozen too. Failures are not kept: such a request fails again the same way.
   const checked = new WeakMap<object, GraphQLRequest>();

@@ -3,13 +3,13 @@
  * diffs travel as JSON, or as YAML (`?export=yaml`; a YAML body with a YAML content type).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
 import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError, InvalidQueryError } from '../../errors/catalogue.js';
 import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
 import type { AppContext } from '../../services/app-context.js';
 import { SchemaSync } from '../../schema-sync/schema-sync-service.js';
 import { contentDisposition } from '../../io/export-stream.js';
+import { yamlModule } from '../../io/yaml.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
@@ -25,7 +25,7 @@ export function schemaRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_request, body, done) => {
       try {
-        done(null, parseYaml(body as string));
+        done(null, yamlModule().parse(body as string));
       } catch (error) {
         done(new InvalidPayloadError(`Invalid YAML: ${(error as Error).message.split('\n')[0]}`), undefined);
       }
@@ -38,7 +38,7 @@ export function schemaRoutes(context: AppContext): FastifyPluginAsync {
         return reply.type('application/json; charset=utf-8').send({ data: snapshot });
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
       void reply.header('content-disposition', contentDisposition(`snapshot-${stamp}.${format}`));
-      if (format === 'yaml') return reply.type('text/yaml; charset=utf-8').send(yamlStringify(snapshot));
+      if (format === 'yaml') return reply.type('text/yaml; charset=utf-8').send(yamlModule().stringify(snapshot));
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(snapshot, null, 2));
     });
 

@@ -32,8 +32,8 @@ const files = readdirSync(folder)
 const tables = await Promise.all(
   files.map(async (file) => ({
     file,
-    // Relative to this module, named as the compiled file: `npm test` runs it as build/test-js/…/*.js.
-    cases: ((await import(`./${file.replace(/\.ts$/, '.js')}`)) as { cases: MatrixCase[] }).cases,
+    // By its .ts name: `npm test` bundles the folder's files under those names (esbuild), and tsx loads them so.
+    cases: ((await import(`./${file}`)) as { cases: MatrixCase[] }).cases,
   })),
 );
 

@@ -1,0 +1,13 @@
+/**
+ * The yaml package, loaded on first use: only the schema snapshot's YAML form and YAML exports need it, and most
+ * processes (tests, CLI commands, a server nobody asks for YAML) would otherwise parse its 70 modules at start.
+ */
+import { createRequire } from 'node:module';
+
+type Yaml = typeof import('yaml');
+
+let yaml: Yaml | null = null;
+
+export function yamlModule(): Yaml {
+  return (yaml ??= createRequire(import.meta.url)('yaml') as Yaml);
+}
