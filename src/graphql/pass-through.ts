@@ -30,7 +30,11 @@ import { collectFields, type WalkContext } from './selection.js';
 
 interface RootPlan {
   key: string;
+  /** `"key":`, the start of the root's member of `data`. */
+  member: string;
   root: RootRead;
+  /** The read engine's options for the root (its own, in GraphQL's value form). */
+  options: RootRead['options'] & { form: typeof GRAPHQL_VALUES };
   query: Query;
   id: string | null;
   nodes: readonly FieldNode[];
@@ -59,31 +63,45 @@ export async function passThrough(
 ): Promise<string | null> {
   const roots = plan(schema, operation, fragments, variables, plans);
   if (!roots) return null;
-  const answers = await Promise.allSettled(roots.map((r) => read(r, context)));
+  // One root (most documents): its text is the answer, without settling a list of promises.
+  if (roots.length === 1) {
+    try {
+      return `{"data":{${roots[0]!.member}${await read(roots[0]!, context)}}}`;
+    } catch (reason) {
+      return answer(roots, [{ status: 'rejected', reason }], formatErrors);
+    }
+  }
+  return answer(roots, await Promise.allSettled(roots.map((r) => read(r, context))), formatErrors);
+}
+
+function answer(
+  roots: RootPlan[],
+  answers: PromiseSettledResult<string>[],
+  formatErrors: (error: GraphQLError) => Record<string, unknown>[],
+): string {
   const parts: string[] = [];
   const errors: Record<string, unknown>[] = [];
   let nulled = false;
-  answers.forEach((answer, i) => {
+  answers.forEach((settled, i) => {
     const root = roots[i]!;
-    if (answer.status === 'fulfilled') {
-      parts.push(`${JSON.stringify(root.key)}:${answer.value}`);
+    if (settled.status === 'fulfilled') {
+      parts.push(`${root.member}${settled.value}`);
       return;
     }
-    const original = answer.reason instanceof Error ? answer.reason : new Error(String(answer.reason));
+    const original = settled.reason instanceof Error ? settled.reason : new Error(String(settled.reason));
     errors.push(
       ...formatErrors(
         new GraphQLError(original.message, { nodes: root.nodes, path: [root.key], originalError: original }),
       ),
     );
-    parts.push(`${JSON.stringify(root.key)}:null`);
+    parts.push(`${root.member}null`);
     if (root.nonNull) nulled = true;
   });
   const data = nulled ? 'null' : `{${parts.join(',')}}`;
   return errors.length ? `{"data":${data},"errors":${JSON.stringify(errors)}}` : `{"data":${data}}`;
 }
 
-async function read({ root, query, id }: RootPlan, context: GraphQLContext): Promise<string> {
-  const options = { ...root.options, form: GRAPHQL_VALUES };
+async function read({ root, query, id, options }: RootPlan, context: GraphQLContext): Promise<string> {
   const { items } = context.app;
   if (root.kind === 'by_id')
     return (await items.readOne(root.collection, id!, query, context.accountability, context.marks, options)).json;
@@ -151,7 +169,9 @@ function planRoots(
     );
     roots.push({
       key,
+      member: `${JSON.stringify(key)}:`,
       root,
+      options: { ...root.options, form: GRAPHQL_VALUES },
       query,
       id: root.kind === 'by_id' ? String(args.id) : null,
       nodes,

@@ -2,15 +2,15 @@
  * The Fastify front end: parsing of URLs and bodies, authentication of every request, one plugin per resource,
  * and the error handler. Routes stay thin: they call services and send what the services return.
  */
-import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import underPressure from '@fastify/under-pressure';
-import fastify, { type FastifyInstance } from 'fastify';
+import fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config/scale-config.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
+import { registerCookies } from './cookies.js';
 import { checkJsonText } from '../request/json-text.js';
 import { compileBodySchemas } from '../request/body-check.js';
 import { consume } from '../bus/rate-limiters.js';
@@ -69,9 +69,18 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
   return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
+/**
+ * Pino at level `silent` writes nothing, yet Fastify with a logger still makes a child logger and listens for the end
+ * of every response to log it; without one it does neither.
+ */
+function loggerOption(logger: AppOptions['logger']): boolean | object {
+  if (logger && typeof logger === 'object' && (logger as { level?: unknown }).level === 'silent') return false;
+  return logger ?? false;
+}
+
 export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {
   const app = fastify({
-    logger: options.logger ?? false,
+    logger: loggerOption(options.logger),
     bodyLimit: context.config.maxPayloadSize,
     routerOptions: {
       querystringParser: queryStringParser({
@@ -114,7 +123,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   }
 
   app.addHttpMethod('SEARCH', { hasBody: true });
-  void app.register(cookie);
+  registerCookies(app);
   const { cors: corsConfig } = context.config;
   if (corsConfig.enabled) {
     // Preflights are answered before authentication (browsers send no credentials with them).
@@ -145,18 +154,27 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);
 
+  // The stage timer starts before the body is read: in an onRequest hook of the routes whose methods carry one (and of
+  // every route when a rate limiter is on). A GET does nothing between onRequest and preHandler, so its timer is made
+  // there, or when the reply is sent if the request failed before (an onRequest hook costs every request its runner).
+  const timerOf = (request: FastifyRequest): StageTimer => (request.timer ??= new StageTimer());
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().every((method) => method === 'GET' || method === 'HEAD')) return;
+    const own = route.onRequest ? [route.onRequest].flat() : [];
+    route.onRequest = [
+      (request, _reply, done) => {
+        timerOf(request);
+        done();
+      },
+      ...own,
+    ];
+  });
   const { perIp, global } = context.rateLimiters;
   if (perIp || global) {
     app.addHook('onRequest', async (request) => {
-      request.timer = new StageTimer();
+      timerOf(request);
       if (global) await consume(global, 'all');
       if (perIp) await consume(perIp, clientIp(request, ipHeader));
-    });
-  } else {
-    // Callback hooks where nothing waits: an async hook costs a promise and a turn of the microtask queue per request.
-    app.addHook('onRequest', (request, _reply, done) => {
-      request.timer = new StageTimer();
-      done();
     });
   }
   // Once closing, responses of requests still in flight end their connection, so the server can finish closing
@@ -167,7 +185,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    if (request.timer) reply.header('server-timing', request.timer.header());
+    reply.header('server-timing', timerOf(request).header());
     done(null, payload);
   });
 
@@ -180,6 +198,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   // A callback hook: a caller found in the resolver's caches (most requests) costs no promise and no microtask turn.
   app.addHook('preHandler', (request, _reply, done) => {
+    const timer = timerOf(request);
     if (request.routeOptions.config?.public) return done();
     let token: string | null;
     let ip: string;
@@ -193,12 +212,12 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     }
     if (quick) {
       request.accountability = quick;
-      request.timer.mark('auth');
+      timer.mark('auth');
       return done();
     }
     context.accountability.resolve(token, ip).then((accountability) => {
       request.accountability = accountability;
-      request.timer.mark('auth');
+      timer.mark('auth');
       done();
     }, done);
   });

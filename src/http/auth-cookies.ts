@@ -2,6 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientInfo, CookieChange } from '../services/auth-service.js';
 import { clientIp } from './client-ip.js';
+import { clearCookie, setCookie } from './cookies.js';
 
 /** Sets or clears the refresh and session cookies an auth operation changed. */
 export function applyCookies(reply: FastifyReply, changes: CookieChange[]): void {
@@ -13,8 +14,8 @@ export function applyCookies(reply: FastifyReply, changes: CookieChange[]): void
       sameSite: cookie.sameSite,
       ...(cookie.domain ? { domain: cookie.domain } : {}),
     };
-    if (value === null) void reply.clearCookie(cookie.name, options);
-    else void reply.setCookie(cookie.name, value, { ...options, maxAge: Math.floor(maxAgeMs / 1000) });
+    if (value === null) clearCookie(reply, cookie.name, options);
+    else setCookie(reply, cookie.name, value, { ...options, maxAge: Math.floor(maxAgeMs / 1000) });
   }
 }
 

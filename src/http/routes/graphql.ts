@@ -6,7 +6,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, RouteNotFoundError } from '../../errors/catalogue.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { GraphQLService, type Scope } from '../../graphql/graphql-service.js';
-import { parseGraphQLRequest } from '../../request/graphql-body.js';
+import { parseGraphQLRequest, type GraphQLRequest } from '../../request/graphql-body.js';
+import { deepFreeze } from '../query-string.js';
 import type { AppContext } from '../../services/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import type { SpecsService } from '../../specs/specs-service.js';
@@ -17,6 +18,18 @@ const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 /** `warm`: build the admin's and the public's schemas as each schema overview loads (createApp's option). */
 export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = true): FastifyPluginAsync {
   const service = new GraphQLService(context, warm);
+  // A repeated GET query string is the same frozen object (http/query-string.ts): its checked request is kept with
+  // it, frozen too. Failures are not kept: such a request fails again the same way.
+  const checked = new WeakMap<object, GraphQLRequest>();
+  const parse = (source: unknown): GraphQLRequest => {
+    const frozen = source && typeof source === 'object' && Object.isFrozen(source) ? source : null;
+    let parsed = frozen && checked.get(frozen);
+    if (!parsed) {
+      parsed = parseGraphQLRequest(source, context.config.maxJsonDepth);
+      if (frozen) checked.set(frozen, deepFreeze(parsed));
+    }
+    return parsed;
+  };
 
   const run = async (
     scope: Scope,
@@ -25,14 +38,19 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = t
     request: FastifyRequest,
     reply: FastifyReply,
   ) => {
-    const parsed = parseGraphQLRequest(source, context.config.maxJsonDepth);
+    const parsed = parse(source);
     request.timer.mark('parse');
     const ctx: GraphQLContext = {
       app: context,
       accountability: request.accountability,
       marks: request.timer,
-      client: clientInfo(request, context.config.ip.customHeader),
-      cookies: request.cookies,
+      // Only auth mutations read these: a query does not build them.
+      get client() {
+        return clientInfo(request, context.config.ip.customHeader);
+      },
+      get cookies() {
+        return request.cookies;
+      },
       cookieChanges: [],
       sdl: (scope) => service.sdl(scope, request.accountability),
       oas: () => specs.oasDocument(request.accountability),
