@@ -140,7 +140,9 @@ for (const client of testClients()) {
     });
 
     it('expires access tokens after ACCESS_TOKEN_TTL with TOKEN_EXPIRED', async () => {
-      const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '1s' } });
+      // An hour, passed on the app's clock: a TTL of seconds could run out in real time on a loaded machine
+      // between the login and the first use.
+      const short = await startTestApp(client, { fixture: false, env: { ACCESS_TOKEN_TTL: '1h' } });
       try {
         const { access_token } = json(
           await short.request({
@@ -154,7 +156,7 @@ for (const client of testClients()) {
           (await short.request({ method: 'GET', url: '/server/info', token: access_token })).statusCode,
           200,
         );
-        short.clock.advance(1_300);
+        short.clock.advance(3_600_000 + 1_000);
         const expired = await short.request({ method: 'GET', url: '/server/info', token: access_token });
         assert.equal(expired.statusCode, 401);
         assert.equal(errorCode(expired), 'TOKEN_EXPIRED');

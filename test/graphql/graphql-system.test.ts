@@ -103,9 +103,12 @@ for (const client of testClients()) {
       const health = await t.request({ method: 'GET', url: '/server/health' });
       const healthBody = JSON.parse(health.body);
       assert.deepEqual(Object.keys(data.server_health), ['status', 'releaseId', 'serviceId', 'checks']);
+      // The status is measured at each read: a slow moment on a loaded machine makes one of the two `warn`.
+      assert.ok(['ok', 'warn'].includes(data.server_health.status), data.server_health.status);
+      assert.ok(['ok', 'warn'].includes(healthBody.status), healthBody.status);
       assert.deepEqual(
-        [data.server_health.status, data.server_health.releaseId, Object.keys(data.server_health.checks)],
-        [healthBody.status, healthBody.releaseId, Object.keys(healthBody.checks)],
+        [data.server_health.releaseId, Object.keys(data.server_health.checks)],
+        [healthBody.releaseId, Object.keys(healthBody.checks)],
       );
       const partial = await gqlData(t, '{ server_info { queryLimit { max } } }', SYSTEM);
       assert.deepEqual(partial.server_info, { queryLimit: { max: info.queryLimit.max } });
