@@ -6,8 +6,8 @@
  * does (WEBSOCKETS_GRAPHQL_CONN_LIMIT beside WEBSOCKETS_REST_CONN_LIMIT); the other bounds (per IP, per user,
  * subscriptions, message size, buffer, heartbeat) are the shared WEBSOCKETS_* settings.
  */
-import { bool, ConfigError, int, type Env } from './env-values.js';
-import { limit, type WebSocketAuthMode } from './websocket-config.js';
+import { bool, int, type Env } from './env-values.js';
+import { authModeOf, limit, socketPathOf, type WebSocketAuthMode } from './websocket-config.js';
 
 export interface GraphQLSocketConfig {
   enabled: boolean;
@@ -20,14 +20,10 @@ export interface GraphQLSocketConfig {
 }
 
 export function readGraphQLSocketConfig(env: Env): GraphQLSocketConfig {
-  const auth = (env.WEBSOCKETS_GRAPHQL_AUTH ?? 'handshake').toLowerCase();
-  if (auth !== 'public' && auth !== 'handshake' && auth !== 'strict')
-    throw new ConfigError('WEBSOCKETS_GRAPHQL_AUTH', `must be public, handshake or strict (got "${auth}")`);
-  const path = env.WEBSOCKETS_GRAPHQL_PATH ?? '/graphql';
   return {
     enabled: bool(env, 'WEBSOCKETS_ENABLED', false) && bool(env, 'WEBSOCKETS_GRAPHQL_ENABLED', true),
-    path: path.startsWith('/') ? path : `/${path}`,
-    auth,
+    path: socketPathOf(env, 'WEBSOCKETS_GRAPHQL_PATH', '/graphql'),
+    auth: authModeOf(env, 'WEBSOCKETS_GRAPHQL_AUTH'),
     // Directus gives it in seconds.
     authTimeoutMs: int(env, 'WEBSOCKETS_GRAPHQL_AUTH_TIMEOUT', 10, 1) * 1000,
     connections: limit(env, 'WEBSOCKETS_GRAPHQL_CONN_LIMIT', null),

@@ -33,15 +33,25 @@ export function limit(env: Env, name: string, fallback: number | null): number |
   return int(env, name, 0, 1);
 }
 
-export function readWebSocketConfig(env: Env): WebSocketConfig {
-  const auth = (env.WEBSOCKETS_REST_AUTH ?? 'handshake').toLowerCase();
+/** A socket's auth mode setting (`handshake` unless set). */
+export function authModeOf(env: Env, name: string): WebSocketAuthMode {
+  const auth = (env[name] ?? 'handshake').toLowerCase();
   if (auth !== 'public' && auth !== 'handshake' && auth !== 'strict')
-    throw new ConfigError('WEBSOCKETS_REST_AUTH', `must be public, handshake or strict (got "${auth}")`);
-  const path = env.WEBSOCKETS_REST_PATH ?? '/websocket';
+    throw new ConfigError(name, `must be public, handshake or strict (got "${auth}")`);
+  return auth;
+}
+
+/** A socket's path setting, with its leading slash. */
+export function socketPathOf(env: Env, name: string, fallback: string): string {
+  const path = env[name] ?? fallback;
+  return path.startsWith('/') ? path : `/${path}`;
+}
+
+export function readWebSocketConfig(env: Env): WebSocketConfig {
   return {
     enabled: bool(env, 'WEBSOCKETS_ENABLED', false) && bool(env, 'WEBSOCKETS_REST_ENABLED', true),
-    path: path.startsWith('/') ? path : `/${path}`,
-    auth,
+    path: socketPathOf(env, 'WEBSOCKETS_REST_PATH', '/websocket'),
+    auth: authModeOf(env, 'WEBSOCKETS_REST_AUTH'),
     // Directus gives both in seconds.
     authTimeoutMs: int(env, 'WEBSOCKETS_REST_AUTH_TIMEOUT', 10, 1) * 1000,
     heartbeatMs: bool(env, 'WEBSOCKETS_HEARTBEAT_ENABLED', true)

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { openWs, type WsClient } from '../helpers/ws-client.js';
+import { openWs, refusedUpgrade, type WsClient } from '../helpers/ws-client.js';
 
 const WS_ENV = { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false' };
 
@@ -117,12 +117,7 @@ for (const client of testClients()) {
 
     it('refuses the upgrade past WEBSOCKETS_CONN_LIMIT_PER_IP with 429', async () => {
       const open = [await openWs(app.url), await openWs(app.url)];
-      const status = await new Promise<number>((resolve, reject) => {
-        const socket = new WebSocket(`${app.url.replace('http', 'ws')}/websocket`);
-        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
-        socket.on('open', () => reject(new Error('a third connection was accepted')));
-        socket.on('error', () => {});
-      });
+      const { status } = await refusedUpgrade(`${app.url.replace('http', 'ws')}/websocket`);
       assert.equal(status, 429);
       for (const ws of open) ws.close();
     });
@@ -133,12 +128,7 @@ for (const client of testClients()) {
 
     it('refuses the upgrade past WEBSOCKETS_REST_CONN_LIMIT with 503', async () => {
       const first = await openWs(app.url);
-      const status = await new Promise<number>((resolve, reject) => {
-        const socket = new WebSocket(`${app.url.replace('http', 'ws')}/websocket`);
-        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
-        socket.on('open', () => reject(new Error('a second connection was accepted')));
-        socket.on('error', () => {});
-      });
+      const { status } = await refusedUpgrade(`${app.url.replace('http', 'ws')}/websocket`);
       assert.equal(status, 503);
       first.close();
     });
