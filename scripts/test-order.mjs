@@ -19,17 +19,25 @@ function lastTimes(root) {
   }
 }
 
-/** The files (absolute .ts paths), longest first; ties by name. */
-export function longestFirst(root, files) {
+/** Expected seconds of a test file (absolute .ts path) from the last run, or by its folder. */
+export function estimator(root) {
   const times = lastTimes(root);
-  const estimate = (file) => {
+  return (file) => {
     const relative = path.relative(root, file);
     return times[relative]?.wall ?? FOLDER_ESTIMATE[relative.split(path.sep)[1]] ?? 2;
   };
+}
+
+/** The files (absolute .ts paths), longest first; ties by name. */
+export function longestFirst(root, files) {
+  const estimate = estimator(root);
   return [...files].sort((a, b) => estimate(b) - estimate(a) || a.localeCompare(b));
 }
 
-/** Prints the run's totals and slowest files from the times the test processes logged, and keeps them. */
+/**
+ * Prints the run's totals and slowest files from the times logged (per test process by scripts/test-times.mjs, per
+ * file by scripts/test-runner.mjs from its tests' durations), and keeps the files' times for the next run.
+ */
 export function reportTimes(root, log, wall) {
   if (!existsSync(log)) return;
   const entries = readFileSync(log, 'utf8')
@@ -37,17 +45,27 @@ export function reportTimes(root, log, wall) {
     .filter(Boolean)
     .map((line) => JSON.parse(line));
   rmSync(log, { force: true });
+  const files = entries.filter((entry) => entry.file);
+  const processes = entries.filter((entry) => entry.process);
   const times = lastTimes(root);
-  for (const { file, wall: fileWall, cpu } of entries) times[file] = { wall: fileWall, cpu };
+  for (const { file, wall: fileWall } of files) times[file] = { wall: fileWall };
   writeFileSync(path.join(root, ...TIMES), `${JSON.stringify(times, null, 1)}\n`);
-  const cpu = entries.reduce((sum, entry) => sum + entry.cpu, 0);
+  const cpu = processes.reduce((sum, entry) => sum + entry.cpu, 0);
+  const line = (entry, name) =>
+    `  ${entry.wall.toFixed(1).padStart(6)} ${entry.cpu === undefined ? '     ' : entry.cpu.toFixed(1).padStart(6)}  ${name}`;
   const out = [
-    `\nTest files: ${entries.length} in ${wall.toFixed(1)} s; CPU in their processes ${cpu.toFixed(1)} s ` +
-      '(not counting the processes they spawn or the databases). Slowest files (wall s, CPU s):',
-    ...entries
+    `\nTest files: ${files.length} in ${processes.length} processes, ${wall.toFixed(1)} s; CPU in those processes ` +
+      `${cpu.toFixed(1)} s (not counting the processes they spawn or the databases).`,
+    'Slowest processes (wall s, CPU s):',
+    ...processes
+      .sort((a, b) => b.wall - a.wall)
+      .slice(0, 6)
+      .map((entry) => line(entry, entry.process)),
+    'Slowest files (s of their tests):',
+    ...files
       .sort((a, b) => b.wall - a.wall)
       .slice(0, 12)
-      .map((entry) => `  ${entry.wall.toFixed(1).padStart(6)} ${entry.cpu.toFixed(1).padStart(6)}  ${entry.file}`),
+      .map((entry) => line(entry, entry.file)),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { ensureNative } from './build-native.mjs';
 import { ensureStudio } from './studio-build.mjs';
 import { buildTestJs } from './test-build.mjs';
-import { longestFirst, reportTimes } from './test-order.mjs';
+import { groupFiles } from './test-groups.mjs';
+import { estimator, longestFirst, reportTimes } from './test-order.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -91,6 +92,12 @@ const templates = exited(building).then((code) => {
 // Test files run in processes of their own; several at once, since most of their time is spent waiting on a
 // database or a socket. Each uses databases, ports, Redis servers and Redis namespaces of its own.
 const concurrency = process.env.TEST_CONCURRENCY || '4';
+// Several bundled files per process (scripts/test-groups.mjs) unless TEST_GROUPS=0 or the files run through tsx.
+const estimate = estimator(root);
+const processes =
+  js && process.env.TEST_GROUPS !== '0'
+    ? groupFiles(js, files, estimate, Number(concurrency), runnable)
+    : longestFirst(root, files).map(runnable);
 const timesLog = path.join(root, 'build', `test-times-${run}.jsonl`);
 const env = {
   ...process.env,
@@ -111,7 +118,7 @@ const status = await exited(
       path.join(root, 'scripts', 'test-times.mjs'),
       path.join(root, 'scripts', 'test-runner.mjs'),
       concurrency,
-      ...longestFirst(root, files).map(runnable),
+      ...processes,
     ],
     { stdio: 'inherit', cwd: root, env },
   ),

@@ -1,13 +1,15 @@
 import { Algorithm, hash, verify } from '@node-rs/argon2';
+import type { HashConfig } from '../config/hash-config.js';
 
-/** Directus's argon2id parameters, so hashes move between the two in both directions. */
-const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4, outputLen: 32 };
+const ALGORITHMS = [Algorithm.Argon2d, Algorithm.Argon2i, Algorithm.Argon2id] as const;
 
-/** Runs on the libuv pool, off the event loop. */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS);
+/** Runs on the libuv pool, off the event loop; with the HASH_* settings (config/hash-config.ts). */
+export function hashPassword(password: string, config: HashConfig): Promise<string> {
+  const { memoryCost, timeCost, parallelism, outputLen, type } = config;
+  return hash(password, { algorithm: ALGORITHMS[type], memoryCost, timeCost, parallelism, outputLen });
 }
 
+/** By the parameters the hash was made with, whatever today's settings. */
 export async function verifyPassword(hashed: string, password: string): Promise<boolean> {
   try {
     return await verify(hashed, password);

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { bool, ConfigError, duration, int, size, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
+import { readHashConfig, type HashConfig } from './hash-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
@@ -39,6 +40,8 @@ export interface DbConfig {
 export interface Config extends ScaleConfig {
   db: DbConfig;
   auth: AuthConfig;
+  /** argon2 parameters of new password hashes (HASH_*). */
+  hash: HashConfig;
   graphql: GraphQLConfig;
   websockets: WebSocketConfig;
   /** GraphQL subscriptions over graphql-ws. */
@@ -185,6 +188,7 @@ export function readConfig(env: Env = process.env): Config {
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
     auth: readAuthConfig(env),
+    hash: readHashConfig(env),
     graphql: readGraphQLConfig(env),
     websockets: readWebSocketConfig(env),
     graphqlSockets: readGraphQLSocketConfig(env),

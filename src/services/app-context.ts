@@ -2,6 +2,7 @@
  * Everything a running Strata holds: the connection, the schema store and the services over them. Built once at
  * start (and by tests); the HTTP front end only talks to this.
  */
+import { hashPassword } from '../auth/passwords.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { resolveSecret } from '../config/secret-store.js';
@@ -125,6 +126,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       maxBatchMutation: config.maxBatchMutation,
       systemWrites,
       changes,
+      hash: (plain) => hashPassword(plain, config.hash),
     });
     const clock = options.clock ?? systemClock;
     const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);

@@ -36,7 +36,7 @@ async function install(db: Database, config: Config, log: { info(msg: string): v
   if (await new AccessRepository(db).adminPolicyExists()) return { installed: false, migrations };
 
   const generatedPassword = config.adminPassword ? undefined : randomBytes(12).toString('base64url');
-  const passwordHash = await hashPassword(config.adminPassword ?? generatedPassword!);
+  const passwordHash = await hashPassword(config.adminPassword ?? generatedPassword!, config.hash);
   const roleId = randomUUID();
   const policyId = randomUUID();
 

@@ -9,7 +9,6 @@
  * are written the same way.
  */
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../auth/passwords.js';
 import type { Database, Executor } from '../db/connection.js';
 import { atLine, InvalidPayloadError, RouteNotFoundError, ServiceError } from '../errors/catalogue.js';
 import type { ImportRecord } from '../io/import-records.js';
@@ -48,8 +47,8 @@ export interface ItemsWriterDeps {
   maxBatchMutation: number;
   /** Checks and cache invalidation of system-collection writes (needed for `options.system`). */
   systemWrites?: SystemWrites;
-  /** argon2 (auth/passwords.ts); tests observe when it runs. */
-  hash?: (plain: string) => Promise<string>;
+  /** argon2 with the HASH_* settings (auth/passwords.ts); tests observe when it runs. */
+  hash: (plain: string) => Promise<string>;
   /** Where the changes of each committed write are announced (realtime subscriptions). */
   changes?: ChangeEvents;
 }
@@ -82,7 +81,7 @@ export class ItemsWriter {
   private readonly hash: (plain: string) => Promise<string>;
 
   constructor(private readonly deps: ItemsWriterDeps) {
-    this.hash = deps.hash ?? hashPassword;
+    this.hash = deps.hash;
   }
 
   /**

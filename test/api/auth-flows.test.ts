@@ -229,7 +229,7 @@ for (const client of testClients()) {
         { email: 'tfa@example.com' },
       );
       await queryBuilder(t.context.db)('service_users')
-        .update({ password: await hashPassword('tfa-password') })
+        .update({ password: await hashPassword('tfa-password', t.context.config.hash) })
         .where('id', id);
       const { access_token } = json(await login({ email: 'tfa@example.com', password: 'tfa-password' })).data;
       const wrongPassword = await t.request({
@@ -313,7 +313,7 @@ for (const client of testClients()) {
       });
       const { token, id } = await createUserWithPolicies(t, [fenced], { email: 'fenced@example.com' });
       await queryBuilder(t.context.db)('service_users')
-        .update({ password: await hashPassword('fenced-password') })
+        .update({ password: await hashPassword('fenced-password', t.context.config.hash) })
         .where('id', id);
       assert.equal(errorCode(await t.request({ method: 'GET', url: '/items/articles', token })), 'INVALID_IP');
       assert.equal(errorCode(await login({ email: 'fenced@example.com', password: 'fenced-password' })), 'INVALID_IP');
@@ -369,7 +369,7 @@ for (const client of testClients()) {
       await queryBuilder(t.context.db)('service_settings').update({ auth_login_attempts: 2 });
       const { id } = await createUserWithPolicies(t, [], { email: 'guess@example.com' });
       await queryBuilder(t.context.db)('service_users')
-        .update({ password: await hashPassword('right-password') })
+        .update({ password: await hashPassword('right-password', t.context.config.hash) })
         .where('id', id);
       const { refresh_token } = json(await login({ email: 'guess@example.com', password: 'right-password' })).data;
       const codes = [];
@@ -391,7 +391,7 @@ for (const client of testClients()) {
     it('answers unknown users, wrong passwords and inactive accounts alike, after the same stall', async () => {
       const { id } = await createUserWithPolicies(t, [], { email: 'archived@example.com' });
       await queryBuilder(t.context.db)('service_users')
-        .update({ password: await hashPassword('archived-password'), status: 'archived' })
+        .update({ password: await hashPassword('archived-password', t.context.config.hash), status: 'archived' })
         .where('id', id);
       const bodies = new Set<string>();
       for (const payload of [

@@ -45,7 +45,7 @@ for (const client of testClients()) {
         maxBatchMutation: Infinity,
         hash: (plain) => {
           hashedDuring.push(open);
-          return hashPassword(plain);
+          return hashPassword(plain, t.context.config.hash);
         },
       });
       const policy = await createPolicy(t, {

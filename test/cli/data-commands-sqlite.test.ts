@@ -1,5 +1,6 @@
 /** The data commands through the `strata` binary on SQLite (test/cli/data-commands.ts). */
+import { describe } from 'node:test';
 import { testClients } from '../helpers/test-db.js';
 import { dataCommandsSuite } from './data-commands.js';
 
-if (testClients().includes('sqlite3')) dataCommandsSuite('sqlite3');
+if (testClients().includes('sqlite3')) describe(...dataCommandsSuite('sqlite3'));

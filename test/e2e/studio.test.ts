@@ -619,7 +619,7 @@ for (const client of testClients()) {
         await knex('service_users').insert({
           id: randomUUID(),
           email: 'otp@example.com',
-          password: await hashPassword('otp-password-1'),
+          password: await hashPassword('otp-password-1', t.context.config.hash),
           status: 'active',
           role: role.id,
           provider: 'default',

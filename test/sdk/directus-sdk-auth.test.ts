@@ -209,7 +209,7 @@ for (const client of testClients()) {
       const policy = await createPolicy(t, { app_access: true, permissions: [{ collection: 'tags', fields: 'name' }] });
       const { id } = await createUserWithPolicies(t, [policy], { email: 'sdk-tfa@example.com' });
       await queryBuilder(t.context.db)('service_users')
-        .update({ password: await hashPassword('sdk-tfa-password') })
+        .update({ password: await hashPassword('sdk-tfa-password', t.context.config.hash) })
         .where('id', id);
       const sdk = sdkWith('json');
       await sdk.login('sdk-tfa@example.com', 'sdk-tfa-password');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, readConfig } from '../../src/config/config.js';
 import { parseDuration } from '../../src/config/duration.js';
+import { hashPassword, verifyPassword } from '../../src/auth/passwords.js';
 
 describe('config', () => {
   it('defaults to SQLite in ./data, 127.0.0.1:8055 and Directus limits', () => {
@@ -91,6 +92,33 @@ describe('config', () => {
     assert.equal(readConfig({ DB_STATEMENT_TIMEOUT: '5s' }).db.statementTimeoutMs, 5000);
     assert.throws(() => readConfig({ DB_STATEMENT_TIMEOUT: 'soon' }), /DB_STATEMENT_TIMEOUT/);
     assert.throws(() => readConfig({ MAX_JSON_DEPTH: '1' }), /MAX_JSON_DEPTH/);
+  });
+
+  it('reads the argon2 parameters of new password hashes with Directus defaults (HASH_*)', async () => {
+    assert.deepEqual(readConfig({}).hash, { memoryCost: 4096, timeCost: 3, parallelism: 1, outputLen: 32, type: 2 });
+    const chosen = readConfig({
+      HASH_MEMORY_COST: '8192',
+      HASH_TIME_COST: '2',
+      HASH_PARALLELISM: '2',
+      HASH_HASH_LENGTH: '24',
+      HASH_TYPE: '1',
+    }).hash;
+    assert.deepEqual(chosen, { memoryCost: 8192, timeCost: 2, parallelism: 2, outputLen: 24, type: 1 });
+    // The parameters are written into the hash; a hash verifies by its own, whatever today's settings.
+    const hashed = await hashPassword('secret', chosen);
+    assert.match(hashed, /^\$argon2i\$v=19\$m=8192,t=2,p=2\$/);
+    assert.equal(Buffer.from(hashed.split('$').at(-1)!, 'base64').length, 24);
+    assert.equal(await verifyPassword(hashed, 'secret'), true);
+    assert.equal(await verifyPassword(hashed, 'Secret'), false);
+    assert.match(await hashPassword('secret', readConfig({}).hash), /^\$argon2id\$v=19\$m=4096,t=3,p=1\$/);
+    for (const env of [
+      { HASH_MEMORY_COST: '15', HASH_PARALLELISM: '2' },
+      { HASH_MEMORY_COST: 'lots' },
+      { HASH_TIME_COST: '0' },
+      { HASH_TYPE: '3' },
+      { HASH_HASH_LENGTH: '2' },
+    ])
+      assert.throws(() => readConfig(env), new RegExp(Object.keys(env)[0]!));
   });
 
   it('parses durations', () => {

@@ -41,9 +41,7 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
     rows(
       knex,
       `select k.table_name, k.column_name, k.referenced_table_name, k.referenced_column_name,
-        k.constraint_name, r.update_rule, r.delete_rule,
-        (select count(*) from information_schema.key_column_usage k2 where k2.constraint_schema = k.constraint_schema
-          and k2.table_name = k.table_name and k2.constraint_name = k.constraint_name) as column_count
+        k.constraint_name, r.update_rule, r.delete_rule
       from information_schema.key_column_usage k
       join information_schema.referential_constraints r
         on r.constraint_schema = k.constraint_schema and r.constraint_name = k.constraint_name and r.table_name = k.table_name
@@ -67,6 +65,14 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
   const columnsByTable = groupBy(columns.map(lower), (r) => r.table_name);
   const indexesByTable = groupBy(indexes.map(lower), (r) => r.table_name);
   const fksByTable = groupBy(foreignKeys.map(lower), (r) => r.table_name);
+  // Every column of a foreign key is a row here: a key of several columns is counted from them (a correlated count
+  // over key_column_usage made this query take ~70 ms instead of ~5 on MariaDB).
+  const keyOf = (table: string, constraint: string) => `${table}\u0000${constraint}`;
+  const keyColumns = new Map<string, number>();
+  for (const r of foreignKeys.map(lower)) {
+    const key = keyOf(r.table_name, r.constraint_name);
+    keyColumns.set(key, (keyColumns.get(key) ?? 0) + 1);
+  }
 
   return tables.map(lower).map((table) => {
     const name = table.name as string;
@@ -74,7 +80,7 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
       toColumn(name, r, jsonColumns.has(`${name}\u0000${r.column_name}`)),
     );
     const fks: ForeignKeyInfo[] = (fksByTable.get(name) ?? [])
-      .filter((r) => Number(r.column_count) === 1)
+      .filter((r) => keyColumns.get(keyOf(name, r.constraint_name)) === 1)
       .map((r) => ({
         table: name,
         column: r.column_name,

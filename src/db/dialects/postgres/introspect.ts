@@ -1,4 +1,8 @@
-/** PostgreSQL catalog → TableInfo[] for the current schema, in four queries for the whole database. */
+/**
+ * PostgreSQL catalog → TableInfo[] for the current schema, in five queries for the whole database. Columns are read
+ * from pg_catalog with the expressions information_schema.columns is defined by (data_type, lengths, precision):
+ * joining the view itself cost 25–40 ms a read (it checks privileges on every column of the database), 1.5 ms without.
+ */
 import type { Knex } from 'knex';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
 import { POSTGRES_TEXT_TYPES } from './text-types.js';
@@ -42,16 +46,26 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
     knex.raw(`
       select n.nspname || '.' || c.relname as table_key, c.relname as table_name, a.attname as column_name, a.attnum as position,
         format_type(a.atttypid, a.atttypmod) as full_type, t.typname as udt_name, t.typtype as type_kind,
-        ic.data_type, ic.character_maximum_length, ic.numeric_precision, ic.numeric_scale,
+        case when t.typtype = 'd' then
+          case when bt.typelem <> 0 and bt.typlen = -1 then 'ARRAY'
+            when btn.nspname = 'pg_catalog' then format_type(t.typbasetype, null) else 'USER-DEFINED' end
+        else
+          case when t.typelem <> 0 and t.typlen = -1 then 'ARRAY'
+            when tn.nspname = 'pg_catalog' then format_type(a.atttypid, null) else 'USER-DEFINED' end
+        end as data_type,
+        information_schema._pg_char_max_length(information_schema._pg_truetypid(a.*, t.*), information_schema._pg_truetypmod(a.*, t.*)) as character_maximum_length,
+        information_schema._pg_numeric_precision(information_schema._pg_truetypid(a.*, t.*), information_schema._pg_truetypmod(a.*, t.*)) as numeric_precision,
+        information_schema._pg_numeric_scale(information_schema._pg_truetypid(a.*, t.*), information_schema._pg_truetypmod(a.*, t.*)) as numeric_scale,
         not a.attnotnull as is_nullable, pg_get_expr(d.adbin, d.adrelid) as column_default,
         a.attidentity as identity, a.attgenerated as generated, col_description(c.oid, a.attnum) as comment
       from pg_attribute a
       join pg_class c on c.oid = a.attrelid
       join pg_namespace n on n.oid = c.relnamespace
       join pg_type t on t.oid = a.atttypid
+      join pg_namespace tn on tn.oid = t.typnamespace
+      left join pg_type bt on t.typtype = 'd' and bt.oid = t.typbasetype
+      left join pg_namespace btn on btn.oid = bt.typnamespace
       left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-      left join information_schema.columns ic
-        on ic.table_schema = n.nspname and ic.table_name = c.relname and ic.column_name = a.attname
       where n.nspname = any(current_schemas(false)) and c.relkind in ('r', 'p', 'v', 'm') and a.attnum > 0 and not a.attisdropped
       order by c.relname, a.attnum`),
     knex.raw(`

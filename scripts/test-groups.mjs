@@ -1,0 +1,50 @@
+// Several test files per test process. Starting a process that loads Strata, Fastify, graphql and the database
+// drivers costs about 1.9 CPU s before its first test; with some 130 files that was half the CPU the test processes
+// spent, on a machine whose two cores the run keeps busy. A group is one generated module that imports its files'
+// bundles (build/test-js/, scripts/test-build.mjs): Node's test runner then runs their tests one file after the
+// other in one process, and the code they share is loaded once. Files that run long on their own (the admin app in
+// a browser, the CLI) stay alone, and the groups are filled longest first so that they end about together.
+import { writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Returns what the runner starts, longest first: group modules (written to <js>/groups/) and lone files (bundled,
+ * absolute .js). `files`: the test files (absolute .ts); `estimate(file)`: its expected seconds; `bundled(file)`: its
+ * bundle.
+ */
+export function groupFiles(js, files, estimate, concurrency, bundled) {
+  const total = files.reduce((sum, file) => sum + estimate(file), 0);
+  // About three groups per worker: few processes, yet the last ones to start are short.
+  const target = Math.max(total / (concurrency * 3), 1);
+  const alone = files.filter((file) => estimate(file) >= target);
+  const rest = files.filter((file) => estimate(file) < target).sort((a, b) => estimate(b) - estimate(a));
+  const count = Math.ceil(rest.reduce((sum, file) => sum + estimate(file), 0) / target);
+  const groups = Array.from({ length: count }, () => ({ files: [], time: 0 }));
+  for (const file of rest) {
+    const smallest = groups.reduce((a, b) => (b.time < a.time ? b : a));
+    smallest.files.push(file);
+    smallest.time += estimate(file);
+  }
+  const folder = path.join(js, 'groups');
+  mkdirSync(folder, { recursive: true });
+  const entries = groups
+    .filter((group) => group.files.length > 0)
+    .map((group, index) => {
+      if (group.files.length === 1) return { file: bundled(group.files[0]), time: group.time };
+      const file = path.join(folder, `group-${index + 1}.test.js`);
+      // Each file in the order of its name, as it would have run alone.
+      const imports = [...group.files]
+        .sort()
+        .map((member) => `import ${JSON.stringify(relative(folder, bundled(member)))};`);
+      writeFileSync(file, `${imports.join('\n')}\n`);
+      return { file, time: group.time };
+    });
+  return [...alone.map((file) => ({ file: bundled(file), time: estimate(file) })), ...entries]
+    .sort((a, b) => b.time - a.time)
+    .map((entry) => entry.file);
+}
+
+function relative(from, to) {
+  const link = path.relative(from, to).split(path.sep).join('/');
+  return link.startsWith('.') ? link : `./${link}`;
+}
