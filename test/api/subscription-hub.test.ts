@@ -109,11 +109,16 @@ for (const client of testClients()) {
             : `${message.event} ${message.data[0].name}`,
         );
       }
-      assert.equal(seen[0], 'create Order 0');
+      // The create's re-read may run after the first updates committed (a loaded machine) and read their state.
+      assert.match(seen[0]!, /^create Order \d$/);
       assert.deepEqual(seen.slice(-2), ['update Order 5', `delete ${id}`]);
-      const updates = seen.slice(1, -1).map((entry) => Number(entry.replace('update Order ', '')));
+      const states = seen.slice(0, -1).map((entry) => Number(entry.replace(/^(create|update) Order /, '')));
       // A re-read that runs after a later commit reads that later state, so a state may come twice, never backwards.
-      assert.deepEqual(updates, [...updates].sort(), `in commit order: ${seen.join(', ')}`);
+      assert.deepEqual(states, [...states].sort(), `in commit order: ${seen.join(', ')}`);
+      assert.ok(
+        seen.slice(1, -1).every((entry) => entry.startsWith('update ')),
+        seen.join(', '),
+      );
       socket.send({ type: 'unsubscribe' });
     });
 

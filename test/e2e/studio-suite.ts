@@ -1,28 +1,22 @@
 /**
- * Strata Studio end to end: Debian's chromium (playwright-core) drives the built app against a live Strata on each
- * database the machine has. One browser for the whole file, one page per database, steps in order (each builds on
- * the last, as a person working through the app would). STUDIO_SCREENSHOTS=1 saves the README's screenshots.
+ * Strata Studio end to end: Debian's chromium (playwright-core) drives the built app against a live Strata on one
+ * database; studio-<database>.test.ts run it for each database the machine has, side by side. One browser and one
+ * page per database, steps in order (each builds on the last, as a person working through the app would).
+ * STUDIO_SCREENSHOTS=1 saves the README's screenshots (from SQLite).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hashPassword } from '../../src/auth/passwords.js';
-import { clientLabel, testClients } from '../helpers/test-db.js';
+import type { DbClient } from '../../src/config/config.js';
+import { clientLabel } from '../helpers/test-db.js';
 import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { chromiumPath, launch, screenshot } from './browser.js';
 import { queryBuilder } from '../../src/db/connection.js';
 
 const executable = chromiumPath();
-let browser: Browser | undefined;
-
-before(async () => {
-  if (executable) browser = await launch(executable);
-});
-after(async () => {
-  await browser?.close();
-});
 
 async function seedLibrary(t: TestApp): Promise<void> {
   const post: Post = async (url, payload) => {
@@ -185,11 +179,16 @@ async function addRelations(post: Post): Promise<void> {
   });
 }
 
-for (const client of testClients()) {
-  describe(
+/**
+ * The suite on one database: its name, options and body, for its test file's describe (the test runner counts a
+ * test as the file's that declares it).
+ */
+export function studioSuite(client: DbClient): [string, { skip: string | false }, () => void] {
+  return [
     `Strata Studio in chromium (${clientLabel(client)})`,
     { skip: executable ? false : 'chromium is not installed (apt-get install -y chromium)' },
     () => {
+      let browser: Browser | undefined;
       let t: TestApp;
       let base: string;
       let context: BrowserContext;
@@ -199,6 +198,7 @@ for (const client of testClients()) {
       const status = () => page.locator('.pager [role="status"]');
 
       before(async () => {
+        browser = await launch(executable!);
         t = await startTestApp(client, { fixture: false });
         base = await listenOnLoopback(t);
         await seedLibrary(t);
@@ -208,6 +208,7 @@ for (const client of testClients()) {
       });
       after(async () => {
         await context?.close();
+        await browser?.close();
         await t?.close();
       });
 
@@ -659,5 +660,5 @@ for (const client of testClients()) {
         await page.setViewportSize({ width: 1280, height: 800 });
       });
     },
-  );
+  ];
 }

@@ -1,0 +1,6 @@
+/** Strata Studio in chromium on MariaDB/MySQL (test/e2e/studio-suite.ts). */
+import { describe } from 'node:test';
+import { testClients } from '../helpers/test-db.js';
+import { studioSuite } from './studio-suite.js';
+
+if (testClients().includes('mysql')) describe(...studioSuite('mysql'));
