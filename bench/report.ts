@@ -62,7 +62,7 @@ export interface BenchReport {
   cpus: number;
   /** The machine's 1-minute load average before the bench started: other work skews every number. */
   loadAverageBefore: number;
-  settings: { durationSeconds: number; connections: number };
+  settings: { durationSeconds: number; warmupSeconds?: number; connections: number };
   dataset: { rows: Record<string, number>; seconds: number };
   /** Strata's whole-life peak RSS (MiB), from the kernel's high-water mark. */
   strataMaxRssMb: number | null;

@@ -219,9 +219,14 @@ async function run(file: string, root: string, scenarioList: string | undefined)
     let line = `${scenario.id}\tstrata cpu_us/req ${strataUs.toFixed(1)}`;
     if (ceiling) {
       ceiling.routes.set(scenario.path, statements);
+      if (profile) await profile.post('Profiler.start');
       const ceilingUs = await measure((count) =>
         autocannon(`http://127.0.0.1:${ceiling.port}${scenario.path}`, count, headers.authorization),
       );
+      if (profile) {
+        const { profile: data } = await profile.post('Profiler.stop');
+        writeFileSync(`request-cost-${scenario.id}-ceiling.cpuprofile`, JSON.stringify(data));
+      }
       line += `\tceiling ${ceilingUs.toFixed(1)}\tratio ${(ceilingUs / strataUs).toFixed(3)}`;
     }
     console.log(line);

@@ -41,6 +41,8 @@ const ROUNDS_MAX = 5;
 interface Settings {
   databases: DbClient[];
   duration: number;
+  /** Seconds of unmeasured load per side before a scenario's rounds (BENCH_WARMUP_SECONDS; 0 = none). */
+  warmup: number;
   connections: number;
   /** Scale mode: the article count (null = the usual load bench). */
   rows: number | null;
@@ -64,6 +66,7 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
   return {
     databases: databasesFrom(env.BENCH_DB ?? 'sqlite', env),
     duration: positiveInt(env, 'BENCH_DURATION', 10),
+    warmup: nonNegativeInt(env, 'BENCH_WARMUP_SECONDS', 2),
     connections: positiveInt(env, 'BENCH_CONNECTIONS', 10),
     rows: rowsAt >= 0 ? Number(rowsArg) : null,
     fanout: fanout
@@ -108,6 +111,11 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
   return value;
+}
+
+function nonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  return raw === '0' ? 0 : positiveInt(env, name, fallback);
 }
 
 /** The two servers run as plain JavaScript (a TypeScript loader would add its own thread and tens of MB to the RSS). */
@@ -167,7 +175,11 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
       node: process.version,
       cpus: os.cpus().length,
       loadAverageBefore,
-      settings: { durationSeconds: settings.duration, connections: settings.connections },
+      settings: {
+        durationSeconds: settings.duration,
+        warmupSeconds: settings.warmup,
+        connections: settings.connections,
+      },
       dataset: { rows, seconds: seconds(t0) },
       strataMaxRssMb: null,
       scenarios: [],
@@ -287,6 +299,14 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
     ...loadSettings,
     duration: Math.max(1, Math.round(settings.duration / rounds)),
   };
+  // Both sides first take load unmeasured: five probes leave V8 compiling the hot path during the first round, and
+  // Strata has far more code to compile (Fastify, auth, the read engine) than the ceiling, so without this the first
+  // scenario's ratio measured the JIT's warm-up as much as the request path (docs/decisions.md, 210).
+  if (settings.warmup > 0) {
+    const warmup = { ...roundSettings, duration: settings.warmup };
+    await load(url, warmup);
+    if (replay) await load(ceilingUrl, { ...warmup, headers: {} });
+  }
   const strataRounds: LoadResult[] = [];
   const ceilingRounds: LoadResult[] = [];
   await strata.call('mark');

@@ -189,17 +189,13 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     done(null, payload);
   });
 
-  app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
-  app.setNotFoundHandler((request, reply) => {
-    const error = new RouteNotFoundError(request.url.split('?')[0]!);
-    void reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
-  });
-
   // Every request carries an accountability through the whole pipeline; a bad token fails here, before any route.
   // A callback hook: a caller found in the resolver's caches (most requests) costs no promise and no microtask turn.
-  app.addHook('preHandler', (request, _reply, done) => {
+  // It is attached to each route that needs it when the route is added (and to the not-found handler, so an unknown
+  // path with a bad token is refused as before): asking Fastify per request whether the route is public would build
+  // its `routeOptions` object on every request.
+  const authenticate = (request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void => {
     const timer = timerOf(request);
-    if (request.routeOptions.config?.public) return done();
     let token: string | null;
     let ip: string;
     let quick: Accountability | undefined;
@@ -220,6 +216,21 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
       timer.mark('auth');
       done();
     }, done);
+  };
+  // A public route still gets its stage timer where the authentication would have made it.
+  const startTimer = (request: FastifyRequest, _reply: unknown, done: () => void): void => {
+    timerOf(request);
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    const own = route.preHandler ? [route.preHandler].flat() : [];
+    route.preHandler = [route.config?.public ? startTimer : authenticate, ...own];
+  });
+
+  app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
+  app.setNotFoundHandler({ preHandler: authenticate }, (request, reply) => {
+    const error = new RouteNotFoundError(request.url.split('?')[0]!);
+    void reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
   });
 
   // The route table, for the OpenAPI document (every route there is, described or not).
