@@ -11,7 +11,7 @@ import { sourceName } from './test-source-name.mjs';
 
 const [concurrency, ...files] = process.argv.slice(2);
 // A process that hangs (a socket that never answers) fails after TEST_FILE_TIMEOUT seconds instead of stalling the run.
-const timeout = Number(process.env.TEST_FILE_TIMEOUT || 600) * 1000;
+const timeout = Number(process.env.TEST_FILE_TIMEOUT || 300) * 1000;
 const stream = run({ files, concurrency: Number(concurrency), timeout });
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const perFile = new Map();

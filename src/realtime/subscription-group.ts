@@ -2,7 +2,10 @@
  * Subscriptions whose re-reads are identical (group-key.ts): one re-read per event serves every member, its rows
  * serialised once. The group remembers the keys it has shown (bounded: the least recently shown are forgotten
  * beyond `shownMax`) to tell an item entering the members' rules (create) from one staying (update) or leaving
- * (delete). Once it has forgotten any, deletes are passed on whole, keys only, as Directus sends them.
+ * (delete). Once it has forgotten any, deletes are passed on whole, keys only, as Directus sends them. So are they
+ * when the members read every row of the collection (no item rule, no filter or search in the query): then any
+ * deleted row was theirs to see, whether shown or not (it existed before they subscribed, or was deleted before the
+ * re-read of its create could show it).
  */
 import { LRUCache } from 'lru-cache';
 import type { Accountability } from '../permissions/accountability.js';
@@ -55,6 +58,13 @@ export class SubscriptionGroup {
   /** True when the key was shown (and is now forgotten). */
   forget(key: string): boolean {
     return this.shownKeys.delete(key);
+  }
+
+  /** Every row of the collection is in the members' reads: deletes need no memory of what was shown. */
+  get readsEveryRow(): boolean {
+    if (this.query.filter || this.query.search) return false;
+    if (this.reader.admin) return true;
+    return this.permissions?.for(this.collection, 'read').some((rule) => rule.permissions === null) ?? false;
   }
 
   shownCount(): number {

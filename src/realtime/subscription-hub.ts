@@ -266,7 +266,7 @@ export class SubscriptionHub {
   private async deliver(group: SubscriptionGroup, event: ChangeEvent): Promise<void> {
     try {
       if (event.action === 'delete') {
-        const gone = event.keys.filter((key) => group.forget(String(key)) || group.overflowed);
+        const gone = event.keys.filter((key) => group.forget(String(key)) || group.overflowed || group.readsEveryRow);
         if (gone.length) this.send(group, 'delete', gone);
         return;
       }

@@ -158,6 +158,46 @@ for (const client of testClients()) {
       socket.send({ type: 'unsubscribe' });
     });
 
+    it('passes the delete of a row it never showed to members who read every row, and to no one else', async () => {
+      // Made before the subscriptions and left out of their init (limit 1): no group was shown it.
+      const { id } = await post({ name: 'Hub unseen' });
+      const everyRow = await createPolicy(t, { permissions: [{ collection: 'authors', fields: 'id,name' }] });
+      const ruled = await createPolicy(t, {
+        permissions: [{ collection: 'authors', fields: 'id,name', permissions: { name: { _starts_with: 'Ruled' } } }],
+      });
+      const reader = await createUserWithPolicies(t, [everyRow]);
+      const restricted = await createUserWithPolicies(t, [ruled]);
+      const first = { fields: ['id'], sort: ['id'], limit: 1 };
+      const cases = [
+        { token: ADMIN.token, query: first, gets: true },
+        { token: reader.token, query: first, gets: true },
+        { token: restricted.token, query: first, gets: false },
+        { token: ADMIN.token, query: { ...first, filter: { name: { _starts_with: 'Hub ' } } }, gets: false },
+        { token: ADMIN.token, query: { ...first, search: 'Hub' }, gets: false },
+      ];
+      const sockets: TestSocket[] = [];
+      for (const [i, { token, query }] of cases.entries()) {
+        const socket = await open(token);
+        const init = await subscribe(socket, 'authors', `unseen${i}`, query);
+        assert.ok(!init.data.some((row: { id: number }) => row.id === id), 'not in the init');
+        sockets.push(socket);
+      }
+      const res = await t.request({ method: 'DELETE', url: `/items/authors/${id}` });
+      assert.equal(res.statusCode, 204, res.body);
+      // Those who get it first: the hub has then handled the delete for every group (no re-read, in one turn), so a
+      // pong answered after that shows the others got nothing.
+      for (const [i, socket] of sockets.entries()) {
+        if (!cases[i]!.gets) continue;
+        const message = await socket.next();
+        assert.deepEqual([message.event, message.data.map(String)], ['delete', [String(id)]], `case ${i}`);
+      }
+      for (const [i, socket] of sockets.entries()) {
+        socket.send({ type: 'ping' });
+        assert.deepEqual(await socket.next(), { type: 'pong' }, `case ${i}: nothing more`);
+        socket.send({ type: 'unsubscribe' });
+      }
+    });
+
     it('ends a subscription whose read access is revoked with a FORBIDDEN error message', async () => {
       const policy = await createPolicy(t, { permissions: [{ collection: 'authors', fields: 'id,name' }] });
       const user = await createUserWithPolicies(t, [policy]);
