@@ -10,6 +10,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
+import { named } from './plugin-name.js';
 import { registerCookies } from './cookies.js';
 import { checkJsonText } from '../request/json-text.js';
 import { compileBodySchemas } from '../request/body-check.js';
@@ -245,25 +246,30 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   ]);
   const specs = new SpecsService(context, routes, systemPaths);
 
-  app.register(serverRoutes(context), { prefix: '/server' });
-  app.register(specsRoutes(specs, () => context.schema.current));
-  if (context.config.docs.enabled) app.register(docsRoutes(context.config.docs.publicUrl));
-  app.register(authRoutes(context), { prefix: '/auth' });
-  app.register(itemRoutes(context), { prefix: '/items' });
-  app.register(usersMeRoutes(context), { prefix: '/users' });
-  app.register(systemCollectionRoutes(context));
-  app.register(fieldRoutes(context), { prefix: '/fields' });
-  app.register(collectionRoutes(context), { prefix: '/collections' });
-  app.register(relationRoutes(context), { prefix: '/relations' });
-  app.register(utilsRoutes(context), { prefix: '/utils' });
-  app.register(importRoutes(context), { prefix: '/utils' });
-  app.register(schemaRoutes(context), { prefix: '/schema' });
+  app.register(named('server', serverRoutes(context)), { prefix: '/server' });
+  app.register(
+    named(
+      'specs',
+      specsRoutes(specs, () => context.schema.current),
+    ),
+  );
+  if (context.config.docs.enabled) app.register(named('docs', docsRoutes(context.config.docs.publicUrl)));
+  app.register(named('auth', authRoutes(context)), { prefix: '/auth' });
+  app.register(named('item', itemRoutes(context)), { prefix: '/items' });
+  app.register(named('usersMe', usersMeRoutes(context)), { prefix: '/users' });
+  app.register(named('systemCollection', systemCollectionRoutes(context)));
+  app.register(named('field', fieldRoutes(context)), { prefix: '/fields' });
+  app.register(named('collection', collectionRoutes(context)), { prefix: '/collections' });
+  app.register(named('relation', relationRoutes(context)), { prefix: '/relations' });
+  app.register(named('utils', utilsRoutes(context)), { prefix: '/utils' });
+  app.register(named('import', importRoutes(context)), { prefix: '/utils' });
+  app.register(named('schema', schemaRoutes(context)), { prefix: '/schema' });
   // One WebSocket server for /websocket and GraphQL's socket (registered once, before the routes that upgrade).
   if (context.config.websockets.enabled || context.config.graphqlSockets.enabled)
     app.register(websocket, { options: { maxPayload: context.config.websockets.limits.maxMessageBytes * 2 } });
-  app.register(graphqlRoutes(context, specs, options.warm !== false));
-  if (context.config.websockets.enabled) app.register(websocketRoutes(context, ipHeader));
-  if (context.config.adminApp) app.register(adminAppRoutes(options.adminAppDir ?? STUDIO_DIR));
+  app.register(named('graphql', graphqlRoutes(context, specs, options.warm !== false)));
+  if (context.config.websockets.enabled) app.register(named('websocket', websocketRoutes(context, ipHeader)));
+  if (context.config.adminApp) app.register(named('adminApp', adminAppRoutes(options.adminAppDir ?? STUDIO_DIR)));
   if (options.warm !== false) compileBodySchemas();
 
   return app;
