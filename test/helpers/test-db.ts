@@ -81,17 +81,11 @@ export async function createTestDatabase(client: DbClient, options: TestDatabase
     };
   } else {
     const serverUrl = new URL(client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
-    const admin = serverKnex(client, serverUrl, { multipleStatements: template !== null });
-    try {
-      if (client === 'pg')
-        await admin.raw(
-          template ? `create database "${name}" template "${template.name}"` : `create database "${name}"`,
-        );
-      else if (template) await copyMysqlDatabase(admin, template.name, name);
-      else await admin.raw(`create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
-    } finally {
-      await admin.destroy();
-    }
+    const admin = adminKnex(client, serverUrl, { multipleStatements: template !== null });
+    if (client === 'pg')
+      await admin.raw(template ? `create database "${name}" template "${template.name}"` : `create database "${name}"`);
+    else if (template) await copyMysqlDatabase(admin, template.name, name);
+    else await admin.raw(`create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
     const dbUrl = new URL(serverUrl);
     dbUrl.pathname = `/${name}`;
     const dir = mkdtempSync(path.join(tmpdir(), 'strata-test-'));
@@ -102,13 +96,9 @@ export async function createTestDatabase(client: DbClient, options: TestDatabase
       env: { DB_CLIENT: client, DB_CONNECTION_STRING: dbUrl.toString(), DATA_DIR: dir },
       async drop() {
         rmSync(dir, { recursive: true, force: true });
-        const k = serverKnex(client, serverUrl);
-        try {
-          if (client === 'pg') await k.raw(`drop database if exists "${name}" with (force)`);
-          else await k.raw(`drop database if exists \`${name}\``);
-        } finally {
-          await k.destroy();
-        }
+        const k = adminKnex(client, serverUrl);
+        if (client === 'pg') await k.raw(`drop database if exists "${name}" with (force)`);
+        else await k.raw(`drop database if exists \`${name}\``);
       },
     };
   }
@@ -199,7 +189,28 @@ export function knexFor(testDb: TestDb): Knex {
   return serverKnex(testDb.client, new URL(testDb.config.connectionString!));
 }
 
-function serverKnex(client: 'pg' | 'mysql', url: URL, options: { multipleStatements?: boolean } = {}): Knex {
+const admins = new Map<string, Knex>();
+
+/**
+ * The process's connection to a server for creating and dropping databases (one per server and statement mode): a
+ * connection per create and per drop cost the server a new session each (on PostgreSQL a process, ~10-15 ms of its
+ * CPU). It closes when idle for a second, so that it does not keep a finished test process alive; one statement at
+ * a time (a MariaDB copy switches the connection's database with `use`).
+ */
+function adminKnex(client: 'pg' | 'mysql', url: URL, options: { multipleStatements?: boolean } = {}): Knex {
+  const key = `${client} ${url.href} ${options.multipleStatements ?? false}`;
+  let knex = admins.get(key);
+  if (!knex)
+    admins.set(key, (knex = serverKnex(client, url, options, { idleTimeoutMillis: 1000, reapIntervalMillis: 250 })));
+  return knex;
+}
+
+function serverKnex(
+  client: 'pg' | 'mysql',
+  url: URL,
+  options: { multipleStatements?: boolean } = {},
+  pool: { idleTimeoutMillis?: number; reapIntervalMillis?: number } = {},
+): Knex {
   const connection = {
     host: url.hostname,
     port: url.port ? Number(url.port) : undefined,
@@ -208,7 +219,7 @@ function serverKnex(client: 'pg' | 'mysql', url: URL, options: { multipleStateme
     database: decodeURIComponent(url.pathname.replace(/^\//, '')) || undefined,
     ...(client === 'mysql' ? { multipleStatements: options.multipleStatements ?? false, timezone: 'Z' } : {}),
   };
-  return knexFactory({ client: client === 'pg' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 1 } });
+  return knexFactory({ client: client === 'pg' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 1, ...pool } });
 }
 
 function baseConfig(client: DbClient, over: Partial<DbConfig>): DbConfig {
