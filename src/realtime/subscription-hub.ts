@@ -266,7 +266,8 @@ export class SubscriptionHub {
   private async deliver(group: SubscriptionGroup, event: ChangeEvent): Promise<void> {
     try {
       if (event.action === 'delete') {
-        const gone = event.keys.filter((key) => group.forget(String(key)) || group.overflowed || group.readsEveryRow);
+        const whole = group.overflowed || group.readsEveryRow;
+        const gone = event.keys.filter((key) => group.forget(String(key)) || whole);
         if (gone.length) this.send(group, 'delete', gone);
         return;
       }

@@ -78,11 +78,7 @@ export interface OpenedCollection<R extends Reread = 'json'> {
 }
 
 export class ItemsWriter {
-  private readonly hash: (plain: string) => Promise<string>;
-
-  constructor(private readonly deps: ItemsWriterDeps) {
-    this.hash = deps.hash;
-  }
+  constructor(private readonly deps: ItemsWriterDeps) {}
 
   /**
    * The one writability check of a write: FORBIDDEN unless `collection` can be written at all (exists, has a key, is
@@ -196,7 +192,7 @@ export class ItemsWriter {
         true,
         ctx,
       );
-      await this.run(tx, draft, ctx, await hashWriteValues(draft, ctx, this.hash), batchChanges);
+      await this.run(tx, draft, ctx, await hashWriteValues(draft, ctx, this.deps.hash), batchChanges);
       return draft.rowCount;
     };
     await tx.query('savepoint strata_import');
@@ -354,7 +350,7 @@ export class ItemsWriter {
   /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */
   private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
     const { ctx } = target;
-    const hashes = await hashWriteValues(draft, ctx, this.hash);
+    const hashes = await hashWriteValues(draft, ctx, this.deps.hash);
     const touched =
       this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
     return this.transaction(ctx, touched, (tx, changes) => this.run(tx, draft, ctx, hashes, changes, singleton));
