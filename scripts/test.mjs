@@ -20,7 +20,10 @@ function testFiles(dir) {
   });
 }
 
-const filter = process.argv.slice(2);
+// Arguments: parts of test file paths to run only those; --save-times keeps the run's per-file times in
+// test/times.json (scripts/test-order.mjs).
+const saveTimes = process.argv.includes('--save-times');
+const filter = process.argv.slice(2).filter((arg) => arg !== '--save-times');
 const files = testFiles(path.join(root, 'test'))
   .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
   .sort();
@@ -103,6 +106,8 @@ const env = {
   ...process.env,
   NODE_ENV: 'test',
   STRATA_TEST_TIMES_LOG: timesLog,
+  // Test databases are named by the run, so that those a killed test process left are dropped after it.
+  STRATA_TEST_RUN: run,
   STRATA_TEST_TEMPLATES_FILE: templatesFile,
   ...(cliBundle ? { STRATA_TEST_CLI: cliBundle } : {}),
 };
@@ -126,6 +131,6 @@ const status = await exited(
 const wall = (Date.now() - started) / 1000;
 const list = await templates;
 rmSync(templatesFile, { force: true });
-if (list) await exited(helper('drop', { ...env, STRATA_TEST_TEMPLATES: list }, ['ignore', 'ignore', 'inherit']));
-reportTimes(root, timesLog, wall);
+await exited(helper('drop', { ...env, STRATA_TEST_TEMPLATES: list || '[]' }, ['ignore', 'ignore', 'inherit']));
+reportTimes(root, timesLog, wall, { save: saveTimes && filter.length === 0 && status === 0 });
 process.exit(status);

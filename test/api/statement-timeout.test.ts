@@ -79,7 +79,7 @@ for (const client of testClients()) {
           LOG_LEVEL: 'silent',
           RATE_LIMITER_ENABLED: 'false',
           PRESSURE_LIMITER_ENABLED: 'false',
-          DB_STATEMENT_TIMEOUT: '2s',
+          DB_STATEMENT_TIMEOUT: '1s',
         }),
         { bootstrap: true },
       );

@@ -7,16 +7,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
+import type { Config } from '../../src/config/config.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { openWs, refusedUpgrade, type WsClient } from '../helpers/ws-client.js';
 
+/** The heartbeat period of the heartbeat tests: a third of a second (the setting's smallest is one second). */
+const HEARTBEAT_MS = 300;
 const WS_ENV = { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false' };
 
-function withApp(client: Parameters<typeof startTestApp>[0], env: Record<string, string>) {
+function withApp(
+  client: Parameters<typeof startTestApp>[0],
+  env: Record<string, string>,
+  configure?: (config: Config) => void,
+) {
   const state = { t: undefined as unknown as TestApp, url: '' };
   before(async () => {
-    state.t = await startTestApp(client, { env: { ...WS_ENV, ...env } });
+    state.t = await startTestApp(client, { env: { ...WS_ENV, ...env }, configure });
     state.url = await listenOnLoopback(state.t);
   });
   after(async () => {
@@ -166,7 +173,9 @@ for (const client of testClients()) {
   });
 
   describe(`websocket heartbeat (${clientLabel(client)})`, () => {
-    const app = withApp(client, { WEBSOCKETS_HEARTBEAT_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_PERIOD: '1' });
+    const app = withApp(client, { WEBSOCKETS_HEARTBEAT_ENABLED: 'true' }, (config) => {
+      config.websockets.heartbeatMs = HEARTBEAT_MS;
+    });
 
     it('closes a client that does not answer pings; one that answers stays', async () => {
       const silent = await authed(app.url);

@@ -10,19 +10,26 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createClient, type Client, type Sink } from 'graphql-ws';
 import WebSocket from 'ws';
+import type { Config } from '../../src/config/config.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 type Closed = { code: number; reason: string };
 type Row = Record<string, any>;
+/** The heartbeat period of the heartbeat tests: a third of a second (the setting's smallest is one second). */
+const HEARTBEAT_MS = 300;
 const PROTOCOL = 'graphql-transport-ws';
 const BASE_ENV = { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false', IP_CUSTOM_HEADER: 'x-test-ip' };
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function withApp(client: Parameters<typeof startTestApp>[0], env: Record<string, string>) {
+function withApp(
+  client: Parameters<typeof startTestApp>[0],
+  env: Record<string, string>,
+  configure?: (config: Config) => void,
+) {
   const state = { t: undefined as unknown as TestApp, http: '', url: '' };
   before(async () => {
-    state.t = await startTestApp(client, { env: { ...BASE_ENV, ...env } });
+    state.t = await startTestApp(client, { env: { ...BASE_ENV, ...env }, configure });
     state.http = await listenOnLoopback(state.t);
     state.url = `${state.http.replace('http', 'ws')}/graphql`;
   });
@@ -279,7 +286,9 @@ for (const client of testClients()) {
   });
 
   describe(`GraphQL socket heartbeat (${clientLabel(client)})`, () => {
-    const app = withApp(client, { WEBSOCKETS_HEARTBEAT_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_PERIOD: '1' });
+    const app = withApp(client, { WEBSOCKETS_HEARTBEAT_ENABLED: 'true' }, (config) => {
+      config.websockets.heartbeatMs = HEARTBEAT_MS;
+    });
 
     it('closes a peer that does not answer pings; one that answers stays', async () => {
       const silent = await rawSocket(app.url, { autoPong: false });

@@ -1,13 +1,14 @@
 /**
  * `node --import tsx test/helpers/template-run.ts build <run>` builds the run's template databases (every database
- * this run tests, with and without the fixture) and prints them as JSON; `… drop` with that JSON in
- * STRATA_TEST_TEMPLATES drops them. Used by scripts/test.mjs around the test run.
+ * this run tests, with and without the fixture) and prints them as JSON; `… drop <run>` with that JSON in
+ * STRATA_TEST_TEMPLATES drops them, and any test database of the run still there. Used by scripts/test.mjs around
+ * the test run.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { buildTemplate } from './test-app.js';
-import { testClients } from './test-db.js';
+import { testClients, testDatabasePrefix } from './test-db.js';
 import { TEMPLATES_ENV, type Template } from './test-templates.js';
 
 async function build(run: string): Promise<void> {
@@ -29,6 +30,47 @@ async function build(run: string): Promise<void> {
 
 async function drop(templates: Template[]): Promise<void> {
   await Promise.all(templates.map(dropOne));
+}
+
+/** Drops the run's test databases that a test process left behind (one killed before it could drop its own). */
+async function sweep(run: string): Promise<void> {
+  const prefix = testDatabasePrefix(run);
+  await Promise.all(
+    testClients()
+      .filter((client): client is 'pg' | 'mysql' => client !== 'sqlite3')
+      .map(async (client) => {
+        const knex = knexFactory({
+          client: client === 'pg' ? 'pg' : 'mysql2',
+          connection: (client === 'pg' ? process.env.TEST_PG_URL : process.env.TEST_MYSQL_URL)!,
+          pool: { min: 0, max: 1 },
+        });
+        try {
+          // The prefix holds only [a-z0-9_]; `_` is escaped for LIKE.
+          const pattern = `${prefix.replaceAll('_', '\\_')}%`;
+          const names =
+            client === 'pg'
+              ? (
+                  (await knex.raw('select datname as name from pg_database where datname like ?', [pattern])) as {
+                    rows: { name: string }[];
+                  }
+                ).rows
+              : (
+                  (await knex.raw(
+                    'select schema_name as name from information_schema.schemata where schema_name like ?',
+                    [pattern],
+                  )) as [{ name: string }[]]
+                )[0];
+          for (const { name } of names)
+            await knex.raw(
+              client === 'pg'
+                ? `drop database if exists "${name}" with (force)`
+                : `drop database if exists \`${name}\``,
+            );
+        } finally {
+          await knex.destroy();
+        }
+      }),
+  );
 }
 
 async function dropOne(template: Template): Promise<void> {
@@ -55,5 +97,7 @@ async function dropOne(template: Template): Promise<void> {
 
 const [command, run] = process.argv.slice(2);
 if (command === 'build' && run && /^[a-z0-9]+$/.test(run)) await build(run);
-else if (command === 'drop') await drop(JSON.parse(process.env[TEMPLATES_ENV] ?? '[]') as Template[]);
-else throw new Error('usage: template-run.ts build <run id: [a-z0-9]+> | drop');
+else if (command === 'drop' && run && /^[a-z0-9]+$/.test(run)) {
+  await drop(JSON.parse(process.env[TEMPLATES_ENV] ?? '[]') as Template[]);
+  await sweep(run);
+} else throw new Error('usage: template-run.ts build|drop <run id: [a-z0-9]+>');

@@ -3,7 +3,7 @@
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { readConfig } from '../../src/config/config.js';
-import type { DbClient } from '../../src/config/config.js';
+import type { Config, DbClient } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { createAppContext, type AppContext, type ContextOptions } from '../../src/services/app-context.js';
 import { insertFixtureMeta } from './fixture-meta.js';
@@ -53,6 +53,11 @@ export interface TestAppOptions {
   template?: boolean;
   /** More options for the app context (its clock is always the app's TestClock). */
   context?: Omit<ContextOptions, 'clock' | 'bootstrap'>;
+  /**
+   * Changes the settings read from `env` before the app starts, for what no setting can say: a heartbeat period
+   * under the one second WEBSOCKETS_HEARTBEAT_PERIOD can give, so that a test waits fractions of a second, not seconds.
+   */
+  configure?: (config: Config) => void;
 }
 
 export async function startTestApp(client: DbClient, options: TestAppOptions = {}): Promise<TestApp> {
@@ -65,6 +70,7 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
   });
   try {
     const config = readConfig(testEnv(testDb, options.env));
+    options.configure?.(config);
     // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
     const clock = new TestClock();
     const context = await createAppContext(config, { ...options.context, clock, bootstrap: true });
