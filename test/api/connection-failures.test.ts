@@ -169,7 +169,7 @@ for (const client of servers) {
 
     it('cancels statements running longer than DB_STATEMENT_TIMEOUT with 503 SERVICE_UNAVAILABLE', async () => {
       const testDb = await createTestDatabase(client, { fixture: true });
-      const { context, app } = await startVia(testDb, null, { DB_STATEMENT_TIMEOUT: '3s' });
+      const { context, app } = await startVia(testDb, null, { DB_STATEMENT_TIMEOUT: '1s' });
       try {
         const slow =
           client === 'pg'

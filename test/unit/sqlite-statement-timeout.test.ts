@@ -90,7 +90,7 @@ describe('SQLite statement-timeout extension', () => {
   it('counts the time of each statement, not of the connection', () => {
     const db = connection();
     try {
-      const timeoutMs = 1000;
+      const timeoutMs = 400;
       setTimeoutMs(db, timeoutMs);
       const short = db.prepare("select count(*) as n from texts where body like '%b%'");
       const start = performance.now();
