@@ -63,7 +63,7 @@ export function reportTimes(root, log, wall, { save = false } = {}) {
         .map(({ file, wall: fileWall }) => [file, Math.round(fileWall * 10) / 10])
         .sort(([a], [b]) => a.localeCompare(b)),
     );
-    writeFileSync(path.join(root, ...SEED), `${JSON.stringify(seed, null, 1)}\n`);
+    writeFileSync(path.join(root, ...SEED), `${JSON.stringify(seed, null, 2)}\n`);
   }
   const cpu = processes.reduce((sum, entry) => sum + entry.cpu, 0);
   const line = (entry, name) =>
