@@ -258,6 +258,36 @@ export function studioSuite(client: DbClient): [string, { skip: string | false }
         await status().filter({ hasText: '1–25 of 30' }).waitFor();
       });
 
+      it('shows the answer to the latest search when an earlier search is answered after it', async () => {
+        const searchFor = (text: string) => (url: URL) => url.searchParams.get('search') === text;
+        // The first search's requests (its page and its count) are held until the second search is shown.
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await page.route(searchFor('Book 2'), async (route) => {
+          await held;
+          await route.continue();
+        });
+        const first = page.waitForRequest((request) => searchFor('Book 2')(new URL(request.url())));
+        await page.getByPlaceholder('Search…').fill('Book 2');
+        await first;
+        await page.getByPlaceholder('Search…').fill('Book 3');
+        await status().filter({ hasText: '1–1 of 1' }).waitFor();
+        const answered = [1, 2].map(() =>
+          page.waitForResponse((response) => searchFor('Book 2')(new URL(response.url()))),
+        );
+        release();
+        await Promise.all(answered);
+        // A frame for the page to show whatever it would do with the late answers.
+        await page.evaluate(
+          () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+        );
+        assert.equal(await status().innerText(), '1–1 of 1');
+        assert.match(await page.locator('tbody tr').first().innerText(), /Book 30/);
+        await page.unroute(searchFor('Book 2'));
+        await page.getByPlaceholder('Search…').fill('');
+        await status().filter({ hasText: '1–25 of 30' }).waitFor();
+      });
+
       it('deletes the selected items after confirmation', async () => {
         await page.getByLabel('Select item 30', { exact: true }).check();
         await page.getByLabel('Select item 29', { exact: true }).check();
