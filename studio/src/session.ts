@@ -14,6 +14,7 @@ import {
   readUserPermissions,
 } from '@directus/sdk';
 import { client } from './api';
+import { latestOnly } from './latest';
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 
@@ -104,25 +105,32 @@ export async function loadSession(): Promise<void> {
 }
 
 /** Collections, fields, relations and the caller's permissions; reloaded after every data-model change. */
+const beginSchemaLoad = latestOnly();
+
+/**
+ * Reads the caller's schema and access, and shows them all at once when this is still the latest load. Nothing is
+ * awaited after the page changes: a caller that awaits this (a form that closes once its change is saved) goes on
+ * before anyone can act on the page, where an await left in between once showed the saved field with its form still
+ * open, and closed the form a click had just asked for again.
+ */
 export async function loadSchema(): Promise<void> {
-  const [globals, permissions, collections, fields, relations] = await Promise.all([
+  const current = beginSchemaLoad();
+  const [globals, permissions, collections, fields, relations, settings] = await Promise.all([
     client.request(readPolicyGlobals()),
     client.request(readUserPermissions()),
     client.request(readCollections()),
     client.request(readFields()),
     client.request(readRelations()),
+    // Settings are not readable by everyone; the default name stays then.
+    client.request(readSettings({ fields: ['project_name'] })).catch(() => null),
   ]);
+  if (!current()) return;
   session.admin = Boolean((globals as any).admin_access);
   session.permissions = permissions as any;
   session.collections = collections as any;
   session.fields = fields as any;
   session.relations = relations as any;
-  try {
-    const settings = (await client.request(readSettings({ fields: ['project_name'] }))) as any;
-    if (settings?.project_name) session.projectName = settings.project_name;
-  } catch {
-    // Settings are not readable by everyone; the default name stays.
-  }
+  if ((settings as any)?.project_name) session.projectName = (settings as any).project_name;
   document.title = `${session.projectName} · Studio`;
 }
 
