@@ -66,9 +66,11 @@ const STATEMENT_CACHE_SIZE = 1000;
 const KEYS_PER_READ = 10_000;
 
 export class ItemsService {
-  private readonly statements = new StatementCache(STATEMENT_CACHE_SIZE);
+  private readonly statements: StatementCache;
 
-  constructor(private readonly deps: ItemsServiceDeps) {}
+  constructor(private readonly deps: ItemsServiceDeps) {
+    this.statements = new StatementCache(STATEMENT_CACHE_SIZE, deps.db.dialect.sql.literalLimits);
+  }
 
   /**
    * The items `query` selects (`[...]`); for a singleton collection its object. `options.system` opens the

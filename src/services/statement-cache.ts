@@ -5,7 +5,8 @@
  *
  * - the exact key, with the query's values in it (any read that is planned from nothing but its key);
  * - the shape key, with the values taken out (filter values, search, limit, offset, deep limits): requests that
- *   differ only in those values share one statement, their values becoming its parameters. A value stands in the
+ *   differ only in those values share one statement, their values becoming its parameters. Where the database's
+ *   limits are written into the SQL (SQLite) they stay in the shape key. A value stands in the
  *   shape key by its class (a positive integer, a digit string, a plain word), or as itself where it is anything
  *   else (dates, negative numbers, booleans, text with punctuation: values whose content may decide the SQL).
  *   A shape is only kept once a second compile with other values of the same classes gave the same SQL text and
@@ -87,8 +88,11 @@ function otherValue(value: unknown, slot: number, kind: ValueClass): unknown {
   return `${value}Q${slot.toString(36)}`;
 }
 
-/** The query with each replaceable value passed through `map` (in a fixed order: the slots). */
-function mapValues(query: Query, map: (value: unknown) => unknown): Query {
+/**
+ * The query with each replaceable value passed through `map` (in a fixed order: the slots). With `keepLimits` (a
+ * database whose limits are written into the SQL) limits are not replaced: they stay in the shape key as they are.
+ */
+function mapValues(query: Query, map: (value: unknown) => unknown, keepLimits: boolean): Query {
   const scalar = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? map(value) : value);
   const filter = (node: FilterNode): FilterNode => {
     if (node.type === 'logical') return { ...node, children: node.children.map(filter) };
@@ -99,7 +103,7 @@ function mapValues(query: Query, map: (value: unknown) => unknown): Query {
     const out: T = { ...q };
     if (q.filter) out.filter = filter(q.filter);
     if (q.search !== undefined) out.search = scalar(q.search) as string;
-    if (q.limit !== undefined) out.limit = scalar(q.limit) as number;
+    if (q.limit !== undefined && !keepLimits) out.limit = scalar(q.limit) as number;
     if (q.offset !== undefined) out.offset = scalar(q.offset) as number;
     if (q.page !== undefined) out.page = scalar(q.page) as number;
     if (q.deep) out.deep = Object.fromEntries(Object.entries(q.deep).map(([k, d]) => [k, level(d)]));
@@ -140,7 +144,11 @@ export class StatementCache {
   private readonly sets = new WeakMap<PermissionSet, string>();
   private nextSet = 0;
 
-  constructor(size: number) {
+  /** `literalLimits`: the database's limits are written into the SQL (SqlDialect.literalLimits). */
+  constructor(
+    size: number,
+    private readonly literalLimits = false,
+  ) {
     this.entries = new LRUCache({ max: size });
     this.shapes = new LRUCache({ max: size });
   }
@@ -176,13 +184,17 @@ export class StatementCache {
     if (hit) return { read: hit, exact, shape: null };
     const values: unknown[] = [];
     const classes: (ValueClass | null)[] = [];
-    const shaped = mapValues(query, (value) => {
-      const kind = valueClass(value);
-      if (kind === null) return value;
-      values.push(value);
-      classes.push(kind);
-      return { '\u0001': kind };
-    });
+    const shaped = mapValues(
+      query,
+      (value) => {
+        const kind = valueClass(value);
+        if (kind === null) return value;
+        values.push(value);
+        classes.push(kind);
+        return { '\u0001': kind };
+      },
+      this.literalLimits,
+    );
     // Long value lists (an `_in` of thousands of keys) are no shape worth sharing, and matching each parameter
     // against each value would cost their product: such reads keep their exact key.
     if (values.length === 0 || values.length > MAX_SLOTS) return { read: undefined, exact, shape: null };
@@ -205,8 +217,10 @@ export class StatementCache {
       };
     }
     let slot = 0;
-    const other = mapValues(query, (value) =>
-      valueClass(value) === null ? value : otherValue(value, slot, classes[slot++]!),
+    const other = mapValues(
+      query,
+      (value) => (valueClass(value) === null ? value : otherValue(value, slot, classes[slot++]!)),
+      this.literalLimits,
     );
     return { read: undefined, exact, shape: { key, values, other } };
   }
@@ -227,7 +241,9 @@ export class StatementCache {
     } catch {
       other = null;
     }
-    const parameters = other ? sharedParameters(read.params, other.params, shape.values, otherValues(shape)) : null;
+    const parameters = other
+      ? sharedParameters(read.params, other.params, shape.values, otherValues(shape, this.literalLimits))
+      : null;
     if (!other || other.sql !== read.sql || !parameters) {
       this.shapes.set(shape.key, false);
       return;
@@ -290,12 +306,16 @@ export class StatementCache {
 }
 
 /** The values of the other compile, slot by slot (as `find` made them). */
-function otherValues(shape: NonNullable<Lookup['shape']>): unknown[] {
+function otherValues(shape: NonNullable<Lookup['shape']>, keepLimits: boolean): unknown[] {
   const values: unknown[] = [];
-  mapValues(shape.other, (value) => {
-    if (valueClass(value) !== null) values.push(value);
-    return value;
-  });
+  mapValues(
+    shape.other,
+    (value) => {
+      if (valueClass(value) !== null) values.push(value);
+      return value;
+    },
+    keepLimits,
+  );
   return values;
 }
 

@@ -78,6 +78,8 @@ export interface SqlDialect {
   keysFirst(limit: number | null, offset: number): boolean;
   /** LIMIT/OFFSET clause (limit null = none); `param` binds a value and returns its placeholder. */
   limitOffset(limit: number | null, offset: number, param: (value: unknown) => string): string;
+  /** Whether limits are written into the SQL rather than bound: reads that differ in a limit differ in SQL. */
+  literalLimits: boolean;
   /** Quote for string literals inside SQL (keys of JSON objects). */
   stringLiteral(text: string): string;
   /** A JSON value produced by a subquery or CASE, made embeddable in an enclosing JSON object. */

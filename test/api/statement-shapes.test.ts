@@ -1,7 +1,9 @@
 /**
  * Reads of one shape share one statement: requests that differ only in filter values, limits, search words or
  * deep limits run the same SQL text with their own parameters, and each still answers its own rows. Values that
- * could change the SQL (list lengths, nulls, negative limits, dates) keep their reads apart.
+ * could change the SQL (list lengths, nulls, negative limits, dates) keep their reads apart. On SQLite limits are
+ * written into the SQL (a bound LIMIT has SQLite prepare its statement again on every run), and on MariaDB a nested
+ * list's limit: there reads share a statement when their limits are the same.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -53,7 +55,10 @@ for (const client of testClients()) {
         );
         reads.push(got);
       }
-      assert.equal(new Set(reads.map((r) => r.sql)).size, 1, 'one SQL text');
+      const shape = (sql: string) => (client === 'sqlite3' ? sql.replace(/ limit \d+/g, ' limit ?') : sql);
+      assert.equal(new Set(reads.map((r) => shape(r.sql))).size, 1, 'one SQL text');
+      if (client === 'sqlite3')
+        for (const [i, got] of reads.entries()) assert.match(got.sql, new RegExp(` limit ${i + 1}\\)`));
       assert.notDeepEqual(reads[0]!.params, reads[1]!.params);
     });
 
@@ -123,8 +128,9 @@ for (const client of testClients()) {
         read(`/items/authors?fields=id,articles.id&sort=id&deep[articles][_limit]=${limit}&deep[articles][_sort]=id`);
       const one = await deep(1);
       const two = await deep(2);
-      // MariaDB writes a nested list's limit into JSON_ARRAYAGG as a literal: there the two reads differ in SQL.
-      if (client !== 'mysql') assert.equal(one.sql, two.sql);
+      // MariaDB writes a nested list's limit into JSON_ARRAYAGG as a literal, SQLite every limit: there the two
+      // reads differ in SQL.
+      if (client === 'pg') assert.equal(one.sql, two.sql);
       for (const [limit, got] of [
         [1, one],
         [2, two],

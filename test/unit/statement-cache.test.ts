@@ -140,6 +140,35 @@ describe('statement cache shapes', () => {
     );
   });
 
+  it('keeps limits in the shape where the database writes them into the SQL, still sharing other values', () => {
+    const cache = new StatementCache(10, true);
+    let calls = 0;
+    // As SQLite's compile: the limit in the text, the filter value bound.
+    const compile = (q: Query): CachedRead => {
+      calls++;
+      return {
+        sql: `select ... where status = ? limit ${q.limit}`,
+        params: [String((q.filter as unknown as { value: unknown }).value).toLowerCase()],
+        primary: 'id',
+        totalCount: false,
+        filterCount: false,
+      };
+    };
+    const first = cache.find(1, 'articles', byStatus('Published' as never), admin, null, 'rest');
+    cache.remember(first, compile(byStatus('Published' as never)), compile);
+    assert.equal(calls, 2);
+    const hit = cache.find(1, 'articles', byStatus('Draft' as never), admin, null, 'rest');
+    assert.equal(hit.read?.sql, 'select ... where status = ? limit 10', 'another filter value shares the statement');
+    assert.deepEqual(hit.read?.params, ['draft']);
+    const limited = cache.find(1, 'articles', { ...byStatus('Draft' as never), limit: 3 }, admin, null, 'rest');
+    assert.equal(limited.read, undefined, 'another limit is another shape');
+    cache.remember(limited, compile({ ...byStatus('Draft' as never), limit: 3 }), compile);
+    assert.equal(
+      cache.find(1, 'articles', { ...byStatus('Archived' as never), limit: 3 }, admin, null, 'rest').read?.sql,
+      'select ... where status = ? limit 3',
+    );
+  });
+
   it('gives a read a stable statement name per SQL text', () => {
     const cache = new StatementCache(10);
     const { compile } = compiler();

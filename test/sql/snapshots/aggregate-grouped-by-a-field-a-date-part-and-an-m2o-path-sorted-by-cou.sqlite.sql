@@ -12,4 +12,4 @@ select (
       from "articles" as "t0") as "t2"
     group by "t2"."g0", "t2"."g1"
     order by count(*) desc, "t2"."g0" asc, "t2"."g1" asc
-    limit ?) as "t3") as "data"
+    limit 100) as "t3") as "data"

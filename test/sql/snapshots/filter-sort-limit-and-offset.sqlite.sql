@@ -6,4 +6,4 @@ select (
     from "articles" as "t0"
     where "t0"."rating" >= ?
     order by "t0"."rating" desc, "t0"."id" asc
-    limit ? offset ?) as "t0") as "data"
+    limit 10 offset ?) as "t0") as "data"

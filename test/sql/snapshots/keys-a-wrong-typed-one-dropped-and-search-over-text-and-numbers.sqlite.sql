@@ -6,7 +6,7 @@ select (
     from "articles" as "t0"
     where (("t0"."id" = ? or lower("t0"."title") like ? escape '\' or "t0"."rating" = ? or "t0"."price" = ? or "t0"."author" = ?) and "t0"."id" in (?, ?))
     order by "t0"."id" asc
-    limit ?) as "t0") as "data", (
+    limit 100) as "t0") as "data", (
   select count(*)
   from "articles" as "t1"
   where (("t1"."id" = ? or lower("t1"."title") like ? escape '\' or "t1"."rating" = ? or "t1"."price" = ? or "t1"."author" = ?) and "t1"."id" in (?, ?))) as "filter_count"

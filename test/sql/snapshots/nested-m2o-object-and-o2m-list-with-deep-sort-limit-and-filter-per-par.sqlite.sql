@@ -11,9 +11,9 @@ select (
             from "comments" as "t2"
             where "t2"."article" = "t0"."id" and "t2"."body" is not null
             order by "t2"."id" desc
-            limit ?) as "t2")) order by "t0"."id" asc), '[]')
+            limit 2) as "t2")) order by "t0"."id" asc), '[]')
   from (
     select "t0"."id", "t0"."author"
     from "articles" as "t0"
     order by "t0"."id" asc
-    limit ?) as "t0") as "data"
+    limit 10) as "t0") as "data"

@@ -7,7 +7,7 @@ select (
             from "comments" as "t1"
             where "t1"."article" = "t0"."id"
             order by "t1"."id" asc
-            limit ?) as "t1"), 'blocks', (
+            limit 100) as "t1"), 'blocks', (
           select coalesce(json_group_array(json_object('item', case "t2"."collection" when 'authors' then (
                   select json_object('name', "t3"."name")
                   from "authors" as "t3"
@@ -22,9 +22,9 @@ select (
             from "articles_blocks" as "t2"
             where "t2"."articles_id" = "t0"."id"
             order by "t2"."id" asc
-            limit ?) as "t2")) order by "t0"."id" asc), '[]')
+            limit 100) as "t2")) order by "t0"."id" asc), '[]')
   from (
     select "t0"."id"
     from "articles" as "t0"
     order by "t0"."id" asc
-    limit ?) as "t0") as "data"
+    limit 5) as "t0") as "data"

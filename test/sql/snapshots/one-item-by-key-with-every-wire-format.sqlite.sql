@@ -7,14 +7,14 @@ select (
         from "comments" as "t1"
         where "t1"."article" = "t0"."id"
         order by "t1"."id" asc
-        limit ?) as "t1"), 'blocks', (
+        limit 100) as "t1"), 'blocks', (
       select coalesce(json_group_array("t2"."id" order by "t2"."id" asc), '[]')
       from (
         select "t2"."id"
         from "articles_blocks" as "t2"
         where "t2"."articles_id" = "t0"."id"
         order by "t2"."id" asc
-        limit ?) as "t2"))
+        limit 100) as "t2"))
   from "articles" as "t0"
   where "t0"."id" in (?)
-  limit ?) as "data"
+  limit 1) as "data"

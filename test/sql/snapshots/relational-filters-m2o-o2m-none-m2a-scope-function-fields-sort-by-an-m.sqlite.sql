@@ -29,7 +29,7 @@ select (
       from "authors" as "t5"
       where "t5"."id" = "t0"."author"
       limit 1) desc
-    limit ?) as "t0") as "data", (
+    limit 5) as "t0") as "data", (
   select count(*)
   from "articles" as "t7"
   where ("t7"."author" in (

@@ -6,4 +6,4 @@ select (
     from "articles" as "t0"
     where (lower("t0"."title") = ? or "t0"."title" not like ? escape '\' or lower("t0"."title") like ? escape '\' or cast("t0"."rating" as text) like ? escape '\' or lower("t0"."title") not like ? escape '\')
     order by "t0"."id" asc
-    limit ?) as "t0") as "data"
+    limit 100) as "t0") as "data"

@@ -78,6 +78,7 @@ export const mysqlSql: SqlDialect = {
   jsonText: (expression) => `cast(${expression} as char)`,
   // A deep page sorts the whole table where the keys alone walk the sort column's index (decision 140).
   keysFirst: (limit, offset) => limit !== null && offset > 0,
+  literalLimits: false,
   limitOffset(limit, offset, param) {
     if (limit === null && offset === 0) return '';
     // MySQL needs a LIMIT before OFFSET; the largest unsigned BIGINT means "no limit".

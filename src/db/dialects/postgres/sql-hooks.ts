@@ -96,6 +96,7 @@ export const postgresSql: SqlDialect = {
   jsonText: (expression) => `${expression}::text`,
   // Measured: PostgreSQL walks the index for a deep page and skips rows without reading them (decision 140).
   keysFirst: () => false,
+  literalLimits: false,
   limitOffset(limit, offset, param) {
     let sql = '';
     if (limit !== null) sql += ` limit ${param(limit)}`;
