@@ -427,11 +427,11 @@ export function studioSuite(client: DbClient): [string, { skip: string | false }
           await form.getByLabel('Max length').fill('120');
           await form.getByLabel('Required').check();
         });
+        await page.unroute(settings);
         await addField('minutes', 'integer');
         await addField('in_color', 'boolean', (form) => form.getByLabel('Default value').fill('true'));
         await addField('premiere', 'dateTime');
         await addField('details', 'json');
-        await page.unroute(settings);
 
         // A second "minutes" is the API's error, shown in the form.
         await page.getByRole('button', { name: 'Add field' }).click();
