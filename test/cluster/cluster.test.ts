@@ -202,9 +202,9 @@ describe(
         }
       };
       const workers = Array.from({ length: 8 }, (_, w) => worker(w));
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await new Promise((resolve) => setTimeout(resolve, 800));
       await c.stop('SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 300));
       stop = true;
       await Promise.all(workers);
       const k = knexFor(db);
