@@ -2,26 +2,23 @@
 // drivers costs about 1.9 CPU s before its first test; with some 130 files that was half the CPU the test processes
 // spent, on a machine whose two cores the run keeps busy. A group is one generated module that imports its files'
 // bundles (build/test-js/, scripts/test-build.mjs): Node's test runner then runs their tests one file after the
-// other in one process, and the code they share is loaded once. Files that run long on their own (the admin app in
-// a browser, the CLI) stay alone, and the groups are filled longest first so that they end about together.
+// other in one process, and the code they share is loaded once. The groups are filled longest file first so that
+// they end about together.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Returns what the runner starts, longest first: group modules (written to <js>/groups/) and lone files (bundled,
- * absolute .js). `files`: the test files (absolute .ts); `estimate(file)`: its expected seconds; `bundled(file)`: its
- * bundle.
+ * Returns what the runner starts, longest first: group modules (written to <js>/groups/), or a file's own bundle for
+ * a group of one (absolute .js). `files`: the test files (absolute .ts); `estimate(file)`: its expected seconds;
+ * `bundled(file)`: its bundle.
  */
 export function groupFiles(js, files, estimate, concurrency, bundled) {
-  const total = files.reduce((sum, file) => sum + estimate(file), 0);
-  // Two groups per worker: few processes, yet the last ones to start are short (measured: 8 processes 146 s, 13
-  // processes 160 s, 5 processes 177 s, one of them starting late).
-  const target = Math.max(total / (concurrency * 2), 1);
-  const alone = files.filter((file) => estimate(file) >= target);
-  const rest = files.filter((file) => estimate(file) < target).sort((a, b) => estimate(b) - estimate(a));
-  const count = Math.ceil(rest.reduce((sum, file) => sum + estimate(file), 0) / target);
-  const groups = Array.from({ length: count }, () => ({ files: [], time: 0 }));
-  for (const file of rest) {
+  // Exactly two groups per worker, filled longest file first into the group with least time so far: few
+  // processes, and every worker runs two of about the same length (measured: 8 processes 146 s, 13 processes
+  // 160 s, 5 processes 177 s). A count that is not a multiple of the workers leaves one group to run alone at
+  // the end: 9 groups made a run end with its last group alone for 24 s, three workers idle.
+  const groups = Array.from({ length: concurrency * 2 }, () => ({ files: [], time: 0 }));
+  for (const file of [...files].sort((a, b) => estimate(b) - estimate(a) || a.localeCompare(b))) {
     const smallest = groups.reduce((a, b) => (b.time < a.time ? b : a));
     smallest.files.push(file);
     smallest.time += estimate(file);
@@ -40,9 +37,7 @@ export function groupFiles(js, files, estimate, concurrency, bundled) {
       writeFileSync(file, `${imports.join('\n')}\n`);
       return { file, time: group.time };
     });
-  return [...alone.map((file) => ({ file: bundled(file), time: estimate(file) })), ...entries]
-    .sort((a, b) => b.time - a.time)
-    .map((entry) => entry.file);
+  return entries.sort((a, b) => b.time - a.time).map((entry) => entry.file);
 }
 
 function relative(from, to) {
