@@ -6,7 +6,7 @@
  * - the exact key, with the query's values in it (any read that is planned from nothing but its key);
  * - the shape key, with the values taken out (filter values, search, limit, offset, deep limits): requests that
  *   differ only in those values share one statement, their values becoming its parameters. Where the database's
- *   limits are written into the SQL (SQLite) they stay in the shape key. A value stands in the
+ *   limits are written into the SQL (SqlDialect.literalLimits) they stay in the shape key. A value stands in the
  *   shape key by its class (a positive integer, a digit string, a plain word), or as itself where it is anything
  *   else (dates, negative numbers, booleans, text with punctuation: values whose content may decide the SQL).
  *   A shape is only kept once a second compile with other values of the same classes gave the same SQL text and
