@@ -6,9 +6,9 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { buildTemplate } from './test-app.js';
-import { testClients, testDatabasePrefix } from './test-db.js';
+import { dropDatabaseSql, testClients, testDatabasePrefix } from './test-db.js';
 import { TEMPLATES_ENV, type Template } from './test-templates.js';
 
 async function build(run: string): Promise<void> {
@@ -32,21 +32,29 @@ async function drop(templates: Template[]): Promise<void> {
   await Promise.all(templates.map(dropOne));
 }
 
+/** Runs `work` on a connection to the server of `client` (TEST_PG_URL / TEST_MYSQL_URL), closed after it. */
+async function onServer<T>(client: 'pg' | 'mysql', work: (knex: Knex) => Promise<T>): Promise<T> {
+  const knex = knexFactory({
+    client: client === 'pg' ? 'pg' : 'mysql2',
+    connection: (client === 'pg' ? process.env.TEST_PG_URL : process.env.TEST_MYSQL_URL)!,
+    pool: { min: 0, max: 1 },
+  });
+  try {
+    return await work(knex);
+  } finally {
+    await knex.destroy();
+  }
+}
+
 /** Drops the run's test databases that a test process left behind (one killed before it could drop its own). */
 async function sweep(run: string): Promise<void> {
-  const prefix = testDatabasePrefix(run);
+  // The prefix holds only [a-z0-9_]; `_` is escaped for LIKE.
+  const pattern = `${testDatabasePrefix(run).replaceAll('_', '\\_')}%`;
   await Promise.all(
     testClients()
       .filter((client): client is 'pg' | 'mysql' => client !== 'sqlite3')
-      .map(async (client) => {
-        const knex = knexFactory({
-          client: client === 'pg' ? 'pg' : 'mysql2',
-          connection: (client === 'pg' ? process.env.TEST_PG_URL : process.env.TEST_MYSQL_URL)!,
-          pool: { min: 0, max: 1 },
-        });
-        try {
-          // The prefix holds only [a-z0-9_]; `_` is escaped for LIKE.
-          const pattern = `${prefix.replaceAll('_', '\\_')}%`;
+      .map((client) =>
+        onServer(client, async (knex) => {
           const names =
             client === 'pg'
               ? (
@@ -60,39 +68,15 @@ async function sweep(run: string): Promise<void> {
                     [pattern],
                   )) as [{ name: string }[]]
                 )[0];
-          for (const { name } of names)
-            await knex.raw(
-              client === 'pg'
-                ? `drop database if exists "${name}" with (force)`
-                : `drop database if exists \`${name}\``,
-            );
-        } finally {
-          await knex.destroy();
-        }
-      }),
+          for (const { name } of names) await knex.raw(dropDatabaseSql(client, name));
+        }),
+      ),
   );
 }
 
-async function dropOne(template: Template): Promise<void> {
-  if (template.client === 'sqlite3') {
-    rmSync(path.dirname(template.name), { recursive: true, force: true });
-    return;
-  }
-  const url = new URL(template.client === 'pg' ? process.env.TEST_PG_URL! : process.env.TEST_MYSQL_URL!);
-  const knex = knexFactory({
-    client: template.client === 'pg' ? 'pg' : 'mysql2',
-    connection: url.toString(),
-    pool: { min: 0, max: 1 },
-  });
-  try {
-    await knex.raw(
-      template.client === 'pg'
-        ? `drop database if exists "${template.name}" with (force)`
-        : `drop database if exists \`${template.name}\``,
-    );
-  } finally {
-    await knex.destroy();
-  }
+async function dropOne({ client, name }: Template): Promise<void> {
+  if (client === 'sqlite3') rmSync(path.dirname(name), { recursive: true, force: true });
+  else await onServer(client, (knex) => knex.raw(dropDatabaseSql(client, name)));
 }
 
 const [command, run] = process.argv.slice(2);

@@ -67,6 +67,11 @@ export interface TestDatabaseOptions {
   name?: string;
 }
 
+/** The statement that drops a test database on a server (closing PostgreSQL sessions still on it). */
+export function dropDatabaseSql(client: 'pg' | 'mysql', name: string): string {
+  return client === 'pg' ? `drop database if exists "${name}" with (force)` : `drop database if exists \`${name}\``;
+}
+
 /** The prefix of the names of this process's test databases: the run's, when `npm test` gave one. */
 export function testDatabasePrefix(run = process.env.STRATA_TEST_RUN): string {
   return run && /^[a-z0-9]+$/.test(run) ? `strata_t_${run}_` : 'strata_t_';
@@ -169,8 +174,7 @@ async function makeTestDatabase(client: DbClient, options: TestDatabaseOptions):
       async drop() {
         rmSync(dir, { recursive: true, force: true });
         const k = adminKnex(client, serverUrl, { connections: client === 'pg' ? DROPS_AT_ONCE : 1 });
-        if (client === 'pg') await k.raw(`drop database if exists "${name}" with (force)`);
-        else await k.raw(`drop database if exists \`${name}\``);
+        await k.raw(dropDatabaseSql(client, name));
       },
     };
   }
