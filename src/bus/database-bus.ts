@@ -42,16 +42,24 @@ export class DatabaseBus implements MessageBus {
     this.timer.unref();
   }
 
-  async publish(channel: string, _notice: Notice): Promise<void> {
-    try {
-      const counter = await this.notices.increment(channel);
-      let own = this.own.get(channel);
-      if (!own) this.own.set(channel, (own = new Set()));
-      own.add(counter);
-    } catch (error) {
-      // As with Redis: a lost notice only delays the others until the next change; the request has succeeded.
-      this.log.warn(`Could not record a ${channel} change for other instances: ${(error as Error).message}`);
-    }
+  /**
+   * In turn with the polls: a poll between the increment and its noting as this instance's own would take it for
+   * another instance's change (a needless reload).
+   */
+  publish(channel: string, _notice: Notice): Promise<void> {
+    const published = this.polling.then(async () => {
+      try {
+        const counter = await this.notices.increment(channel);
+        let own = this.own.get(channel);
+        if (!own) this.own.set(channel, (own = new Set()));
+        own.add(counter);
+      } catch (error) {
+        // As with Redis: a lost notice only delays the others until the next change; the request has succeeded.
+        this.log.warn(`Could not record a ${channel} change for other instances: ${(error as Error).message}`);
+      }
+    });
+    this.polling = published;
+    return published;
   }
 
   async subscribe(channel: string, handler: NoticeHandler): Promise<void> {

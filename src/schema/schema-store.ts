@@ -20,11 +20,17 @@ export class SchemaStore {
     return this.overview;
   }
 
+  /**
+   * Loads may overlap (a change's own reload beside one another instance's notice asked for): the one that started
+   * last read the newest structure, so an earlier one that finishes after it is dropped, never kept.
+   */
   async load(): Promise<SchemaOverview> {
-    this.version += 1;
-    this.overview = await this.read(undefined, this.version);
-    for (const listener of this.listeners) listener(this.overview);
-    return this.overview;
+    const version = ++this.version;
+    const overview = await this.read(undefined, version);
+    if (this.overview && this.overview.version > version) return this.overview;
+    this.overview = overview;
+    for (const listener of this.listeners) listener(overview);
+    return overview;
   }
 
   /**
