@@ -21,6 +21,7 @@ export class DatabaseBus implements MessageBus {
   private readonly seen = new Map<string, bigint>();
   private readonly own = new Map<string, Set<bigint>>();
   private timer: NodeJS.Timeout | null = null;
+  /** The polls and publishes, one after the other. */
   private polling: Promise<void> = Promise.resolve();
   private failing = false;
   private readonly notices: NoticesRepository;

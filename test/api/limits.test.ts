@@ -194,8 +194,9 @@ describe('rate limits and request limits', () => {
         if (pressing) setImmediate(press);
       };
       setImmediate(press);
-      let pressured = await t.request({ method: 'GET', url: '/server/ping' });
+      let pressured;
       try {
+        pressured = await t.request({ method: 'GET', url: '/server/ping' });
         for (let i = 0; i < 20 && pressured.statusCode !== 503; i++) {
           // A turn of the loop (a block, then the guard's sample) between requests.
           await new Promise((resolve) => setImmediate(resolve));
