@@ -28,6 +28,11 @@ export class AccountabilityResolver {
   private readonly users = new LRUCache<string, Cached>({ max: CACHE_MAX });
   private readonly staticTokens = new LRUCache<string, Cached>({ max: CACHE_MAX });
   private publicPolicies: { at: number; ids: string[] } | null = null;
+  /**
+   * Moves on at every `clear()`: a lookup that was already on its way read the rows as they were before the change
+   * that cleared, so it answers its own request but is not kept.
+   */
+  private generation = 0;
   private readonly sessions: Sessions;
 
   constructor(
@@ -94,6 +99,7 @@ export class AccountabilityResolver {
 
   /** Drops cached users (after user, role or policy changes). */
   clear(): void {
+    this.generation += 1;
     this.users.clear();
     this.staticTokens.clear();
     this.publicPolicies = null;
@@ -107,16 +113,19 @@ export class AccountabilityResolver {
     const hit = map.get(key);
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.value;
+    const generation = this.generation;
     const loaded = await load();
     const value = loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
-    map.set(key, { at: now, value });
+    if (generation === this.generation) map.set(key, { at: now, value });
     return value;
   }
 
   private async publicPolicyIds(): Promise<string[]> {
     const now = Date.now();
     if (this.publicPolicies && now - this.publicPolicies.at < CACHE_MS) return this.publicPolicies.ids;
-    this.publicPolicies = { at: now, ids: await new AccessRepository(this.db).publicPolicies() };
-    return this.publicPolicies.ids;
+    const generation = this.generation;
+    const ids = await new AccessRepository(this.db).publicPolicies();
+    if (generation === this.generation) this.publicPolicies = { at: now, ids };
+    return ids;
   }
 }

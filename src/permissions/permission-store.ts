@@ -77,7 +77,11 @@ export class PermissionStore {
         options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded,
       );
       this.sets.set(key, set);
-      set.catch(() => this.sets.delete(key));
+      // Only this promise goes: after a clear() the key may hold a newer one.
+      const loading = set;
+      set.catch(() => {
+        if (this.sets.peek(key) === loading) this.sets.delete(key);
+      });
     }
     return set;
   }

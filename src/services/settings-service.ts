@@ -19,6 +19,8 @@ export interface ProjectInfo {
 export class SettingsService {
   private cached: { at: number; value: ProjectInfo } | null = null;
   private policy: { at: number; value: string | null } | null = null;
+  /** Moves on at every `clear()`: a read already on its way when the row changed is not kept. */
+  private generation = 0;
 
   private readonly settings: SettingsRepository;
 
@@ -28,6 +30,7 @@ export class SettingsService {
 
   /** The settings row changed (PATCH /settings). */
   clear(): void {
+    this.generation += 1;
     this.cached = null;
     this.policy = null;
   }
@@ -35,17 +38,19 @@ export class SettingsService {
   /** `auth_password_policy`: a regular expression new passwords must match (`/.../flags` or bare), or null. */
   async passwordPolicy(): Promise<string | null> {
     if (this.policy && Date.now() - this.policy.at < CACHE_MS) return this.policy.value;
+    const generation = this.generation;
     const row = await this.settings.passwordPolicy();
     const value =
       typeof row?.auth_password_policy === 'string' && row.auth_password_policy !== ''
         ? row.auth_password_policy
         : null;
-    this.policy = { at: Date.now(), value };
+    if (generation === this.generation) this.policy = { at: Date.now(), value };
     return value;
   }
 
   async projectInfo(): Promise<ProjectInfo> {
     if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;
+    const generation = this.generation;
     const row: SettingsRow = (await this.settings.row()) ?? {};
     const value: ProjectInfo = {
       project_name: row.project_name ?? 'Strata',
@@ -58,7 +63,7 @@ export class SettingsService {
       public_note: row.public_note ?? null,
       custom_css: row.custom_css ?? null,
     };
-    this.cached = { at: Date.now(), value };
+    if (generation === this.generation) this.cached = { at: Date.now(), value };
     return value;
   }
 }
