@@ -14,6 +14,8 @@ const MAX_ENTRIES = 10_000;
 export class LoginLiveness {
   private readonly live = new Map<string, number>();
   private readonly ended = new Map<string, number>();
+  /** Moves on at every `recheck()`: a check already on its way may have read a login that has just ended. */
+  private rechecks = 0;
   /** Set once the bus exists: tells the other instances that a login ended. */
   announce: (family: string) => Promise<void> = async () => {};
 
@@ -29,9 +31,10 @@ export class LoginLiveness {
     if (this.ended.has(family)) return false;
     const checked = this.live.get(family);
     if (checked !== undefined && now - checked < LIVE_MS) return true;
+    const rechecks = this.rechecks;
     const live = await this.sessions.familyLive(family);
-    if (live) this.remember(this.live, family, now);
-    else this.forget(family, now);
+    if (!live) this.forget(family, now);
+    else if (rechecks === this.rechecks) this.remember(this.live, family, now);
     return live;
   }
 
@@ -49,6 +52,7 @@ export class LoginLiveness {
 
   /** Some login ended on another instance (which one is not known): live logins are checked again. */
   recheck(): void {
+    this.rechecks += 1;
     this.live.clear();
   }
 
