@@ -35,7 +35,9 @@ function prefixHelpers(source: ts.SourceFile): Map<string, { index: number; suff
     if (ts.isFunctionDeclaration(node)) fn = node;
     if (fn?.name && ts.isTemplateExpression(node) && node.head.text === '' && node.templateSpans.length === 1) {
       const [span] = node.templateSpans;
-      const index = fn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === span.expression.getText());
+      const index = fn.parameters.findIndex(
+        (p) => ts.isIdentifier(p.name) && p.name.text === span.expression.getText(),
+      );
       if (index >= 0 && /^_[A-Z0-9_]+$/.test(span.literal.text)) {
         const helper = helpers.get(fn.name.text) ?? { index, suffixes: new Set<string>() };
         helper.suffixes.add(span.literal.text);
@@ -61,7 +63,8 @@ export function variablesRead(file: string, text: string): Set<string> {
       const helper = ts.isIdentifier(node.expression) ? helpers.get(node.expression.text) : undefined;
       node.arguments.forEach((argument, index) => {
         const value = literalText(argument);
-        if (value !== null && helper && index === helper.index) for (const suffix of helper.suffixes) add(value + suffix);
+        if (value !== null && helper && index === helper.index)
+          for (const suffix of helper.suffixes) add(value + suffix);
         else add(value);
       });
     } else if (ts.isElementAccessExpression(node) && isEnv(node.expression)) {
@@ -113,10 +116,12 @@ describe('settings documented', () => {
       assert.ok(!read.has(prefix), `${prefix} is a prefix, not a variable`);
     const sample = `function pair(env: Env, prefix: string) { return [int(env, \`\${prefix}_A\`), str(env, \`\${prefix}_B\`)]; }
       export const x = pair(env, 'NEW_PAIR'); const { NEW_DESTRUCTURED } = io.env; const y = process.env.NEW_PROPERTY;`;
-    assert.deepEqual(
-      [...variablesRead('sample.ts', sample)].sort(),
-      ['NEW_DESTRUCTURED', 'NEW_PAIR_A', 'NEW_PAIR_B', 'NEW_PROPERTY'],
-    );
+    assert.deepEqual([...variablesRead('sample.ts', sample)].sort(), [
+      'NEW_DESTRUCTURED',
+      'NEW_PAIR_A',
+      'NEW_PAIR_B',
+      'NEW_PROPERTY',
+    ]);
   });
 
   it('every variable the code reads is on docs/settings.md, with a row of its own', () => {
