@@ -3,7 +3,7 @@
  * a child process (bench/server.ts) and the ceiling in another (bench/ceiling.ts); each scenario (bench/scenarios.ts)
  * is loaded with autocannon on Strata, then on the ceiling replaying the SQL Strata ran for it. Prints a table and
  * writes bench/results/<db>-<timestamp>.json. Loopback only; every step is bounded in time; the children are stopped
- * by PID and the database dropped, also on Ctrl-C. Settings: see README "Benchmark".
+ * by PID and the database dropped, also on Ctrl-C. Settings: docs/benchmarks.md.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -301,7 +301,7 @@ async function runScenario(scenario: Scenario, servers: Servers, settings: Setti
   };
   // Both sides first take load unmeasured: five probes leave V8 compiling the hot path during the first round, and
   // Strata has far more code to compile (Fastify, auth, the read engine) than the ceiling, so without this the first
-  // scenario's ratio measured the JIT's warm-up as much as the request path (docs/decisions.md, 210).
+  // scenario's ratio measured the JIT's warm-up as much as the request path (docs/design/benchmark-method.md).
   if (settings.warmup > 0) {
     const warmup = { ...roundSettings, duration: settings.warmup };
     await load(url, warmup);

@@ -1,5 +1,5 @@
 /**
- * Policy IP allow-lists (`ip_access`: a CSV of addresses, CIDR subnets and `a-b` ranges). Strata's behaviour (docs/decisions.md): a
+ * Policy IP allow-lists (`ip_access`: a CSV of addresses, CIDR subnets and `a-b` ranges). Strata's behaviour (docs/design/directus-compatibility.md): a
  * user whose policies carry allow-lists may only come from an address on one of them (401 INVALID_IP otherwise).
  */
 import { BlockList, isIP } from 'node:net';

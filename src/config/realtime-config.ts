@@ -4,7 +4,7 @@ import { int, type Env } from './env-values.js';
 export interface RealtimeConfig {
   /**
    * Item keys one subscription group remembers having shown (to send an item leaving its rules as a delete and one
-   * entering them as a create); beyond it the least recently shown are forgotten (docs/decisions.md, 110).
+   * entering them as a create); beyond it the least recently shown are forgotten (docs/design/realtime-fan-out.md).
    */
   shownKeysMax: number;
 }

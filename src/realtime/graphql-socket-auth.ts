@@ -1,6 +1,6 @@
 /**
- * The credentials of one GraphQL socket after `connection_init`, kept valid as /websocket keeps its own (decision
- * 100): the access token is re-resolved before each operation and, while messages flow, at most once a second before
+ * The credentials of one GraphQL socket after `connection_init`, kept valid as /websocket keeps its own
+ * (docs/design/realtime-fan-out.md): the access token is re-resolved before each operation and, while messages flow, at most once a second before
  * a message (fast-jwt's cache, the user cache and the in-memory login liveness check make that what a REST request
  * costs); its `exp` is compared with the injected clock before every message, and a timer at `exp` tells an idle
  * socket (socket-credential.ts). An expired token, a logout or a revoked session closes the socket with graphql-ws's 4403 Forbidden, which

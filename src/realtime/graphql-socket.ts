@@ -6,7 +6,7 @@
  * token of the upgrade request; a bad or missing token closes the socket with 4403 Forbidden (graphql-ws's code).
  * Documents are parsed with the HTTP route's limits and validated against the caller's schema; failures answer an
  * `error` message whose GraphQL errors carry `extensions.code` (GRAPHQL_VALIDATION, or the catalogue code of what
- * failed). Bounded as /websocket is (decision 103, the same WEBSOCKETS_* settings): connections per user (counted at
+ * failed). Bounded as /websocket is (docs/design/realtime-fan-out.md, the same WEBSOCKETS_* settings): connections per user (counted at
  * `connection_init`; past the limit closed with 1008), operations per connection (WEBSOCKETS_SUBSCRIPTION_LIMIT) and
  * each `subscribe` spending a point of the per-IP rate limiter (both refused with an `error` message whose code is
  * REQUESTS_EXCEEDED, the connection kept), a frame over WEBSOCKETS_MAX_MESSAGE_SIZE closed with 1009, a slow

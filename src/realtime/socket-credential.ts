@@ -1,6 +1,6 @@
 /**
  * The token a socket (/websocket or graphql-ws) authenticated with, kept as valid as a REST request would find it
- * (decision 100): its `exp` is compared with the injected clock, it is re-resolved (a logout or a revoked session)
+ * (docs/design/realtime-fan-out.md): its `exp` is compared with the injected clock, it is re-resolved (a logout or a revoked session)
  * when the last resolve is older than RECHECK_MS, and a timer at `exp` wakes an idle socket (`onExpiry`). The socket
  * is counted against its user's connection limit (WEBSOCKETS_CONN_LIMIT_PER_USER) while it holds a user's token.
  * Both protocols decide for themselves what a lost token means (TOKEN_EXPIRED and the Public fallback, or 4403).

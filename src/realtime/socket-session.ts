@@ -5,7 +5,7 @@
  * per group of alike subscribers with their accountability and hands this socket the rows it may read; a re-auth
  * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order;
  * `items` messages run through the REST services (socket-items.ts); the token is resolved again before each message
- * and checked before events (decision 100); limits: socket-limits.ts and the route.
+ * and checked before events (docs/design/realtime-fan-out.md); limits: socket-limits.ts and the route.
  */
 import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';

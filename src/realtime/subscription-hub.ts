@@ -9,7 +9,7 @@
  * Order: the work of one collection (first reads of new subscriptions, events, regrouping after a re-auth) runs one
  * piece at a time in arrival order, so a subscriber gets the events of a collection in commit order, never before its
  * `init`, and none committed after its first read is missed. Groups of one event are read in parallel. Events that
- * queue up behind a re-read merge with the last waiting one of the same action (docs/decisions.md, 112).
+ * queue up behind a re-read merge with the last waiting one of the same action (docs/design/realtime-fan-out.md).
  */
 import { ServiceError, ForbiddenError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';

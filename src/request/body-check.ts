@@ -5,7 +5,7 @@
  * dynamic, so the planner checks them against the schema overview; these schemas cover the envelopes.
  *
  * Checks run where the handler calls them, not as Fastify route schemas: Fastify validates before the preHandler
- * hook that authenticates, and Directus answers 401/403 before it looks at a body (decision 89).
+ * hook that authenticates, and Directus answers 401/403 before it looks at a body (docs/design/pipeline.md).
  *
  * The wire messages are Directus's (mostly Joi's wording). A schema node may carry `errorMessage`: one text for any
  * failure of that node, or one per ajv keyword (`{type: ..., required: ...}`); `{path}` in it is replaced by the

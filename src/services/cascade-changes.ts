@@ -3,7 +3,7 @@
  * rows that refer to them (and so on down), `ON DELETE SET NULL` / `SET DEFAULT` rewrite their foreign key. No
  * statement of Strata names those rows, so their change events are found before the delete runs, inside its
  * transaction: per relation whose constraint has such a rule, one select of the dependent rows' keys (cut only at
- * the driver's parameter limit), level by level while a cascade deletes new rows. Decision 141.
+ * the driver's parameter limit), level by level while a cascade deletes new rows. See docs/design/realtime-fan-out.md.
  */
 import type { Executor } from '../db/connection.js';
 import type { Key } from '../plan/mutation-plan.js';

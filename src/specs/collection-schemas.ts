@@ -38,7 +38,7 @@ export class ComponentNames {
   }
 }
 
-/** A value as reads answer it (column types; see README "Values"). */
+/** A value as reads answer it (column types; see docs/api.md, "Values"). */
 export function valueSchema(field: FieldOverview): JsonSchema {
   switch (field.type) {
     case 'integer':

@@ -111,7 +111,7 @@ const errorResponse = (description: string): JsonSchema => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
-/** Error responses by component name (the error codes each may carry are in the README). */
+/** Error responses by component name (the error codes each may carry are in docs/api.md). */
 export const RESPONSES: Record<string, JsonSchema> = {
   BadRequestError: errorResponse(
     'Invalid query or payload (`INVALID_QUERY`, `INVALID_PAYLOAD`, `FAILED_VALIDATION`, `VALUE_TOO_LONG`, ...).',

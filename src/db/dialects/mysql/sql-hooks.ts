@@ -76,7 +76,7 @@ export const mysqlSql: SqlDialect = {
   jsonArrayText: (expression, orderBy) =>
     `cast(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array()) as char)`,
   jsonText: (expression) => `cast(${expression} as char)`,
-  // A deep page sorts the whole table where the keys alone walk the sort column's index (decision 140).
+  // A deep page sorts the whole table where the keys alone walk the sort column's index (docs/design/index-friendly-sql.md).
   keysFirst: (limit, offset) => limit !== null && offset > 0,
   literalLimits: false,
   limitOffset(limit, offset, param) {

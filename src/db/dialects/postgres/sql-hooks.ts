@@ -94,7 +94,7 @@ export const postgresSql: SqlDialect = {
   jsonArrayText: (expression, orderBy) =>
     `coalesce(json_agg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]'::json)::text`,
   jsonText: (expression) => `${expression}::text`,
-  // Measured: PostgreSQL walks the index for a deep page and skips rows without reading them (decision 140).
+  // Measured: PostgreSQL walks the index for a deep page and skips rows without reading them (docs/design/index-friendly-sql.md).
   keysFirst: () => false,
   literalLimits: false,
   limitOffset(limit, offset, param) {

@@ -82,10 +82,10 @@ export const sqliteSql: SqlDialect = {
   jsonArrayText: (expression, orderBy) =>
     `coalesce(json_group_array(${expression}${orderBy ? ` order by ${orderBy}` : ''}), '[]')`,
   jsonText: (expression) => expression,
-  // Measured: SQLite walks the index for a deep page as it is (decision 140).
+  // Measured: SQLite walks the index for a deep page as it is (docs/design/index-friendly-sql.md).
   keysFirst: () => false,
   // The limit is written into the statement: SQLite's planner reads a bound LIMIT and expires the prepared statement
-  // whenever it is bound again, so every run of it was prepared anew (~40 % of a small read's time, decision 215).
+  // whenever it is bound again, so every run of it was prepared anew (~40 % of a small read's time, docs/design/statement-cache.md).
   // The offset, which the planner does not read, stays bound, so that pages share one statement.
   literalLimits: true,
   limitOffset(limit, offset, param) {

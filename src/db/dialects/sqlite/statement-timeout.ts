@@ -52,7 +52,7 @@ export function statementTimeoutWarnings(timeoutMs: number): string[] {
   if (!existsSync(STATEMENT_TIMEOUT_LIBRARY)) {
     return [
       'DB_STATEMENT_TIMEOUT does not apply on SQLite here: the statement-timeout extension is not built (no C compiler ' +
-        'at install?). Install one (cc) and run npm start again, or see README "Limits".',
+        'at install?). Install one (cc) and run npm start again, or see docs/limits.md.',
     ];
   }
   if (loadFailure)
