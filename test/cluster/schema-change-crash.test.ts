@@ -50,7 +50,7 @@ describe(
       };
       holder = await mysql.createConnection(db.env.DB_CONNECTION_STRING!);
       watcher = await mysql.createConnection(db.env.DB_CONNECTION_STRING!);
-      for (const field of ['editor_a', 'editor_b', 'editor_c'])
+      for (const field of ['editor_a', 'editor_b', 'editor_c', 'editor_d', 'editor_e'])
         await watcher.query(`alter table articles add column ${field} int null`);
       strata = await StrataProcess.start(env);
     });
@@ -130,6 +130,38 @@ describe(
       const again = await relate('editor_b');
       assert.equal(again.status, 200, await again.text());
       assert.ok((await foreignKey('editor_b')) && (await metadata('editor_b')));
+    });
+
+    it('undoes it at the next change of another instance that kept running', async () => {
+      const other = await StrataProcess.start(env);
+      try {
+        await holder.query('lock tables service_relations write');
+        const request = relate('editor_d').catch(() => null);
+        await until('the metadata insert to wait', () => waiting('insert into `service_relations`%editor_d%'));
+        await strata!.stop('SIGKILL');
+        await holder.query('unlock tables');
+        await request;
+        await until(
+          'the killed statement to end',
+          async () => !(await running('insert into `service_relations`%editor_d%')),
+        );
+        assert.equal(await foreignKey('editor_d'), true, 'half-made until the next change');
+        const next = await fetch(`${other.url}/relations`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ collection: 'articles', field: 'editor_e', related_collection: 'authors' }),
+        });
+        assert.equal(next.status, 200, await next.text());
+        assert.equal(await foreignKey('editor_d'), false);
+        assert.equal(await metadata('editor_d'), false);
+        assert.ok((await foreignKey('editor_e')) && (await metadata('editor_e')));
+        const gone = await fetch(`${other.url}/relations/articles/editor_d`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+        assert.equal(gone.status, 403, 'the other instance no longer sees the relation');
+      } finally {
+        strata = await StrataProcess.start(env).finally(() => other.stop('SIGKILL'));
+      }
     });
 
     it('keeps a relation whose change committed before the kill', async () => {
