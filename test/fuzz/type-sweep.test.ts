@@ -60,7 +60,7 @@ function answerOf(response: LightMyRequestResponse, where: string): Answer {
 /** Every request of the sweep: a label and how to send it. */
 function cases(): { label: string; send: (t: TestApp) => Promise<LightMyRequestResponse> }[] {
   const rest = (query: Record<string, unknown>) => ({
-    label: `GET /items/typed?${decodeURIComponent(qs.stringify(query, { encodeValuesOnly: true }))}`,
+    label: `GET /items/typed?${decodeURIComponent(qs.stringify(query, { encodeValuesOnly: true })).replace(/\u0000/g, '%00')}`,
     send: (t: TestApp) =>
       t.request({ method: 'GET', url: `/items/typed?${qs.stringify(query, { encodeValuesOnly: true })}` }),
   });
