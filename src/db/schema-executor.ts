@@ -3,7 +3,8 @@
  * the dialect one statement at a time and run, metadata writes go to the service_* tables. Where DDL is
  * transactional everything runs in the session (one transaction) it is given. Elsewhere (MySQL/MariaDB) `runStepwise`
  * checks first, then runs the DDL keeping each statement's undo, then the writes in a transaction; a failure runs
- * the undo statements taken so far, last first.
+ * the undo statements taken so far, last first. The undo is journaled as it grows (schema-journal.ts) and the
+ * journal closed in the writes' transaction, so a process killed half-way leaves what `recover` needs to undo it.
  */
 import type { Knex } from 'knex';
 import { countDuplicates, countNulls, countOrphans, countRows } from './column-checks.js';
@@ -17,6 +18,7 @@ import {
 } from './schema-ddl.js';
 import type { CheckStep, DdlStep, SchemaSteps, WriteStep } from './schema-steps.js';
 import { withoutListItem } from './list-items.js';
+import { closeJournal, noteJournal, openJournal, readJournal } from './schema-journal.js';
 
 declare const sessionBrand: unique symbol;
 /** A schema change's transaction, opaque outside src/db. */
@@ -56,26 +58,55 @@ export class SchemaExecutor {
     for (const step of steps.writes) await write(knex, step);
   }
 
-  /** Without transactional DDL: checks, then DDL with undo on failure, then the writes in one transaction. */
-  async runStepwise(steps: SchemaSteps): Promise<void> {
+  /**
+   * Without transactional DDL: checks, then DDL with undo on failure, then the writes in one transaction. Given
+   * `journal` (what the change is), the undo is journaled and the entry closed in the writes' transaction.
+   */
+  async runStepwise(steps: SchemaSteps, journal?: string): Promise<void> {
     const knex = queryBuilder(this.db);
     for (const step of steps.checks) await this.check(knex, step);
     const undo: DdlStatement[] = [];
+    const entry = journal !== undefined && steps.ddl.length ? await openJournal(knex, journal) : null;
     try {
-      for (const step of steps.ddl) await this.alter(knex, step, undo);
-      if (steps.writes.length) {
+      for (const step of steps.ddl) await this.alter(knex, step, { undo, journal: entry });
+      if (steps.writes.length || entry !== null) {
         await knex.transaction(async (trx) => {
           for (const step of steps.writes) await write(trx, step);
+          if (entry !== null) await closeJournal(trx, entry);
         });
       }
     } catch (error) {
+      // Cut short while undoing, the next recovery takes each undo as one that may already have run.
+      if (entry !== null) await noteJournal(knex, entry, [], undo).catch(() => {});
       for (const statement of undo.reverse()) {
         await this.ddl
           .run(knex, statement.sql, statement.params)
           .catch((undoError: unknown) => this.options.onUndoFailure?.(undoError));
       }
+      if (entry !== null) await closeJournal(knex, entry).catch(() => {});
       throw error;
     }
+  }
+
+  /**
+   * Undoes the changes a process cut short (their journal entries), last first; run under the schema-change lock,
+   * so no entry belongs to a change still running. A pending statement's undo may fail: that statement may never
+   * have run. Answers how many changes were undone.
+   */
+  async recover(): Promise<number> {
+    const knex = queryBuilder(this.db);
+    const entries = await readJournal(knex);
+    for (const entry of entries) {
+      for (const statement of [...entry.pending].reverse())
+        await this.ddl.run(knex, statement.sql, statement.params).catch(() => {});
+      for (const statement of [...entry.undo].reverse()) {
+        await this.ddl
+          .run(knex, statement.sql, statement.params)
+          .catch((undoError: unknown) => this.options.onUndoFailure?.(undoError));
+      }
+      await closeJournal(knex, entry.id);
+    }
+    return entries.length;
   }
 
   private async check(knex: Knex, step: CheckStep): Promise<void> {
@@ -101,11 +132,21 @@ export class SchemaExecutor {
     }
   }
 
-  /** Renders the step statement by statement and runs each; `undo` collects what puts them back. */
-  private async alter(knex: Knex, step: DdlStep, undo?: DdlStatement[]): Promise<void> {
+  /**
+   * Renders the step statement by statement and runs each; `undo` collects what puts them back, and the journal
+   * entry holds it (and the undo of the statement about to run) before each runs.
+   */
+  private async alter(
+    knex: Knex,
+    step: DdlStep,
+    stepwise?: { undo: DdlStatement[]; journal: number | null },
+  ): Promise<void> {
+    const undo = stepwise?.undo;
     const catalog: DdlCatalog = { query: (sql, params) => this.ddl.run(knex, sql, params), session: knex };
     for await (const statement of this.ddl.statements(step, catalog)) {
       this.options.onStatement?.(statement);
+      if (stepwise?.journal != null)
+        await noteJournal(knex, stepwise.journal, stepwise.undo, [...(statement.undo ?? [])].reverse());
       try {
         await this.ddl.run(knex, statement.sql, statement.params);
       } catch (error) {

@@ -2,7 +2,8 @@
  * What one caller's schema shows: per collection, the fields it may read and the writes it may make. Admins see
  * every collection with a table; others what their read rules grant (field lists joined across rules). A write
  * shows where the writer says the caller may make it (a writable collection and, for non-admins, a rule for the
- * action); the writer still checks every write.
+ * action); the writer still checks every write. A collection the caller may write but not read (a policy that may
+ * only create in it) is in the view too, with `read: false`: its writes show, nothing that reads it does.
  */
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
@@ -14,7 +15,10 @@ export interface CollectionView {
   collection: CollectionOverview;
   /** GraphQL type name: the collection's name, service_* tables without their prefix. */
   typeName: string;
+  /** The fields the caller may read: none when `read` is false. */
   fields: string[];
+  /** The caller may read the collection (else only write it). */
+  read: boolean;
   /** Fields the caller's rules let it write, per action; null = every field. */
   writeFields: { create: Set<string> | null; update: Set<string> | null };
   create: boolean;
@@ -104,16 +108,9 @@ export function buildAccessView(
   for (const collection of Object.values(schema.collections)) {
     if (!collection.schema || (names === 'graphql' && !usableTypeName(typeNameOf(schema, collection)))) continue;
     if (collection.system && !ITEM_SYSTEM_COLLECTIONS.has(collection.collection)) continue;
-    let fields: string[];
-    if (accountability.admin || !permissions) {
-      fields = collection.fieldOrder;
-    } else {
-      if (!permissions.for(collection.collection, 'read').length) continue;
-      const granted = permissions.fields(collection.collection, 'read');
-      fields = collection.fieldOrder.filter((name) => granted === '*' || granted.has(name));
-    }
-    fields = fields.filter((name) => usableField(name) && collection.fields[name]);
-    if (!fields.length) continue;
+    const fields = readableFields(collection, accountability.admin, permissions).filter(
+      (name) => usableField(name) && collection.fields[name],
+    );
     const singleton = collection.singleton || SYSTEM_SINGLETONS.has(collection.collection);
     const writeFields = {
       create: writeFieldsOf(permissions, accountability.admin, collection.collection, 'create'),
@@ -123,17 +120,32 @@ export function buildAccessView(
       collection.keyFields.length > 0 &&
       writable(collection, action) &&
       (action === 'delete' || writeFields[action]?.size !== 0);
-    view.set(collection.collection, {
+    const entry: CollectionView = {
       collection,
       typeName: typeNameOf(schema, collection),
       fields,
+      read: fields.length > 0,
       writeFields,
       create: may('create') && !singleton,
       update: may('update'),
       delete: may('delete') && !singleton,
-    });
+    };
+    if (entry.read || entry.create || entry.update || entry.delete) view.set(collection.collection, entry);
   }
   return view;
+}
+
+/** The fields the caller's read rules grant (joined across rules), in the collection's order; none without a rule. */
+function readableFields(collection: CollectionOverview, admin: boolean, permissions: PermissionSet | null): string[] {
+  if (admin || !permissions) return collection.fieldOrder;
+  if (!permissions.for(collection.collection, 'read').length) return [];
+  const granted = permissions.fields(collection.collection, 'read');
+  return collection.fieldOrder.filter((name) => granted === '*' || granted.has(name));
+}
+
+/** Whether the caller may read `collection` (its types, filters and relations to it show). */
+export function readable(view: AccessView, collection: string): boolean {
+  return view.get(collection)?.read === true;
 }
 
 function writeFieldsOf(

@@ -23,7 +23,7 @@ import {
   type GraphQLOutputType,
 } from 'graphql';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
-import type { AccessView, CollectionView } from './access-view.js';
+import { readable, type AccessView, type CollectionView } from './access-view.js';
 import { FUNCTION_TYPES, filterOperatorsFor, functionKindFor } from './filter-operators.js';
 import { anyItemResolver, byResponseKey, functionResolver, ITEM_TYPE, keyListResolver } from './field-resolvers.js';
 import { GraphQLBigInt, GraphQLDate, GraphQLGeoJSON, GraphQLHash, GraphQLJSON } from './scalars.js';
@@ -93,8 +93,15 @@ export class TypeSet {
     readonly admin: boolean,
   ) {}
 
+  /** The view of a collection the caller may read (undefined for one it may only write, or not at all). */
   collectionView(name: string): CollectionView | undefined {
-    return this.view.get(name);
+    const view = this.view.get(name);
+    return view?.read ? view : undefined;
+  }
+
+  /** Whether the caller may read `name`: its object type, filter and aggregates exist, relations to it show. */
+  readable(name: string): boolean {
+    return readable(this.view, name);
   }
 
   object(name: string): GraphQLObjectType {
@@ -117,7 +124,7 @@ export class TypeSet {
       const field = collection.fields[name]!;
       const link = collection.links[name];
       if (link?.kind === 'm2o' || link?.kind === 'o2m') {
-        if (!this.view.has(link.related)) continue;
+        if (!this.readable(link.related)) continue;
         const related = this.object(link.related);
         const relatedPrimary = this.view.get(link.related)!.collection.primary;
         fields[name] = {
@@ -160,7 +167,7 @@ export class TypeSet {
   private union(collection: CollectionOverview, field: string, allowed: string[]): GraphQLUnionType | null {
     const key = `${collection.collection}.${field}`;
     if (this.unions.has(key)) return this.unions.get(key)!;
-    const members = allowed.filter((name) => this.view.has(name));
+    const members = allowed.filter((name) => this.readable(name));
     if (!members.length) return null;
     const byType = new Map(members.map((name) => [name, this.view.get(name)!.typeName]));
     const union = new GraphQLUnionType({
@@ -192,10 +199,10 @@ export class TypeSet {
       const field = collection.fields[name]!;
       const link = collection.links[name];
       if (link?.kind === 'm2o') {
-        if (this.view.has(link.related))
+        if (this.readable(link.related))
           fields[name] = { type: this.filter(link.related), extensions: { strata: nested } };
       } else if (link?.kind === 'o2m') {
-        if (this.view.has(link.related)) {
+        if (this.readable(link.related)) {
           fields[name] = { type: this.quantifier(link.related), extensions: { strata: nested } };
           fields[`${name}_func`] = {
             type: FUNCTION_TYPES.count.filter,
@@ -205,7 +212,7 @@ export class TypeSet {
         continue;
       } else if (link?.kind === 'a2o') {
         for (const target of link.allowed) {
-          if (this.view.has(target))
+          if (this.readable(target))
             fields[`${name}__${target}`] = {
               type: this.filter(target),
               extensions: { strata: { kind: 'rename', to: `${name}:${target}` } satisfies FilterKey },
@@ -320,6 +327,7 @@ export class TypeSet {
       const field = collection.fields[name]!;
       const link = collection.links[name];
       if (link?.kind === 'm2o' || link?.kind === 'o2m') {
+        // Related collections the caller may write, even without reading them (the writer checks every nested row).
         if (!this.view.has(link.related)) continue;
         // Nested rows may be existing ones named by their key (as in REST), so nothing is required below the top.
         const related = this.input(link.related, 'update');

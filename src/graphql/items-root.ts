@@ -25,18 +25,10 @@ import { QUERY_ARGS, type TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import { queryArgs } from './query-args.js';
 import { levelOf, collectFields, type WalkContext } from './selection.js';
+import { deleteMutations, writeOnlyMutations } from './write-only-root.js';
 
 type Args = Record<string, unknown>;
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
-
-export const DELETE_ONE = new GraphQLObjectType({
-  name: 'delete_one',
-  fields: { id: { type: new GraphQLNonNull(GraphQLID) } },
-});
-export const DELETE_MANY = new GraphQLObjectType({
-  name: 'delete_many',
-  fields: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
-});
 
 const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'avg', 'sum', 'avgDistinct', 'sumDistinct', 'min', 'max'];
 
@@ -123,6 +115,10 @@ export function collectionRootFields(
   const query: Fields = {};
   const mutation: Fields = {};
   for (const view of views) {
+    if (!view.read) {
+      Object.assign(mutation, writeOnlyMutations(types, view));
+      continue;
+    }
     const name = view.collection.collection;
     const root = view.typeName;
     const type = types.object(name);
@@ -331,23 +327,5 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
         ),
     };
   }
-  if (view.delete) {
-    mutation[`delete_${root}_items`] = {
-      type: DELETE_MANY,
-      args: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
-      resolve: async (_r, args, ctx) => {
-        const ids = (args.ids as (string | null)[]).filter((k): k is string => k !== null);
-        await writer(ctx).delete(await open(ctx, 'delete'), { kind: 'keys', keys: ids }, ctx.marks);
-        return { ids };
-      },
-    };
-    mutation[`delete_${root}_item`] = {
-      type: DELETE_ONE,
-      args: { id: { type: new GraphQLNonNull(GraphQLID) } },
-      resolve: async (_r, args, ctx) => {
-        await writer(ctx).delete(await open(ctx, 'delete'), { kind: 'keys', keys: [String(args.id)] }, ctx.marks);
-        return { id: args.id };
-      },
-    };
-  }
+  if (view.delete) Object.assign(mutation, deleteMutations(root, open));
 }

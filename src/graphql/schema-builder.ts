@@ -45,7 +45,7 @@ export function buildSchemas(
   const subscription = subscriptions
     ? subscriptionFields(
         types,
-        views.filter((v) => !v.collection.system),
+        views.filter((v) => !v.collection.system && v.read),
         limits,
       )
     : {};

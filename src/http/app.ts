@@ -11,6 +11,7 @@ import type { AppContext } from '../services/app-context.js';
 import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
 import { named } from './plugin-name.js';
+import { hasPathParams, nulInPath } from './path-params.js';
 import { registerCookies } from './cookies.js';
 import { checkJsonText } from '../request/json-text.js';
 import { compileBodySchemas } from '../request/body-check.js';
@@ -162,10 +163,12 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.addHook('onRoute', (route) => {
     if ([route.method].flat().every((method) => method === 'GET' || method === 'HEAD')) return;
     const own = route.onRequest ? [route.onRequest].flat() : [];
+    const params = hasPathParams(route.url);
     route.onRequest = [
       (request, _reply, done) => {
         timerOf(request);
-        done();
+        // Before the body is read: a NUL in the path is refused whatever the body holds.
+        done(params ? nulInPath(request) : undefined);
       },
       ...own,
     ];
@@ -223,9 +226,19 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     timerOf(request);
     done();
   };
+  // GET and HEAD routes read no body: their NUL check runs here, in the one hook they already have.
+  const checkingPath =
+    (first: typeof authenticate) =>
+    (request: FastifyRequest, reply: unknown, done: (error?: Error) => void): void => {
+      const refused = nulInPath(request);
+      if (refused) return done(refused);
+      first(request, reply, done);
+    };
   app.addHook('onRoute', (route) => {
     const own = route.preHandler ? [route.preHandler].flat() : [];
-    route.preHandler = [route.config?.public ? startTimer : authenticate, ...own];
+    const first = route.config?.public ? startTimer : authenticate;
+    const bodiless = [route.method].flat().every((method) => method === 'GET' || method === 'HEAD');
+    route.preHandler = [bodiless && hasPathParams(route.url) ? checkingPath(first) : first, ...own];
   });
 
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));

@@ -7,6 +7,7 @@ import type { Query } from '../request/query.js';
 import type { CollectionOverview } from '../schema/types.js';
 import { fieldOf, guarded, resolvePath, type OperandScope } from './operands.js';
 import type { AggregatePlan, PlannedAggregate, PlannedGroup } from './read-plan.js';
+import { aggregateApplies, aggregateNeeds, groupable } from './type-rules.js';
 
 const FUNCTIONS = new Set<PlannedAggregate['fn']>([
   'count',
@@ -19,10 +20,6 @@ const FUNCTIONS = new Set<PlannedAggregate['fn']>([
   'min',
   'max',
 ]);
-const NUMERIC_ONLY = new Set(['sum', 'sumDistinct', 'avg', 'avgDistinct']);
-const NUMERIC_TYPES = new Set(['integer', 'bigInteger', 'float', 'decimal']);
-/** Types without an order that every database can take min/max of, or group by. */
-const UNORDERED_TYPES = new Set(['boolean', 'json', 'binary', 'geometry', 'csv', 'unknown', 'alias']);
 
 export function planAggregate(scope: OperandScope, collection: CollectionOverview, query: Query): AggregatePlan {
   const aggregates: PlannedAggregate[] = [];
@@ -48,14 +45,10 @@ export function planAggregate(scope: OperandScope, collection: CollectionOvervie
       // Counting values says no more than _nnull does; every other aggregate would reveal something of them.
       if (field.concealed && fn !== 'count')
         throw new InvalidQueryError(`Field "${fieldName}" is concealed and can't be aggregated with ${fn}`);
-      if (NUMERIC_ONLY.has(fn) && !NUMERIC_TYPES.has(field.type)) {
+      if (!aggregateApplies(fn, field.type))
         throw new InvalidQueryError(
-          `"aggregate[${fn}]" needs a numeric field; "${fieldName}" is of type ${field.type}`,
+          `"aggregate[${fn}]" needs ${aggregateNeeds(fn)}; "${fieldName}" is of type ${field.type}`,
         );
-      }
-      if ((fn === 'min' || fn === 'max') && UNORDERED_TYPES.has(field.type)) {
-        throw new InvalidQueryError(`"aggregate[${fn}]" can't use "${fieldName}" of type ${field.type}`);
-      }
       aggregates.push({
         path: [fn, fieldName],
         fn,
@@ -68,7 +61,7 @@ export function planAggregate(scope: OperandScope, collection: CollectionOvervie
   const groups = (query.groupBy ?? []).map((path): PlannedGroup => {
     const resolved = resolvePath(scope, collection, path, 'root');
     if (resolved.field.concealed) throw new InvalidQueryError(`Field "${path}" is concealed and can't be grouped by`);
-    if (UNORDERED_TYPES.has(resolved.field.type) && resolved.field.type !== 'boolean')
+    if (!groupable(resolved.field.type))
       throw new InvalidQueryError(`"groupBy" can't use "${path}" of type ${resolved.field.type}`);
     return { path: resolved.keys, operand: resolved.operand, field: resolved.field };
   });

@@ -9,11 +9,8 @@ import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
 import { isJsonFunction, jsonFunctionKey, parseJsonFunction } from '../request/json-path.js';
 import type { CollectionOverview, FieldOverview, RelationalLink, SchemaOverview } from '../schema/types.js';
 import type { AccessPolicy, CollectionAccess } from './access.js';
-import type { DatePart, Join, Operand } from './read-plan.js';
-
-const DATE_PARTS = new Set<string>(['year', 'month', 'week', 'day', 'weekday', 'hour', 'minute', 'second']);
-const TIME_PARTS = new Set<string>(['hour', 'minute', 'second']);
-const DATE_TYPES = new Set<string>(['date', 'dateTime', 'timestamp']);
+import type { Join, Operand } from './read-plan.js';
+import { datePartApplies, isDatePart } from './type-rules.js';
 
 /** What every planning step needs: the schema and what the caller may read of it. */
 export interface OperandScope {
@@ -126,11 +123,10 @@ export function resolveOperand(
     return { operand: shown({ kind: 'field', field }), field, key: base };
   }
   const key = `${base}_${fn}`;
-  if (DATE_PARTS.has(fn)) {
-    const fits = DATE_TYPES.has(field.type) || (field.type === 'time' && TIME_PARTS.has(fn));
-    if (!fits || !field.schema)
+  if (isDatePart(fn)) {
+    if (!datePartApplies(fn, field.type) || !field.schema)
       throw new InvalidQueryError(`Function "${fn}" can't be applied to field "${base}" of type ${field.type}`);
-    return { operand: shown({ kind: 'date-part', part: fn as DatePart, field }), field: integerNamed(key), key };
+    return { operand: shown({ kind: 'date-part', part: fn, field }), field: integerNamed(key), key };
   }
   if (fn === 'count') {
     const link = collection.links[base];

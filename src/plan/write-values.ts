@@ -11,6 +11,7 @@ import {
   type ServiceError,
 } from '../errors/catalogue.js';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
+import { fitDecimal } from './decimal-text.js';
 import { coerceValue } from './value-coercion.js';
 
 const INTEGER = /^[-+]?\d+$/;
@@ -82,8 +83,7 @@ export function writeValue(
       } catch {
         throw wrongType(collection, field, path, `Value for field "${field.field}" has to be a number`);
       }
-      if (field.type === 'decimal') checkDecimal(collection, field, String(logical));
-      return logical;
+      return field.type === 'decimal' ? decimalValue(collection, field, String(logical)) : logical;
     }
     case 'boolean':
       try {
@@ -153,14 +153,22 @@ function checkEnum(
   );
 }
 
-/** More integer digits than `numeric(p, s)` holds is out of range on every database (SQLite declares no scale). */
-function checkDecimal(collection: CollectionOverview, field: FieldOverview, text: string): void {
+/**
+ * A decimal as its column holds it: rounded at the scale and within the precision (decimal-text.ts), as every
+ * database stores it, or VALUE_OUT_OF_RANGE. A column without a declared precision (SQLite's bare `numeric`) still
+ * refuses what no database number holds (SQLite would store Inf).
+ */
+function decimalValue(collection: CollectionOverview, field: FieldOverview, text: string): string {
   const precision = field.schema?.numeric_precision;
   const scale = field.schema?.numeric_scale;
-  if (precision === null || precision === undefined || scale === null || scale === undefined || /e/i.test(text)) return;
-  const integerDigits = text.replace(/^[-+]/, '').split('.')[0]!.replace(/^0+/, '').length;
-  if (integerDigits > precision - scale)
-    throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
+  const fitted =
+    precision === null || precision === undefined
+      ? Number.isFinite(Number(text))
+        ? text
+        : null
+      : fitDecimal(text, precision, scale ?? 0);
+  if (fitted === null) throw new WriteValueProblem(new ValueOutOfRangeError(collection.collection, field.field));
+  return fitted;
 }
 
 /** Strings longer than the column's `max_length` (in characters) fail on every database, SQLite included. */

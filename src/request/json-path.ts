@@ -17,8 +17,11 @@ export interface JsonFunction {
 }
 
 const JSON_CALL = /^json\((.*)\)$/s;
-/** Characters a key may not hold: path syntax, wildcards, JSONPath operators and quotes. */
-const KEY_FORBIDDEN = /[.[\]*?@$()"'\\\s]/;
+/**
+ * Characters a key may not hold: path syntax, wildcards, JSONPath operators, quotes and control characters (NUL ends
+ * a PostgreSQL text and SQLite's path, each its own way).
+ */
+const KEY_FORBIDDEN = /[.[\]*?@$()"'\\\s\u0000-\u001f]/;
 
 export function isJsonFunction(text: string): boolean {
   return JSON_CALL.test(text.trim());

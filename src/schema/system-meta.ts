@@ -109,6 +109,7 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_activity: { icon: 'access_time', accountability: null },
   service_revisions: { icon: 'change_history', accountability: null },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
+  service_schema_journal: { icon: 'history', hidden: true, accountability: null },
 };
 
 export function systemCollectionMeta(collection: string): CollectionMeta & { system: true } {

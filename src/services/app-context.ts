@@ -19,7 +19,7 @@ import { FieldsService } from './fields-service.js';
 import { ItemsService } from './items-service.js';
 import { ItemsWriter } from './items-writer.js';
 import { RelationsService } from './relations-service.js';
-import { SchemaChanges } from './schema-changes.js';
+import { SchemaChanges, undoCutShortChanges } from './schema-changes.js';
 import { SettingsService } from './settings-service.js';
 import { SystemWrites } from './system-writes.js';
 import { AccessResolver } from '../permissions/access-resolver.js';
@@ -97,6 +97,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       }
     }
     const secret = resolveSecret(config);
+    const undone = await undoCutShortChanges(db, { error: (object, msg) => log.error?.(object, msg) });
+    if (undone) log.warn(`Undid ${undone} schema change(s) that a stopped process left half-made`);
     const schema = new SchemaStore(db);
     await schema.load();
     const permissions = new PermissionStore(db);
@@ -171,6 +173,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       else logins.recheck();
     });
     logins.announce = (family) => bus.publish(CHANNELS.logins, { family });
+    // Other instances may hold the overview of a change undone above.
+    if (undone) await bus.publish(CHANNELS.schema, { version: schema.current.version });
     // Only Redis carries an event's keys; the database bus's counters could not, so without Redis events stay local.
     await changes.start(bus instanceof RedisBus ? bus : null);
 

@@ -8,7 +8,8 @@
  * (counts that refuse bad changes with a clear reason), DDL steps, and metadata writes. Where DDL is transactional
  * (PostgreSQL, SQLite) all three run in one transaction: any failure leaves nothing behind. On MySQL/MariaDB every
  * DDL statement commits on its own: the checks run first, then the DDL, then the metadata in a transaction; if a
- * later step fails, the DDL statements already run are undone in reverse order.
+ * later step fails, the DDL statements already run are undone in reverse order, and if the process is killed
+ * half-way, the journal of the change lets the next start (or change) undo them (src/db/schema-journal.ts).
  *
  * `batch` groups several changes (a schema apply): where DDL is transactional they share one transaction under the
  * lock, each planned against the overview as that transaction sees it, so a failure undoes all of them; elsewhere
@@ -22,6 +23,22 @@ import { SchemaExecutor, type SchemaSession } from '../db/schema-executor.js';
 import { formatSteps, type CheckStep, type DdlStep, type SchemaSteps, type WriteStep } from '../db/schema-steps.js';
 import { ContainsNullValuesError, InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
 import type { SchemaOverview } from '../schema/types.js';
+
+/** The named database lock every schema change runs under, on every instance. */
+const SCHEMA_LOCK = 'strata:schema-change';
+
+/**
+ * Where DDL commits statement by statement (MySQL/MariaDB): undoes the changes a stopped process cut short (their
+ * journal, src/db/schema-journal.ts), under the schema-change lock; at start, before the overview is first read.
+ * Answers how many were undone.
+ */
+export async function undoCutShortChanges(db: Database, log: SchemaChangeLog): Promise<number> {
+  const executor = new SchemaExecutor(db, {
+    onUndoFailure: (error) => log.error({ err: error }, 'Undoing a schema change cut short failed'),
+  });
+  if (executor.transactional) return 0;
+  return db.withLock(SCHEMA_LOCK, () => executor.recover());
+}
 
 /** A planned change: data (schema-steps.ts), built from the schema overview without touching the database. */
 export class SchemaChangePlan implements SchemaSteps {
@@ -111,7 +128,7 @@ export class SchemaChanges {
   run<T>(build: ChangeBuilder<T>): Promise<T> {
     const batch = this.batches.getStore();
     if (batch) return this.applyInBatch(batch, build);
-    const turn = this.queue.then(() => this.db.withLock('strata:schema-change', () => this.apply(build)));
+    const turn = this.queue.then(() => this.db.withLock(SCHEMA_LOCK, () => this.apply(build)));
     this.queue = turn.catch(() => {});
     return turn;
   }
@@ -133,7 +150,7 @@ export class SchemaChanges {
   batch<T>(work: () => Promise<T>): Promise<T> {
     if (!this.executor.transactional || this.batches.getStore()) return work();
     const turn = this.queue.then(() =>
-      this.db.withLock('strata:schema-change', async () => {
+      this.db.withLock(SCHEMA_LOCK, async () => {
         if (await this.hooks.stale()) await this.hooks.reload();
         const state = await (async () => {
           try {
@@ -181,6 +198,8 @@ export class SchemaChanges {
   }
 
   private async apply<T>(build: ChangeBuilder<T>): Promise<T> {
+    // A change another instance's stopped process cut short is undone first (its journal, under this lock).
+    if (!this.executor.transactional && (await this.executor.recover())) await this.hooks.schemaChanged();
     const schema = (await this.hooks.stale()) ? await this.hooks.reload() : this.hooks.current();
     const { plan, result } = await build(schema);
     if (plan.empty) return result;
@@ -202,7 +221,7 @@ export class SchemaChanges {
 
   private async execute(plan: SchemaChangePlan): Promise<void> {
     if (this.executor.transactional) await this.executor.transaction((session) => this.executor.runIn(session, plan));
-    else await this.executor.runStepwise(plan);
+    else await this.executor.runStepwise(plan, plan.failure);
   }
 
   /** Catalogue errors pass; a statement the database refused becomes INVALID_PAYLOAD naming the change. */

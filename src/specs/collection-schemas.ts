@@ -5,7 +5,7 @@
  * Writes get their own input schemas holding the fields the caller may write (create: the columns a row cannot do
  * without are required).
  */
-import type { CollectionView, AccessView } from '../graphql/access-view.js';
+import { readable, type CollectionView, type AccessView } from '../graphql/access-view.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
 import { nullable, pascalCase, ref, type JsonSchema, type OasVersion } from './json-schema.js';
 
@@ -95,7 +95,7 @@ export interface SchemaContext {
 /** A related row: its key, or (expanded with `fields`) the object, when the caller may read that collection. */
 function relatedSchema(ctx: SchemaContext, related: string): JsonSchema {
   const key = keySchema(ctx.schema.collections[related]);
-  const component = ctx.view.has(related) ? ctx.names.of(related) : undefined;
+  const component = readable(ctx.view, related) ? ctx.names.of(related) : undefined;
   return component ? { oneOf: [key, ref(component)] } : key;
 }
 
@@ -108,7 +108,7 @@ export function fieldSchema(ctx: SchemaContext, collection: CollectionOverview, 
   else if (link?.kind === 'o2m') return describe({ type: 'array', items: relatedSchema(ctx, link.related) }, field);
   else if (link?.kind === 'a2o') {
     const options = link.allowed
-      .filter((related) => ctx.view.has(related))
+      .filter((related) => readable(ctx.view, related))
       .map((related) => ref(ctx.names.of(related)!));
     // anyOf: a row of one collection may well fit another's schema (no field is required in reads).
     schema = { anyOf: [{ type: 'string' }, { type: 'integer' }, ...options] };

@@ -1,6 +1,7 @@
 /**
- * Paths of one collection the caller may read: `/items/<c>` and `/items/<c>/{id}` (the system collections at
- * `/users`, `/roles`, ... and `/settings`), with only the operations the caller may perform. Operation ids follow
+ * Paths of one collection the caller may read or write: `/items/<c>` and `/items/<c>/{id}` (the system collections at
+ * `/users`, `/roles`, ... and `/settings`), with only the operations the caller may perform (a collection it may
+ * only create in has its POST, answered 204: nothing written can be read back). Operation ids follow
  * Directus's specification (`readItemsArticles`, `readSingleItemsArticles`, `createItemsArticles`, ...).
  */
 import type { CollectionView } from '../graphql/access-view.js';
@@ -44,6 +45,11 @@ function listResponse(list: JsonSchema): JsonSchema {
 
 const NO_CONTENT = { description: 'Done; nothing to answer (or nothing the caller may read back).' };
 
+/** The success answers of a write: the items read back, or 204 (always 204 where the caller may not read). */
+function writeAnswers(view: CollectionView, description: string, data: JsonSchema): JsonSchema {
+  return view.read ? { '200': dataResponse(description, data), '204': NO_CONTENT } : { '204': NO_CONTENT };
+}
+
 /** `POST /utils/import/<c>` for a collection the caller may create items in (when the server has the route). */
 export function importPath(c: CollectionPaths): Record<string, JsonSchema> {
   const file = { type: 'string', format: 'binary' };
@@ -77,6 +83,7 @@ export function importPath(c: CollectionPaths): Record<string, JsonSchema> {
 
 /** Paths keyed by OpenAPI path, each holding the operations the caller may perform. */
 export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> {
+  if (c.singleton) return singletonPaths(c);
   const { view } = c;
   const item = ref(c.component);
   const list = { type: 'array', items: item };
@@ -85,39 +92,17 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
   const tags = [c.tag];
   const name = c.component;
   const collectionOps: JsonSchema = {};
-  const itemOps: JsonSchema = {};
-
-  if (c.singleton) {
-    collectionOps.get = {
-      operationId: `read${name}`,
-      summary: `Read the ${view.collection.collection} singleton`,
-      tags,
-      parameters: ONE_PARAMETERS.map(paramRef),
-      responses: { '200': dataResponse('The item', item), ...errorResponses(false) },
-    };
-    if (view.update) {
-      collectionOps.patch = {
-        operationId: `update${name}`,
-        summary: `Update the ${view.collection.collection} singleton (created when missing)`,
-        tags,
-        parameters: ONE_PARAMETERS.map(paramRef),
-        requestBody: { required: true, content: json(update) },
-        responses: { '200': dataResponse('The item as updated', item), '204': NO_CONTENT, ...errorResponses(true) },
-      };
-    }
-    return { [c.base]: collectionOps };
-  }
-
   const key = keySchema(view.collection);
   const keys = { type: 'array', items: key };
-  collectionOps.get = {
-    operationId: `read${name}`,
-    summary: `List ${view.collection.collection} items`,
-    description: 'With `aggregate`/`groupBy` the rows are the groups and their aggregates instead.',
-    tags,
-    parameters: LIST_PARAMETERS.map(paramRef),
-    responses: { '200': listResponse(list), ...errorResponses(false) },
-  };
+  if (view.read)
+    collectionOps.get = {
+      operationId: `read${name}`,
+      summary: `List ${view.collection.collection} items`,
+      description: 'With `aggregate`/`groupBy` the rows are the groups and their aggregates instead.',
+      tags,
+      parameters: LIST_PARAMETERS.map(paramRef),
+      responses: { '200': listResponse(list), ...errorResponses(false) },
+    };
   if (view.create) {
     collectionOps.post = {
       operationId: `create${name}`,
@@ -125,11 +110,7 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
       tags,
       parameters: ONE_PARAMETERS.map(paramRef),
       requestBody: { required: true, content: json({ oneOf: [create, { type: 'array', items: create }] }) },
-      responses: {
-        '200': dataResponse('The created item(s)', { oneOf: [item, list] }),
-        '204': NO_CONTENT,
-        ...errorResponses(true),
-      },
+      responses: { ...writeAnswers(view, 'The created item(s)', { oneOf: [item, list] }), ...errorResponses(true) },
     };
   }
   if (view.update) {
@@ -149,7 +130,7 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
           ],
         }),
       },
-      responses: { '200': dataResponse('The updated items', list), '204': NO_CONTENT, ...errorResponses(true) },
+      responses: { ...writeAnswers(view, 'The updated items', list), ...errorResponses(true) },
     };
   }
   if (view.delete) {
@@ -173,23 +154,34 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
   }
 
   // A table without a key has no reads by key (and no writes: the access view allows none).
-  if (!view.collection.primary) return { [c.base]: collectionOps };
+  if (!view.collection.primary) return nonEmpty({ [c.base]: collectionOps });
+  return nonEmpty({ [c.base]: collectionOps, [`${c.base}/{id}`]: keyOperations(c, key) });
+}
+
+/** `<base>/{id}`: one item's read, update and delete. */
+function keyOperations(c: CollectionPaths, key: JsonSchema): JsonSchema {
+  const { view } = c;
+  const item = ref(c.component);
+  const tags = [c.tag];
+  const name = c.component;
+  const itemOps: JsonSchema = {};
   const id = { name: 'id', in: 'path', required: true, description: 'The item’s key.', schema: key };
-  itemOps.get = {
-    operationId: `readSingle${name}`,
-    summary: `Read one ${view.collection.collection} item`,
-    tags,
-    parameters: [id, ...ONE_PARAMETERS.map(paramRef)],
-    responses: { '200': dataResponse('The item', item), ...errorResponses(false) },
-  };
+  if (view.read)
+    itemOps.get = {
+      operationId: `readSingle${name}`,
+      summary: `Read one ${view.collection.collection} item`,
+      tags,
+      parameters: [id, ...ONE_PARAMETERS.map(paramRef)],
+      responses: { '200': dataResponse('The item', item), ...errorResponses(false) },
+    };
   if (view.update) {
     itemOps.patch = {
       operationId: `updateSingle${name}`,
       summary: `Update one ${view.collection.collection} item`,
       tags,
       parameters: [id, ...ONE_PARAMETERS.map(paramRef)],
-      requestBody: { required: true, content: json(update) },
-      responses: { '200': dataResponse('The item as updated', item), '204': NO_CONTENT, ...errorResponses(true) },
+      requestBody: { required: true, content: json(ref(c.updateInput)) },
+      responses: { ...writeAnswers(view, 'The item as updated', item), ...errorResponses(true) },
     };
   }
   if (view.delete) {
@@ -201,5 +193,38 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
       responses: { '204': { description: 'Deleted' }, ...errorResponses(true) },
     };
   }
-  return { [c.base]: collectionOps, [`${c.base}/{id}`]: itemOps };
+  return itemOps;
+}
+
+/** A singleton's one path: its read and its update (which creates it when missing). */
+function singletonPaths(c: CollectionPaths): Record<string, JsonSchema> {
+  const { view } = c;
+  const item = ref(c.component);
+  const tags = [c.tag];
+  const name = c.component;
+  const collectionOps: JsonSchema = {};
+  if (view.read)
+    collectionOps.get = {
+      operationId: `read${name}`,
+      summary: `Read the ${view.collection.collection} singleton`,
+      tags,
+      parameters: ONE_PARAMETERS.map(paramRef),
+      responses: { '200': dataResponse('The item', item), ...errorResponses(false) },
+    };
+  if (view.update) {
+    collectionOps.patch = {
+      operationId: `update${name}`,
+      summary: `Update the ${view.collection.collection} singleton (created when missing)`,
+      tags,
+      parameters: ONE_PARAMETERS.map(paramRef),
+      requestBody: { required: true, content: json(ref(c.updateInput)) },
+      responses: { ...writeAnswers(view, 'The item as updated', item), ...errorResponses(true) },
+    };
+  }
+  return nonEmpty({ [c.base]: collectionOps });
+}
+
+/** The paths that hold an operation. */
+function nonEmpty(paths: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  return Object.fromEntries(Object.entries(paths).filter(([, operations]) => Object.keys(operations).length > 0));
 }

@@ -1,6 +1,6 @@
 /**
- * The OpenAPI document of what one caller may do: the collections it may read (with the fields it may read, and
- * the writes it may make), the other routes it may call, the shared parameters, error body and auth schemes.
+ * The OpenAPI document of what one caller may do: the collections it may read or write (with the fields it may read,
+ * and the writes it may make), the other routes it may call, the shared parameters, error body and auth schemes.
  * Pure: the schema overview, the caller's access view and the route table in, a JSON object out.
  */
 import type { AccessView } from '../graphql/access-view.js';
@@ -59,7 +59,7 @@ export function buildOasDocument(input: OasInput): JsonSchema {
       updateInput: names.claim(`Update${component}`),
       tag: component,
     };
-    components[component] = readSchema(ctx, collectionView);
+    if (collectionView.read) components[component] = readSchema(ctx, collectionView);
     if (collectionView.create) components[entry.createInput] = inputSchema(ctx, collectionView, 'create');
     if (collectionView.update) components[entry.updateInput] = inputSchema(ctx, collectionView, 'update');
     Object.assign(paths, collectionPaths(entry));

@@ -260,7 +260,7 @@ describe('PostgreSQL DB_SEARCH_PATH', { skip: clients.includes('pg') ? false : '
 });
 
 for (const client of clients) {
-  describe(`decimal averages (${client})`, () => {
+  describe(`decimals (${client})`, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(client, { fixture: false });
@@ -288,6 +288,73 @@ for (const client of clients) {
       const res = await t.request({ method: 'GET', url: '/items/prices?aggregate[avg]=amount&aggregate[sum]=amount' });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(json(res), { data: [{ avg: { amount: 16.245 }, sum: { amount: '32.49' } }] });
+    });
+
+    it('rounds half away from zero at the scale and refuses what the precision cannot hold, as every database stores it', async () => {
+      const created = await t.request({
+        method: 'POST',
+        url: '/collections',
+        payload: {
+          collection: 'amounts',
+          fields: [{ field: 'amount', type: 'decimal', schema: { numeric_precision: 12, numeric_scale: 2 } }],
+        },
+      });
+      assert.equal(created.statusCode, 200, created.body);
+      // PostgreSQL's and MariaDB's own answers; SQLite stored 1e15, Inf, and 1.00 for 1.005 (a float rounds 1.00499…).
+      const cases: [unknown, string][] = [
+        ['1.005', '1.01'],
+        [1.005, '1.01'],
+        ['-1.005', '-1.01'],
+        [2.675, '2.68'],
+        ['0.005', '0.01'],
+        ['1.0049999', '1.00'],
+        ['-0.001', '0.00'],
+        ['1e-999', '0.00'],
+        ['1E2', '100.00'],
+        ['9999999999.99', '9999999999.99'],
+        ['1e15', 'VALUE_OUT_OF_RANGE'],
+        [1e15, 'VALUE_OUT_OF_RANGE'],
+        ['1e10', 'VALUE_OUT_OF_RANGE'],
+        ['9999999999.995', 'VALUE_OUT_OF_RANGE'],
+        ['-9999999999.995', 'VALUE_OUT_OF_RANGE'],
+        ['1e999', 'VALUE_OUT_OF_RANGE'],
+        ['-1e999', 'VALUE_OUT_OF_RANGE'],
+        [1e308, 'VALUE_OUT_OF_RANGE'],
+        ['Infinity', 'INVALID_PAYLOAD'],
+        ['NaN', 'INVALID_PAYLOAD'],
+      ];
+      const first = json(await t.request({ method: 'POST', url: '/items/amounts', payload: { amount: 0 } })).data.id;
+      for (const [value, expected] of cases) {
+        for (const write of [
+          () => t.request({ method: 'POST', url: '/items/amounts', payload: { amount: value } }),
+          () => t.request({ method: 'PATCH', url: `/items/amounts/${first}`, payload: { amount: value } }),
+        ]) {
+          const res = await write();
+          const label = `${JSON.stringify(value)}: ${res.body}`;
+          if (/^[A-Z_]+$/.test(expected)) {
+            assert.equal(res.statusCode, 400, label);
+            assert.equal(errorCode(res), expected, label);
+          } else {
+            assert.equal(res.statusCode, 200, label);
+            assert.equal(json(res).data.amount, expected, label);
+            // What was stored, read again, not only what the write answered.
+            const read = await t.request({ method: 'GET', url: `/items/amounts/${json(res).data.id}` });
+            assert.equal(json(read).data.amount, expected, label);
+          }
+        }
+      }
+    });
+
+    it('refuses a number no database holds in a decimal column without a declared precision', async () => {
+      await queryBuilder(t.context.db).raw('create table loose (id integer primary key, amount numeric)');
+      await t.context.schema.load();
+      for (const amount of ['1e999', '-1e999', '1e309']) {
+        const res = await t.request({ method: 'POST', url: '/items/loose', payload: { id: 1, amount } });
+        assert.equal(res.statusCode, 400, res.body);
+        assert.equal(errorCode(res), 'VALUE_OUT_OF_RANGE', res.body);
+      }
+      const res = await t.request({ method: 'POST', url: '/items/loose', payload: { id: 1, amount: '2.5' } });
+      assert.equal(res.statusCode, 200, res.body);
     });
   });
 }

@@ -275,6 +275,34 @@ for (const client of testClients()) {
       assert.ok((await oas(t, null)).paths['/items/tags']);
     });
 
+    it('shows a collection the caller may only create in: its create path and body, and no reads', async () => {
+      await grantPublic(t, [{ collection: 'headings', action: 'create', fields: 'text,level' }]);
+      for (const version of ['', '?openapi=3.1']) {
+        const doc = await oas(t, null, version);
+        await assertValid(doc);
+        assert.deepEqual(methods(doc, '/items/headings'), ['post']);
+        assert.equal(doc.paths['/items/headings/{id}'], undefined, 'no reads or writes by key');
+        assert.deepEqual(Object.keys(doc.components.schemas.CreateItemsHeadings.properties), ['text', 'level']);
+        assert.deepEqual(doc.components.schemas.CreateItemsHeadings.required, ['text']);
+        assert.equal(doc.components.schemas.ItemsHeadings, undefined, 'nothing of it can be read');
+        const post = doc.paths['/items/headings']!.post;
+        assert.deepEqual(
+          Object.keys(post.responses).filter((status) => status.startsWith('2')),
+          ['204'],
+        );
+        assert.ok(doc.paths['/utils/import/headings']?.post, 'creating includes importing');
+      }
+      // And the API does what the document says.
+      const created = await t.request({
+        method: 'POST',
+        url: '/items/headings',
+        payload: { text: 'new' },
+        token: null,
+      });
+      assert.equal(created.statusCode, 204, created.body);
+      assert.equal((await t.request({ method: 'GET', url: '/items/headings', token: null })).statusCode, 403);
+    });
+
     it('answers GraphQL server_specs_oas and refuses a bad version', async () => {
       const response = await t.request({
         method: 'POST',

@@ -123,6 +123,57 @@ for (const client of testClients()) {
       assert.equal(deleting.status, 400, 'no delete rule: no delete mutation');
     });
 
+    it('gives a collection the caller may only create in its create mutations and input, and no query', async () => {
+      const policy = await createPolicy(t, {
+        permissions: [{ collection: 'headings', action: 'create', fields: 'text,level' }],
+      });
+      const creator = (await createUserWithPolicies(t, [policy])).token;
+      assert.deepEqual(await typeFields(t, 'Query', creator), ['_empty']);
+      assert.deepEqual((await typeFields(t, 'Mutation', creator)).sort(), [
+        'create_headings_item',
+        'create_headings_items',
+      ]);
+      assert.equal(await typeFields(t, 'headings', creator), null, 'no read type');
+      const input = await gqlData(
+        t,
+        '{ __type(name: "create_headings_input") { inputFields { name type { kind } } } }',
+        {
+          token: creator,
+        },
+      );
+      assert.deepEqual(
+        input.__type.inputFields.map((f: { name: string; type: { kind: string } }) => [f.name, f.type.kind]),
+        [
+          ['text', 'NON_NULL'],
+          ['level', 'SCALAR'],
+        ],
+      );
+      const one = await gqlData(t, 'mutation { create_headings_item(data: { text: "made", level: 2 }) }', {
+        token: creator,
+      });
+      assert.deepEqual(one, { create_headings_item: true });
+      const many = await gqlData(t, 'mutation { create_headings_items(data: [{ text: "a" }, { text: "b" }]) }', {
+        token: creator,
+      });
+      assert.deepEqual(many, { create_headings_items: true });
+      const made = await rest(t, '/items/headings', {
+        filter: { text: { _in: ['made', 'a', 'b'] } },
+        fields: 'text,level',
+      });
+      assert.deepEqual(made.map((row: { text: string }) => row.text).sort(), ['a', 'b', 'made']);
+      const refused = await gql(t, 'mutation { create_headings_item(data: { text: "x", id: 99 }) }', {
+        token: creator,
+      });
+      assert.equal(refused.status, 400, 'the input holds only the fields the rule allows');
+
+      // The public, the same way (its schema is built apart).
+      await grantPublic(t, [{ collection: 'pages', action: 'create', fields: 'title' }]);
+      assert.ok((await typeFields(t, 'Mutation', null)).includes('create_pages_item'));
+      assert.deepEqual(await gqlData(t, 'mutation { create_pages_item(data: { title: "p" }) }', { token: null }), {
+        create_pages_item: true,
+      });
+    });
+
     it('gives a caller who may read nothing the _empty schema, and follows permission changes', async () => {
       assert.deepEqual(await typeFields(t, 'Query', null), ['_empty']);
       assert.deepEqual(await gqlData(t, '{ _empty }', { token: null }), { _empty: null });

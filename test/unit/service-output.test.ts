@@ -19,6 +19,7 @@ const ALLOWED: Record<string, string> = {
   'bus/redis-bus.ts#subscribe': 'a notice from another instance',
   'cli/schema-commands.ts#runApply': 'a snapshot file given on the command line',
   'db/dialects/postgres/write-hooks.ts#arrayValue': 'a JSON value of a write payload, sent as text',
+  'db/schema-journal.ts#statements': 'a JSON column of service_schema_journal',
   'request/graphql-body.ts#parseVariables': 'GraphQL variables of a GET request',
   'io/import-records.ts#csvPayload': 'an imported file',
   'io/import-records.ts#record': 'an imported file',
