@@ -113,6 +113,7 @@ export function graphqlSocketServer(
     cookieChanges: [],
     sdl: (scope) => service.sdl(scope, accountability),
     oas: () => oas(accountability),
+    live: ctx.extra.auth,
   });
 
   return makeServer<InitPayload, SocketExtra>({
