@@ -45,7 +45,8 @@ const config = readConfig({
   WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_IP: 'Infinity',
   WEBSOCKETS_CONN_LIMIT_PER_USER: 'Infinity',
   WEBSOCKETS_CONN_LIMIT_PER_IP: 'Infinity',
-  WEBSOCKETS_GROUPS_PER_USER: 'Infinity',
+  WEBSOCKETS_QUERY_LIMIT_PER_USER: 'Infinity',
+  WEBSOCKETS_QUERY_LIMIT_PER_IP: 'Infinity',
 });
 const context = await createAppContext(config, { bootstrap: true });
 const app = createApp(context, { logger: false, warm: false });
@@ -81,7 +82,6 @@ async function open(): Promise<Counted> {
   const counted: Counted = { socket, counts: new Map(), waiters: [] };
   socket.on('message', (data) => {
     const message = JSON.parse(String(data)) as { type: string; event?: string; status?: string };
-    if (process.env.DEBUG_MSG && !String(data).includes(`"init"`)) console.log(String(data).slice(0, 300));
     const kind = message.status === 'error' ? 'error' : (message.event ?? message.type);
     counted.counts.set(kind, (counted.counts.get(kind) ?? 0) + 1);
     for (const wake of counted.waiters.splice(0)) wake();

@@ -14,6 +14,8 @@
  * revoked token closes it with 4403 (graphql-socket-auth.ts).
  */
 import {
+  getOperationAST,
+  getVariableValues,
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   parse,
@@ -139,6 +141,11 @@ export function graphqlSocketServer(
       const errors = validate(schema, document, rules);
       // One error per problem, each with the code (a client shows the first message it gets).
       if (errors.length) return errors.map((e) => validationError(e.message, [formatGraphQLError(e)]));
+      // Variables that do not fit the operation: nothing runs, and the answer is HTTP's (GraphQLService.execute).
+      const operation = getOperationAST(document, payload.operationName ?? undefined);
+      const coerced = getVariableValues(schema, operation?.variableDefinitions ?? [], payload.variables ?? {});
+      if (coerced.errors)
+        return [validationError('GraphQL validation error.', coerced.errors.map((e) => formatGraphQLError(e)))];
       return {
         schema,
         document,
