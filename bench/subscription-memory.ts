@@ -105,7 +105,8 @@ const idle = heapMb();
 let n = 0;
 for (const client of clients) {
   for (let j = 0; j < perSocket; j++, n++) {
-    const query = mode === 'same' ? { fields: ['id', 'name'] } : { fields: ['id', 'name'], filter: { id: { _neq: -(n + 1) } } };
+    const query =
+      mode === 'same' ? { fields: ['id', 'name'] } : { fields: ['id', 'name'], filter: { id: { _neq: -(n + 1) } } };
     client.socket.send(JSON.stringify({ type: 'subscribe', collection: 'authors', uid: String(j), query }));
   }
   await until(client, 'init', perSocket);

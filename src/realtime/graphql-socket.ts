@@ -145,7 +145,12 @@ export function graphqlSocketServer(
       const operation = getOperationAST(document, payload.operationName ?? undefined);
       const coerced = getVariableValues(schema, operation?.variableDefinitions ?? [], payload.variables ?? {});
       if (coerced.errors)
-        return [validationError('GraphQL validation error.', coerced.errors.map((e) => formatGraphQLError(e)))];
+        return [
+          validationError(
+            'GraphQL validation error.',
+            coerced.errors.map((e) => formatGraphQLError(e)),
+          ),
+        ];
       return {
         schema,
         document,

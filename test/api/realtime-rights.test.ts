@@ -51,7 +51,10 @@ for (const client of testClients()) {
     const announced = async (name: string) => {
       await createAuthor(api, name);
       const seen = await messagesUntil(observer, (m) => eventName(m) === name);
-      assert.ok(seen.every((m) => m.type === 'subscription'), JSON.stringify(seen));
+      assert.ok(
+        seen.every((m) => m.type === 'subscription'),
+        JSON.stringify(seen),
+      );
     };
 
     for (const way of WAYS) {

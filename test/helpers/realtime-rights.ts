@@ -66,20 +66,18 @@ export async function subscriberFor(t: TestApp, way: Way, api: Api = apiOf(t.app
   const user = String(created.data.id);
   const moveTo = (target: string) => async () =>
     void (await ok(await api({ method: 'PATCH', url: `/users/${user}`, payload: { role: target } })));
-  if (way === 'role changed' || way === 'admin demoted') return { user, token, lose: moveTo(await roleWith(t, [tagsOnly])) };
+  if (way === 'role changed' || way === 'admin demoted')
+    return { user, token, lose: moveTo(await roleWith(t, [tagsOnly])) };
   if (way === 'role without policies') return { user, token, lose: moveTo(await roleWith(t, [])) };
   if (way === 'policy detached') {
     const access = await ok(
       await api({ method: 'GET', url: `/access?filter[role][_eq]=${role}&filter[policy][_eq]=${readers}` }),
     );
     assert.equal(access.data.length, 1);
-    const lose = async () =>
-      void (await ok(await api({ method: 'DELETE', url: `/access/${access.data[0].id}` }), 204));
+    const lose = async () => void (await ok(await api({ method: 'DELETE', url: `/access/${access.data[0].id}` }), 204));
     return { user, token, lose };
   }
-  const login = await ok(
-    await api({ method: 'POST', url: '/auth/login', payload: { email, password }, token: null }),
-  );
+  const login = await ok(await api({ method: 'POST', url: '/auth/login', payload: { email, password }, token: null }));
   const { access_token, refresh_token } = login.data;
   const lose = async () =>
     void (await ok(await api({ method: 'POST', url: '/auth/logout', payload: { refresh_token }, token: null }), 204));
