@@ -17,17 +17,17 @@
  * `init`, and none committed after its first read is missed. Groups of one event are read in parallel. Events that
  * queue up behind a re-read merge with the last waiting one of the same action (docs/decisions.md, 112).
  */
-import { ServiceError, ForbiddenError } from '../errors/catalogue.js';
+import { ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AccessResolver } from '../permissions/access-resolver.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { Key } from '../plan/mutation-plan.js';
 import { keyOfValues } from '../plan/row-key.js';
 import type { Query } from '../request/query.js';
-import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import type { SchemaOverview } from '../schema/types.js';
 import type { ItemsService } from '../services/items-service.js';
 import type { ChangeEvent, ChangeEvents } from './change-events.js';
+import { applyEvent, asRows, mapLimited, readEvent, readOptions, type Row } from './group-events.js';
 import { canonicalJson, GroupKeys } from './group-key.js';
 import { SubscriptionGroup, type Member } from './subscription-group.js';
 import { SubscriptionQuota, type QuotaTicket, type SubscriptionLimits } from './subscription-quota.js';
@@ -68,38 +68,7 @@ const READS_AT_ONCE = 8;
 /** Reads of one event overlapped by changes of rights this many times in a row: the event is dropped (logged). */
 const READ_ATTEMPTS = 3;
 
-/** What one group's re-read of an event found: applied (shown keys, messages) only once every read is known good. */
-type Outcome =
-  | { kind: 'delete'; keys: Key[] }
-  | { kind: 'rows'; rows: Row[]; keyOf: (row: Row) => string; readable: Set<string> }
-  | { kind: 'failed'; error: unknown };
-
-/** Runs `work` over `items`, `limit` at a time; the results in the items' order. */
-async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
-
-type Row = Record<string, unknown>;
-
 const UNEXPECTED: SubscriptionError = { code: 'INTERNAL_SERVER_ERROR', message: 'An unexpected error occurred.' };
-
-/** The service_* collections with items semantics are subscribable like /users reads them (their rules apply). */
-function readOptions(collection: string): { system?: boolean } {
-  return ITEM_SYSTEM_COLLECTIONS.has(collection) ? { system: true } : {};
-}
-
-function asRows(data: unknown): Row[] {
-  return (Array.isArray(data) ? data : data ? [data] : []) as Row[];
-}
 
 export class SubscriptionHub {
   private readonly keys = new GroupKeys();
@@ -158,15 +127,15 @@ export class SubscriptionHub {
     return this.serialise(
       collection,
       async () => {
-        // The first read checks the collection and the caller's right to read it (its error answers the subscribe).
-        const { data } = await this.deps.items.rowsMany(
-          collection,
-          query,
-          accountability,
-          undefined,
-          readOptions(collection),
-        );
-        const rows = asRows(data);
+        // The first read checks the collection and the caller's right to read it (its error answers the subscribe);
+        // a rights notice during it makes it stale: read again (the socket re-resolves the caller's own rights).
+        let rows: Row[] = [];
+        for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+          const epoch = this.epoch;
+          const options = readOptions(collection);
+          rows = asRows((await this.deps.items.rowsMany(collection, query, accountability, undefined, options)).data);
+          if (epoch === this.epoch) break;
+        }
         const permissions = await this.deps.access.permissionsOf(accountability);
         const group = this.groupFor(collection, query, addedKeys, accountability, permissions);
         const member: Member = { sink, accountability, placed: accountability, group, closed: false };
@@ -394,9 +363,16 @@ export class SubscriptionHub {
         this.logError(error, `Realtime: reloading permissions for ${collection} failed`);
       }
       const groups = [...(this.byCollection.get(collection) ?? [])];
-      const outcomes = await mapLimited(groups, READS_AT_ONCE, (group) => this.read(group, event));
+      const schema = this.deps.schema();
+      const outcomes = await mapLimited(groups, READS_AT_ONCE, (group) =>
+        readEvent(this.deps.items, schema, group, event),
+      );
       if (epoch === this.epoch && changes === (this.memberChanges.get(collection) ?? 0)) {
-        groups.forEach((group, index) => this.apply(group, event, outcomes[index]!));
+        groups.forEach((group, index) => {
+          const outcome = outcomes[index]!;
+          if (outcome.kind === 'failed') this.failed(group, outcome.error);
+          else applyEvent(group, event, outcome, (...args) => this.send(...args));
+        });
         return;
       }
       if (attempt === READ_ATTEMPTS) {
@@ -404,49 +380,6 @@ export class SubscriptionHub {
         return;
       }
     }
-  }
-
-  /** The group's re-read of the event's items (nothing changes before `apply`). */
-  private async read(group: SubscriptionGroup, event: ChangeEvent): Promise<Outcome> {
-    if (event.action === 'delete') return { kind: 'delete', keys: event.keys };
-    try {
-      const overview = this.deps.schema().collections[group.collection];
-      if (!overview) throw new ForbiddenError();
-      const { data } = await this.deps.items.rowsKeys(
-        group.collection,
-        event.keys,
-        { ...group.query, limit: undefined, offset: undefined, page: undefined },
-        group.reader,
-        readOptions(group.collection),
-      );
-      const rows = asRows(data);
-      const keyOf = (row: Row) => String(keyOfValues(overview, row));
-      return { kind: 'rows', rows, keyOf, readable: new Set(rows.map(keyOf)) };
-    } catch (error) {
-      return { kind: 'failed', error };
-    }
-  }
-
-  /** Sends what the group's read found: items entering its members' view, staying in it, or leaving it. */
-  private apply(group: SubscriptionGroup, event: ChangeEvent, outcome: Outcome): void {
-    if (outcome.kind === 'failed') return this.failed(group, outcome.error);
-    if (outcome.kind === 'delete') {
-      const whole = group.overflowed || group.readsEveryRow;
-      const gone = outcome.keys.filter((key) => group.forget(String(key)) || whole);
-      if (gone.length) this.send(group, 'delete', gone);
-      return;
-    }
-    const { rows, keyOf, readable } = outcome;
-    const entering = rows.filter((row) => event.action === 'create' || !group.showing(keyOf(row)));
-    const staying = event.action === 'update' ? rows.filter((row) => group.showing(keyOf(row))) : [];
-    const leaving: Key[] =
-      event.action === 'update'
-        ? event.keys.filter((key) => !readable.has(String(key)) && group.forget(String(key)))
-        : [];
-    for (const row of rows) group.show(keyOf(row));
-    if (entering.length) this.send(group, 'create', group.visible(entering));
-    if (staying.length) this.send(group, 'update', group.visible(staying));
-    if (leaving.length) this.send(group, 'delete', leaving);
   }
 
   private send(group: SubscriptionGroup, name: SubscriptionEventName, data: Row[] | Key[]): void {
