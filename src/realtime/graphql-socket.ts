@@ -78,7 +78,10 @@ export function graphqlSocketServer(
     const guard = new GraphQLSocketAuth(app, registry, ctx.extra.client.ip, ctx.extra.close);
     const outcome = await guard.connect(token);
     if (outcome === 'too-many') ctx.extra.close(POLICY_VIOLATION, 'Too many connections for this user');
-    if (outcome !== 'ok') return false;
+    if (outcome !== 'ok') {
+      guard.release();
+      return false;
+    }
     ctx.extra.auth = guard;
     if (ctx.extra.closed) guard.release();
     return true;

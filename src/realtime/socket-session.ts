@@ -1,11 +1,14 @@
 /**
  * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a
  * login; or a token of the upgrade request), `ping`/`pong`, `subscribe` (collection, optional query, uid) answered
- * with `init` and then `create`/`update`/`delete` events, `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
- * per group of alike subscribers with their accountability and hands this socket the rows it may read; a re-auth
- * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order;
- * `items` messages run through the REST services (socket-items.ts); the token is resolved again before each message
- * and checked before events (decision 100); limits: socket-limits.ts and the route.
+ * with `init` and then `create`/`update`/`delete` events, `unsubscribe`. The subscriptions themselves live in the hub
+ * (subscription-hub.ts), which re-reads each change once per group of alike subscribers with their accountability and
+ * hands this socket the rows it may read. Messages are handled one at a time, in order; `items` messages run through
+ * the REST services (socket-items.ts); the token is resolved again before each message and checked before events
+ * (decision 100), and at once when a rights notice comes (rights-notices.ts: access rows changed, its login ended):
+ * until then events wait, and those read under rights the socket no longer has are dropped (`generation`); new rights
+ * move its subscriptions (the hub ends those they cannot serve). Limits: socket-limits.ts, subscription-quota.ts and
+ * the route.
  */
 import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';

@@ -44,6 +44,11 @@ for (const client of testClients()) {
     });
     after(async () => {
       for (const socket of sockets) socket.close();
+      await Promise.all(sockets.map((socket) => socket.closed));
+      // Every closed socket stopped listening for rights notices (none is kept alive by them).
+      for (let poll = 0; poll < 200 && t.context.rights.size > 0; poll++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(t.context.rights.size, 0, 'no closed socket is still watched');
       await t?.close();
     });
 
