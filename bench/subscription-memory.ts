@@ -4,10 +4,11 @@
  * Strata on a throwaway SQLite database (the test fixture), listening on loopback in this process; one restricted
  * user (a policy reading `id,name` of `authors`) opens `sockets` /websocket connections and subscribes `per-socket`
  * times on each — with one query for all (`same`: one group of alike subscribers) or a query of its own each
- * (`distinct`, an attacker's choice: one group per subscription). The heap is measured after a full collection with
+ * (`distinct`, an attacker's choice: one group per subscription), or 50 queries in turn (`capped`: the most one user
+ * may hold with the default WEBSOCKETS_* bounds, which that mode keeps; run it with 5 sockets of 100). The heap is measured after a full collection with
  * the sockets open and idle, then with every subscription live; the difference over their count is the figure. Then
  * one author is created through REST and the CPU time the process spends until every subscription has its event is
- * the write's fan-out cost. The caps on subscriptions are lifted for the run (WEBSOCKETS_*=Infinity).
+ * the write's fan-out cost. The other modes lift the bounds (WEBSOCKETS_*=Infinity).
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
@@ -18,7 +19,13 @@ import { createTestDatabase, knexFor } from '../test/helpers/test-db.js';
 
 const sockets = Number(process.argv[2] ?? 50);
 const perSocket = Number(process.argv[3] ?? 100);
-const mode = process.argv[4] === 'same' ? 'same' : 'distinct';
+/** same: one query; distinct: one each; capped: as many as one user may hold by default (50), in turn. */
+const mode = (['same', 'capped'] as const).find((name) => name === process.argv[4]) ?? 'distinct';
+const queryOf = (n: number) => {
+  if (mode === 'same') return { fields: ['id', 'name'] };
+  const id = -((mode === 'capped' ? n % 50 : n) + 1);
+  return { fields: ['id', 'name'], filter: { id: { _neq: id } } };
+};
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 
@@ -40,13 +47,18 @@ const config = readConfig({
   PRESSURE_LIMITER_ENABLED: 'false',
   WEBSOCKETS_ENABLED: 'true',
   WEBSOCKETS_HEARTBEAT_ENABLED: 'false',
-  WEBSOCKETS_SUBSCRIPTION_LIMIT: 'Infinity',
-  WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_USER: 'Infinity',
-  WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_IP: 'Infinity',
-  WEBSOCKETS_CONN_LIMIT_PER_USER: 'Infinity',
-  WEBSOCKETS_CONN_LIMIT_PER_IP: 'Infinity',
-  WEBSOCKETS_QUERY_LIMIT_PER_USER: 'Infinity',
-  WEBSOCKETS_QUERY_LIMIT_PER_IP: 'Infinity',
+  // `capped` keeps the default bounds (its load is within them); the others lift them.
+  ...(mode === 'capped'
+    ? {}
+    : {
+        WEBSOCKETS_SUBSCRIPTION_LIMIT: 'Infinity',
+        WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_USER: 'Infinity',
+        WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_IP: 'Infinity',
+        WEBSOCKETS_CONN_LIMIT_PER_USER: 'Infinity',
+        WEBSOCKETS_CONN_LIMIT_PER_IP: 'Infinity',
+        WEBSOCKETS_QUERY_LIMIT_PER_USER: 'Infinity',
+        WEBSOCKETS_QUERY_LIMIT_PER_IP: 'Infinity',
+      }),
 });
 const context = await createAppContext(config, { bootstrap: true });
 const app = createApp(context, { logger: false, warm: false });
@@ -105,8 +117,7 @@ const idle = heapMb();
 let n = 0;
 for (const client of clients) {
   for (let j = 0; j < perSocket; j++, n++) {
-    const query =
-      mode === 'same' ? { fields: ['id', 'name'] } : { fields: ['id', 'name'], filter: { id: { _neq: -(n + 1) } } };
+    const query = queryOf(n);
     client.socket.send(JSON.stringify({ type: 'subscribe', collection: 'authors', uid: String(j), query }));
   }
   await until(client, 'init', perSocket);
