@@ -65,6 +65,11 @@ export async function benchFanout(
       ...strataEnv(testDb),
       WEBSOCKETS_ENABLED: 'true',
       WEBSOCKETS_HEARTBEAT_ENABLED: 'false',
+      // Every subscriber connects from loopback, ~100 per user: the per-address and per-user bounds are lifted.
+      WEBSOCKETS_CONN_LIMIT_PER_IP: 'Infinity',
+      WEBSOCKETS_CONN_LIMIT_PER_USER: 'Infinity',
+      WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_USER: 'Infinity',
+      WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_IP: 'Infinity',
     };
     const tokens = await installReaders(env, testDb);
     const execArgv = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];

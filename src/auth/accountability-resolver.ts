@@ -33,6 +33,11 @@ export class AccountabilityResolver {
    * that cleared, so it answers its own request but is not kept.
    */
   private generation = 0;
+  /**
+   * Lookups on their way, per cache and key, with the generation they started in: a rights notice makes every live
+   * socket of a user re-resolve at once, and they share one lookup instead of one each.
+   */
+  private readonly loading = new Map<string, { generation: number; promise: Promise<Cached['value']> }>();
   private readonly sessions: Sessions;
 
   constructor(
@@ -83,9 +88,13 @@ export class AccountabilityResolver {
       // An access token of a login that was logged out stops working at once (a memory lookup per request).
       if (typeof claims.sid === 'string' && this.logins && !(await this.logins.isLive(claims.sid)))
         throw new InvalidCredentialsError();
-      user = await this.cached(this.users, claims.id, () => loadUserAccountability(this.db, 'id', claims.id));
+      user = await this.cached(this.users, `u:${claims.id}`, claims.id, () =>
+        loadUserAccountability(this.db, 'id', claims.id),
+      );
     } else {
-      user = await this.cached(this.staticTokens, token, () => loadUserAccountability(this.db, 'token', token));
+      user = await this.cached(this.staticTokens, `t:${token}`, token, () =>
+        loadUserAccountability(this.db, 'token', token),
+      );
     }
     return this.accountabilityOf(user, ip);
   }
@@ -107,6 +116,7 @@ export class AccountabilityResolver {
 
   private async cached(
     map: LRUCache<string, Cached>,
+    loadingKey: string,
     key: string,
     load: () => Promise<UserAccountability | null>,
   ): Promise<Cached['value']> {
@@ -114,10 +124,20 @@ export class AccountabilityResolver {
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.value;
     const generation = this.generation;
-    const loaded = await load();
-    const value = loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
-    if (generation === this.generation) map.set(key, { at: now, value });
-    return value;
+    const shared = this.loading.get(loadingKey);
+    if (shared && shared.generation === generation) return shared.promise;
+    const promise = load().then((loaded) => {
+      const value = loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
+      if (generation === this.generation) map.set(key, { at: now, value });
+      return value;
+    });
+    const entry = { generation, promise };
+    this.loading.set(loadingKey, entry);
+    const forget = () => {
+      if (this.loading.get(loadingKey) === entry) this.loading.delete(loadingKey);
+    };
+    promise.then(forget, forget);
+    return promise;
   }
 
   private async publicPolicyIds(): Promise<string[]> {

@@ -18,6 +18,8 @@ export class LoginLiveness {
   private rechecks = 0;
   /** Set once the bus exists: tells the other instances that a login ended. */
   announce: (family: string) => Promise<void> = async () => {};
+  /** Told synchronously when a login ends here or elsewhere (null: some login, not known which): live sockets. */
+  onEnded: (family: string | null) => void = () => {};
 
   constructor(
     private readonly sessions: Sessions,
@@ -48,12 +50,14 @@ export class LoginLiveness {
   forget(family: string, now = this.clock.now()): void {
     this.live.delete(family);
     this.remember(this.ended, family, now);
+    this.onEnded(family);
   }
 
   /** Some login ended on another instance (which one is not known): live logins are checked again. */
   recheck(): void {
     this.rechecks += 1;
     this.live.clear();
+    this.onEnded(null);
   }
 
   private remember(map: Map<string, number>, family: string, now: number): void {

@@ -24,8 +24,9 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
   const context = await createAppContext(config, { bootstrap: true, log: startupLog });
   const app = createApp(context, { logger });
 
-  // Stop accepting, let in-flight requests finish (new ones get 503), then close the pools. A request that outlives
-  // SHUTDOWN_TIMEOUT has its connection closed so the process still ends. One line says it happened.
+  // Stop accepting, let in-flight requests finish (new ones get 503), then close the pools. Sockets are closed (1001)
+  // and a connection still open SHUTDOWN_TIMEOUT later is destroyed (http/upgrade-sockets.ts), so the process still
+  // ends whatever its clients do. One line says it happened.
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));
   const listeners = STOP_SIGNALS.map((signal) => [signal, () => void shutdown(signal)] as const);
@@ -35,8 +36,6 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
     if (stopping) return;
     stopping = true;
     const started = Date.now();
-    const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
-    force.unref();
     let code = 0;
     try {
       await app.close();
@@ -45,7 +44,6 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
       code = 1;
       io.stderr.write(`strata: error while stopping: ${(error as Error).message}\n`);
     } finally {
-      clearTimeout(force);
       startupLog.info(`Stopped on ${signal} after ${Date.now() - started} ms`);
       // Until here a second signal is ignored rather than ending the process half-way through closing.
       unlisten();

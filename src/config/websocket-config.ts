@@ -15,6 +15,18 @@ export interface WebSocketLimits {
   maxBufferBytes: number;
 }
 
+/** What a user and a client address may hold in the subscription hub, across their sockets of both protocols. */
+export interface SubscriptionLimits {
+  /** Subscriptions per user (WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_USER); null = unbounded. */
+  perUser: number | null;
+  /** Subscriptions per client address (WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_IP). */
+  perIp: number | null;
+  /** Distinct queries (collection and query) per user (WEBSOCKETS_QUERY_LIMIT_PER_USER). */
+  queriesPerUser: number | null;
+  /** Distinct queries per client address (WEBSOCKETS_QUERY_LIMIT_PER_IP). */
+  queriesPerIp: number | null;
+}
+
 export interface WebSocketConfig {
   enabled: boolean;
   path: string;
@@ -23,6 +35,8 @@ export interface WebSocketConfig {
   authTimeoutMs: number;
   heartbeatMs: number | null;
   limits: WebSocketLimits;
+  /** Subscriptions and distinct queries per user and per client address, across both protocols' sockets. */
+  subscriptionLimits: SubscriptionLimits;
 }
 
 /** A count limit: a positive integer, or `Infinity` / unset for none (Directus writes WEBSOCKETS_REST_CONN_LIMIT so). */
@@ -57,13 +71,21 @@ export function readWebSocketConfig(env: Env): WebSocketConfig {
     heartbeatMs: bool(env, 'WEBSOCKETS_HEARTBEAT_ENABLED', true)
       ? int(env, 'WEBSOCKETS_HEARTBEAT_PERIOD', 30, 1) * 1000
       : null,
+    // Bounded by default: every socket, subscription and distinct query is memory, and each distinct query a re-read
+    // per write of its collection (README, settings).
     limits: {
       connections: limit(env, 'WEBSOCKETS_REST_CONN_LIMIT', null),
-      connectionsPerIp: limit(env, 'WEBSOCKETS_CONN_LIMIT_PER_IP', null),
-      connectionsPerUser: limit(env, 'WEBSOCKETS_CONN_LIMIT_PER_USER', null),
+      connectionsPerIp: limit(env, 'WEBSOCKETS_CONN_LIMIT_PER_IP', 200),
+      connectionsPerUser: limit(env, 'WEBSOCKETS_CONN_LIMIT_PER_USER', 50),
       subscriptionsPerConnection: limit(env, 'WEBSOCKETS_SUBSCRIPTION_LIMIT', 100),
       maxMessageBytes: size(env, 'WEBSOCKETS_MAX_MESSAGE_SIZE', '1mb', '64kb or 1mb'),
       maxBufferBytes: size(env, 'WEBSOCKETS_MAX_BUFFER', '4mb', '1mb or 16mb'),
+    },
+    subscriptionLimits: {
+      perUser: limit(env, 'WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_USER', 500),
+      perIp: limit(env, 'WEBSOCKETS_SUBSCRIPTION_LIMIT_PER_IP', 2000),
+      queriesPerUser: limit(env, 'WEBSOCKETS_QUERY_LIMIT_PER_USER', 50),
+      queriesPerIp: limit(env, 'WEBSOCKETS_QUERY_LIMIT_PER_IP', 200),
     },
   };
 }

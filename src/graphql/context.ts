@@ -1,5 +1,6 @@
 /** What every resolver receives: the running app, the caller, and the request's stage timer. */
 import type { Accountability } from '../permissions/accountability.js';
+import type { HubSubscription } from '../realtime/subscription-sink.js';
 import type { AppContext } from '../services/app-context.js';
 import type { StageMarks } from '../services/items-service.js';
 import type { ClientInfo, CookieChange } from '../services/auth-service.js';
@@ -17,4 +18,18 @@ export interface GraphQLContext {
   oas(): Promise<unknown>;
   /** Cookies an auth mutation sets or clears; the route applies them to the reply. */
   cookieChanges: CookieChange[];
+  /** Over the GraphQL socket: its rights as they change (subscriptions follow them); absent over HTTP. */
+  live?: LiveRights;
+}
+
+/** A socket's rights while it lives (realtime/graphql-socket-auth.ts). */
+export interface LiveRights {
+  /** Moves on whenever the rights change: a message read under older ones is not sent. */
+  readonly generation: number;
+  /** The rights as last resolved. */
+  readonly accountability: Accountability | null;
+  /** Re-resolves the rights if they are stale (a notice came); false: they ended and the socket is closing. */
+  valid(always: boolean): Promise<boolean>;
+  /** Moves `subscription` to the socket's rights whenever they change, until the returned call. */
+  track(subscription: HubSubscription): () => void;
 }

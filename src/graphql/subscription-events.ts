@@ -5,13 +5,15 @@
  * socket takes them; a subscriber that falls further behind is ended with an error rather than holding memory.
  * An ending (too slow, or the hub ended the subscription: collection gone, read access revoked) is the last item
  * of the iteration: its resolver throws the error, so the client gets a `next` message whose error carries the
- * catalogue code, then `complete`.
+ * catalogue code, then `complete`. Over the GraphQL socket the subscription follows the socket's rights (`ctx.live`):
+ * before a message is handed on, the rights are re-resolved if a notice made them stale, and a message read under
+ * rights the socket no longer has is dropped.
  */
 import { ServiceError } from '../errors/catalogue.js';
 import { keyOfValues } from '../plan/row-key.js';
 import type { Query } from '../request/query.js';
 import type { HubSubscription } from '../realtime/subscription-hub.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext, LiveRights } from './context.js';
 
 export type MutationEventName = 'create' | 'update' | 'delete';
 
@@ -37,11 +39,13 @@ export async function mutationEvents(
   query: Query,
   only: MutationEventName | null,
 ): Promise<AsyncIterableIterator<MutationItem>> {
-  const queue = new EventQueue();
+  const queue = new EventQueue(ctx.live ?? null);
+  const generation = ctx.live?.generation;
   const subscription = await ctx.app.subscriptions.subscribe({
     collection,
     query,
     accountability: ctx.accountability,
+    ip: ctx.client.ip,
     sink: {
       event(name, data) {
         if (only !== null && name !== only) return;
@@ -63,18 +67,31 @@ export async function mutationEvents(
     },
   });
   queue.attach(subscription);
+  // The socket's rights changed during the first read: the subscription follows them (the hub checks them).
+  const now = ctx.live?.accountability;
+  if (now && ctx.live!.generation !== generation) subscription.setAccountability(now);
   return queue;
 }
 
+/** An item and the generation of the socket's rights it was read under (-1: not a read, always handed on). */
+interface Pending {
+  item: MutationItem;
+  generation: number;
+}
+
 class EventQueue implements AsyncIterableIterator<MutationItem> {
-  private readonly pending: MutationItem[] = [];
-  private waiting: ((result: IteratorResult<MutationItem>) => void) | null = null;
+  private readonly pending: Pending[] = [];
+  private waiting: ((result: IteratorResult<Pending>) => void) | null = null;
   private done = false;
   private subscription: HubSubscription | null = null;
+  private untrack: () => void = () => {};
+
+  constructor(private readonly live: LiveRights | null) {}
 
   attach(subscription: HubSubscription): void {
     this.subscription = subscription;
-    if (this.done) subscription.close();
+    if (this.live) this.untrack = this.live.track(subscription);
+    if (this.done) this.close();
   }
 
   push(event: MutationEvent): void {
@@ -84,7 +101,7 @@ class EventQueue implements AsyncIterableIterator<MutationItem> {
       this.pending.length = 0;
       return this.end(new ServiceError('REQUESTS_EXCEEDED', 429, 'Too many events are waiting for this subscriber.'));
     }
-    this.pending.push(event);
+    this.pending.push({ item: event, generation: this.live?.generation ?? 0 });
     this.hand();
   }
 
@@ -92,16 +109,21 @@ class EventQueue implements AsyncIterableIterator<MutationItem> {
   end(error?: ServiceError): void {
     if (this.done) return;
     this.done = true;
-    if (error) this.pending.push(new SubscriptionEnded(error));
-    this.subscription?.close();
+    if (error) this.pending.push({ item: new SubscriptionEnded(error), generation: -1 });
+    this.close();
     this.hand();
   }
 
-  next(): Promise<IteratorResult<MutationItem>> {
-    const item = this.pending.shift();
-    if (item) return Promise.resolve({ value: item, done: false });
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => (this.waiting = resolve));
+  async next(): Promise<IteratorResult<MutationItem>> {
+    for (;;) {
+      const taken = await this.take();
+      if (taken.done) return { value: undefined, done: true };
+      const { item, generation } = taken.value;
+      if (!this.live || generation === -1) return { value: item, done: false };
+      // A notice may have come since the item was read: the rights are resolved first (false: the socket closes).
+      if (!(await this.live.valid(false))) return this.return();
+      if (generation === this.live.generation) return { value: item, done: false };
+    }
   }
 
   /** The client completed the operation (or the socket closed). */
@@ -119,6 +141,18 @@ class EventQueue implements AsyncIterableIterator<MutationItem> {
 
   [Symbol.asyncIterator](): AsyncIterableIterator<MutationItem> {
     return this;
+  }
+
+  private take(): Promise<IteratorResult<Pending>> {
+    const pending = this.pending.shift();
+    if (pending) return Promise.resolve({ value: pending, done: false });
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  private close(): void {
+    this.untrack();
+    this.subscription?.close();
   }
 
   /** Gives the next item (or the end) to a `next()` that is waiting. */

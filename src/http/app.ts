@@ -39,6 +39,7 @@ import type { RouteEntry } from '../specs/system-paths.js';
 import { utilsRoutes } from './routes/utils.js';
 import { websocketRoutes } from './routes/websocket.js';
 import websocket from '@fastify/websocket';
+import { boundConnections, closeWebSockets } from './upgrade-sockets.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -278,8 +279,13 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   app.register(named('import', importRoutes(context)), { prefix: '/utils' });
   app.register(named('schema', schemaRoutes(context)), { prefix: '/schema' });
   // One WebSocket server for /websocket and GraphQL's socket (registered once, before the routes that upgrade).
-  if (context.config.websockets.enabled || context.config.graphqlSockets.enabled)
-    app.register(websocket, { options: { maxPayload: context.config.websockets.limits.maxMessageBytes * 2 } });
+  const sockets = context.config.websockets.enabled || context.config.graphqlSockets.enabled;
+  boundConnections(app, sockets, context.config.shutdownTimeoutMs);
+  if (sockets)
+    app.register(websocket, {
+      options: { maxPayload: context.config.websockets.limits.maxMessageBytes * 2 },
+      preClose: closeWebSockets,
+    });
   app.register(named('graphql', graphqlRoutes(context, specs, options.warm !== false)));
   if (context.config.websockets.enabled) app.register(named('websocket', websocketRoutes(context, ipHeader)));
   if (context.config.adminApp) app.register(named('adminApp', adminAppRoutes(options.adminAppDir ?? STUDIO_DIR)));

@@ -14,6 +14,8 @@
  * revoked token closes it with 4403 (graphql-socket-auth.ts).
  */
 import {
+  getOperationAST,
+  getVariableValues,
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   parse,
@@ -76,7 +78,10 @@ export function graphqlSocketServer(
     const guard = new GraphQLSocketAuth(app, registry, ctx.extra.client.ip, ctx.extra.close);
     const outcome = await guard.connect(token);
     if (outcome === 'too-many') ctx.extra.close(POLICY_VIOLATION, 'Too many connections for this user');
-    if (outcome !== 'ok') return false;
+    if (outcome !== 'ok') {
+      guard.release();
+      return false;
+    }
     ctx.extra.auth = guard;
     if (ctx.extra.closed) guard.release();
     return true;
@@ -113,6 +118,7 @@ export function graphqlSocketServer(
     cookieChanges: [],
     sdl: (scope) => service.sdl(scope, accountability),
     oas: () => oas(accountability),
+    live: ctx.extra.auth,
   });
 
   return makeServer<InitPayload, SocketExtra>({
@@ -138,6 +144,16 @@ export function graphqlSocketServer(
       const errors = validate(schema, document, rules);
       // One error per problem, each with the code (a client shows the first message it gets).
       if (errors.length) return errors.map((e) => validationError(e.message, [formatGraphQLError(e)]));
+      // Variables that do not fit the operation: nothing runs, and the answer is HTTP's (GraphQLService.execute).
+      const operation = getOperationAST(document, payload.operationName ?? undefined);
+      const coerced = getVariableValues(schema, operation?.variableDefinitions ?? [], payload.variables ?? {});
+      if (coerced.errors)
+        return [
+          validationError(
+            'GraphQL validation error.',
+            coerced.errors.map((e) => formatGraphQLError(e)),
+          ),
+        ];
       return {
         schema,
         document,

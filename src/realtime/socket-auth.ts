@@ -42,13 +42,15 @@ export async function credentialsOf(
   throw new InvalidPayloadError('An "auth" message carries "access_token", "refresh_token" or "email" and "password".');
 }
 
-/** When a JWT stops being valid (ms since the epoch); null for a static token, which does not expire. */
-export function expiryOf(token: string): number | null {
+/**
+ * The claims a socket watches: `exp` (when the JWT stops being valid), `sid` (its login) and `session` (session
+ * mode). Null for a static token, which has none.
+ */
+export function claimsOf(token: string): { exp?: unknown; sid?: unknown; session?: unknown } | null {
   if (!looksLikeJwt(token)) return null;
   try {
     // Only called on a token the resolver has just verified: decoding it again needs no signature check.
-    const payload = decode(token) as { exp?: unknown };
-    return typeof payload.exp === 'number' ? payload.exp * 1000 : null;
+    return decode(token) as { exp?: unknown; sid?: unknown; session?: unknown };
   } catch {
     return null;
   }

@@ -1,11 +1,14 @@
 /**
  * One /websocket connection speaking Directus's realtime protocol: `auth` (access, static or refresh token, or a
  * login; or a token of the upgrade request), `ping`/`pong`, `subscribe` (collection, optional query, uid) answered
- * with `init` and then `create`/`update`/`delete` events, `unsubscribe`. The subscriptions themselves live in the hub (subscription-hub.ts), which re-reads each change once
- * per group of alike subscribers with their accountability and hands this socket the rows it may read; a re-auth
- * moves this socket's subscriptions to the group of its new access. Messages are handled one at a time, in order;
- * `items` messages run through the REST services (socket-items.ts); the token is resolved again before each message
- * and checked before events (docs/design/realtime-fan-out.md); limits: socket-limits.ts and the route.
+ * with `init` and then `create`/`update`/`delete` events, `unsubscribe`. The subscriptions themselves live in the hub
+ * (subscription-hub.ts), which re-reads each change once per group of alike subscribers with their accountability and
+ * hands this socket the rows it may read. Messages are handled one at a time, in order; `items` messages run through
+ * the REST services (socket-items.ts); the token is resolved again before each message and checked before events
+ * (docs/design/realtime-fan-out.md), and at once when a rights notice comes (rights-notices.ts: access rows changed, its login ended):
+ * until then events wait, and those read under rights the socket no longer has are dropped (`generation`); new rights
+ * move its subscriptions (the hub ends those they cannot serve). Limits: socket-limits.ts, subscription-quota.ts and
+ * the route.
  */
 import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';
@@ -14,6 +17,7 @@ import { parseQuery } from '../request/parse-query.js';
 import type { HubSubscription } from './subscription-hub.js';
 import { consume } from '../bus/rate-limiters.js';
 import { credentialsOf } from './socket-auth.js';
+import { sameRights } from './rights-notices.js';
 import { SocketCredential } from './socket-credential.js';
 import { runItemsMessage } from './socket-items.js';
 import type { SocketRegistry } from './socket-limits.js';
@@ -69,8 +73,12 @@ export class SocketSession {
     private readonly log: SocketLog,
     registry: SocketRegistry,
   ) {
-    this.credential = new SocketCredential(context, registry, ip, () =>
-      this.enqueue(async () => void (await this.stillAuthenticated()), 'expiry'),
+    this.credential = new SocketCredential(
+      context,
+      registry,
+      ip,
+      () => this.enqueue(async () => void (await this.stillAuthenticated()), 'expiry'),
+      () => this.recheck(),
     );
   }
 
@@ -111,7 +119,7 @@ export class SocketSession {
   close(): void {
     this.closed = true;
     if (this.authTimer) clearTimeout(this.authTimer);
-    this.credential.drop();
+    this.credential.close();
     this.unsubscribe(undefined);
   }
 
@@ -186,7 +194,7 @@ export class SocketSession {
       this.link.send({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authenticate first.' } });
       return this.link.close(1008, 'Authentication required');
     }
-    if (!(await this.stillAuthenticated())) return;
+    if (!(await this.stillAuthenticated(true))) return;
     try {
       if (type === 'subscribe') {
         const max = this.context.config.websockets.limits.subscriptionsPerConnection;
@@ -248,15 +256,24 @@ export class SocketSession {
   }
 
   /**
-   * Re-resolves the socket's token: an expired token, a logout or a revoked session ends its rights now (the client
-   * gets TOKEN_EXPIRED or AUTH_FAILED, as Directus sends them); strict mode then closes, public mode goes on as the
-   * Public policy, handshake mode waits for a new `auth`. A permission change is picked up on the way.
+   * Re-resolves the socket's token (or, without one, the Public policy) when it is stale: an expired token, a logout
+   * or a revoked session ends its rights now (the client gets TOKEN_EXPIRED or AUTH_FAILED, as Directus sends them);
+   * strict mode then closes, public mode goes on as the Public policy, handshake mode waits for a new `auth`. Other
+   * rights (a new role, a policy detached, a demotion) move the subscriptions to them; the hub tells a subscription
+   * that can no longer read what it asked for, and ends it.
    */
-  private async stillAuthenticated(): Promise<boolean> {
-    if (this.credential.token === null || this.closed) return !this.closed;
+  private async stillAuthenticated(always = false): Promise<boolean> {
+    if (this.closed) return false;
+    if (!this.accountability || !(always || this.credential.stale())) return true;
     try {
-      this.accountability = await this.credential.refresh();
-      return true;
+      let next: Accountability;
+      // A notice that arrives during the resolve makes it stale again: resolved once more (a bounded few times).
+      for (let tries = 0; ; tries++) {
+        next = this.credential.token === null ? await this.credential.publicAccess() : await this.credential.refresh();
+        if (!this.credential.stale() || tries === 2) break;
+      }
+      if (!this.closed) this.adopt(next);
+      return !this.closed;
     } catch (error) {
       this.generation++;
       const { auth } = this.context.config.websockets;
@@ -267,6 +284,15 @@ export class SocketSession {
       this.refuseAuth(error, undefined, false);
       return false;
     }
+  }
+
+  /** The rights the socket's token resolves to now; events read under different ones are dropped (generation). */
+  private adopt(next: Accountability): void {
+    const changed = !sameRights(this.accountability, next);
+    this.accountability = next;
+    if (!changed) return;
+    this.generation++;
+    for (const subscription of this.subscriptions.values()) subscription.setAccountability(next);
   }
 
   /**
@@ -284,6 +310,8 @@ export class SocketSession {
     this.queuedEvents++;
     this.enqueue(async () => {
       this.queuedEvents--;
+      // A notice may have come after this event was queued (behind an earlier recheck): resolved first.
+      if (!(await this.stillAuthenticated())) return;
       if (!this.closed && this.accountability && generation === this.generation) this.link.sendText(text);
     }, 'event');
   }
@@ -322,21 +350,33 @@ export class SocketSession {
     });
     const tail = uid !== undefined ? `,"uid":${JSON.stringify(uid)}}` : '}';
     const key = uid ?? String(++this.counter);
-    // The hub fans out one serialised list to many sockets: the message is spliced around it, not re-encoded.
-    const subscription = await this.context.subscriptions.subscribe({
-      collection,
-      query,
-      accountability: this.accountability!,
-      sink: {
-        event: (name, _data, json) => {
-          this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+    let subscription: HubSubscription;
+    for (let attempt = 1; ; attempt++) {
+      const generation = this.generation;
+      subscription = await this.context.subscriptions.subscribe({
+        collection,
+        query,
+        accountability: this.accountability!,
+        ip: this.ip,
+        replaces: this.subscriptions.get(key),
+        sink: {
+          // The hub fans out one serialised list to many sockets: the message is spliced around it, not re-encoded.
+          event: (name, _data, json) => {
+            this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+          },
+          error: (error, ended) => {
+            if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
+            this.link.send({ type: 'subscribe', status: 'error', error, ...(uid !== undefined ? { uid } : {}) });
+          },
         },
-        error: (error, ended) => {
-          if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
-          this.link.send({ type: 'subscribe', status: 'error', error, ...(uid !== undefined ? { uid } : {}) });
-        },
-      },
-    });
+      });
+      // A rights notice during the first read: the rights are resolved again; if they changed, the `init` read under
+      // the old ones is not sent (subscribed again with the new ones); if they ended, the client was told.
+      if (!(await this.stillAuthenticated()) || !this.accountability) return subscription.close();
+      if (generation === this.generation) break;
+      subscription.close();
+      if (attempt === 2) throw new ServiceError('SERVICE_UNAVAILABLE', 503, 'Rights kept changing; subscribe again.');
+    }
     // A subscribe reusing a uid replaces that subscription.
     this.subscriptions.get(key)?.close();
     this.subscriptions.set(key, subscription);

@@ -7,7 +7,6 @@
  * deleted row was theirs to see, whether shown or not (it existed before they subscribed, or was deleted before the
  * re-read of its create could show it).
  */
-import { LRUCache } from 'lru-cache';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { Query } from '../request/query.js';
@@ -15,16 +14,26 @@ import type { SubscriptionSink } from './subscription-sink.js';
 
 export interface Member {
   sink: SubscriptionSink;
+  /** The subscriber's rights as its socket last resolved them. */
   accountability: Accountability;
+  /** The accountability the member was placed in its group with (another one: it has yet to move). */
+  placed: Accountability;
   group: SubscriptionGroup;
   closed: boolean;
+  /** Ends the subscription (its place in the quota too); set once it is live. */
+  end?: () => void;
 }
 
 export class SubscriptionGroup {
   readonly members = new Set<Member>();
   /** Some shown key was forgotten (the bound was reached): deletes can no longer be filtered by what was shown. */
   overflowed = false;
-  private readonly shownKeys: LRUCache<string, true>;
+  /**
+   * The shown keys, least recently shown first (a Map keeps insertion order: showing again moves a key to the end).
+   * Not an LRUCache: lru-cache allocates its arrays for `shownMax` entries up front (~220 kB per group at 10,000),
+   * which made every subscription with a query of its own cost that much; a Map grows with what is shown.
+   */
+  private readonly shownKeys = new Map<string, true>();
 
   constructor(
     readonly key: string,
@@ -37,22 +46,19 @@ export class SubscriptionGroup {
     readonly reader: Accountability,
     /** The permission set the key was computed with; another object means permissions changed. */
     public permissions: PermissionSet | null,
-    shownMax: number,
-  ) {
-    this.shownKeys = new LRUCache<string, true>({
-      max: shownMax,
-      dispose: (_value, _key, reason) => {
-        if (reason === 'evict') this.overflowed = true;
-      },
-    });
-  }
+    private readonly shownMax: number,
+  ) {}
 
   showing(key: string): boolean {
     return this.shownKeys.has(key);
   }
 
   show(key: string): void {
+    this.shownKeys.delete(key);
     this.shownKeys.set(key, true);
+    if (this.shownKeys.size <= this.shownMax) return;
+    this.shownKeys.delete(this.shownKeys.keys().next().value!);
+    this.overflowed = true;
   }
 
   /** True when the key was shown (and is now forgotten). */
@@ -73,7 +79,7 @@ export class SubscriptionGroup {
 
   /** Take over what another group had shown (its members move here and have seen those items). */
   adopt(other: SubscriptionGroup): void {
-    for (const key of other.shownKeys.keys()) this.shownKeys.set(key, true);
+    for (const key of other.shownKeys.keys()) this.show(key);
     if (other.overflowed) this.overflowed = true;
   }
 

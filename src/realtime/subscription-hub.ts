@@ -2,28 +2,35 @@
  * The fan-out engine behind every realtime front end (/websocket, graphql-ws). One ChangeEvents listener per
  * instance; subscriptions are grouped by what makes their reads identical (group-key.ts), and per event each group
  * of the collection re-reads the changed items once, with its members' accountability, and sends the rows (serialised
- * once) to every member. Events carry keys only (change-events.ts), so fields and item rules apply per group, and a
- * permission change applies to the next event: before each event the groups whose permission set was replaced are
- * regrouped (their rules may now name the caller, or no longer).
+ * once) to every member. Events carry keys only (change-events.ts), so fields and item rules apply per group.
+ *
+ * Rights: a member whose socket re-resolved to other rights (a new role, a detached policy, a demotion, a re-auth)
+ * moves to the group of those rights, and a rights notice (rights-notices.ts) regroups the groups whose permission set
+ * was replaced; a group that is new or whose rules changed is checked at once (a plan, no statement) and, when its
+ * members may no longer read what they asked for, their subscriptions end with the error (the client is told). An
+ * event whose reads overlapped a change of rights (a notice, a member moving) is read again, so that none read under
+ * older rights is sent. Cost: one re-read per group per event, at most READS_AT_ONCE at a time; what a user or an
+ * address may hold is bounded by subscription-quota.ts.
  *
  * Order: the work of one collection (first reads of new subscriptions, events, regrouping after a re-auth) runs one
  * piece at a time in arrival order, so a subscriber gets the events of a collection in commit order, never before its
  * `init`, and none committed after its first read is missed. Groups of one event are read in parallel. Events that
  * queue up behind a re-read merge with the last waiting one of the same action (docs/design/realtime-fan-out.md).
  */
-import { ServiceError, ForbiddenError } from '../errors/catalogue.js';
+import { ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AccessResolver } from '../permissions/access-resolver.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { Key } from '../plan/mutation-plan.js';
 import { keyOfValues } from '../plan/row-key.js';
 import type { Query } from '../request/query.js';
-import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import type { SchemaOverview } from '../schema/types.js';
 import type { ItemsService } from '../services/items-service.js';
 import type { ChangeEvent, ChangeEvents } from './change-events.js';
+import { applyEvent, asRows, mapLimited, readEvent, readOptions, type Row } from './group-events.js';
 import { canonicalJson, GroupKeys } from './group-key.js';
 import { SubscriptionGroup, type Member } from './subscription-group.js';
+import { SubscriptionQuota, type QuotaTicket, type SubscriptionLimits } from './subscription-quota.js';
 import type {
   HubSubscription,
   SubscribeRequest,
@@ -51,34 +58,54 @@ export interface HubDeps {
   changes: ChangeEvents;
   /** Keys a group remembers having shown (subscription-group.ts). */
   shownMax: number;
+  /** What a user or a client address may hold (subscription-quota.ts). */
+  limits: SubscriptionLimits;
   log: HubLog;
 }
 
-type Row = Record<string, unknown>;
+/** Groups re-read at once for one event: a write's fan-out holds no more rows and pool connections than this. */
+const READS_AT_ONCE = 8;
+/** Reads of one event overlapped by changes of rights this many times in a row: the event is dropped (logged). */
+const READ_ATTEMPTS = 3;
 
 const UNEXPECTED: SubscriptionError = { code: 'INTERNAL_SERVER_ERROR', message: 'An unexpected error occurred.' };
-
-/** The service_* collections with items semantics are subscribable like /users reads them (their rules apply). */
-function readOptions(collection: string): { system?: boolean } {
-  return ITEM_SYSTEM_COLLECTIONS.has(collection) ? { system: true } : {};
-}
-
-function asRows(data: unknown): Row[] {
-  return (Array.isArray(data) ? data : data ? [data] : []) as Row[];
-}
 
 export class SubscriptionHub {
   private readonly keys = new GroupKeys();
   private readonly groups = new Map<string, SubscriptionGroup>();
+  /** Each live subscription's place in the quota (released once, at its close). */
+  private readonly tickets = new Map<HubSubscription, QuotaTicket>();
   private readonly byCollection = new Map<string, Set<SubscriptionGroup>>();
   /** Per collection, the tail of its work in progress (absent when idle). */
   private readonly queues = new Map<string, Promise<void>>();
   /** Per collection, the last queued event when nothing was queued after it and it has not started. */
   private readonly waiting = new Map<string, ChangeEvent>();
   private readonly stopListening: () => void;
+  private readonly quota: SubscriptionQuota;
+  /** Moves on at every rights notice: reads that began before one are not sent. */
+  private epoch = 0;
+  /** Per collection, the epoch its groups were last regrouped at. */
+  private readonly settledAt = new Map<string, number>();
+  /** Per collection, members whose accountability changed and who have not moved yet. */
+  private readonly moving = new Map<string, Set<Member>>();
+  /** Per collection, moves on when a member's accountability changes (its events in flight are read again). */
+  private readonly memberChanges = new Map<string, number>();
 
   constructor(private readonly deps: HubDeps) {
     this.stopListening = deps.changes.listen((event) => this.queueEvent(event));
+    this.quota = new SubscriptionQuota(deps.limits);
+  }
+
+  /**
+   * Users', roles', policies', access or permission rows changed: every group regroups and re-checks its rules before
+   * its next event, and now (so that a subscription that lost its rights is told without waiting for an event).
+   */
+  rightsChanged(): void {
+    this.epoch++;
+    for (const collection of this.byCollection.keys())
+      void this.serialise(collection, () => this.settle(collection)).catch((error: unknown) =>
+        this.logError(error, `Realtime: re-checking the subscriptions to ${collection} failed`),
+      );
   }
 
   /** Throws ServiceError (FORBIDDEN, INVALID_QUERY, …) when the caller may not read what it asks for. */
@@ -90,35 +117,53 @@ export class SubscriptionHub {
       overview && fields && !fields.includes('*') ? overview.keyFields.filter((name) => !fields.includes(name)) : [];
     const query: Query = { ...request.query, meta: undefined };
     if (addedKeys.length) query.fields = [...fields!, ...addedKeys];
+    const replaced = request.replaces ? this.tickets.get(request.replaces) : undefined;
+    const ticket = this.quota.take(
+      accountability.user,
+      request.ip ?? null,
+      `${collection}\u0000${canonicalJson(query)}`,
+      replaced,
+    );
     return this.serialise(
       collection,
       async () => {
-        // The first read checks the collection and the caller's right to read it (its error answers the subscribe).
-        const { data } = await this.deps.items.rowsMany(
-          collection,
-          query,
-          accountability,
-          undefined,
-          readOptions(collection),
-        );
-        const rows = asRows(data);
+        // The first read checks the collection and the caller's right to read it (its error answers the subscribe);
+        // a rights notice during it makes it stale: read again (the socket re-resolves the caller's own rights).
+        let rows: Row[] = [];
+        for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+          const epoch = this.epoch;
+          const options = readOptions(collection);
+          rows = asRows((await this.deps.items.rowsMany(collection, query, accountability, undefined, options)).data);
+          if (epoch === this.epoch) break;
+        }
         const permissions = await this.deps.access.permissionsOf(accountability);
         const group = this.groupFor(collection, query, addedKeys, accountability, permissions);
-        const member: Member = { sink, accountability, group, closed: false };
+        const member: Member = { sink, accountability, placed: accountability, group, closed: false };
         group.members.add(member);
         const current = this.deps.schema().collections[collection];
         for (const row of rows) {
           const key = current ? keyOfValues(current, row) : null;
           if (key !== null && key !== undefined) group.show(String(key));
         }
-        return {
+        const subscription: HubSubscription = {
           init: group.visible(rows),
           setAccountability: (next: Accountability) => this.reauthenticate(member, next),
-          close: () => this.leave(member),
+          close: () => {
+            if (!this.tickets.has(subscription)) return;
+            this.tickets.delete(subscription);
+            this.quota.release(ticket);
+            this.leave(member);
+          },
         };
+        this.tickets.set(subscription, ticket);
+        member.end = subscription.close;
+        return subscription;
       },
       true,
-    );
+    ).catch((error: unknown) => {
+      this.quota.release(ticket);
+      throw error;
+    });
   }
 
   /** Subscriptions alive, and the groups serving them (tests and the bench read these). */
@@ -137,6 +182,7 @@ export class SubscriptionHub {
     for (const group of this.groups.values()) for (const member of group.members) member.closed = true;
     this.groups.clear();
     this.byCollection.clear();
+    this.moving.clear();
   }
 
   /**
@@ -213,21 +259,30 @@ export class SubscriptionHub {
     if (set?.size === 0) this.byCollection.delete(group.collection);
   }
 
-  /** Moves a member to the group of its new access (queued: events before it are read with the old one). */
+  /**
+   * A member's socket re-resolved to other rights: it moves to their group before the collection's next read (and
+   * now, so that a subscription those rights cannot serve is told at once). Its events in flight are read again.
+   */
   private reauthenticate(member: Member, accountability: Accountability): void {
+    if (member.closed) return;
     member.accountability = accountability;
-    void this.serialise(member.group.collection, async () => {
-      if (member.closed) return;
-      const permissions = await this.deps.access.permissionsOf(accountability);
-      this.move(member, permissions);
-    }).catch((error: unknown) => this.logError(error, 'Realtime: regrouping a re-authenticated subscription failed'));
+    const { collection } = member.group;
+    let set = this.moving.get(collection);
+    if (!set) this.moving.set(collection, (set = new Set()));
+    set.add(member);
+    this.memberChanges.set(collection, (this.memberChanges.get(collection) ?? 0) + 1);
+    void this.serialise(collection, () => this.settle(collection)).catch((error: unknown) =>
+      this.logError(error, 'Realtime: regrouping a re-authenticated subscription failed'),
+    );
   }
 
-  private move(member: Member, permissions: PermissionSet | null): void {
+  /** Moves `member` to the group of its accountability under `permissions`; returns that group when it is new. */
+  private move(member: Member, permissions: PermissionSet | null): SubscriptionGroup | null {
     const old = member.group;
     const { collection, query, addedKeys } = old;
+    member.placed = member.accountability;
     const key = this.keys.keyOf(collection, canonicalJson(query), member.accountability, permissions);
-    if (key === old.key) return;
+    if (key === old.key) return null;
     this.leave(member);
     const fresh = !this.groups.has(key);
     const group = this.groupFor(collection, query, addedKeys, member.accountability, permissions);
@@ -236,65 +291,94 @@ export class SubscriptionHub {
     member.group = group;
     member.closed = false;
     group.members.add(member);
+    return fresh ? group : null;
   }
 
-  /** A permissions change replaced the group's permission set: its members may no longer read alike. */
-  private async regroup(group: SubscriptionGroup): Promise<void> {
-    if (group.reader.admin) return;
+  /**
+   * A permissions change replaced the group's permission set: its members may no longer read alike. Returns the
+   * groups to check (its own when its rules changed, and the new groups its members moved to).
+   */
+  private async regroup(group: SubscriptionGroup): Promise<SubscriptionGroup[]> {
+    if (group.reader.admin) return [];
     const permissions = await this.deps.access.permissionsOf(group.reader);
-    if (permissions === group.permissions) return;
+    if (permissions === group.permissions) return [];
     const key = this.keys.keyOf(group.collection, canonicalJson(group.query), group.reader, permissions);
     if (key === group.key) {
       group.permissions = permissions;
-      return;
+      return [group];
     }
+    const fresh: SubscriptionGroup[] = [];
     for (const member of [...group.members]) {
-      this.move(member, await this.deps.access.permissionsOf(member.accountability));
+      const moved = this.move(member, await this.deps.access.permissionsOf(member.accountability));
+      if (moved) fresh.push(moved);
     }
+    return fresh;
   }
 
-  private async onChange(event: ChangeEvent): Promise<void> {
+  /**
+   * Brings the collection's groups up to date with rights: members whose accountability changed move, groups whose
+   * permission set was replaced since the last notice regroup, and every group that is new or has new rules is
+   * checked. Runs in the collection's turn (serialise), before each event's reads.
+   */
+  private async settle(collection: string): Promise<void> {
+    const check = new Set<SubscriptionGroup>();
+    const moving = this.moving.get(collection);
+    this.moving.delete(collection);
+    for (const member of moving ?? []) {
+      if (member.closed || member.placed === member.accountability) continue;
+      const moved = this.move(member, await this.deps.access.permissionsOf(member.accountability));
+      if (moved) check.add(moved);
+    }
+    const epoch = this.epoch;
+    if ((this.settledAt.get(collection) ?? 0) !== epoch) {
+      for (const group of [...(this.byCollection.get(collection) ?? [])])
+        for (const changed of await this.regroup(group)) check.add(changed);
+      this.settledAt.set(collection, epoch);
+    }
+    for (const group of check) if (group.members.size > 0) await this.verify(group);
+  }
+
+  /** Whether the group's members may still read what they asked for (planned, not run); if not, they are ended. */
+  private async verify(group: SubscriptionGroup): Promise<void> {
     try {
-      for (const group of [...(this.byCollection.get(event.collection) ?? [])]) await this.regroup(group);
+      await this.deps.items.checkRead(group.collection, group.query, group.reader, readOptions(group.collection));
     } catch (error) {
-      this.logError(error, `Realtime: reloading permissions for ${event.collection} failed`);
+      if (error instanceof ServiceError && error.status < 500) this.failed(group, error);
+      else this.logError(error, `Realtime: checking the subscriptions to ${group.collection} failed`);
     }
-    const groups = [...(this.byCollection.get(event.collection) ?? [])];
-    await Promise.all(groups.map((group) => this.deliver(group, event)));
   }
 
-  private async deliver(group: SubscriptionGroup, event: ChangeEvent): Promise<void> {
-    try {
-      if (event.action === 'delete') {
-        const whole = group.overflowed || group.readsEveryRow;
-        const gone = event.keys.filter((key) => group.forget(String(key)) || whole);
-        if (gone.length) this.send(group, 'delete', gone);
+  /**
+   * One event: the groups are settled, then read (READS_AT_ONCE at a time); if rights changed meanwhile (a notice, a
+   * member's new accountability), every read may be stale and all are made again; then the outcomes are applied.
+   */
+  private async onChange(event: ChangeEvent): Promise<void> {
+    const { collection } = event;
+    for (let attempt = 1; ; attempt++) {
+      const epoch = this.epoch;
+      const changes = this.memberChanges.get(collection) ?? 0;
+      try {
+        await this.settle(collection);
+      } catch (error) {
+        this.logError(error, `Realtime: reloading permissions for ${collection} failed`);
+      }
+      const groups = [...(this.byCollection.get(collection) ?? [])];
+      const schema = this.deps.schema();
+      const outcomes = await mapLimited(groups, READS_AT_ONCE, (group) =>
+        readEvent(this.deps.items, schema, group, event),
+      );
+      if (epoch === this.epoch && changes === (this.memberChanges.get(collection) ?? 0)) {
+        groups.forEach((group, index) => {
+          const outcome = outcomes[index]!;
+          if (outcome.kind === 'failed') this.failed(group, outcome.error);
+          else applyEvent(group, event, outcome, (...args) => this.send(...args));
+        });
         return;
       }
-      const overview = this.deps.schema().collections[group.collection];
-      if (!overview) throw new ForbiddenError();
-      const { data } = await this.deps.items.rowsKeys(
-        group.collection,
-        event.keys,
-        { ...group.query, limit: undefined, offset: undefined, page: undefined },
-        group.reader,
-        readOptions(group.collection),
-      );
-      const rows = asRows(data);
-      const keyOf = (row: Row) => String(keyOfValues(overview, row));
-      const readable = new Set(rows.map(keyOf));
-      const entering = rows.filter((row) => event.action === 'create' || !group.showing(keyOf(row)));
-      const staying = event.action === 'update' ? rows.filter((row) => group.showing(keyOf(row))) : [];
-      const leaving: Key[] =
-        event.action === 'update'
-          ? event.keys.filter((key) => !readable.has(String(key)) && group.forget(String(key)))
-          : [];
-      for (const row of rows) group.show(keyOf(row));
-      if (entering.length) this.send(group, 'create', group.visible(entering));
-      if (staying.length) this.send(group, 'update', group.visible(staying));
-      if (leaving.length) this.send(group, 'delete', leaving);
-    } catch (error) {
-      this.failed(group, error);
+      if (attempt === READ_ATTEMPTS) {
+        this.deps.log.warn(`Realtime: an event of ${collection} was dropped: rights kept changing while it was read`);
+        return;
+      }
     }
   }
 
@@ -320,7 +404,7 @@ export class SubscriptionHub {
     else this.logError(error, `Realtime: re-reading ${group.collection} for its subscribers failed`);
     const shape = error instanceof ServiceError ? { code: error.code, message: error.message } : UNEXPECTED;
     for (const member of [...group.members]) {
-      if (ended) this.leave(member);
+      if (ended) (member.end ?? (() => this.leave(member)))();
       try {
         member.sink.error?.(shape, ended);
       } catch (sinkError) {

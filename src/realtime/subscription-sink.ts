@@ -32,13 +32,20 @@ export interface SubscribeRequest {
   /** Parsed (request/parse-query.ts); fields may omit the key: the hub adds and strips it. */
   query: Query;
   accountability: Accountability;
+  /** The client's address: its subscriptions are counted against the per-address limits (subscription-quota.ts). */
+  ip?: string | null;
+  /** A subscription this one replaces (a `subscribe` reusing a uid): not counted against the limits meanwhile. */
+  replaces?: HubSubscription;
   sink: SubscriptionSink;
 }
 
 export interface HubSubscription {
   /** The first read (the query's limit applies), as the subscriber may read it. */
   init: Record<string, unknown>[];
-  /** After a re-auth on the socket: the next event is read with this accountability. */
+  /**
+   * The socket's rights changed (a re-auth, a new role, a detached policy…): the next event is read with these, and
+   * if they cannot read what the subscription asked for, it ends with the error (`sink.error`, ended).
+   */
   setAccountability(accountability: Accountability): void;
   close(): void;
 }

@@ -30,6 +30,7 @@ import { MeService } from './me-service.js';
 import { DatabaseBus } from '../bus/database-bus.js';
 import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
+import { RightsNotices } from '../realtime/rights-notices.js';
 import { ChangeEvents } from '../realtime/change-events.js';
 import { SubscriptionHub } from '../realtime/subscription-hub.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
@@ -61,6 +62,8 @@ export interface AppContext {
   changes: ChangeEvents;
   /** Realtime subscriptions of this instance, re-read once per group of alike subscribers per event. */
   subscriptions: SubscriptionHub;
+  /** Tells live sockets and the hub at once when rights change or a login ends (rights-notices.ts). */
+  rights: RightsNotices;
   redis: RedisClient | null;
   rateLimiters: RateLimiters;
   /** What token expiry is measured against (a test's TestClock; the system clock otherwise). */
@@ -152,14 +155,18 @@ export async function createAppContext(config: Config, options: ContextOptions =
         .then(() => schema.load().then(() => undefined))
         .catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
     });
+    // Live sockets re-resolve their rights at once (rights-notices.ts), after the caches they resolve from are cleared.
+    const rights = new RightsNotices();
     await bus.subscribe(CHANNELS.permissions, () => {
       accountability.clear();
       permissions.clear();
+      rights.changed();
     });
     const dropCaches = () => {
       accountability.clear();
       permissions.clear();
       settings.clear();
+      rights.changed();
     };
     await bus.subscribe(CHANNELS.caches, () => {
       dropCaches();
@@ -175,6 +182,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
     logins.announce = (family) => bus.publish(CHANNELS.logins, { family });
     // Other instances may hold the overview of a change undone above.
     if (undone) await bus.publish(CHANNELS.schema, { version: schema.current.version });
+    // A logout here (before its answer) or elsewhere: the sockets of that login stop their events now.
+    logins.onEnded = (family) => rights.loginEnded(family);
     // Only Redis carries an event's keys; the database bus's counters could not, so without Redis events stay local.
     await changes.start(bus instanceof RedisBus ? bus : null);
 
@@ -185,6 +194,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const permissionsChanged = async () => {
       accountability.clear();
       permissions.clear();
+      rights.changed();
       await bus.publish(CHANNELS.permissions, {});
     };
     // A reloaded overview has a new version, which the GraphQL schema cache keys on: its schemas go with it.
@@ -218,8 +228,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
       access,
       changes,
       shownMax: config.realtime.shownKeysMax,
+      limits: config.websockets.subscriptionLimits,
       log,
     });
+    rights.listen(() => subscriptions.rightsChanged());
     const openRedis = redis;
     const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
     notifyPermissions = permissionsChanged;
@@ -254,6 +266,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       bus,
       changes,
       subscriptions,
+      rights,
       redis,
       rateLimiters,
       clock,

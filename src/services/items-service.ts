@@ -215,6 +215,31 @@ export class ItemsService {
     return { json: `[${parts.join(',')}]` };
   }
 
+  /**
+   * Whether `accountability` may read `query` of `collection`: the read is planned, not run. Throws what the read
+   * would (FORBIDDEN, INVALID_QUERY); realtime checks a subscription so when its subscriber's rights change.
+   */
+  async checkRead(
+    collection: string,
+    query: Query,
+    accountability: Accountability,
+    options: ReadOptions = {},
+  ): Promise<void> {
+    const schema = this.deps.schema();
+    const now = new Date();
+    const { access, dynamic } = await this.deps.access.read(schema, accountability, now, query);
+    planRead(collection, query, {
+      schema,
+      access,
+      dynamic,
+      accountability,
+      queryLimitDefault: this.deps.queryLimitDefault,
+      now,
+      single: false,
+      system: options.system,
+    });
+  }
+
   /** `readMany` as values. */
   async rowsMany(
     collection: string,

@@ -254,6 +254,26 @@ for (const client of testClients()) {
       assert.doesNotMatch(own, /articles_mutated|authors_mutated/);
     });
 
+    it('variables that do not fit the operation: GRAPHQL_VALIDATION over the socket, as over HTTP', async () => {
+      const query = 'query ($filter: authors_filter) { authors(filter: $filter) { id } }';
+      const variables = { filter: { no_such_field: { _eq: 1 } } };
+      const http = await t.request({ method: 'POST', url: '/graphql', payload: { query, variables } });
+      assert.equal(http.statusCode, 400, http.body);
+      assert.equal(json(http).errors[0].extensions.code, 'GRAPHQL_VALIDATION');
+      const c = connect(ADMIN.token);
+      for (const operation of [
+        { query, variables },
+        { query: 'subscription ($e: EventEnum) { authors_mutated(event: $e) { key } }', variables: { e: 'nope' } },
+      ]) {
+        await assert.rejects(c.iterate(operation).next(), (errors: any) => {
+          assert.ok(Array.isArray(errors) && errors.length > 0, JSON.stringify(errors));
+          assert.equal(errors[0].extensions.code, 'GRAPHQL_VALIDATION', JSON.stringify(errors));
+          assert.equal(errors[0].message, json(http).errors[0].message);
+          return true;
+        });
+      }
+    });
+
     it('a subscription over HTTP is a validation error', async () => {
       const res = await t.request({
         method: 'POST',
