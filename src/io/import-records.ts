@@ -9,7 +9,7 @@
  *
  * No name in a file reaches a prototype: a CSV header naming `__proto__`, `constructor` or `prototype` (as a field or
  * a dot path segment) is refused before any row, and JSON records are parsed as JSON bodies are (`__proto__` keys
- * and `constructor.prototype` refused), both INVALID_PAYLOAD; nested values are built on objects that inherit nothing.
+ * and `constructor.prototype` refused), both INVALID_PAYLOAD; a dot path is walked through own properties only.
  */
 import { pipeline, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
