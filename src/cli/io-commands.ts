@@ -122,6 +122,7 @@ export async function runExport(
       accountability: CLI_ACCOUNTABILITY,
       batchSize: config.io.exportBatchSize,
       queryLimitDefault: config.queryLimitDefault,
+      escapeFormulas: config.io.escapeCsvFormulas,
       onBatch: (n) => {
         count += n;
         progress?.update(count, { rate: Math.round(count / Math.max(1, (Date.now() - started) / 1000)) });

@@ -20,11 +20,14 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type OperationTypeNode,
+  type ASTNode,
+  type ValidationRule,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { GraphQLConfig } from '../config/graphql-config.js';
 import { GraphQLValidationError } from '../errors/catalogue.js';
+import { emptyRecord } from '../request/prototype-keys.js';
 import { documentLimitError } from './document-limits.js';
 import { passThroughPlans, type PassThroughPlans } from './pass-through.js';
 
@@ -70,7 +73,11 @@ export class DocumentCache {
     }
     const tooMuch = documentLimitError(document, query, this.config);
     if (tooMuch) return new GraphQLValidationError([formatGraphQLError(tooMuch)]);
-    const rules = this.config.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
+    const rules = [
+      ...specifiedRules,
+      NoPrototypeNamesRule,
+      ...(this.config.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+    ];
     const errors = validate(schema, document, rules);
     if (errors.length) return new GraphQLValidationError(errors.map(formatGraphQLError));
     const operations = document.definitions.filter(
@@ -89,7 +96,7 @@ export class DocumentCache {
           : `Unknown operation named "${operationName}".`;
       return new GraphQLValidationError([{ message }]);
     }
-    const fragments: Record<string, FragmentDefinitionNode> = {};
+    const fragments: Record<string, FragmentDefinitionNode> = emptyRecord();
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
     if (hasRecursiveVariable(schema, operation)) {
       // graphql-jit writes the coercion code of a variable's input type inline, field by field, and never stops on
@@ -114,6 +121,19 @@ export class DocumentCache {
     return { operation: operation.operation, compiled, node: operation, fragments, plans: passThroughPlans() };
   }
 }
+
+/**
+ * An alias or fragment named `__proto__` would be a key of the result object (or of the walk's maps) that replaces
+ * its prototype instead of holding a value: graphql-jit's result lost the field. Refused as a validation error.
+ */
+const NoPrototypeNamesRule: ValidationRule = (context) => {
+  const refuse = (what: string, node: ASTNode) =>
+    context.reportError(new GraphQLError(`The ${what} name "__proto__" is reserved.`, { nodes: node }));
+  return {
+    Field: (node) => (node.alias?.value === '__proto__' ? refuse('alias', node) : undefined),
+    FragmentDefinition: (node) => (node.name.value === '__proto__' ? refuse('fragment', node) : undefined),
+  };
+};
 
 /** Whether a variable's input object type reaches a cycle of input types (one visit per type: linear in the schema). */
 function hasRecursiveVariable(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {

@@ -5,6 +5,7 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Row } from '../db/connection.js';
+import { emptyRecord } from '../request/prototype-keys.js';
 
 /** Marks the collection of an m2a item, for the union's resolveType. */
 export const ITEM_TYPE = Symbol('strata.itemType');
@@ -20,7 +21,7 @@ export const itemCollectionKey = (responseKey: string) => `__${responseKey}_coll
 
 export function functionResolver(source: Row, _args: unknown, _context: unknown, info: GraphQLResolveInfo): Row {
   const prefix = `__${info.path.key as string}_`;
-  const values: Row = {};
+  const values: Row = emptyRecord();
   for (const key of Object.keys(source)) if (key.startsWith(prefix)) values[key.slice(prefix.length)] = source[key];
   return values;
 }
@@ -42,7 +43,7 @@ export function anyItemResolver(source: Row, _args: unknown, _context: unknown, 
  */
 export function keyListResolver(primary: string) {
   const wrap = (key: unknown): Row => {
-    const row: Row = {};
+    const row: Row = emptyRecord();
     row[primary] = key;
     return row;
   };

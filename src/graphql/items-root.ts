@@ -26,6 +26,7 @@ import type { GraphQLContext } from './context.js';
 import { queryArgs } from './query-args.js';
 import { levelOf, collectFields, type WalkContext } from './selection.js';
 import { deleteMutations, writeOnlyMutations } from './write-only-root.js';
+import { emptyRecord } from '../request/prototype-keys.js';
 
 type Args = Record<string, unknown>;
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
@@ -214,7 +215,8 @@ function aggregateQuery(info: GraphQLResolveInfo, args: Args, filter: GraphQLInp
 /** REST's aggregate row (`{author: 1, count: {id: 3}, countAll: 5}`) → `{group: {author: 1}, count: {id: 3}, countAll: 5}`. */
 function aggregateRow(row: Record<string, unknown>, query: Query): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const group: Record<string, unknown> = {};
+  // Keyed by the grouped columns' names (an existing table may have any): on no prototype.
+  const group: Record<string, unknown> = emptyRecord();
   const functions = new Set(Object.keys(query.aggregate ?? {}));
   for (const [key, value] of Object.entries(row)) {
     if (functions.has(key)) out[key] = value;

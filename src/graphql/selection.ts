@@ -16,6 +16,7 @@ import {
   type FragmentDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { emptyRecord } from '../request/prototype-keys.js';
 import type { DeepQuery } from '../request/query.js';
 import type { FieldRead } from './collection-types.js';
 import { functionKey, itemCollectionKey } from './field-resolvers.js';
@@ -76,7 +77,8 @@ function included(node: { directives?: readonly unknown[] }, ctx: WalkContext): 
 
 /** The level read for `type` from the selection sets of `nodes`. */
 export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ctx: WalkContext): Level {
-  const level: Level = { fields: [], alias: {}, deep: {} };
+  // Keyed by response keys, which the client names (an alias may be `__proto__`): on no prototype.
+  const level: Level = { fields: [], alias: emptyRecord(), deep: emptyRecord() };
   const defs = type.getFields();
   for (const [key, fieldNodes] of collectFields(
     type.name,

@@ -8,7 +8,12 @@ import fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config/scale-config.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
-import { ForbiddenError, RouteNotFoundError, ServiceUnavailableError } from '../errors/catalogue.js';
+import {
+  ForbiddenError,
+  InvalidPayloadError,
+  RouteNotFoundError,
+  ServiceUnavailableError,
+} from '../errors/catalogue.js';
 import { clientIp } from './client-ip.js';
 import { named } from './plugin-name.js';
 import { hasPathParams, nulInPath } from './path-params.js';
@@ -19,6 +24,7 @@ import { consume } from '../bus/rate-limiters.js';
 import { errorBody, handleError } from './error-handler.js';
 import { extractToken } from './extract-token.js';
 import { queryStringParser } from './query-string.js';
+import { jsonBodyKey, prototypeKeyReason, queryKeyError, refusedKeyPath } from '../request/prototype-keys.js';
 import { StageTimer } from './server-timing.js';
 import { adminAppRoutes, STUDIO_DIR } from './routes/admin-app.js';
 import { authRoutes } from './routes/auth.js';
@@ -79,6 +85,21 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
 function loggerOption(logger: AppOptions['logger']): boolean | object {
   if (logger && typeof logger === 'object' && (logger as { level?: unknown }).level === 'silent') return false;
   return logger ?? false;
+}
+
+/**
+ * Why a JSON body that Fastify's parser refused was refused, when it is well-formed JSON: its parser (secure-json-parse)
+ * refuses `__proto__` keys and `constructor.prototype` as plain "Invalid JSON"; the client is told which key.
+ */
+function prototypeKeyError(body: string): InvalidPayloadError | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  const path = refusedKeyPath(value, '', jsonBodyKey);
+  return path === null ? null : new InvalidPayloadError(prototypeKeyReason(path));
 }
 
 export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {
@@ -152,7 +173,9 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     } catch (error) {
       return done(error as Error, undefined);
     }
-    parseJson(request, body as string, done);
+    parseJson(request, body as string, (error, value) =>
+      done(error && (prototypeKeyError(body as string) ?? error), value),
+    );
   });
   app.decorateRequest('accountability', null as unknown as Accountability);
   app.decorateRequest('timer', null as unknown as StageTimer);
@@ -201,6 +224,8 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   // its `routeOptions` object on every request.
   const authenticate = (request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void => {
     const timer = timerOf(request);
+    const refused = queryKeyError(request.query, false);
+    if (refused) return done(refused);
     let token: string | null;
     let ip: string;
     let quick: Accountability | undefined;
@@ -223,9 +248,9 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     }, done);
   };
   // A public route still gets its stage timer where the authentication would have made it.
-  const startTimer = (request: FastifyRequest, _reply: unknown, done: () => void): void => {
+  const startTimer = (request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void => {
     timerOf(request);
-    done();
+    done(queryKeyError(request.query, false) ?? undefined);
   };
   // GET and HEAD routes read no body: their NUL check runs here, in the one hook they already have.
   const checkingPath =

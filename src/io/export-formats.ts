@@ -37,12 +37,16 @@ export interface ExportWriter {
 /** Whether the object at a dot path is a related row (flattened in CSV) rather than a JSON value (kept whole). */
 export type RowObjectTest = (path: string[]) => boolean;
 
-export function exportWriter(format: ExportFormat, isRelatedRow: RowObjectTest = () => true): ExportWriter {
+export function exportWriter(
+  format: ExportFormat,
+  isRelatedRow: RowObjectTest = () => true,
+  escapeFormulas = true,
+): ExportWriter {
   switch (format) {
     case 'csv':
-      return new CsvWriter(false, isRelatedRow);
+      return new CsvWriter(false, isRelatedRow, escapeFormulas);
     case 'csv_utf8':
-      return new CsvWriter(true, isRelatedRow);
+      return new CsvWriter(true, isRelatedRow, escapeFormulas);
     case 'json':
       return new JsonWriter();
     case 'ndjson':
@@ -94,14 +98,19 @@ class YamlWriter implements ExportWriter {
 
 /**
  * CSV (RFC 4180): nested objects flattened to dot paths (`author.name`), as Directus's exports do; arrays and
- * objects met where the header has a plain column are written as JSON; null is an empty cell.
+ * objects met where the header has a plain column are written as JSON; null is an empty cell. Cells a spreadsheet
+ * would run as a formula are neutralised (`csvFormulaSafe`) unless `escapeFormulas` is false.
  */
 class CsvWriter implements ExportWriter {
   private header: string[] | null = null;
+  private readonly cell: (text: string) => string;
   constructor(
     private readonly bom: boolean,
     private readonly isRelatedRow: RowObjectTest,
-  ) {}
+    escapeFormulas: boolean,
+  ) {
+    this.cell = escapeFormulas ? (text) => csvCell(csvFormulaSafe(text)) : csvCell;
+  }
   start(): string {
     return this.bom ? '\uFEFF' : '';
   }
@@ -110,10 +119,10 @@ class CsvWriter implements ExportWriter {
     let text = '';
     if (!this.header) {
       this.header = csvHeader(batch, this.isRelatedRow);
-      text += `${this.header.map(csvCell).join(',')}\r\n`;
+      text += `${this.header.map(this.cell).join(',')}\r\n`;
     }
     const header = this.header;
-    for (const row of batch) text += `${header.map((path) => csvCell(cellValue(valueAt(row, path)))).join(',')}\r\n`;
+    for (const row of batch) text += `${header.map((path) => this.cell(cellValue(valueAt(row, path)))).join(',')}\r\n`;
     return text;
   }
   end(): string {
@@ -151,6 +160,20 @@ function cellValue(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/** What a spreadsheet reads as the start of a formula (OWASP, CSV injection): `=`, `+`, `-`, `@`, tab, CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number (`-5`, `+1.5`, `-2e3`): a spreadsheet reads it as that number, never as a formula. */
+const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A cell's text with a `'` in front when a spreadsheet would run it as a formula (`=HYPERLINK(…)`, `@SUM(…)`,
+ * `-2+3`), as OWASP recommends; plain numbers (`-5`, `-1.5`, a negative decimal read as text) stay as they are,
+ * whatever the field, since they run nothing and must stay numbers.
+ */
+export function csvFormulaSafe(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
 }
 
 function csvCell(text: string): string {

@@ -20,6 +20,8 @@ export interface ExportReadOptions {
   read?: ReadOptions;
   /** Told the size of every batch read (progress bars). */
   onBatch?: (rows: number) => void;
+  /** CSV only: prefix `'` to formula-like cells (EXPORT_CSV_ESCAPE_FORMULAS; default true). */
+  escapeFormulas?: boolean;
 }
 
 export async function* exportBatches(

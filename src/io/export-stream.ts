@@ -35,7 +35,7 @@ export async function exportDownload(
   options: ExportReadOptions,
 ): Promise<ExportDownload> {
   const batches = exportBatches(collection, query, options);
-  const writer = exportWriter(format, relatedRowTest(options.schema, collection));
+  const writer = exportWriter(format, relatedRowTest(options.schema, collection), options.escapeFormulas !== false);
   const first = await batches.next();
   async function* text(): AsyncGenerator<string> {
     yield writer.start();

@@ -6,11 +6,16 @@
  * objects, as exports write them), an empty cell is left out (the column default applies), a cell holding a JSON
  * object, array, boolean or null is that value, anything else is the text (numbers included: the writer converts
  * text per field type).
+ *
+ * No name in a file reaches a prototype: a CSV header naming `__proto__`, `constructor` or `prototype` (as a field or
+ * a dot path segment) is refused before any row, and JSON records are parsed as JSON bodies are (`__proto__` keys
+ * and `constructor.prototype` refused), both INVALID_PAYLOAD; a dot path is walked through own properties only.
  */
 import { pipeline, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { parse as csvParse, CsvError } from 'csv-parse';
 import { InvalidPayloadError } from '../errors/catalogue.js';
+import { isPrototypeKey, jsonBodyKey, prototypeKeyReason, refusedKeyPath } from '../request/prototype-keys.js';
 import type { Payload } from '../request/write-body.js';
 
 export type ImportFormat = 'csv' | 'json' | 'ndjson';
@@ -53,7 +58,7 @@ function badRecord(reason: string, line: number): InvalidPayloadError {
 }
 
 async function* csvRecords(source: Readable): AsyncGenerator<ImportRecord> {
-  const parser = csvParse({ columns: true, bom: true, info: true, skip_empty_lines: true });
+  const parser = csvParse({ columns: csvColumns, bom: true, info: true, skip_empty_lines: true });
   // pipeline (unlike pipe) passes a failure of the source on, also one raised before it was called (an upload
   // over its size limit); the parser's iterator then throws it.
   pipeline(source, parser, () => {});
@@ -62,9 +67,13 @@ async function* csvRecords(source: Readable): AsyncGenerator<ImportRecord> {
       record: Record<string, string>;
       info: { lines: number };
     }>) {
-      yield { payload: csvPayload(record), line: info.lines };
+      yield { payload: csvPayload(record, info.lines), line: info.lines };
     }
   } catch (error) {
+    if (error instanceof InvalidPayloadError) throw error;
+    // csv-parse wraps what the `columns` function throws.
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof InvalidPayloadError) throw cause;
     if (error instanceof CsvError)
       throw badRecord(
         `CSV: ${error.message.replace(/^Invalid Record Length: /, '')}`,
@@ -76,7 +85,15 @@ async function* csvRecords(source: Readable): AsyncGenerator<ImportRecord> {
   }
 }
 
-function csvPayload(record: Record<string, string>): Payload {
+/** The header row: each name a field or a dot path into one; a path naming a prototype key is refused whole. */
+function csvColumns(header: string[]): string[] {
+  for (const column of header) {
+    if (column.split('.').some(isPrototypeKey)) throw badRecord(`CSV header: ${prototypeKeyReason(column)}`, 1);
+  }
+  return header;
+}
+
+function csvPayload(record: Record<string, string>, line: number): Payload {
   const payload: Payload = {};
   for (const [column, text] of Object.entries(record)) {
     if (text === '') continue;
@@ -87,11 +104,12 @@ function csvPayload(record: Record<string, string>): Payload {
       } catch {
         value = text;
       }
+      refuseJsonKeys(value, column, line);
     }
     const path = column.split('.');
     let target = payload;
     for (const part of path.slice(0, -1)) {
-      const inner = target[part];
+      const inner = Object.hasOwn(target, part) ? target[part] : undefined;
       target = (target[part] =
         inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : {}) as Payload;
     }
@@ -100,9 +118,16 @@ function csvPayload(record: Record<string, string>): Payload {
   return payload;
 }
 
+/** What a JSON body may not hold (`__proto__`, `constructor.prototype`) is refused in a record too. */
+function refuseJsonKeys(value: unknown, prefix: string, line: number): void {
+  const path = refusedKeyPath(value, prefix, jsonBodyKey);
+  if (path !== null) throw badRecord(prototypeKeyReason(path), line);
+}
+
 function asPayload(value: unknown, line: number): Payload {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw badRecord('Each item must be an object', line);
+  refuseJsonKeys(value, '', line);
   return value as Payload;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { PermissionSet } from '../permissions/permission-store.js';
 import { parseDynamic } from '../request/parse-filter.js';
+import { emptyRecord } from '../request/prototype-keys.js';
 import type { CollectionOverview } from '../schema/types.js';
 import { FULL_ACCESS } from './access.js';
 import { planFilter, resolveDynamic, type FilterContext } from './filter-planner.js';
@@ -51,10 +52,11 @@ function collectionRules(
   const rules = permissions.for(collection.collection, action);
   if (!rules.length) return null;
   const fields = permissions.fields(collection.collection, action);
-  const presets = Object.assign({}, ...rules.map((rule) => resolveVariables(rule.presets ?? {}, ctx))) as Record<
-    string,
-    unknown
-  >;
+  // Keyed by the rules' own names (stored JSON): on no prototype, so that no name can replace it.
+  const presets: Record<string, unknown> = Object.assign(
+    emptyRecord(),
+    ...rules.map((rule) => resolveVariables(rule.presets ?? {}, ctx)),
+  );
   const validation = rules.flatMap((rule) =>
     rule.rawValidation ? [resolveVariables(rule.rawValidation, ctx) as Record<string, unknown>] : [],
   );

@@ -9,6 +9,7 @@
 import { collectionForbidden, FailedValidationError, fieldForbidden } from '../errors/catalogue.js';
 import type { CollectionOverview } from '../schema/types.js';
 import type { Payload } from '../request/write-body.js';
+import { emptyRecord } from '../request/prototype-keys.js';
 import type { RowWrite } from './mutation-plan.js';
 import { isKeyField } from './row-key.js';
 import { evaluate } from './validation.js';
@@ -57,7 +58,7 @@ export function applyRules(planning: Planning, row: RowWrite, action: 'create' |
   // An o2m child's foreign key is written by linking it to its parent.
   if (row.filledByParent) checkField(ctx, rules, collection, row.filledByParent, row.path);
   if (!rules) return;
-  const merged: Payload = { ...rules.presets };
+  const merged: Payload = Object.assign(emptyRecord(), rules.presets);
   for (const [name, value] of Object.entries(payload)) if (value !== undefined) merged[name] = value;
   for (const [name, value] of Object.entries(rules.presets)) {
     if (payload[name] !== undefined) continue;

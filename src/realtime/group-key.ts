@@ -16,7 +16,8 @@ const NAMES_CALLER = /CURRENT_(USER|ROLES?|POLICIES)/;
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
+    // On no prototype: a key `__proto__` (an alias) stays a key of the text instead of replacing the prototype.
+    const sorted: Record<string, unknown> = Object.create(null);
     for (const name of Object.keys(v).sort()) sorted[name] = (v as Record<string, unknown>)[name];
     return sorted;
   });

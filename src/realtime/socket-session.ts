@@ -14,6 +14,7 @@ import type { AppContext } from '../services/app-context.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { ServiceError } from '../errors/catalogue.js';
 import { parseQuery } from '../request/parse-query.js';
+import { jsonBodyKey, prototypeKeyReason, refusedKeyPath } from '../request/prototype-keys.js';
 import type { HubSubscription } from './subscription-hub.js';
 import { consume } from '../bus/rate-limiters.js';
 import { credentialsOf } from './socket-auth.js';
@@ -150,6 +151,19 @@ export class SocketSession {
         type: 'error',
         status: 'error',
         error: { code: 'INVALID_PAYLOAD', message: 'A message is a JSON object with a "type".' },
+      });
+      return;
+    }
+    // What a JSON body may not hold, a message may not either (its `data` becomes item payloads).
+    const refused = refusedKeyPath(message, '', jsonBodyKey);
+    if (refused !== null) {
+      const uid =
+        typeof message.uid === 'string' || typeof message.uid === 'number' ? { uid: String(message.uid) } : {};
+      this.link.send({
+        type: String(message.type).toLowerCase(),
+        status: 'error',
+        error: { code: 'INVALID_PAYLOAD', message: prototypeKeyReason(refused) },
+        ...uid,
       });
       return;
     }

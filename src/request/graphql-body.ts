@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../errors/catalogue.js';
 import { checkJsonText } from './json-text.js';
+import { jsonBodyKey, prototypeKeyReason, refusedKeyPath } from './prototype-keys.js';
 import { checkBody, compileSchema, Nullable } from './body-check.js';
 
 export interface GraphQLRequest {
@@ -49,6 +50,9 @@ function parseVariables(raw: unknown): Record<string, unknown> | null {
     } catch {
       throw new InvalidPayloadError('Variables are invalid JSON');
     }
+    // What a JSON body may not hold (the parser refuses it in a POST body).
+    const path = refusedKeyPath(value, 'variables', jsonBodyKey);
+    if (path !== null) throw new InvalidPayloadError(prototypeKeyReason(path));
   }
   return checkBody(Variables, value) as Record<string, unknown> | null;
 }

@@ -3,6 +3,7 @@
  */
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { MAX_FILTER_DEPTH, queryText } from './input-bounds.js';
+import { emptyRecord, refuseQueryKeys } from './prototype-keys.js';
 import {
   FILTER_OPERATORS,
   type DynamicValue,
@@ -68,6 +69,7 @@ export function parseFilter(input: unknown): FilterNode | null {
     } catch {
       throw new InvalidQueryError('Invalid JSON for filter object');
     }
+    refuseQueryKeys(value, 'filter');
   }
   if (!isPlainObject(value)) throw new InvalidQueryError('"filter" has to be an object');
   return parseObject(value, [], 1);
@@ -119,7 +121,7 @@ function parseField(field: string, value: unknown, path: string[], depth: number
   if (operatorKeys.length === 0 || operatorKeys.every((k) => k === '_some' || k === '_none')) {
     const nodes: FilterNode[] = [];
     // Unquantified keys describe one related row together (`{articles: {status: .., rating: ..}}` is one _some).
-    const together: Record<string, unknown> = {};
+    const together: Record<string, unknown> = emptyRecord();
     for (const key of keys) {
       if (key === '_some' || key === '_none') {
         const inner = value[key];

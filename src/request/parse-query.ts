@@ -7,6 +7,7 @@ import { splitFieldPath, splitTopLevel } from './field-path.js';
 import { isJsonFunction, jsonPathDepth, parseJsonFunction } from './json-path.js';
 import { filterDepth, parseFilter } from './parse-filter.js';
 import { safeInteger, searchTerm, sortFields } from './input-bounds.js';
+import { queryKeyError, refuseQueryKeys } from './prototype-keys.js';
 import type { DeepQuery, MetaKind, Query, SortClause } from './query.js';
 
 export interface QueryParseOptions {
@@ -18,6 +19,10 @@ export interface QueryParseOptions {
 }
 
 export function parseQuery(raw: Record<string, unknown>, options: QueryParseOptions): Query {
+  // Keys of the query (and of its JSON-text parameters, checked where they are parsed) become keys of the IR's
+  // objects (`deep`, `alias`, `aggregate`): none may be a prototype's name.
+  const refused = queryKeyError(raw);
+  if (refused) throw refused;
   const query: Query = {};
   if (raw.fields !== undefined) query.fields = parseList(raw.fields, 'fields', true);
   if (raw.filter !== undefined) query.filter = parseFilter(raw.filter);
@@ -94,6 +99,7 @@ function parseObjectParam(raw: unknown, name: string): Record<string, unknown> {
     } catch {
       throw new InvalidQueryError(`Invalid JSON for ${name} object`);
     }
+    refuseQueryKeys(value, name);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new InvalidQueryError(`"${name}" has to be an object`);
@@ -112,6 +118,7 @@ function deepObject(raw: unknown): Record<string, unknown> {
     } catch {
       return {};
     }
+    refuseQueryKeys(value, 'deep');
   }
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

@@ -8,11 +8,11 @@
  * all-or-nothing by itself and a failure leaves the steps before it applied. Either way the error names the failing
  * step (`extensions.failed`) and lists the steps that stay applied (`extensions.applied`, empty after a rollback).
  */
-import deepDiff from 'deep-diff';
 import { InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../services/app-context.js';
 import { SchemaChangePlan } from '../services/schema-changes.js';
+import { applyChange } from './changes.js';
 import type { Change, SchemaDiff } from './diff.js';
 import type { Json, Snapshot, SnapshotField } from './snapshot.js';
 
@@ -33,7 +33,7 @@ function target<T extends object>(current: T | undefined, changes: Change[], wha
   }
   if (!current) throw new InvalidPayloadError(`The diff changes ${what}, which does not exist`);
   const item = structuredClone(current) as T;
-  for (const change of changes) deepDiff.applyChange(item, true, change as deepDiff.Diff<T, T>);
+  for (const change of changes) applyChange(item as Record<string, unknown>, change);
   return { kind: 'update', before: current, item };
 }
 

@@ -5,7 +5,10 @@
  */
 import deepDiff from 'deep-diff';
 import { Type } from '@sinclair/typebox';
+import { InvalidPayloadError } from '../errors/catalogue.js';
 import { checkBody, compileSchema } from '../request/body-check.js';
+import { prototypeKeyReason, refusedKeyPath } from '../request/prototype-keys.js';
+import { changeProblem } from './changes.js';
 import type { Json, Snapshot, SnapshotCollection, SnapshotField, SnapshotRelation } from './snapshot.js';
 
 export type Change = deepDiff.Diff<Json, Json>;
@@ -101,11 +104,18 @@ const SnapshotShape = compileSchema(
 
 const SnapshotBody = compileSchema(Type.Object({}, { errorMessage: 'A snapshot must be an object' }));
 
-/** A snapshot from a request body (or its `data`): the shape checked, so that a bad file is INVALID_PAYLOAD, not a 500. */
+/**
+ * A snapshot from a request body (or its `data`): the shape checked, so that a bad file is INVALID_PAYLOAD, not a 500.
+ * Its keys become the paths of the diff's changes: none may be `__proto__`, `constructor` or `prototype` (a YAML
+ * body or a CLI file holds them as plain keys).
+ */
 export function parseSnapshot(body: unknown): Snapshot {
   const object = checkBody(SnapshotBody, body) as Record<string, unknown>;
   const data = object.data && typeof object.data === 'object' && !('collections' in object) ? object.data : object;
-  return checkBody(SnapshotShape, data) as unknown as Snapshot;
+  const snapshot = checkBody(SnapshotShape, data) as unknown as Snapshot;
+  const refused = refusedKeyPath(snapshot);
+  if (refused !== null) throw new InvalidPayloadError(prototypeKeyReason(refused));
+  return snapshot;
 }
 
 const entry = (key: string) => {
@@ -138,10 +148,18 @@ const DiffAnswerShape = compileSchema(
   ),
 );
 
-/** A diff from a request body (`{hash, diff}`, or its `data`), shape checked. */
+/** A diff from a request body (`{hash, diff}`, or its `data`), shape checked, every change checked (changes.ts). */
 export function parseDiffAnswer(body: unknown): DiffAnswer {
   const object = checkBody(DiffAnswerBody, body) as Record<string, unknown>;
   const data = object.data && typeof object.data === 'object' && !('hash' in object) ? object.data : object;
   const { hash, diff } = checkBody(DiffAnswerShape, data) as { hash: string; diff: SchemaDiff };
+  for (const key of ['collections', 'fields', 'relations'] as const) {
+    for (const [i, entry] of diff[key].entries()) {
+      for (const [j, change] of entry.diff.entries()) {
+        const problem = changeProblem(change, `diff.${key}[${i}].diff[${j}]`);
+        if (problem) throw new InvalidPayloadError(problem);
+      }
+    }
+  }
   return { hash, diff };
 }

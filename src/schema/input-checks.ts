@@ -5,6 +5,7 @@
  */
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { Nullable, OneOf } from '../request/body-check.js';
+import { PROTOTYPE_KEYS } from '../request/prototype-keys.js';
 
 export type Body = Record<string, unknown>;
 
@@ -21,7 +22,10 @@ export function Name(what: 'Collection' | 'Field', required = `${what} name is r
     minLength: 1,
     maxLength: MAX_NAME_BYTES,
     pattern: '^[A-Za-z0-9_][A-Za-z0-9_-]*$',
+    // Names become keys and path segments everywhere (payloads, filters, CSV headers, snapshots): never these.
+    not: { enum: [...PROTOTYPE_KEYS] },
     errorMessage: {
+      not: `${what} name "{value}" is reserved: __proto__, constructor and prototype can't name a ${what.toLowerCase()}`,
       required,
       type: `${what} name is required`,
       minLength: `${what} name is required`,

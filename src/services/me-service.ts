@@ -6,6 +6,7 @@ import type { Database } from '../db/connection.js';
 import { AccessRepository } from '../db/repositories/access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionAction, PermissionStore } from '../permissions/permission-store.js';
+import { emptyRecord } from '../request/prototype-keys.js';
 import type { SchemaOverview } from '../schema/types.js';
 
 const ACTIONS: PermissionAction[] = ['create', 'read', 'update', 'delete', 'share'];
@@ -28,7 +29,7 @@ export class MeService {
   async collectionAccess(
     accountability: Accountability,
   ): Promise<Record<string, Record<PermissionAction, ActionAccess>>> {
-    const result: Record<string, Record<PermissionAction, ActionAccess>> = {};
+    const result: Record<string, Record<PermissionAction, ActionAccess>> = emptyRecord();
     if (accountability.admin) {
       for (const name of Object.keys(this.schema().collections)) {
         result[name] = Object.fromEntries(
@@ -53,7 +54,7 @@ export class MeService {
         entry[action] = {
           access: rules.some((r) => r.permissions === null) ? 'full' : 'partial',
           fields,
-          presets: Object.assign({}, ...rules.map((r) => r.presets ?? {})),
+          presets: Object.assign(emptyRecord(), ...rules.map((r) => r.presets ?? {})),
         };
       }
       result[collection] = entry;

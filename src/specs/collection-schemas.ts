@@ -7,6 +7,7 @@
  */
 import { readable, type CollectionView, type AccessView } from '../graphql/access-view.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
+import { emptyRecord } from '../request/prototype-keys.js';
 import { nullable, pascalCase, ref, type JsonSchema, type OasVersion } from './json-schema.js';
 
 /** Component names per collection: `ItemsArticles` for user collections, `Users` for service_users. */
@@ -128,7 +129,8 @@ function describe(schema: JsonSchema, field: FieldOverview): JsonSchema {
 
 /** The read schema of a collection: every field the caller may read, none required (`fields` picks them). */
 export function readSchema(ctx: SchemaContext, view: CollectionView): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
+  // Keyed by column names, which an existing database may have named `__proto__`: on no prototype.
+  const properties: Record<string, JsonSchema> = emptyRecord();
   for (const name of view.fields) {
     const schema = fieldSchema(ctx, view.collection, name);
     if (schema) properties[name] = schema;
@@ -145,7 +147,7 @@ export function readSchema(ctx: SchemaContext, view: CollectionView): JsonSchema
 export function inputSchema(ctx: SchemaContext, view: CollectionView, kind: 'create' | 'update'): JsonSchema {
   const { collection } = view;
   const writable = view.writeFields[kind];
-  const properties: Record<string, JsonSchema> = {};
+  const properties: Record<string, JsonSchema> = emptyRecord();
   const required: string[] = [];
   for (const name of collection.fieldOrder) {
     const field = collection.fields[name]!;

@@ -28,7 +28,14 @@ for (const client of testClients()) {
         assert.match(String(response.headers['content-type']), /^text\/html/);
         assert.match(response.body, /<div id="app"><\/div>/);
         assert.equal(response.headers['cache-control'], 'no-cache');
-        assert.match(String(response.headers['content-security-policy']), /default-src 'self'/);
+        const policy = String(response.headers['content-security-policy']);
+        assert.match(policy, /default-src 'self'/);
+        assert.match(policy, /script-src 'self'(;|$)/);
+        assert.match(policy, /frame-ancestors 'none'/);
+        assert.equal(response.headers['x-frame-options'], 'DENY');
+        assert.equal(response.headers['x-content-type-options'], 'nosniff');
+        // The built page loads its scripts as files: an inline one would be refused by script-src 'self'.
+        assert.doesNotMatch(response.body, /<script(?![^>]*\ssrc=)[^>]*>/);
       }
     });
 
@@ -50,6 +57,7 @@ for (const client of testClients()) {
         assert.equal(response.statusCode, 200, asset);
         assert.match(String(response.headers['content-type']), asset.endsWith('.js') ? /javascript/ : /css/);
         assert.equal(response.headers['cache-control'], 'public, max-age=31536000, immutable');
+        assert.equal(response.headers['x-content-type-options'], 'nosniff');
       }
     });
 

@@ -15,11 +15,19 @@ import { ADMIN, errorCode, listenOnLoopback, startTestApp, type TestApp } from '
 const CHROMIUM = chromiumPath();
 
 /** The tag sections Swagger UI rendered (one per collection or route group), by tag name. */
-async function renderedTags(browser: Browser, url: string): Promise<{ tags: string[]; external: string[] }> {
+async function renderedTags(
+  browser: Browser,
+  url: string,
+): Promise<{ tags: string[]; external: string[]; blocked: string[] }> {
   const page = await browser.newPage();
   const external: string[] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith(new URL(url).origin)) external.push(request.url());
+  });
+  // Chromium reports what the page's Content-Security-Policy blocked as a console error.
+  const blocked: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) blocked.push(message.text());
   });
   try {
     await page.goto(url);
@@ -41,7 +49,7 @@ async function renderedTags(browser: Browser, url: string): Promise<{ tags: stri
     const tags = await page.$$eval('h3.opblock-tag', (nodes) =>
       nodes.map((node) => node.getAttribute('data-tag') ?? ''),
     );
-    return { tags, external };
+    return { tags, external, blocked };
   } finally {
     await page.close();
   }
@@ -75,12 +83,33 @@ for (const client of testClients()) {
         const asset = await t.request({ method: 'GET', url: source, token: null });
         assert.equal(asset.statusCode, 200, source);
         assert.ok(asset.rawPayload.length > 0);
+        assert.equal(asset.headers['x-content-type-options'], 'nosniff', source);
       }
       const init = await t.request({ method: 'GET', url: '/docs/init.js', token: null });
       assert.match(init.body, /\/server\/specs\/oas/);
+      assert.equal(init.headers['x-content-type-options'], 'nosniff');
       const unknown = await t.request({ method: 'GET', url: '/docs/assets/package.json', token: null });
       assert.equal(unknown.statusCode, 404);
       assert.equal(errorCode(unknown), 'ROUTE_NOT_FOUND');
+    });
+
+    it('sends a strict Content-Security-Policy, no framing, no sniffing and no Referer', async () => {
+      const response = await t.request({ method: 'GET', url: '/docs', token: null });
+      const policy = Object.fromEntries(
+        String(response.headers['content-security-policy'])
+          .split(';')
+          .map((part) => part.trim().split(/\s+/))
+          .map(([name, ...values]) => [name, values]),
+      );
+      assert.deepEqual(policy['script-src'], ["'self'"], 'scripts from this origin only: no inline script, no eval');
+      assert.deepEqual(policy['default-src'], ["'self'"]);
+      assert.deepEqual(policy['frame-ancestors'], ["'none'"]);
+      assert.deepEqual(policy['object-src'], ["'none'"]);
+      assert.equal(response.headers['x-frame-options'], 'DENY');
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.equal(response.headers['referrer-policy'], 'no-referrer');
+      // The page's own script is a file: an inline one would be refused.
+      assert.doesNotMatch(response.body, /<script(?![^>]*\ssrc=)[^>]*>/);
     });
 
     it('is off with DOCS_ENABLED=false', async () => {
@@ -114,6 +143,7 @@ for (const client of testClients()) {
         ])
           assert.ok(admin.tags.includes(tag), `${tag} in ${admin.tags.join(', ')}`);
         assert.deepEqual(admin.external, [], 'nothing is fetched from another host');
+        assert.deepEqual(admin.blocked, [], 'the page runs under its Content-Security-Policy');
 
         const anonymous = await renderedTags(browser!, `${base}/docs`);
         assert.ok(anonymous.tags.includes('ItemsTags'), anonymous.tags.join(', '));

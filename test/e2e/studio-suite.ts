@@ -196,6 +196,7 @@ export function studioSuite(client: DbClient): [string, { skip: string | false }
       const shots = client === 'sqlite3';
       const shot = (name: string, fullPage = true) => (shots ? screenshot(page, name, fullPage) : Promise.resolve());
       const status = () => page.locator('.pager [role="status"]');
+      const violations: string[] = [];
 
       before(async () => {
         browser = await launch(executable!);
@@ -205,6 +206,11 @@ export function studioSuite(client: DbClient): [string, { skip: string | false }
         context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
         page = await context.newPage();
         page.setDefaultTimeout(15_000);
+        // Chromium reports what the page's Content-Security-Policy blocked as a console error.
+        page.on('console', (message) => {
+          if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+            violations.push(message.text());
+        });
       });
       after(async () => {
         await context?.close();
@@ -696,6 +702,14 @@ export function studioSuite(client: DbClient): [string, { skip: string | false }
         assert.equal(background, 'rgb(18, 19, 23)');
         await shot('phone-dark', false);
         await page.setViewportSize({ width: 1280, height: 800 });
+      });
+
+      it('ran under its Content-Security-Policy with nothing blocked', async () => {
+        const response = await page.goto(`${base}/admin/`);
+        const policy = String(response?.headers()['content-security-policy']);
+        assert.match(policy, /script-src 'self'(;|$)/);
+        assert.match(policy, /frame-ancestors 'none'/);
+        assert.deepEqual(violations, []);
       });
     },
   ];

@@ -53,6 +53,7 @@ const FIELDS = [
   '$',
   '__proto__',
   'constructor',
+  'prototype',
 ];
 const PATHS = [
   'author.name',
@@ -99,6 +100,10 @@ const OPERATORS = [
   '_intersects',
   '_bogus',
 ];
+
+/** The names that reach a prototype when used as a key or walked as a path. */
+export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
+const prototypeKey = fc.constantFrom(...PROTOTYPE_KEYS);
 
 export const nastyString = fc.oneof(
   fc.constantFrom(
@@ -276,13 +281,13 @@ const queryParts = fc.record(
     search: nastyString,
     meta: fc.oneof(fc.constantFrom('total_count', 'filter_count', '*', 'nope'), nastyString),
     deep: fc.dictionary(
-      fc.constantFrom('articles', 'author', 'tags', '_limit', 'nope'),
+      fc.constantFrom('articles', 'author', 'tags', '_limit', 'nope', ...PROTOTYPE_KEYS),
       fc.record(
         { _limit: nastyValue, _sort: listOf(fieldName), _filter: filter, _search: nastyString, _offset: nastyValue },
         { requiredKeys: [] },
       ),
     ),
-    alias: fc.dictionary(nastyString, fc.oneof(fieldName, nastyString), { maxKeys: 3 }),
+    alias: fc.dictionary(fc.oneof(nastyString, prototypeKey), fc.oneof(fieldName, nastyString), { maxKeys: 3 }),
     aggregate: fc.dictionary(
       fc.constantFrom('count', 'countDistinct', 'sum', 'avg', 'min', 'max', 'nope'),
       listOf(fieldName),
@@ -330,6 +335,15 @@ export const itemPayload: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(
   maxKeys: 4,
 });
 
+/** A URL path segment of any text; a lone surrogate (which encodeURIComponent refuses) as its UTF-8 replacement. */
+const pathPart = (text: string): string => {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '\ufffd'));
+  }
+};
+
 /** One item write: method, URL and body. */
 export const itemWrite = fc.oneof(
   fc
@@ -342,7 +356,7 @@ export const itemWrite = fc.oneof(
   fc
     .record({
       collection: fc.constantFrom(...COLLECTIONS),
-      key: fc.oneof(fc.integer({ min: -3, max: 12 }).map(String), nastyString.map(encodeURIComponent)),
+      key: fc.oneof(fc.integer({ min: -3, max: 12 }).map(String), nastyString.map(pathPart)),
       body: fc.oneof(itemPayload, nastyValue),
     })
     .map((w) => ({ method: 'PATCH' as const, url: `/items/${w.collection}/${w.key || '0'}`, body: w.body })),
@@ -602,3 +616,133 @@ export const plausibleQuery: fc.Arbitrary<Record<string, unknown>> = fc
   )
   .chain((q) => fc.integer({ min: 1, max: 4 }).map((keep) => Object.fromEntries(Object.entries(q).slice(0, keep))))
   .map((q) => (q.groupBy && !q.aggregate ? { ...q, aggregate: { count: ['*'] } } : q));
+
+/** Whether a value holds one of the names as an object key, at any depth (the test's own oracle). */
+export function hasPrototypeKey(value: unknown, only?: (key: string, inner: unknown) => boolean): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((item) => hasPrototypeKey(item, only));
+  return Object.entries(value).some(
+    ([key, inner]) =>
+      (only ? only(key, inner) : (PROTOTYPE_KEYS as readonly string[]).includes(key)) || hasPrototypeKey(inner, only),
+  );
+}
+
+/** What a JSON body may not hold: a `__proto__` key, or `constructor` holding `prototype`. */
+export const jsonBodyRefuses = (key: string, inner: unknown): boolean =>
+  key === '__proto__' ||
+  (key === 'constructor' && inner !== null && typeof inner === 'object' && Object.hasOwn(inner, 'prototype'));
+
+/** An object with `key` as an own key (an object literal's `__proto__:` would set the prototype instead). */
+const own = (key: string, value: unknown): Record<string, unknown> => {
+  const object: Record<string, unknown> = {};
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  return object;
+};
+
+/** A value with one of the names somewhere inside it as a key. */
+const withPrototypeKey: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: Record<string, unknown> }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small' },
+    fc.tuple(prototypeKey, nastyValue).map(([key, value]) => own(key, value)),
+    fc.tuple(prototypeKey, tie('node')).map(([key, value]) => own(key, value)),
+    fc.tuple(fieldName, tie('node')).map(([key, value]) => own(key, value)),
+    fc.tuple(fc.constantFrom('_and', '_or'), tie('node')).map(([key, value]) => own(key, [value])),
+  ),
+})).node;
+
+/** Reads whose query names a prototype key somewhere: each must be 400 INVALID_QUERY. */
+export const prototypeQuery: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+  withPrototypeKey.map((filter) => ({ filter })),
+  withPrototypeKey.map((filter) => ({ filter: JSON.stringify(filter) })),
+  fc.tuple(prototypeKey, withPrototypeKey).map(([key, inner]) => ({ deep: own(key, inner) })),
+  fc
+    .tuple(fc.constantFrom('author', 'articles'), withPrototypeKey)
+    .map(([rel, f]) => ({ deep: own(rel, { _filter: f }) })),
+  fc.tuple(prototypeKey, fieldName).map(([key, field]) => ({ alias: own(key, field) })),
+  fc.tuple(prototypeKey, fieldName).map(([key, field]) => ({ alias: JSON.stringify(own(key, field)) })),
+  fc.tuple(prototypeKey, fieldName).map(([key, field]) => ({ aggregate: own(key, [field]) })),
+  fc.tuple(prototypeKey, nastyValue).map(([key, value]) => own(key, value)),
+);
+
+/** A dot path of field names with, now and then, one of the names as a segment (CSV headers, diff paths). */
+const pathSegment = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('name', 'email', 'bio', 'active', 'joined', 'articles', 'nope') },
+  { weight: 2, arbitrary: prototypeKey },
+  { weight: 1, arbitrary: fc.constantFrom('toString', 'hasOwnProperty', 'valueOf', '') },
+);
+const headerName = fc.array(pathSegment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('.'));
+
+const csvCell = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+/** An import of `authors`: CSV with fuzzed headers (dot paths, the names) or JSON/NDJSON records with the names. */
+export const importFile = fc.oneof(
+  fc
+    .tuple(
+      fc.uniqueArray(headerName, { minLength: 1, maxLength: 4 }),
+      fc.array(
+        fc.array(fc.oneof(nastyString, fc.constantFrom('{"__proto__":{"polluted":1}}', '{"a":1}')), {
+          minLength: 4,
+          maxLength: 4,
+        }),
+        { maxLength: 3 },
+      ),
+    )
+    .map(([header, rows]) => ({
+      type: 'text/csv',
+      body: [header, ...rows.map((row) => row.slice(0, header.length))]
+        .map((row) => row.map(csvCell).join(','))
+        .join('\r\n'),
+      refused: header.some((name) =>
+        name.split('.').some((part) => (PROTOTYPE_KEYS as readonly string[]).includes(part)),
+      ),
+    })),
+  fc
+    .tuple(fc.array(fc.oneof(itemPayload, withPrototypeKey), { minLength: 1, maxLength: 3 }), fc.boolean())
+    .map(([records, ndjson]) => ({
+      type: ndjson ? 'application/x-ndjson' : 'application/json',
+      body: ndjson ? records.map((r) => JSON.stringify(r)).join('\n') : JSON.stringify(records),
+      refused: hasPrototypeKey(records, jsonBodyRefuses),
+    })),
+);
+
+/** One deep-diff change whose path starts at the metadata or walks one of the names (or a built-in). */
+const diffChange: fc.Arbitrary<Record<string, unknown>> = fc
+  .record({
+    kind: fc.constantFrom('N', 'E', 'D', 'A', 'X'),
+    path: fc.tuple(
+      fc.constantFrom('meta', ...PROTOTYPE_KEYS, 'toString', 'hasOwnProperty'),
+      fc.array(fc.oneof(pathSegment, fc.constantFrom('note', 'options', 'width'), fc.nat(3)), { maxLength: 3 }),
+    ),
+    rhs: fc.oneof(nastyValue, fc.jsonValue({ maxDepth: 2 }), withPrototypeKey),
+    index: fc.oneof(fc.nat(3), nastyValue),
+  })
+  .map(({ kind, path: [first, rest], rhs, index }) => ({
+    kind,
+    path: [first, ...rest],
+    rhs,
+    ...(kind === 'A' ? { index, item: { kind: 'N', rhs } } : {}),
+  }));
+
+/** The entries of a diff: a collection's and a field's changes. */
+export const schemaDiff = fc
+  .tuple(fc.array(diffChange, { maxLength: 2 }), fc.array(diffChange, { minLength: 1, maxLength: 2 }))
+  .map(([collection, field]) => ({
+    collections: collection.length ? [{ collection: 'articles', diff: collection }] : [],
+    fields: [{ collection: 'articles', field: 'title', diff: field }],
+    relations: [],
+  }));
+
+/** Whether a diff walks one of the names or holds one as a key (each must be 400 INVALID_PAYLOAD). */
+export function diffRefused(diff: { collections: { diff: unknown[] }[]; fields: { diff: unknown[] }[] }): boolean {
+  return [...diff.collections, ...diff.fields].some((entry) =>
+    entry.diff.some((change) => {
+      const { path, rhs } = change as { path: unknown[]; rhs: unknown };
+      return (
+        path.some((part) => (PROTOTYPE_KEYS as readonly string[]).includes(part as string)) || hasPrototypeKey(rhs)
+      );
+    }),
+  );
+}
+
+/** A snapshot's metadata value holding one of the names as a key (a diff of it must be 400). */
+export const snapshotMeta = withPrototypeKey;

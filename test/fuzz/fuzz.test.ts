@@ -2,7 +2,9 @@
  * Property-based fuzzing over HTTP on every database: query strings, SEARCH bodies, item writes and GraphQL
  * documents made of hostile input. Every answer must be a coded answer: no 5xx other than 503, errors in the
  * `{errors: [{message, extensions: {code}}]}` shape, no SQL or driver text in them, and `/server/ping` answering
- * throughout. Seeded and bounded: FUZZ_SEED (default fixed, so CI runs are reproducible; a failure prints the seed
+ * throughout, and every shared prototype of the process untouched (bodies, queries, import headers and records, and
+ * schema diffs carry `__proto__`, `constructor` and `prototype` keys and paths; those that name one as a key or
+ * path segment must be a 400). Seeded and bounded: FUZZ_SEED (default fixed, so CI runs are reproducible; a failure prints the seed
  * and path to replay), FUZZ_RUNS per property (default 60) and FUZZ_TIME_LIMIT per property in ms (default 60000).
  */
 import assert from 'node:assert/strict';
@@ -10,9 +12,21 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import qs from 'qs';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { assertPristine } from '../helpers/prototypes.js';
+import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { COLLECTIONS, graphqlDocument, itemWrite, plausibleQuery, query } from './arbitraries.js';
+import {
+  COLLECTIONS,
+  diffRefused,
+  graphqlDocument,
+  importFile,
+  itemWrite,
+  plausibleQuery,
+  prototypeQuery,
+  query,
+  schemaDiff,
+  snapshotMeta,
+} from './arbitraries.js';
 
 /** Every collection under /items, and the system collections and schema endpoints that take the query language. */
 const READ_PATHS = [
@@ -86,30 +100,42 @@ for (const client of testClients()) {
       await t?.close();
     });
 
-    /** Sends one fuzzed request (as the admin or as the public), checks its answer, and now and then the ping. */
+    /**
+     * Sends one fuzzed request (as the admin or as the public), checks its answer and the shared prototypes, and now
+     * and then the ping. `text` is a body sent as it is, with its content type.
+     */
     const send = async (request: {
       method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'SEARCH';
       url: string;
       payload?: unknown;
+      text?: { type: string; body: string };
       asPublic?: boolean;
-    }) => {
+    }): Promise<LightMyRequestResponse> => {
+      const body = request.text
+        ? { payload: request.text.body, headers: { 'content-type': request.text.type } }
+        : request.payload === undefined
+          ? {}
+          : { payload: JSON.stringify(request.payload), headers: { 'content-type': 'application/json' } };
       const response = await t.request({
         method: request.method,
         url: request.url,
-        ...(request.payload === undefined
-          ? {}
-          : { payload: JSON.stringify(request.payload), headers: { 'content-type': 'application/json' } }),
+        ...body,
         token: request.asPublic ? null : undefined,
       });
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-      checkAnswer(
-        response,
-        `${request.method} ${request.url.slice(0, 200)} ${request.payload === undefined ? '' : JSON.stringify(request.payload).slice(0, 300)}`,
-      );
+      const where = `${request.method} ${request.url.slice(0, 200)} ${String(body.payload ?? '').slice(0, 300)}`;
+      assertPristine(where);
+      checkAnswer(response, where);
       if (++cases % 10 === 0) {
         const ping = await t.request({ method: 'GET', url: '/server/ping' });
         assert.equal(ping.body, 'pong');
       }
+      return response;
+    };
+    /** A refusal the oracle expects: 400 with one of these codes. */
+    const refused = (response: LightMyRequestResponse, codes: string[], where: string) => {
+      assert.equal(response.statusCode, 400, `${where}: ${response.body.slice(0, 300)}`);
+      assert.ok(codes.includes(json(response).errors[0].extensions.code), `${where}: ${response.body.slice(0, 300)}`);
     };
     const options = {
       seed: SEED,
@@ -138,6 +164,40 @@ for (const client of testClients()) {
               search = encodeURIComponent(JSON.stringify(shaped));
             }
             await send({ method: 'GET', url: `${path}?${search}`, asPublic });
+          },
+        ),
+        options,
+      );
+    });
+
+    it('query strings and SEARCH bodies naming __proto__, constructor or prototype: 400', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...READ_PATHS),
+          prototypeQuery,
+          fc.boolean(),
+          fc.boolean(),
+          async (path, params, asPublic, search) => {
+            if (search) {
+              // SEARCH is a route of /items only.
+              const url = path.startsWith('/items/') ? path : '/items/articles';
+              const response = await send({ method: 'SEARCH', url, payload: { query: params }, asPublic });
+              // A `__proto__` key is refused by the JSON body parser before the query is read.
+              refused(response, ['INVALID_QUERY', 'INVALID_PAYLOAD'], JSON.stringify(params));
+              return;
+            }
+            const url = `${path}?${qs.stringify(params, { encodeValuesOnly: true })}`;
+            const response = await send({ method: 'GET', url, asPublic });
+            // A key of the query string is refused before anything else; one inside a JSON-text parameter when the
+            // query is read, after the route's access check (the public may be refused first, as Directus does).
+            // /fields, /collections and /relations read no query parameters: JSON text there is never parsed.
+            const jsonText = Object.values(params).some((value) => typeof value === 'string');
+            if (
+              jsonText &&
+              (/^\/(fields|collections|relations)/.test(path) || (asPublic && [401, 403].includes(response.statusCode)))
+            )
+              return;
+            refused(response, ['INVALID_QUERY'], url);
           },
         ),
         options,
@@ -176,6 +236,22 @@ for (const client of testClients()) {
       );
     });
 
+    it('imports: CSV headers, JSON and NDJSON records', async () => {
+      await fc.assert(
+        fc.asyncProperty(importFile, fc.boolean(), async (file, asPublic) => {
+          const response = await send({
+            method: 'POST',
+            url: '/utils/import/authors',
+            text: { type: file.type, body: file.body },
+            asPublic,
+          });
+          // The public may not create authors: 403 before the file is read.
+          if (file.refused && !asPublic) refused(response, ['INVALID_PAYLOAD'], file.body.slice(0, 200));
+        }),
+        options,
+      );
+    });
+
     it('GraphQL documents', async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -189,6 +265,33 @@ for (const client of testClients()) {
         options,
       );
       assert.ok(cases > 0);
+    });
+
+    // Last: a diff that passes may change the metadata of articles.title.
+    it('schema diffs and snapshots', async () => {
+      const snapshot = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
+      /** The hash of the current schema, from a diff of its snapshot with one harmless change. */
+      const currentHash = async () => {
+        const wanted = json(await t.request({ method: 'GET', url: '/schema/snapshot' })).data;
+        wanted.collections[0].meta = { note: `fuzz ${cases}` };
+        return json(await t.request({ method: 'POST', url: '/schema/diff', payload: wanted })).data.hash as string;
+      };
+      let hash = await currentHash();
+      await fc.assert(
+        fc.asyncProperty(schemaDiff, snapshotMeta, fc.boolean(), async (diff, meta, asSnapshot) => {
+          if (asSnapshot) {
+            const wanted = structuredClone(snapshot);
+            wanted.fields[0].meta = meta;
+            const response = await send({ method: 'POST', url: '/schema/diff', payload: wanted });
+            refused(response, ['INVALID_PAYLOAD'], JSON.stringify(meta));
+            return;
+          }
+          const response = await send({ method: 'POST', url: '/schema/apply', payload: { hash, diff } });
+          if (diffRefused(diff)) refused(response, ['INVALID_PAYLOAD'], JSON.stringify(diff));
+          if (response.statusCode === 204) hash = await currentHash();
+        }),
+        options,
+      );
     });
   });
 }

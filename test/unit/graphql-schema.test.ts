@@ -147,13 +147,19 @@ describe('GraphQL schema generation', () => {
       'blocks.item:authors.name',
       'blocks.item:comments.body',
     ]);
-    assert.deepEqual(query!.alias, {
-      writer: 'author',
-      recent: 'comments',
-      __updated_at_func_year: 'year(updated_at)',
-      __updated_at_func_month: 'month(updated_at)',
-    });
-    assert.deepEqual(query!.deep, {
+    // Keyed by the client's response keys: objects without a prototype (compared as plain ones).
+    assert.equal(Object.getPrototypeOf(query!.alias), null);
+    assert.equal(Object.getPrototypeOf(query!.deep), null);
+    assert.deepEqual(
+      { ...query!.alias },
+      {
+        writer: 'author',
+        recent: 'comments',
+        __updated_at_func_year: 'year(updated_at)',
+        __updated_at_func_month: 'month(updated_at)',
+      },
+    );
+    assert.deepEqual(JSON.parse(JSON.stringify(query!.deep)), {
       // Plain values keep their field names (the default resolver reads them under any alias).
       recent: { limit: 2, sort: [{ field: 'id', order: 'desc' }] },
       blocks: { alias: { __item_collection: 'collection' } },

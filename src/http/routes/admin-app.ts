@@ -10,13 +10,10 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { RouteNotFoundError, ServiceUnavailableError } from '../../errors/catalogue.js';
+import { assetHeaders, pageHeaders } from '../page-headers.js';
 
 /** dist/studio from src/http/routes (tsx) and from dist/http/routes (built) alike. */
 export const STUDIO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/studio');
-
-// The app loads nothing from elsewhere; inline styles come from Vue's style bindings.
-const CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
 
 export function adminAppRoutes(root: string): FastifyPluginAsync {
   const built = existsSync(path.join(root, 'index.html'));
@@ -27,11 +24,8 @@ export function adminAppRoutes(root: string): FastifyPluginAsync {
 
     const sendIndex = (reply: FastifyReply) => {
       if (!built) throw new ServiceUnavailableError('admin', 'The admin app is not built: run npm run build');
-      return reply
-        .header('cache-control', 'no-cache')
-        .header('content-security-policy', CSP)
-        .header('x-content-type-options', 'nosniff')
-        .sendFile('index.html', { cacheControl: false });
+      // The app loads nothing from elsewhere (page-headers.ts).
+      return pageHeaders(reply.header('cache-control', 'no-cache')).sendFile('index.html', { cacheControl: false });
     };
 
     app.get('/', publicRoute, async (_request, reply) => reply.redirect('/admin/'));
@@ -43,10 +37,9 @@ export function adminAppRoutes(root: string): FastifyPluginAsync {
       if (built && inside && wanted !== 'index.html' && existsSync(file) && statSync(file).isFile()) {
         // Vite names every built asset after its content hash.
         const immutable = wanted.startsWith('assets/');
-        return reply
-          .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
-          .header('x-content-type-options', 'nosniff')
-          .sendFile(path.relative(root, file), { cacheControl: false });
+        return assetHeaders(
+          reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache'),
+        ).sendFile(path.relative(root, file), { cacheControl: false });
       }
       // A missing asset is a 404, not the app's page (a stale index.html asking for an old chunk must fail loudly).
       if (wanted.startsWith('assets/') || path.extname(wanted) !== '')

@@ -3,12 +3,14 @@
  * the `swagger-ui-dist` package installed with Strata (no CDN): read once, kept in memory, cached by browsers for a
  * day. The page fetches `/server/specs/oas` with the browser's cookies (a `session` login shows that user's API) or
  * with the token given as `/docs?access_token=...`, which also authorises "Try it out". Off with DOCS_ENABLED=false.
+ * The page has no inline script (its setup is /docs/init.js), so its CSP allows scripts from this origin only.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { RouteNotFoundError } from '../../errors/catalogue.js';
+import { assetHeaders, pageHeaders } from '../page-headers.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -51,6 +53,7 @@ function initScript(base: string): string {
     docExpansion: 'none', // one line per collection; a click opens its operations
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
+    validatorUrl: null, // no badge fetched from validator.swagger.io (the page's CSP allows this origin only)
     requestInterceptor: function (request) {
       if (token && !request.headers.Authorization) request.headers.Authorization = 'Bearer ' + token;
       return request;
@@ -74,15 +77,17 @@ export function docsRoutes(publicUrl: string): FastifyPluginAsync {
 
   return async (app) => {
     app.get('/docs', open, async (_request, reply) =>
-      reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html),
+      pageHeaders(reply.header('cache-control', 'no-cache')).type('text/html; charset=utf-8').send(html),
     );
     app.get('/docs/init.js', open, async (_request, reply) =>
-      reply.header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(init),
+      assetHeaders(reply.header('cache-control', 'no-cache')).type('text/javascript; charset=utf-8').send(init),
     );
     app.get<{ Params: { name: string } }>('/docs/assets/:name', open, async (request, reply) => {
       const type = ASSETS[request.params.name];
       if (!type) throw new RouteNotFoundError(request.url.split('?')[0]!);
-      return reply.header('cache-control', 'public, max-age=86400').type(type).send(asset(request.params.name));
+      return assetHeaders(reply.header('cache-control', 'public, max-age=86400'))
+        .type(type)
+        .send(asset(request.params.name));
     });
   };
 }

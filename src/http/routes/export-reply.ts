@@ -21,6 +21,7 @@ export async function sendExport(
     accountability,
     batchSize: context.config.io.exportBatchSize,
     queryLimitDefault: context.config.queryLimitDefault,
+    escapeFormulas: context.config.io.escapeCsvFormulas,
     read,
   });
   return reply
