@@ -14,7 +14,7 @@ import { readConfig } from '../src/config/config.js';
 import { queryBuilder } from '../src/db/connection.js';
 import { exportDownload } from '../src/io/export-stream.js';
 import { importRecords } from '../src/io/import-records.js';
-import { createAppContext } from '../src/services/app-context.js';
+import { createAppContext } from '../src/app/app-context.js';
 import { CLI_ACCOUNTABILITY } from '../src/cli/cli-support.js';
 import { createTestDatabase } from '../test/helpers/test-db.js';
 

@@ -25,7 +25,7 @@ import knexFactory from 'knex';
 import pg from 'pg';
 import type { DbClient } from '../src/config/config.js';
 import { readConfig } from '../src/config/config.js';
-import { createAppContext } from '../src/services/app-context.js';
+import { createAppContext } from '../src/app/app-context.js';
 import { insertFixtureMeta } from '../test/helpers/fixture-meta.js';
 import { ADMIN } from '../test/helpers/test-app.js';
 import { createBenchDatabase, generateDataset } from './dataset.js';
@@ -170,7 +170,7 @@ async function run(file: string, root: string, scenarioList: string | undefined)
   const { env } = JSON.parse(readFileSync(file, 'utf8')) as { env: Record<string, string> };
   const from = (module: string) => import(pathToFileURL(path.join(root, module)).href);
   const { readConfig: read } = await from('src/config/config.ts');
-  const { createAppContext: create } = await from('src/services/app-context.ts');
+  const { createAppContext: create } = await from('src/app/app-context.ts');
   const { createApp } = await from('src/http/app.ts');
   const config = read({ ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' });
   const context = await create(config, { bootstrap: true });
@@ -251,7 +251,7 @@ async function compare(file: string, roots: string[], scenarioList: string | und
   for (const root of roots) {
     const from = (module: string) => import(pathToFileURL(path.join(root, module)).href);
     const { readConfig: read } = await from('src/config/config.ts');
-    const { createAppContext: create } = await from('src/services/app-context.ts');
+    const { createAppContext: create } = await from('src/app/app-context.ts');
     const { createApp } = await from('src/http/app.ts');
     const context = await create(read({ ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' }), { bootstrap: true });
     const app = createApp(context, { logger: { level: 'silent' } });

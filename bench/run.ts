@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DbClient } from '../src/config/config.js';
 import { readConfig } from '../src/config/config.js';
-import { createAppContext } from '../src/services/app-context.js';
+import { createAppContext } from '../src/app/app-context.js';
 import { insertFixtureMeta } from '../test/helpers/fixture-meta.js';
 import { ADMIN } from '../test/helpers/test-app.js';
 import { clientLabel, knexFor, type TestDb } from '../test/helpers/test-db.js';

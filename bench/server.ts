@@ -8,7 +8,7 @@
 import { readConfig } from '../src/config/config.js';
 import { queryBuilder } from '../src/db/connection.js';
 import { createApp } from '../src/http/app.js';
-import { createAppContext } from '../src/services/app-context.js';
+import { createAppContext } from '../src/app/app-context.js';
 import { answerParent, RssPeak } from './ipc.js';
 
 export interface CapturedStatement {

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { readConfig } from '../src/config/config.js';
 import { createApp } from '../src/http/app.js';
-import { createAppContext } from '../src/services/app-context.js';
+import { createAppContext } from '../src/app/app-context.js';
 import { createTestDatabase, knexFor } from '../test/helpers/test-db.js';
 
 const sockets = Number(process.argv[2] ?? 50);

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
-import { bootstrap } from '../services/bootstrap.js';
+import { bootstrap } from '../app/bootstrap.js';
 import type { CliIo } from './cli-support.js';
 
 export async function runBootstrapCommand(config: Config, io: CliIo): Promise<void> {

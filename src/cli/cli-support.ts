@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Config } from '../config/config.js';
 import { ServiceError, ServiceErrorList } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import { createAppContext, type AppContext } from '../services/app-context.js';
+import { createAppContext, type AppContext } from '../app/app-context.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, conflict: 4 } as const;
 

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
 import type { Config } from '../config/config.js';
-import { SchemaSync } from '../schema-sync/schema-sync-service.js';
+import { SchemaSync } from '../schema-admin/sync/schema-sync-service.js';
 import { CLI_ACCOUNTABILITY, CliError, EXIT, resolvePath, withContext, type Output } from './cli-support.js';
 
 const isYaml = (file: string) => /\.ya?ml$/i.test(file);

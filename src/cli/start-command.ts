@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import { createApp } from '../http/app.js';
 import { loggerOptions } from '../http/log-options.js';
-import { createAppContext } from '../services/app-context.js';
+import { createAppContext } from '../app/app-context.js';
 import type { CliIo } from './cli-support.js';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';

@@ -2,7 +2,7 @@
 import type { Config } from '../config/config.js';
 import { AccessRepository } from '../db/repositories/access.js';
 import { UsersRepository } from '../db/repositories/users.js';
-import type { AppContext } from '../services/app-context.js';
+import type { AppContext } from '../app/app-context.js';
 import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
 
 const SYSTEM = { system: true };

@@ -5,8 +5,8 @@
  */
 import type { Knex } from 'knex';
 import type { ColumnInfo } from '../schema/types.js';
-import type { DdlStep, Refusal } from './schema-steps.js';
-import type { ConversionCheck } from './type-conversions.js';
+import type { DdlStep, Refusal } from '../schema-admin/plan/schema-steps.js';
+import type { ConversionCheck } from '../schema-admin/plan/type-conversions.js';
 
 /** Service types that own a column, as they are stored (csv is stored as text, hash as string; alias has none). */
 export type StorageType =

@@ -16,7 +16,7 @@ import {
   type DdlStatement,
   type SchemaDdl,
 } from './schema-ddl.js';
-import type { CheckStep, DdlStep, SchemaSteps, WriteStep } from './schema-steps.js';
+import type { CheckStep, DdlStep, SchemaSteps, WriteStep } from '../schema-admin/plan/schema-steps.js';
 import { withoutListItem } from './list-items.js';
 import { closeJournal, noteJournal, openJournal, readJournal } from './schema-journal.js';
 

@@ -1,9 +1,9 @@
 /** What every resolver receives: the running app, the caller, and the request's stage timer. */
 import type { Accountability } from '../permissions/accountability.js';
-import type { HubSubscription } from '../realtime/subscription-sink.js';
-import type { AppContext } from '../services/app-context.js';
-import type { StageMarks } from '../services/items-service.js';
-import type { ClientInfo, CookieChange } from '../services/auth-service.js';
+import type { HubSubscription } from '../realtime/hub/subscription-sink.js';
+import type { AppContext } from '../app/app-context.js';
+import type { StageMarks } from '../engine/read/items-service.js';
+import type { ClientInfo, CookieChange } from '../auth/auth-service.js';
 
 export interface GraphQLContext {
   app: AppContext;
@@ -22,7 +22,7 @@ export interface GraphQLContext {
   live?: LiveRights;
 }
 
-/** A socket's rights while it lives (realtime/graphql-socket-auth.ts). */
+/** A socket's rights while it lives (realtime/graphql-ws/connection-auth.ts). */
 export interface LiveRights {
   /** Moves on whenever the rights change: a message read under older ones is not sent. */
   readonly generation: number;

@@ -15,7 +15,7 @@ import {
   ServiceUnavailableError,
 } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { AppContext } from '../services/app-context.js';
+import type { AppContext } from '../app/app-context.js';
 import type { GraphQLContext } from './context.js';
 import { formatGraphQLError } from './document-cache.js';
 import { passThrough } from './pass-through.js';

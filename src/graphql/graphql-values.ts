@@ -1,11 +1,11 @@
 /**
  * The JSON form of values as GraphQL serialises them, for reads whose JSON text becomes a GraphQL response as it
  * is: keys (`ID`) are strings and decimals (`Float`) numbers; every other type has the same form as over REST. The
- * read engine applies it to the planned outputs before compiling (services/items-service.ts `OutputForm`).
+ * read engine applies it to the planned outputs before compiling (engine/read/items-service.ts `OutputForm`).
  */
 import type { PlannedOutput } from '../plan/read-plan.js';
 import type { FieldOverview } from '../schema/types.js';
-import type { OutputForm } from '../services/items-service.js';
+import type { OutputForm } from '../engine/read/items-service.js';
 
 function formOf(field: FieldOverview): 'text' | 'number' | undefined {
   if (field.primaryKey && (field.type === 'integer' || field.type === 'bigInteger')) return 'text';

@@ -19,7 +19,7 @@ import { InvalidQueryError } from '../errors/catalogue.js';
 import { checkDepth } from '../request/parse-query.js';
 import type { Query } from '../request/query.js';
 import type { WriteAction } from '../plan/write-access.js';
-import type { RowsRead } from '../services/items-service.js';
+import type { RowsRead } from '../engine/read/items-service.js';
 import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import { QUERY_ARGS, type TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';

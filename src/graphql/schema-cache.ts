@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
-import type { AppContext } from '../services/app-context.js';
+import type { AppContext } from '../app/app-context.js';
 import { buildAccessView } from './access-view.js';
 import { DocumentCache } from './document-cache.js';
 import { buildSchemas, type Schemas } from './schema-builder.js';

@@ -12,7 +12,7 @@
 import { ServiceError } from '../errors/catalogue.js';
 import { keyOfValues } from '../plan/row-key.js';
 import type { Query } from '../request/query.js';
-import type { HubSubscription } from '../realtime/subscription-hub.js';
+import type { HubSubscription } from '../realtime/hub/subscription-hub.js';
 import type { GraphQLContext, LiveRights } from './context.js';
 
 export type MutationEventName = 'create' | 'update' | 'delete';

@@ -14,9 +14,9 @@ import {
 } from 'graphql';
 import { InvalidCredentialsError } from '../errors/catalogue.js';
 import type { Query } from '../request/query.js';
-import type { RowsRead } from '../services/items-service.js';
+import type { RowsRead } from '../engine/read/items-service.js';
 import type { SchemaOverview } from '../schema/types.js';
-import { healthReport, serverInfo } from '../services/server-info.js';
+import { healthReport, serverInfo } from '../project/server-info.js';
 import type { TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import { selectionQuery, type ReadLimits } from './items-root.js';

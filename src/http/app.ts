@@ -7,7 +7,7 @@ import underPressure from '@fastify/under-pressure';
 import fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config/scale-config.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { AppContext } from '../services/app-context.js';
+import type { AppContext } from '../app/app-context.js';
 import {
   ForbiddenError,
   InvalidPayloadError,
@@ -43,7 +43,7 @@ import { docsRoutes } from './routes/docs.js';
 import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
 import { utilsRoutes } from './routes/utils.js';
-import { websocketRoutes } from './routes/websocket.js';
+import { websocketRoutes } from './routes/websocket-upgrade.js';
 import websocket from '@fastify/websocket';
 import { boundConnections, closeWebSockets } from './upgrade-sockets.js';
 

@@ -1,6 +1,6 @@
 /** What auth operations need from the HTTP request and give back to the reply, for REST and GraphQL routes alike. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ClientInfo, CookieChange } from '../services/auth-service.js';
+import type { ClientInfo, CookieChange } from '../auth/auth-service.js';
 import { clientIp } from './client-ip.js';
 import { clearCookie, setCookie } from './cookies.js';
 

@@ -3,7 +3,7 @@
  * engine answers with, without decoding it. A write the caller may not read back (null) answers 204.
  */
 import type { FastifyReply } from 'fastify';
-import type { JsonRead } from '../services/items-service.js';
+import type { JsonRead } from '../engine/read/items-service.js';
 
 export function dataBody(read: JsonRead): string {
   const meta: string[] = [];

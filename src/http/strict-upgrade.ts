@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors/catalogue.js';
-import type { AppContext } from '../services/app-context.js';
+import type { AppContext } from '../app/app-context.js';
 import { extractToken } from './extract-token.js';
 
 /** Answers 401 (and returns true) when the upgrade request carries no valid user token. */

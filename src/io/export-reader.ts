@@ -7,7 +7,7 @@
 import type { Accountability } from '../permissions/accountability.js';
 import type { FilterNode, Query } from '../request/query.js';
 import type { SchemaOverview } from '../schema/types.js';
-import type { ItemsService, ReadOptions } from '../services/items-service.js';
+import type { ItemsService, ReadOptions } from '../engine/read/items-service.js';
 import type { Row } from '../db/connection.js';
 
 export interface ExportReadOptions {

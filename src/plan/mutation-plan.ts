@@ -4,7 +4,7 @@
  * before the transaction (every check that needs no database; `upsert` rows still open), then, inside the
  * transaction, the draft with the lookups (which rows exist and may be touched, which rows are linked) and the
  * argon2 hashes made before the transaction opened → the plan (plan/write-resolution.ts), in which every row is a
- * `create` or an `update` with its final values. The executor (services/mutation-executor.ts) runs that plan as it
+ * `create` or an `update` with its final values. The executor (engine/write/mutation-executor.ts) runs that plan as it
  * is, never changing it: parents (m2o / a2o) first, then the rows, then their o2m children and junction rows. Keys
  * the database assigns, and the foreign keys that carry them, are the executor's own state.
  */
@@ -80,7 +80,7 @@ export interface DeletePlan {
 export type FoundKeys = ReadonlyMap<string, boolean>;
 
 /**
- * What the lookup stage (services/write-lookups.ts) read inside the transaction, for the planner to resolve a
+ * What the lookup stage (engine/write/write-lookups.ts) read inside the transaction, for the planner to resolve a
  * draft with. A key missing from a map is a row that does not exist.
  */
 export interface WriteLookups {

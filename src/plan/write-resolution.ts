@@ -1,6 +1,6 @@
 /**
  * The second, last planning pass, inside the transaction: a draft (mutation-planner.ts) + what the lookup stage read
- * (services/write-lookups.ts) + the argon2 hashes made before the transaction → the plan the executor runs as it
+ * (engine/write/write-lookups.ts) + the argon2 hashes made before the transaction → the plan the executor runs as it
  * is (pure). Updates must find a row their rule allows (FORBIDDEN otherwise, the same either way: existence is never
  * revealed); upserts become creates (with their key) or updates, with the rules, presets and checks of what they
  * became; bare-key links must find rows the caller may update; rows an array no longer names, or a detailed

@@ -3,7 +3,7 @@
  * a rule for the action must exist (else FORBIDDEN, as for an unknown collection), the payload may only name fields
  * the rules grant (else FORBIDDEN naming the field, as for an unknown one), presets are merged under the payload,
  * and the rules' validation filters must hold (FAILED_VALIDATION). Item rules are checked where the rows are looked
- * up (services/write-lookups.ts, their filters), and their answers applied in plan/write-resolution.ts. Admins skip
+ * up (engine/write/write-lookups.ts, their filters), and their answers applied in plan/write-resolution.ts. Admins skip
  * all of this.
  */
 import { collectionForbidden, FailedValidationError, fieldForbidden } from '../errors/catalogue.js';

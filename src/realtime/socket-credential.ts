@@ -9,9 +9,9 @@
  */
 import { ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { AppContext } from '../services/app-context.js';
+import type { AppContext } from '../app/app-context.js';
 import type { RightsWatcher } from './rights-notices.js';
-import { claimsOf } from './socket-auth.js';
+import { claimsOf } from './websocket/auth-message.js';
 import type { SocketRegistry } from './socket-limits.js';
 
 /** While messages flow, the token is re-resolved (logout, revoked session) at most this often. */

@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { buildAccessView } from '../graphql/access-view.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
-import type { AppContext } from '../services/app-context.js';
+import type { AppContext } from '../app/app-context.js';
 import type { OasVersion } from './json-schema.js';
 import { buildOasDocument } from './oas-document.js';
 import type { RouteEntry } from './system-paths.js';

@@ -9,8 +9,8 @@ import { queryBuilder, Database } from '../../src/db/connection.js';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import { AccountabilityResolver } from '../../src/auth/accountability-resolver.js';
 import { LoginAttempts } from '../../src/auth/login-attempts.js';
-import { AuthService } from '../../src/services/auth-service.js';
-import { bootstrap, PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
+import { AuthService } from '../../src/auth/auth-service.js';
+import { bootstrap, PUBLIC_POLICY_ID } from '../../src/app/bootstrap.js';
 import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
 
 const SYSTEM_TABLES = [

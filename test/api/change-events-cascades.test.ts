@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture, setDeselectAction } from '../helpers/write-fixture.js';
-import type { ChangeEvent } from '../../src/realtime/change-events.js';
+import type { ChangeEvent } from '../../src/engine/write/change-events.js';
 import { queryBuilder } from '../../src/db/connection.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';

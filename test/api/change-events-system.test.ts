@@ -9,7 +9,7 @@ import { Secret, TOTP } from 'otpauth';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { queryBuilder } from '../../src/db/connection.js';
-import type { ChangeEvent } from '../../src/realtime/change-events.js';
+import type { ChangeEvent } from '../../src/engine/write/change-events.js';
 
 for (const client of testClients()) {
   describe(`change events of system collections (${clientLabel(client)})`, () => {

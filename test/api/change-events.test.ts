@@ -10,7 +10,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { json, startSecondInstance, startTestApp, type SecondInstance, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture, setDeselectAction } from '../helpers/write-fixture.js';
-import type { ChangeEvent } from '../../src/realtime/change-events.js';
+import type { ChangeEvent } from '../../src/engine/write/change-events.js';
 
 type Method = 'POST' | 'PATCH' | 'DELETE';
 const sameKeys = (event: ChangeEvent) => ({ ...event, keys: event.keys.map(String).sort() });

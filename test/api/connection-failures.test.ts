@@ -12,7 +12,7 @@ import type { DbClient } from '../../src/config/config.js';
 import { readConfig } from '../../src/config/config.js';
 import { ServiceUnavailableError } from '../../src/errors/catalogue.js';
 import { createApp } from '../../src/http/app.js';
-import { createAppContext } from '../../src/services/app-context.js';
+import { createAppContext } from '../../src/app/app-context.js';
 import { ADMIN, errorCode, json } from '../helpers/test-app.js';
 import { DroppingProxy } from '../helpers/dropping-proxy.js';
 import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';

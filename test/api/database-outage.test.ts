@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { DbClient } from '../../src/config/config.js';
 import { readConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { createAppContext } from '../../src/services/app-context.js';
+import { createAppContext } from '../../src/app/app-context.js';
 import { ADMIN, errorCode, json } from '../helpers/test-app.js';
 import { clientLabel, createTestDatabase, testClients } from '../helpers/test-db.js';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
+import { PUBLIC_POLICY_ID } from '../../src/app/bootstrap.js';
 import {
   ADMIN,
   json,

@@ -10,7 +10,7 @@ import { Sessions } from '../../src/auth/sessions.js';
 import type { DbClient } from '../../src/config/config.js';
 import { Database } from '../../src/db/connection.js';
 import { ServiceUnavailableError } from '../../src/errors/catalogue.js';
-import { PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
+import { PUBLIC_POLICY_ID } from '../../src/app/bootstrap.js';
 import { proxyFor, startThroughProxy } from '../helpers/dropping-proxy.js';
 import { ADMIN, errorCode, json, startTestApp } from '../helpers/test-app.js';
 import { clientLabel, createTestDatabase, testClients } from '../helpers/test-db.js';

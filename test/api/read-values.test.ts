@@ -13,7 +13,7 @@ import { SchemaStore } from '../../src/schema/schema-store.js';
 import { dataBody } from '../../src/http/data-reply.js';
 import { AccessResolver } from '../../src/permissions/access-resolver.js';
 import { PermissionStore } from '../../src/permissions/permission-store.js';
-import { ItemsService } from '../../src/services/items-service.js';
+import { ItemsService } from '../../src/engine/read/items-service.js';
 import { ADMIN_ACCOUNTABILITY } from '../helpers/small-schema.js';
 import { clientLabel, nullsSortLargest, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
 import { thrownCode } from '../helpers/thrown.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { readConfig } from '../../src/config/config.js';
-import { createAppContext } from '../../src/services/app-context.js';
+import { createAppContext } from '../../src/app/app-context.js';
 import { redisServerAvailable, TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { knexFor } from '../helpers/test-db.js';

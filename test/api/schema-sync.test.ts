@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { readConfig } from '../../src/config/config.js';
-import { createAppContext } from '../../src/services/app-context.js';
+import { createAppContext } from '../../src/app/app-context.js';
 import { redisServerAvailable, TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 

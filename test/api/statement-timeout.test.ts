@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { DbClient } from '../../src/config/config.js';
 import { readConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { createAppContext } from '../../src/services/app-context.js';
+import { createAppContext } from '../../src/app/app-context.js';
 import { ADMIN, json } from '../helpers/test-app.js';
 import { clientLabel, createTestDatabase, knexFor, testClients } from '../helpers/test-db.js';
 

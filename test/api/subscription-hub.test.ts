@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { queryBuilder } from '../../src/db/connection.js';
-import { ChangeRecorder } from '../../src/realtime/change-events.js';
+import { ChangeRecorder } from '../../src/engine/write/change-events.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword, verifyPassword } from '../../src/auth/passwords.js';
 import { queryBuilder, type Executor } from '../../src/db/connection.js';
-import { ItemsWriter } from '../../src/services/items-writer.js';
+import { ItemsWriter } from '../../src/engine/write/items-writer.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
+import { PUBLIC_POLICY_ID } from '../../src/app/bootstrap.js';
 import { createTestDatabase, knexFor, type TestDb } from '../helpers/test-db.js';
 import { StrataProcess } from '../helpers/strata-process.js';
 import { nextRows, openSocket, subscribe, type TestSocket } from '../helpers/ws-client.js';

@@ -3,7 +3,7 @@
  * must not depend on the system-collection endpoints they may be testing.
  */
 import { randomUUID } from 'node:crypto';
-import { PUBLIC_POLICY_ID } from '../../src/services/bootstrap.js';
+import { PUBLIC_POLICY_ID } from '../../src/app/bootstrap.js';
 import type { TestApp } from './test-app.js';
 import { queryBuilder } from '../../src/db/connection.js';
 

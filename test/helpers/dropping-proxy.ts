@@ -7,7 +7,7 @@
 import net from 'node:net';
 import { readConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { createAppContext } from '../../src/services/app-context.js';
+import { createAppContext } from '../../src/app/app-context.js';
 import { ADMIN } from './test-app.js';
 import type { TestDb } from './test-db.js';
 

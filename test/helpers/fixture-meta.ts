@@ -3,7 +3,7 @@
  * service_relations rows that describe them (Directus docs: Relations). Inserted after bootstrap (the service_* tables exist
  * only then), followed by a schema reload.
  */
-import type { AppContext } from '../../src/services/app-context.js';
+import type { AppContext } from '../../src/app/app-context.js';
 import { queryBuilder } from '../../src/db/connection.js';
 
 export const FIXTURE_FIELDS = [

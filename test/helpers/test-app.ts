@@ -5,7 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { readConfig } from '../../src/config/config.js';
 import type { Config, DbClient } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { createAppContext, type AppContext, type ContextOptions } from '../../src/services/app-context.js';
+import { createAppContext, type AppContext, type ContextOptions } from '../../src/app/app-context.js';
 import { insertFixtureMeta } from './fixture-meta.js';
 import { TestClock } from './test-clock.js';
 import { createTestDatabase, type TestDb } from './test-db.js';

@@ -4,7 +4,7 @@
  * foreign key is NOT NULL), `citations` (a foreign key that restricts deletes), `site` (a singleton) and `notes`
  * (field validation rules). Call after startTestApp.
  */
-import type { AppContext } from '../../src/services/app-context.js';
+import type { AppContext } from '../../src/app/app-context.js';
 import { queryBuilder } from '../../src/db/connection.js';
 
 export const NOTE_RULES = {

@@ -1,5 +1,5 @@
 /**
- * Golden DDL: representative schema changes, as steps (src/db/schema-steps.ts), rendered by each dialect and run
+ * Golden DDL: representative schema changes, as steps (src/schema-admin/plan/schema-steps.ts), rendered by each dialect and run
  * against each database; the statements that ran are compared exactly with test/sql/ddl/<case>.<dialect>.sql
  * (`UPDATE_SNAPSHOTS=1` writes them). The cases build on each other, on one database per dialect; after each, the
  * introspected columns show the change took.
@@ -13,8 +13,8 @@ import { Database, queryBuilder } from '../../src/db/connection.js';
 import { constraintName } from '../../src/db/ddl-names.js';
 import type { ColumnChanges, ColumnSpec, DdlStatement } from '../../src/db/schema-ddl.js';
 import { SchemaExecutor } from '../../src/db/schema-executor.js';
-import { formatSteps, type DdlStep } from '../../src/db/schema-steps.js';
-import { conversionCheck } from '../../src/db/type-conversions.js';
+import { formatSteps, type DdlStep } from '../../src/schema-admin/plan/schema-steps.js';
+import { conversionCheck } from '../../src/schema-admin/plan/type-conversions.js';
 import type { ColumnInfo, ForeignKeyInfo, TableInfo } from '../../src/schema/types.js';
 import { clientLabel, createTestDatabase, testClients, type TestDb } from '../helpers/test-db.js';
 

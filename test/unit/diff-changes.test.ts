@@ -1,5 +1,5 @@
 /**
- * The diff walker of /schema/apply (src/schema-sync/changes.ts): applying what deep-diff found between two JSON
+ * The diff walker of /schema/apply (src/schema-admin/sync/changes.ts): applying what deep-diff found between two JSON
  * objects gives what deep-diff's own `applyChange` gave (property-based, fast-check), while
  * paths that would reach a prototype or a built-in are refused or kept on the object itself.
  */
@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import deepDiff from 'deep-diff';
 import fc from 'fast-check';
-import { applyChange, changeProblem } from '../../src/schema-sync/changes.js';
-import type { Change } from '../../src/schema-sync/diff.js';
+import { applyChange, changeProblem } from '../../src/schema-admin/sync/changes.js';
+import type { Change } from '../../src/schema-admin/sync/diff.js';
 import { assertPristine } from '../helpers/prototypes.js';
 
 /** JSON objects whose keys are ordinary names (neither reserved nor Object.prototype's, where the two differ). */

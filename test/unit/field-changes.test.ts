@@ -10,10 +10,16 @@ import { postgresDdl } from '../../src/db/dialects/postgres/ddl.js';
 import { sqliteDdl } from '../../src/db/dialects/sqlite/ddl.js';
 import { emptyColumn } from '../../src/db/introspection-utils.js';
 import type { ColumnSpec } from '../../src/db/schema-ddl.js';
-import { conversionCheck } from '../../src/db/type-conversions.js';
-import { parseFieldCreate, parseFieldUpdate } from '../../src/schema/field-input.js';
+import { conversionCheck } from '../../src/schema-admin/plan/type-conversions.js';
+import { parseFieldCreate, parseFieldUpdate } from '../../src/schema-admin/input/field-input.js';
 import type { ColumnInfo, FieldOverview, ServiceType } from '../../src/schema/types.js';
-import { alterColumn, newColumn, parseDefault, sameDefault, specialFor } from '../../src/services/field-columns.js';
+import {
+  alterColumn,
+  newColumn,
+  parseDefault,
+  sameDefault,
+  specialFor,
+} from '../../src/schema-admin/plan/field-columns.js';
 import { thrownCode } from '../helpers/thrown.js';
 
 function field(type: ServiceType, facts: Partial<ColumnInfo>): FieldOverview {

@@ -5,7 +5,7 @@ import type { Accountability } from '../../src/permissions/accountability.js';
 import { PermissionSet } from '../../src/permissions/permission-store.js';
 import { parseFilter } from '../../src/request/parse-filter.js';
 import { parseQuery } from '../../src/request/parse-query.js';
-import { canonicalJson, GroupKeys } from '../../src/realtime/group-key.js';
+import { canonicalJson, GroupKeys } from '../../src/realtime/hub/group-key.js';
 
 const limits = { queryLimitMax: -1, maxRelationalDepth: 10, maxJsonQueryDepth: 10 };
 const editorA: Accountability = {

@@ -13,7 +13,7 @@ import { nullable } from '../../src/specs/json-schema.js';
 import { buildOasDocument } from '../../src/specs/oas-document.js';
 import { SpecsService } from '../../src/specs/specs-service.js';
 import { typescriptTypes } from '../../src/specs/typescript-types.js';
-import type { AppContext } from '../../src/services/app-context.js';
+import type { AppContext } from '../../src/app/app-context.js';
 
 const TYPES: Record<string, ServiceType> = { int: 'integer', varchar: 'string', uuid: 'uuid', json: 'json' };
 const column = (table: string, name: string, data_type: string, facts: Partial<ColumnInfo> = {}): ColumnInfo => ({

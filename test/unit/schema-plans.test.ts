@@ -4,9 +4,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { postgresDdl } from '../../src/db/dialects/postgres/ddl.js';
-import { parseFieldCreate, parseFieldUpdate } from '../../src/schema/field-input.js';
-import { newDeleteState, planFieldCreate, planFieldDelete, planFieldUpdate } from '../../src/services/field-plans.js';
-import { SchemaChangePlan } from '../../src/services/schema-changes.js';
+import { parseFieldCreate, parseFieldUpdate } from '../../src/schema-admin/input/field-input.js';
+import {
+  newDeleteState,
+  planFieldCreate,
+  planFieldDelete,
+  planFieldUpdate,
+} from '../../src/schema-admin/plan/field-plans.js';
+import { SchemaChangePlan } from '../../src/schema-admin/schema-changes.js';
 import { SMALL_SCHEMA } from '../helpers/small-schema.js';
 
 const ctx = { schema: SMALL_SCHEMA, ddl: postgresDdl };

@@ -30,13 +30,13 @@ const ALLOWED: Record<string, string> = {
   'request/parse-filter.ts#parseFilter': 'a filter sent as a JSON string in the URL',
   'request/parse-query.ts#parseObjectParam': 'a query parameter sent as a JSON string in the URL',
   'request/parse-query.ts#deepObject': 'a query parameter sent as a JSON string in the URL',
-  'realtime/socket-session.ts#receive': 'a message sent by the WebSocket client',
+  'realtime/websocket/session.ts#receive': 'a message sent by the WebSocket client',
   'schema/overview-builder.ts#jsonValue': 'a JSON column of service_fields / service_collections',
-  'schema-sync/snapshot.ts#plain': 'a deep copy of a snapshot value',
-  'services/field-columns.ts#parseDefault': 'a default value sent in a field body',
-  'services/field-columns.ts#sameDefault': 'default values sent in a field body',
-  'services/items-service.ts#rows': "the database's JSON text of a read, decoded once for the rows variants",
-  'services/system-writes.ts#read': "the database's JSON text of a read inside a system write's transaction",
+  'schema-admin/sync/snapshot.ts#plain': 'a deep copy of a snapshot value',
+  'schema-admin/plan/field-columns.ts#parseDefault': 'a default value sent in a field body',
+  'schema-admin/plan/field-columns.ts#sameDefault': 'default values sent in a field body',
+  'engine/read/items-service.ts#rows': "the database's JSON text of a read, decoded once for the rows variants",
+  'engine/write/system-writes.ts#read': "the database's JSON text of a read inside a system write's transaction",
   'version.ts#': 'package.json',
 };
 
@@ -93,11 +93,11 @@ describe('service output', () => {
 
   it('finds the calls it looks for (the check itself works)', () => {
     const places = new Set(findCalls(isJsonParse));
-    assert.ok(places.has('services/items-service.ts#rows'));
+    assert.ok(places.has('engine/read/items-service.ts#rows'));
     assert.ok(places.has('request/graphql-body.ts#parseVariables'));
   });
 
   it('is never sliced, except where the read engine joins the chunks of one read', () => {
-    assert.deepEqual(findCalls(slicesReadText), ['services/items-service.ts#readKeys']);
+    assert.deepEqual(findCalls(slicesReadText), ['engine/read/items-service.ts#readKeys']);
   });
 });

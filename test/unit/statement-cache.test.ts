@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { Accountability } from '../../src/permissions/accountability.js';
 import { PermissionSet } from '../../src/permissions/permission-store.js';
 import type { Query } from '../../src/request/query.js';
-import { StatementCache, type CachedRead } from '../../src/services/statement-cache.js';
+import { StatementCache, type CachedRead } from '../../src/engine/read/statement-cache.js';
 
 const admin: Accountability = {
   user: 'u1',

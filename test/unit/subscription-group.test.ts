@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, it } from 'node:test';
 import { publicAccountability } from '../../src/permissions/accountability.js';
-import { SubscriptionGroup } from '../../src/realtime/subscription-group.js';
+import { SubscriptionGroup } from '../../src/realtime/hub/subscription-group.js';
 
 const group = (shownMax: number) =>
   new SubscriptionGroup('key', 'authors', { fields: ['id'] }, [], publicAccountability(), null, shownMax);

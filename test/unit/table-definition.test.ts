@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { indexColumns, TableDefinition } from '../../src/db/dialects/sqlite/table-definition.js';
-import { formatSteps } from '../../src/db/schema-steps.js';
+import { formatSteps } from '../../src/schema-admin/plan/schema-steps.js';
 
 const GADGETS =
   "CREATE TABLE `gadgets` (`id` integer not null primary key autoincrement, `name` varchar(255) not null default 'x', " +

@@ -1,4 +1,4 @@
-/** The rows of a fresh installation (services/bootstrap.ts decides them), written in one transaction. */
+/** The rows of a fresh installation (app/bootstrap.ts decides them), written in one transaction. */
 import type { Database } from '../connection.js';
 import { transaction } from './statements.js';
 

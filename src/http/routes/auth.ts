@@ -1,7 +1,7 @@
 /** `/auth/login`, `/auth/refresh`, `/auth/logout` (Directus docs: Authentication): thin over AuthService; cookies set here. */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { authRouteBody } from '../../request/auth-bodies.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 
 export function authRoutes(context: AppContext): FastifyPluginAsync {

@@ -2,8 +2,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { Query } from '../../request/query.js';
-import type { AppContext } from '../../services/app-context.js';
-import type { ReadOptions } from '../../services/items-service.js';
+import type { AppContext } from '../../app/app-context.js';
+import type { ReadOptions } from '../../engine/read/items-service.js';
 import { contentDisposition, exportDownload, parseExportFormat } from '../../io/export-stream.js';
 
 export async function sendExport(

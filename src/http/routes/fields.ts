@@ -3,7 +3,7 @@
  * array for a collection), delete (204). None of these takes query parameters.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
 
 type CollectionParams = { collection: string };

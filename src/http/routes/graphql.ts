@@ -8,10 +8,10 @@ import type { GraphQLContext } from '../../graphql/context.js';
 import { GraphQLService, type Scope } from '../../graphql/graphql-service.js';
 import { parseGraphQLRequest, type GraphQLRequest } from '../../request/graphql-body.js';
 import { deepFreeze } from '../query-string.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import type { SpecsService } from '../../specs/specs-service.js';
-import { graphqlSocketHandler } from './graphql-socket.js';
+import { graphqlSocketHandler } from './graphql-ws-upgrade.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 

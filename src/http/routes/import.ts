@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
 import { ContentTooLargeError, InvalidPayloadError, UnsupportedMediaTypeError } from '../../errors/catalogue.js';
 import { importFormatOf, importRecords, type ImportFormat } from '../../io/import-records.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 
 const RAW_TYPES = [
   'application/json',

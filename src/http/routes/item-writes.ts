@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 import { sendData } from '../data-reply.js';
 
 type CollectionParams = { collection: string };

@@ -8,7 +8,7 @@ import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
 import { deepFreeze } from '../query-string.js';
 import { parseSearchBody } from '../../request/search-body.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 import { sendData } from '../data-reply.js';
 import { registerItemWrites } from './item-writes.js';
 import { sendExport } from './export-reply.js';

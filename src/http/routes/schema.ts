@@ -6,8 +6,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError, InvalidQueryError } from '../../errors/catalogue.js';
 import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
-import type { AppContext } from '../../services/app-context.js';
-import { SchemaSync } from '../../schema-sync/schema-sync-service.js';
+import type { AppContext } from '../../app/app-context.js';
+import { SchemaSync } from '../../schema-admin/sync/schema-sync-service.js';
 import { contentDisposition } from '../../io/export-stream.js';
 import { yamlModule } from '../../io/yaml.js';
 

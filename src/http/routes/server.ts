@@ -2,8 +2,8 @@
  * /server: ping (no auth), health (application/health+json, 503 when the database does not answer) and info.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../services/app-context.js';
-import { healthReport, serverInfo } from '../../services/server-info.js';
+import type { AppContext } from '../../app/app-context.js';
+import { healthReport, serverInfo } from '../../project/server-info.js';
 import { ServiceError, ServiceUnavailableError } from '../../errors/catalogue.js';
 import { publicAccountability } from '../../permissions/accountability.js';
 import { extractToken } from '../extract-token.js';

@@ -10,7 +10,7 @@ import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
 import type { SpecsService } from '../../specs/specs-service.js';
 import { typescriptTypes } from '../../specs/typescript-types.js';
 import type { SchemaOverview } from '../../schema/types.js';
-import { requireAdmin } from '../../services/schema-access.js';
+import { requireAdmin } from '../../schema-admin/schema-access.js';
 
 const OasQuery = compileSchema(
   Type.Object({

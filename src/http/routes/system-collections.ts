@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 import { sendData } from '../data-reply.js';
 import { registerSystemWrites } from './system-writes.js';
 import { sendExport } from './export-reply.js';

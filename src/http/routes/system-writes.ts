@@ -13,7 +13,7 @@ import {
   parseTrackPageBody,
   parseUpdateBody,
 } from '../../request/write-body.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 import { sendData } from '../data-reply.js';
 
 export function registerSystemWrites(

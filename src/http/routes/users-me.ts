@@ -1,7 +1,7 @@
 /** `/users/me/tfa/*` (Directus docs: Authentication). The rest of `/users` is the system collection's (items semantics). */
 import type { FastifyPluginAsync } from 'fastify';
 import { authRouteBody } from '../../request/auth-bodies.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 
 export function usersMeRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ForbiddenError } from '../../errors/catalogue.js';
-import type { AppContext } from '../../services/app-context.js';
+import type { AppContext } from '../../app/app-context.js';
 
 export function utilsRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {

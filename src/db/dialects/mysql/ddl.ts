@@ -10,8 +10,8 @@ import { statementRunner } from '../../ddl-exec.js';
 import type { CatalogRow } from '../../introspection-utils.js';
 import { constraintName } from '../../ddl-names.js';
 import type { ColumnSpec, DdlCatalog, DdlStatement, SchemaDdl, StorageShape } from '../../schema-ddl.js';
-import type { DdlStep } from '../../schema-steps.js';
-import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
+import type { DdlStep } from '../../../schema-admin/plan/schema-steps.js';
+import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 import {
   catalogColumn,
   catalogDefinition,

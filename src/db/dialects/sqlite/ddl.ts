@@ -17,8 +17,8 @@ import {
   type SchemaDdl,
   type StorageShape,
 } from '../../schema-ddl.js';
-import type { DdlStep } from '../../schema-steps.js';
-import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../type-conversions.js';
+import type { DdlStep } from '../../../schema-admin/plan/schema-steps.js';
+import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 import { quoteName, sameName } from './table-definition.js';
 import { rebuildTable, rebuiltTables } from './table-rebuild.js';
 

@@ -1,0 +1,239 @@
+/**
+ * Login, refresh and logout in the three modes of Directus docs: Authentication — json (tokens in the body), cookie (refresh
+ * token in an httpOnly cookie), session (a session JWT in an httpOnly cookie) — with two-factor codes, IP
+ * allow-lists and suspension after too many failed logins. Cookies are described here and set by the route.
+ */
+import { AccessTokens, looksLikeJwt } from './access-tokens.js';
+import { allowList, ipAllowed } from './ip-allow-list.js';
+import type { LoginAttempts } from './login-attempts.js';
+import { verifyPassword } from './passwords.js';
+import type { LoginLiveness } from './login-liveness.js';
+import { newFamily, Sessions } from './sessions.js';
+import { otpValid } from './tfa.js';
+import { loadUserAccountability, type UserAccountability } from './user-accountability.js';
+import type { CookieConfig } from '../config/auth-config.js';
+import { systemClock, type Clock } from '../config/clock.js';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/connection.js';
+import { SettingsRepository } from '../db/repositories/settings.js';
+import { UsersRepository } from '../db/repositories/users.js';
+import type { ChangeEvents } from '../engine/write/change-events.js';
+import {
+  InvalidCredentialsError,
+  InvalidIpError,
+  InvalidOtpError,
+  InvalidPayloadError,
+  UserSuspendedError,
+} from '../errors/catalogue.js';
+import { checkLogin, checkMode, type AuthMode } from '../request/auth-bodies.js';
+
+export type { AuthMode };
+
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+  origin?: string | null;
+}
+
+/** A cookie to set (value) or clear (null). */
+export interface CookieChange {
+  cookie: CookieConfig;
+  value: string | null;
+  maxAgeMs: number;
+}
+
+export interface AuthResult {
+  data: Record<string, unknown>;
+  cookies: CookieChange[];
+}
+
+export class AuthService {
+  private readonly accessTokens: AccessTokens;
+  private readonly sessionTokens: AccessTokens;
+  private readonly sessions: Sessions;
+  private readonly users: UsersRepository;
+  private readonly settings: SettingsRepository;
+
+  constructor(
+    private readonly db: Database,
+    secret: string,
+    private readonly config: Pick<Config, 'accessTokenTtlMs' | 'loginStallTimeMs' | 'auth'>,
+    private readonly attempts: LoginAttempts,
+    /** Takes a point of the login limiter for `<email>|<ip>` (429 over it); REST and GraphQL logins alike. */
+    private readonly throttle: (key: string) => Promise<void> = async () => {},
+    /** Ends logins on logout, on every instance. */
+    private readonly logins: LoginLiveness | null = null,
+    private readonly clock: Clock = systemClock,
+    /** A user suspended after too many failed logins is an update of its row, announced as the writer's are. */
+    private readonly changes: ChangeEvents | null = null,
+  ) {
+    this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs, clock);
+    this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs, clock);
+    this.sessions = new Sessions(db, clock);
+    this.users = new UsersRepository(db);
+    this.settings = new SettingsRepository(db);
+  }
+
+  async login(body: Record<string, unknown>, client: ClientInfo): Promise<AuthResult> {
+    // Guessing passwords is slowed per account and client IP, on top of the per-IP limit every route has.
+    await this.throttle(`${String(body.email).toLowerCase()}|${client.ip}`);
+    const checked = checkLogin(body);
+    const mode = checked.mode ?? 'json';
+    const email = checked.email.toLowerCase();
+    const started = Date.now();
+    const stall = async () => {
+      // Unknown users, wrong passwords and inactive accounts all answer after the same minimum time.
+      const wait = this.config.loginStallTimeMs - (Date.now() - started);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    };
+
+    const user = await this.users.forLogin(email);
+    const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
+    if (!user || user.status !== 'active') {
+      await stall();
+      throw new InvalidCredentialsError();
+    }
+    const allowed = await this.allowedAttempts();
+    if (!passwordOk) {
+      if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
+        await this.users.setStatus(user.id, 'suspended');
+        this.changes?.announce('service_users', 'update', [user.id]);
+      }
+      await stall();
+      throw new InvalidCredentialsError();
+    }
+    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now())) throw new InvalidOtpError();
+    const accountability = await this.allowedFrom(String(user.id), client.ip);
+    if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
+
+    await this.users.touchLastAccess(user.id, new Date());
+    const family = newFamily();
+    return this.issue(
+      accountability,
+      mode,
+      await this.sessions.create(String(user.id), this.ttl(mode), client, family),
+      family,
+    );
+  }
+
+  /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
+  async refresh(
+    body: Record<string, unknown>,
+    cookies: Record<string, string | undefined>,
+    client: ClientInfo,
+  ): Promise<AuthResult> {
+    const mode = checkMode(body) ?? (typeof body.refresh_token === 'string' ? 'json' : 'cookie');
+    const raw = this.tokenFrom(body, cookies, mode);
+    const session = await this.sessions.find(raw);
+    if (!session) throw new InvalidCredentialsError();
+    const user = await this.users.status(session.user);
+    if (user?.status === 'suspended') throw new UserSuspendedError();
+    if (user?.status !== 'active') throw new InvalidCredentialsError();
+    const accountability = await this.allowedFrom(session.user, client.ip);
+    const grace = mode === 'session' ? this.config.auth.sessionRefreshGracePeriodMs : 0;
+    const rotated = await this.sessions.rotate(raw, this.ttl(mode), grace, client);
+    if (!rotated) throw new InvalidCredentialsError();
+    return this.issue(accountability, mode, rotated.token, rotated.family);
+  }
+
+  /** Ends the session; both cookies are cleared whatever the mode. */
+  async logout(body: Record<string, unknown>, cookies: Record<string, string | undefined>): Promise<CookieChange[]> {
+    const mode =
+      checkMode(body) ??
+      (typeof body.refresh_token === 'string'
+        ? 'json'
+        : cookies[this.config.auth.sessionCookie.name]
+          ? 'session'
+          : 'cookie');
+    const raw = this.tokenFrom(body, cookies, mode);
+    const family = (await this.sessions.find(raw))?.family ?? null;
+    if (family) {
+      // Every session of the login, and every access token issued for it, ends now.
+      await this.sessions.removeFamily(family);
+      await this.logins?.end(family);
+    } else {
+      await this.sessions.remove(raw);
+    }
+    return [this.clear(this.config.auth.refreshCookie), this.clear(this.config.auth.sessionCookie)];
+  }
+
+  /** Whether a session JWT's session is still live (logged-out sessions stop authenticating at once). */
+  async sessionLive(raw: string): Promise<boolean> {
+    return (await this.sessions.find(raw)) !== null;
+  }
+
+  private tokenFrom(
+    body: Record<string, unknown>,
+    cookies: Record<string, string | undefined>,
+    mode: AuthMode,
+  ): string {
+    let raw: unknown;
+    if (mode === 'session') {
+      const jwt = cookies[this.config.auth.sessionCookie.name];
+      raw = jwt && looksLikeJwt(jwt) ? this.sessionTokens.sessionOf(jwt) : null;
+    } else {
+      raw = typeof body.refresh_token === 'string' ? body.refresh_token : cookies[this.config.auth.refreshCookie.name];
+    }
+    if (typeof raw !== 'string' || raw === '')
+      throw new InvalidPayloadError('The refresh token is required in either the payload or cookie');
+    return raw;
+  }
+
+  private issue(
+    accountability: UserAccountability,
+    mode: AuthMode,
+    sessionToken: string,
+    family: string | null,
+  ): AuthResult {
+    const claims = {
+      id: accountability.user!,
+      role: accountability.role,
+      admin_access: accountability.admin,
+      app_access: accountability.app,
+    };
+    if (mode === 'session') {
+      const { token, expires } = this.sessionTokens.issue({ ...claims, session: sessionToken });
+      return {
+        data: { expires },
+        cookies: [
+          { cookie: this.config.auth.sessionCookie, value: token, maxAgeMs: this.config.auth.sessionCookieTtlMs },
+        ],
+      };
+    }
+    const { token, expires } = this.accessTokens.issue(family ? { ...claims, sid: family } : claims);
+    if (mode === 'cookie') {
+      return {
+        data: { access_token: token, expires },
+        cookies: [
+          { cookie: this.config.auth.refreshCookie, value: sessionToken, maxAgeMs: this.config.auth.refreshTokenTtlMs },
+        ],
+      };
+    }
+    return { data: { access_token: token, expires, refresh_token: sessionToken }, cookies: [] };
+  }
+
+  private ttl(mode: AuthMode): number {
+    return mode === 'session' ? this.config.auth.sessionCookieTtlMs : this.config.auth.refreshTokenTtlMs;
+  }
+
+  private clear(cookie: CookieConfig): CookieChange {
+    return { cookie, value: null, maxAgeMs: 0 };
+  }
+
+  /**
+   * The user's roles, policies and flags (for the token's claims); 401 INVALID_IP when their policies carry
+   * allow-lists and the client is on none of them.
+   */
+  private async allowedFrom(user: string, ip: string | null): Promise<UserAccountability> {
+    const accountability = await loadUserAccountability(this.db, 'id', user);
+    if (!accountability) throw new InvalidCredentialsError();
+    if (!ipAllowed(accountability.ipAccess.map(allowList), ip)) throw new InvalidIpError();
+    return accountability;
+  }
+
+  private async allowedAttempts(): Promise<number | null> {
+    const row = await this.settings.loginAttempts();
+    const value = row?.auth_login_attempts;
+    return value === null || value === undefined ? (row ? null : 25) : Number(value) > 0 ? Number(value) : null;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Change events: which items of which collection a committed write created, updated or deleted (keys and action
+ * only; a subscriber re-reads the items with its own accountability, so no data crosses the bus). The write executor
+ * records into a ChangeRecorder during the transaction; the writer hands the recorder to `ChangeEvents.emit` once the
+ * transaction has committed, so a rolled-back write emits nothing. Listeners of this instance hear an event
+ * synchronously at emit, so events of one collection keep their commit order; with Redis the event is also published
+ * for the other instances (whose listeners hear it in the order Redis delivers it: one connection, in order). Without
+ * Redis the database bus carries only change counters, not payloads: events stay on this instance.
+ */
+import type { MessageBus, Notice } from '../../bus/message-bus.js';
+import type { Key } from '../../plan/mutation-plan.js';
+
+export type ChangeAction = 'create' | 'update' | 'delete';
+
+export interface ChangeEvent {
+  collection: string;
+  action: ChangeAction;
+  keys: Key[];
+}
+
+export type ChangeListener = (event: ChangeEvent) => void;
+
+export const CHANGES_CHANNEL = 'changes';
+
+/** The changes one transaction makes, in the order its statements made them; merged per collection and action. */
+export class ChangeRecorder {
+  /** Each event with the keys it holds as text, kept with it: a batch records its rows one call each. */
+  private readonly byTarget = new Map<string, { event: ChangeEvent; seen: Set<string> }>();
+
+  record(collection: string, action: ChangeAction, keys: readonly Key[]): void {
+    if (keys.length === 0) return;
+    const target = `${action}\u0000${collection}`;
+    let entry = this.byTarget.get(target);
+    if (!entry) this.byTarget.set(target, (entry = { event: { collection, action, keys: [] }, seen: new Set() }));
+    for (const key of keys) {
+      const text = String(key);
+      if (!entry.seen.has(text)) (entry.event.keys.push(key), entry.seen.add(text));
+    }
+  }
+
+  /** Creates of a collection come before its updates, and deletes last, as a reader of the events expects them. */
+  events(): ChangeEvent[] {
+    const order: Record<ChangeAction, number> = { create: 0, update: 1, delete: 2 };
+    return [...this.byTarget.values()].map((e) => e.event).sort((a, b) => order[a.action] - order[b.action]);
+  }
+}
+
+function isChangeEvent(notice: Notice): notice is Notice & ChangeEvent {
+  return (
+    typeof notice.collection === 'string' &&
+    ['create', 'update', 'delete'].includes(notice.action as string) &&
+    Array.isArray(notice.keys)
+  );
+}
+
+export class ChangeEvents {
+  private readonly listeners = new Set<ChangeListener>();
+  private remote: MessageBus | null = null;
+
+  /** `remote`: the bus to other instances, or null when it cannot carry payloads (no Redis). */
+  async start(remote: MessageBus | null): Promise<void> {
+    this.remote = remote;
+    await remote?.subscribe(CHANGES_CHANNEL, (notice) => {
+      if (isChangeEvent(notice))
+        this.deliver({ collection: notice.collection, action: notice.action, keys: notice.keys });
+    });
+  }
+
+  listen(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** After commit: this instance's listeners now, the other instances' through the bus (never fails the write). */
+  emit(recorder: ChangeRecorder): void {
+    for (const event of recorder.events()) {
+      this.deliver(event);
+      void this.remote?.publish(CHANGES_CHANNEL, { ...event });
+    }
+  }
+
+  /** After a write that is its own transaction (one statement outside the item writer, already committed). */
+  announce(collection: string, action: ChangeAction, keys: readonly Key[]): void {
+    const recorder = new ChangeRecorder();
+    recorder.record(collection, action, keys);
+    this.emit(recorder);
+  }
+
+  private deliver(event: ChangeEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own (a socket gone); the write and the other listeners are unaffected.
+      }
+    }
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * Item writes, a one-way pipeline like reads: `open` (the collection writable, the caller's rule for the action — the
+ * one check, before the route looks at the body) → parse (the route) → draft plan (pure; every check that needs no
+ * database) → argon2 hashes of `hash` values (off the event loop, before any connection is held) → one transaction:
+ * the lookup stage (engine/write/write-lookups.ts), the plan resolved from the draft and the lookups (pure), the
+ * executor running it → re-read of the written rows through the read engine with the request's query. A re-read the
+ * caller may not make answers 204. Non-admins write under the rules of their policies (plan/write-access.ts,
+ * resolved here once per request). With `options.system`, the service_* collections that have routes of their own
+ * are written the same way.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database, Executor } from '../../db/connection.js';
+import { atLine, InvalidPayloadError, RouteNotFoundError, ServiceError } from '../../errors/catalogue.js';
+import type { ImportRecord } from '../../io/import-records.js';
+import type { AccessResolver } from '../../permissions/access-resolver.js';
+import type { Accountability } from '../../permissions/accountability.js';
+import type { PermissionSet } from '../../permissions/permission-store.js';
+import type { Key, MutationPlan, WriteHashes } from '../../plan/mutation-plan.js';
+import { itemsCollection, planCreate, planDelete, planSingleton, planUpdate } from '../../plan/mutation-planner.js';
+import { keyOfValues } from '../../plan/row-key.js';
+import type { WriteAccess, WriteAction } from '../../plan/write-access.js';
+import type { WriteContext } from '../../plan/write-context.js';
+import { checkDeletes, resolvePlan } from '../../plan/write-resolution.js';
+import type { Query } from '../../request/query.js';
+import type { DeleteBody, Payload, UpdateBody } from '../../request/write-body.js';
+import type { CollectionOverview, SchemaOverview } from '../../schema/types.js';
+import {
+  NO_MARKS,
+  type ItemsService,
+  type JsonRead,
+  type OutputForm,
+  type RowsRead,
+  type StageMarks,
+} from '../read/items-service.js';
+import { MutationExecutor } from './mutation-executor.js';
+import { ChangeRecorder, type ChangeEvents } from './change-events.js';
+import type { SystemWrites } from './system-writes.js';
+import { WriteLookupStage } from './write-lookups.js';
+import { hashWriteValues } from './write-hashes.js';
+import { keysByQuery, readKey, readKeys, reread } from './write-reread.js';
+
+export interface ItemsWriterDeps {
+  db: Database;
+  schema: () => SchemaOverview;
+  items: ItemsService;
+  access: AccessResolver;
+  maxBatchMutation: number;
+  /** Checks and cache invalidation of system-collection writes (needed for `options.system`). */
+  systemWrites?: SystemWrites;
+  /** argon2 with the HASH_* settings (auth/passwords.ts); tests observe when it runs. */
+  hash: (plain: string) => Promise<string>;
+  /** Where the changes of each committed write are announced (realtime subscriptions). */
+  changes?: ChangeEvents;
+}
+
+export interface WriteOptions<R extends Reread = 'json'> {
+  /** Opens the service_* collections that have routes of their own (users, roles, policies, ...). */
+  system?: boolean;
+  /** How the written items are read back: the database's JSON text (REST), or values (GraphQL's resolvers). */
+  reread?: R;
+  /** The JSON form of the values read back (see items-service.ts). */
+  form?: OutputForm;
+}
+
+export type Reread = 'json' | 'rows';
+
+/** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
+const UNCHECKED: WriteAccess = { rules: () => null };
+
+/** A write's answer: the written items as read back, or null when the caller may not read them (204 No Content). */
+export type WriteResult<R extends Reread = 'json'> = (R extends 'rows' ? RowsRead : JsonRead) | null;
+
+/** A collection opened for writing by `ItemsWriter.open`: checked, with the caller's context. */
+export interface OpenedCollection<R extends Reread = 'json'> {
+  collection: CollectionOverview;
+  ctx: WriteContext;
+  options: WriteOptions<R>;
+}
+
+export class ItemsWriter {
+  constructor(private readonly deps: ItemsWriterDeps) {}
+
+  /**
+   * The one writability check of a write: FORBIDDEN unless `collection` can be written at all (exists, has a key, is
+   * not a service_* table unless `options.system`) and the caller has a rule for `action` (null: the write's own
+   * rules decide, as for a singleton that may be created or updated). Front ends call it before reading the body.
+   */
+  async open<R extends Reread = 'json'>(
+    collection: string,
+    action: WriteAction | null,
+    accountability: Accountability,
+    options: WriteOptions<R> = {},
+  ): Promise<OpenedCollection<R>> {
+    const ctx = await this.context(accountability, options);
+    return { collection: itemsCollection(collection, ctx, action ?? undefined), ctx, options };
+  }
+
+  /**
+   * Whether the caller has a rule for `action` on a writable `collection`, from an already loaded permission set
+   * (null for admins): for front ends that list what may be written (GraphQL mutations), without a database trip.
+   */
+  canWrite(
+    collection: string,
+    action: WriteAction,
+    accountability: Accountability,
+    permissions: PermissionSet | null,
+    options: WriteOptions<Reread> = {},
+  ): boolean {
+    try {
+      itemsCollection(collection, { ...this.baseContext(accountability, options), access: UNCHECKED });
+    } catch {
+      return false;
+    }
+    return accountability.admin || Boolean(permissions?.for(collection, action).length);
+  }
+
+  /** POST: one item (object) or many (array); answered with the created items as `query` reads them. */
+  async create<R extends Reread>(
+    target: OpenedCollection<R>,
+    items: Payload[],
+    many: boolean,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
+    const { collection, ctx } = target;
+    if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}`);
+    await this.checkSystemPayloads(target, items, many);
+    const draft = planCreate(collection, items, many, ctx);
+    marks.mark('plan');
+    const keys = await this.execute(target, draft);
+    marks.mark('write');
+    const body = many
+      ? await readKeys(this.deps.items, target, keys, query)
+      : await readKey(this.deps.items, target, keys[0]!, query);
+    marks.mark('read');
+    return body;
+  }
+
+  /**
+   * Import: the records create items in batches of `batchSize` rows (one multi-row INSERT each), all inside one
+   * transaction, through the same planner as POST (permissions, presets, validation, hashing, MAX_BATCH_MUTATION
+   * counted over the whole import). A bad record fails the import with its line; nothing is written. Answers the
+   * number of items created. Hashes are made before each batch's turn in the transaction (import collections with
+   * `hash` fields are rare; their argon2 time is spent while the import's connection waits).
+   */
+  async importRecords(
+    target: OpenedCollection<Reread>,
+    records: AsyncIterable<ImportRecord>,
+    batchSize: number,
+    onProgress?: (rows: number) => void,
+  ): Promise<number> {
+    const { collection, ctx } = target;
+    if (collection.singleton)
+      throw new InvalidPayloadError(`Can't import into the singleton "${collection.collection}"`);
+    let written = 0;
+    const changes = new ChangeRecorder();
+    await this.deps.db.transaction(async (tx) => {
+      let batch: ImportRecord[] = [];
+      const flush = async () => {
+        const batchCtx = { ...ctx, maxBatchMutation: ctx.maxBatchMutation - written };
+        written += await this.importBatch(tx, collection, batch, batchCtx, changes);
+        batch = [];
+        onProgress?.(written);
+      };
+      for await (const record of records) {
+        batch.push(record);
+        if (batch.length >= batchSize) await flush();
+      }
+      if (batch.length) await flush();
+    });
+    this.deps.changes?.emit(changes);
+    return written;
+  }
+
+  /**
+   * One batch inside a savepoint; on failure it is rolled back and its rows written one by one (each seeing the
+   * ones before it), so that the first failing row names its line.
+   */
+  private async importBatch(
+    tx: Executor,
+    collection: CollectionOverview,
+    batch: ImportRecord[],
+    ctx: WriteContext,
+    changes: ChangeRecorder,
+  ): Promise<number> {
+    // A batch's changes count only once its savepoint is released (a failed batch fails the whole import).
+    const batchChanges = new ChangeRecorder();
+    const write = async (records: ImportRecord[]): Promise<number> => {
+      const draft = planCreate(
+        collection,
+        records.map((r) => r.payload),
+        true,
+        ctx,
+      );
+      await this.run(tx, draft, ctx, await hashWriteValues(draft, ctx, this.deps.hash), batchChanges);
+      return draft.rowCount;
+    };
+    await tx.query('savepoint strata_import');
+    try {
+      const count = await write(batch);
+      await tx.query('release savepoint strata_import');
+      for (const event of batchChanges.events()) changes.record(event.collection, event.action, event.keys);
+      return count;
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      await tx.query('rollback to savepoint strata_import');
+      if (batch.length > 1) {
+        for (const record of batch) {
+          try {
+            await write([record]);
+          } catch (rowError) {
+            if (rowError instanceof ServiceError) throw atLine(rowError, record.line);
+            throw rowError;
+          }
+        }
+      }
+      throw batch.length === 1 ? atLine(error, batch[0]!.line) : error;
+    }
+  }
+
+  /** PATCH /items/{c}/{pk}. */
+  async updateOne<R extends Reread>(
+    target: OpenedCollection<R>,
+    key: string,
+    payload: Payload,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
+    const { collection, ctx } = target;
+    if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}/${key}`);
+    await this.checkSystemPayloads(target, [payload], false);
+    const draft = planUpdate(collection, [{ key, payload }], false, ctx);
+    marks.mark('plan');
+    const [written] = await this.execute(target, draft);
+    marks.mark('write');
+    const body = await readKey(this.deps.items, target, written!, query);
+    marks.mark('read');
+    return body;
+  }
+
+  /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
+  async updateMany<R extends Reread>(
+    target: OpenedCollection<R>,
+    body: UpdateBody,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
+    const { collection, ctx } = target;
+    let draft: MutationPlan;
+    if (body.kind === 'batch') {
+      await this.checkSystemPayloads(target, body.items, true);
+      draft = planUpdate(
+        collection,
+        body.items.map((payload) => ({ key: keyOfValues(collection, payload) ?? undefined, payload })),
+        true,
+        ctx,
+      );
+    } else {
+      await this.checkSystemPayloads(target, [body.data], false);
+      const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
+      if (keys.length === 0) return readKeys(this.deps.items, target, [], query);
+      draft = planUpdate(
+        collection,
+        keys.map((key) => ({ key, payload: body.data })),
+        false,
+        ctx,
+      );
+    }
+    marks.mark('plan');
+    const keys = await this.execute(target, draft);
+    marks.mark('write');
+    const result = await readKeys(this.deps.items, target, keys, query);
+    marks.mark('read');
+    return result;
+  }
+
+  /** PATCH /items/{singleton} (and /settings): updates its one row, or creates it (looked up in the transaction). */
+  async upsertSingleton<R extends Reread>(
+    target: OpenedCollection<R>,
+    payload: Payload,
+    query: Query,
+    marks: StageMarks = NO_MARKS,
+  ): Promise<WriteResult<R>> {
+    const draft = planSingleton(target.collection, payload, target.ctx);
+    marks.mark('plan');
+    await this.execute(target, draft, true);
+    marks.mark('write');
+    const { collection, options, ctx } = target;
+    const singletonQuery = { ...query, meta: undefined };
+    const body = await reread(
+      this.deps.items,
+      options,
+      (items, read) =>
+        items.readMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, {
+          ...read,
+          singleton: true,
+        }),
+      (items, read) =>
+        items.rowsMany(collection.collection, singletonQuery, ctx.accountability, NO_MARKS, {
+          ...read,
+          singleton: true,
+        }),
+    );
+    marks.mark('read');
+    return body;
+  }
+
+  /** DELETE /items/{c}/{pk} and DELETE /items/{c} (array of keys, `{keys}` or `{query}`); always 204. */
+  async delete(target: OpenedCollection<Reread>, body: DeleteBody, marks: StageMarks = NO_MARKS): Promise<void> {
+    const { collection, ctx } = target;
+    const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
+    const plan = planDelete(collection, keys, ctx);
+    marks.mark('plan');
+    await this.transaction(ctx, new Set([collection.collection]), async (tx, changes) => {
+      checkDeletes(plan, await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forDelete(plan));
+      await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).delete(plan);
+    });
+    marks.mark('write');
+  }
+
+  private baseContext(accountability: Accountability, options: WriteOptions<Reread>): WriteContext {
+    return {
+      schema: this.deps.schema(),
+      accountability,
+      now: new Date(),
+      uuid: randomUUID,
+      maxBatchMutation: this.deps.maxBatchMutation,
+      system: options.system,
+    };
+  }
+
+  /**
+   * The write context; a non-admin's rules resolved for this request (variables such as $CURRENT_USER included),
+   * once per request.
+   */
+  private async context(accountability: Accountability, options: WriteOptions<Reread>): Promise<WriteContext> {
+    const ctx = this.baseContext(accountability, options);
+    if (accountability.admin) return ctx;
+    return { ...ctx, access: await this.deps.access.write(ctx.schema, accountability, ctx.now) };
+  }
+
+  private async checkSystemPayloads(
+    target: OpenedCollection<Reread>,
+    payloads: Payload[],
+    many: boolean,
+  ): Promise<void> {
+    if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
+  }
+
+  /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */
+  private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
+    const { ctx } = target;
+    const hashes = await hashWriteValues(draft, ctx, this.deps.hash);
+    const touched =
+      this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
+    return this.transaction(ctx, touched, (tx, changes) => this.run(tx, draft, ctx, hashes, changes, singleton));
+  }
+
+  private async run(
+    tx: Executor,
+    draft: MutationPlan,
+    ctx: WriteContext,
+    hashes: WriteHashes,
+    changes: ChangeRecorder,
+    singleton = false,
+  ): Promise<Key[]> {
+    const lookups = await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forWrite(draft, singleton);
+    const plan = resolvePlan(draft, lookups, hashes, ctx);
+    return new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).write(plan.rows);
+  }
+
+  /**
+   * One transaction; system writes keep an active admin and drop the caches they make stale once committed. Its
+   * change events are emitted once it has committed.
+   */
+  private async transaction<T>(
+    ctx: WriteContext,
+    touched: Set<string>,
+    work: (tx: Executor, changes: ChangeRecorder) => Promise<T>,
+  ): Promise<T> {
+    const system = ctx.system ? this.deps.systemWrites : undefined;
+    const changes = new ChangeRecorder();
+    if (!system) {
+      const result = await this.deps.db.transaction((tx) => work(tx, changes));
+      this.deps.changes?.emit(changes);
+      return result;
+    }
+    let result: T;
+    await this.deps.db.transaction((tx) =>
+      system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx, changes))),
+    );
+    await system.committed(touched);
+    this.deps.changes?.emit(changes);
+    return result!;
+  }
+}

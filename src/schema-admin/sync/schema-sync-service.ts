@@ -1,0 +1,50 @@
+/** Snapshot, diff and apply for admins (Directus's /schema endpoints), shared by the HTTP routes and the CLI. */
+import { InvalidPayloadError } from '../../errors/catalogue.js';
+import type { Accountability } from '../../permissions/accountability.js';
+import type { AppContext } from '../../app/app-context.js';
+import { requireAdmin } from '../schema-access.js';
+import { planApply, runApply, type ApplyStep } from './apply.js';
+import { diffSnapshots, isEmptyDiff, parseDiffAnswer, parseSnapshot, type DiffAnswer } from './diff.js';
+import { snapshotHash, takeSnapshot, type Snapshot } from './snapshot.js';
+
+export class SchemaSync {
+  constructor(private readonly context: AppContext) {}
+
+  snapshot(accountability: Accountability): Snapshot {
+    requireAdmin(accountability);
+    return takeSnapshot(this.context.schema.current, this.context.db.dialect.snapshotVendor);
+  }
+
+  /** null when the snapshot matches the current schema. A snapshot of another vendor or version needs `force`. */
+  diff(accountability: Accountability, body: unknown, force: boolean): DiffAnswer | null {
+    const current = this.snapshot(accountability);
+    const wanted = parseSnapshot(body);
+    if (!force && wanted.vendor !== current.vendor) {
+      throw new InvalidPayloadError(
+        `The snapshot was taken on ${wanted.vendor}, this database is ${current.vendor}; pass "force" to compare them anyway`,
+      );
+    }
+    if (!force && wanted.directus !== current.directus) {
+      throw new InvalidPayloadError(
+        `The snapshot was taken with version ${wanted.directus}, this is ${current.directus}; pass "force" to compare them anyway`,
+      );
+    }
+    const diff = diffSnapshots(current, wanted);
+    return isEmptyDiff(diff) ? null : { hash: snapshotHash(current), diff };
+  }
+
+  /** The steps a diff would run, in words and order; INVALID_PAYLOAD when it was computed against another schema. */
+  plan(accountability: Accountability, body: unknown): ApplyStep[] {
+    const current = this.snapshot(accountability);
+    const { hash, diff } = parseDiffAnswer(body);
+    if (hash !== snapshotHash(current))
+      throw new InvalidPayloadError(
+        'The diff was computed against a different schema than the current one (hash mismatch); compute it again',
+      );
+    return planApply(current, diff);
+  }
+
+  async apply(accountability: Accountability, body: unknown, onStep?: (step: ApplyStep) => void): Promise<string[]> {
+    return runApply(this.plan(accountability, body), this.context, accountability, onStep);
+  }
+}
