@@ -31,7 +31,15 @@ export const INVALIDATION: Readonly<Record<Change, Clears>> = {
   logins: { clears: ['live-logins'], key: (n) => (typeof n.family === 'string' ? n.family : undefined), bus: true },
   /** POST /utils/cache/clear (the overview reloads too). */
   caches: {
-    clears: ['permission-sets', 'users', 'static-tokens', 'public-policies', 'settings', 'live-logins', 'graphql-schemas'],
+    clears: [
+      'permission-sets',
+      'users',
+      'static-tokens',
+      'public-policies',
+      'settings',
+      'live-logins',
+      'graphql-schemas',
+    ],
     bus: true,
   },
 };
