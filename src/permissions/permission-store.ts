@@ -73,6 +73,9 @@ export class PermissionStore {
   /** With `app`, the built-in minimal permissions of app users are added (app-access-rules.ts). */
   forPolicies(policies: string[], options: { app?: boolean } = {}): Promise<PermissionSet> {
     const key = `${options.app ? 'app:' : ''}${[...policies].sort().join(',')}`;
+    // Every request asks: a hit costs a lookup, no loader.
+    const hit = this.sets.get(key);
+    if (hit) return Promise.resolve(hit);
     return this.sets.load(key, () =>
       this.load(policies).then((loaded) =>
         options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded,
