@@ -29,6 +29,8 @@ import { TfaService } from '../auth/tfa-service.js';
 import { MeService } from '../auth/me-service.js';
 import { DatabaseBus } from '../bus/database-bus.js';
 import { CHANNELS, type MessageBus } from '../bus/message-bus.js';
+import { CacheRegistry } from '../cache/cache-registry.js';
+import { Invalidation } from '../cache/invalidation.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { RightsNotices } from '../realtime/rights-notices.js';
 import { ChangeEvents } from '../engine/write/change-events.js';
@@ -58,6 +60,10 @@ export interface AppContext {
   access: AccessResolver;
   /** Shared with other instances when Redis is configured; local otherwise. */
   bus: MessageBus;
+  /** The caches a change clears, by name (cache/invalidation.ts clears them, here and on notice from elsewhere). */
+  caches: CacheRegistry;
+  /** Changes made here: clears their caches at once and tells the other instances. */
+  invalidation: Invalidation;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
   /** Realtime subscriptions of this instance, re-read once per group of alike subscribers per event. */
@@ -102,9 +108,13 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const secret = resolveSecret(config);
     const undone = await undoCutShortChanges(db, { error: (object, msg) => log.error?.(object, msg) });
     if (undone) log.warn(`Undid ${undone} schema change(s) that a stopped process left half-made`);
+    const caches = new CacheRegistry();
+    const invalidation = new Invalidation(caches);
     const schema = new SchemaStore(db);
+    // Before any other listener: what is built from the old overview goes before anything warms from the new one.
+    schema.onLoad(() => void invalidation.changed('overview'));
     await schema.load();
-    const permissions = new PermissionStore(db);
+    const permissions = new PermissionStore(db, caches);
     const access = new AccessResolver({ db, permissions });
     const items = new ItemsService({
       db,
@@ -112,14 +122,14 @@ export async function createAppContext(config: Config, options: ContextOptions =
       access,
       queryLimitDefault: config.queryLimitDefault,
     });
-    const settings = new SettingsService(db);
-    // Bound below, once the bus exists: system writes call it after they commit.
-    let notifyPermissions = async (): Promise<void> => {};
+    const settings = new SettingsService(db, caches);
+    // System writes call these after they commit.
+    const permissionsChanged = () => invalidation.changed('permissions');
     const systemWrites = new SystemWrites({
       schema: () => schema.current,
       sql: db.dialect.sql,
-      permissionsChanged: () => notifyPermissions(),
-      settingsChanged: () => settings.clear(),
+      permissionsChanged,
+      settingsChanged: () => invalidation.changed('settings'),
       passwordPolicy: () => settings.passwordPolicy(),
     });
     const changes = new ChangeEvents();
@@ -134,8 +144,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       hash: (plain) => hashPassword(plain, config.hash),
     });
     const clock = options.clock ?? systemClock;
-    const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock);
-    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock);
+    const logins = new LoginLiveness(new Sessions(db, clock), config.accessTokenTtlMs, clock, caches);
+    const accountability = new AccountabilityResolver(db, secret, config.accessTokenTtlMs, logins, clock, caches);
 
     redis = config.redis ? await createRedisClient(config.redis.url, log, 'main') : null;
     if (redis) await connectSoon(redis, 2_000);
@@ -148,40 +158,30 @@ export async function createAppContext(config: Config, options: ContextOptions =
         `No REDIS: other instances on this database learn of schema and permission changes within ${config.noticePollMs} ms (polled); set REDIS for instant notices`,
       );
     }
-    // Another instance changed the schema or permissions: catch up (reloads run one at a time, in order).
+    // What a change sets off beyond the caches it clears (cache/invalidation.ts), in the order the changes come.
+    // Another instance changed the schema (or cleared every cache): catch up (reloads run one at a time, in order).
     let reloading = Promise.resolve();
-    await bus.subscribe(CHANNELS.schema, () => {
+    const reload = () => {
       reloading = reloading
         .then(() => schema.load().then(() => undefined))
         .catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
-    });
+    };
     // Live sockets re-resolve their rights at once (rights-notices.ts), after the caches they resolve from are cleared.
     const rights = new RightsNotices();
-    await bus.subscribe(CHANNELS.permissions, () => {
-      accountability.clear();
-      permissions.clear();
+    invalidation.after('schema', (_notice, origin) => origin === 'elsewhere' && reload());
+    invalidation.after('permissions', () => rights.changed());
+    invalidation.after('caches', (_notice, origin) => {
       rights.changed();
+      if (origin === 'elsewhere') reload();
     });
-    const dropCaches = () => {
-      accountability.clear();
-      permissions.clear();
-      settings.clear();
-      rights.changed();
-    };
-    await bus.subscribe(CHANNELS.caches, () => {
-      dropCaches();
-      reloading = reloading
-        .then(() => schema.load().then(() => undefined))
-        .catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+    // Redis carries the login; the database's change counters only say that some login ended.
+    invalidation.after('logins', (notice, origin) => {
+      if (origin === 'elsewhere') logins.noteEnded(typeof notice.family === 'string' ? notice.family : null);
     });
-    await bus.subscribe(CHANNELS.logins, (notice) => {
-      // Redis carries the login; the database's change counters only say that some login ended.
-      if (typeof notice.family === 'string') logins.forget(notice.family);
-      else logins.recheck();
-    });
-    logins.announce = (family) => bus.publish(CHANNELS.logins, { family });
+    await invalidation.listen(bus);
+    logins.announce = (family) => invalidation.changed('logins', { family });
     // Other instances may hold the overview of a change undone above.
-    if (undone) await bus.publish(CHANNELS.schema, { version: schema.current.version });
+    if (undone) await invalidation.changed('schema', { version: schema.current.version });
     // A logout here (before its answer) or elsewhere: the sockets of that login stop their events now.
     logins.onEnded = (family) => rights.loginEnded(family);
     // Only Redis carries an event's keys; the database bus's counters could not, so without Redis events stay local.
@@ -189,19 +189,13 @@ export async function createAppContext(config: Config, options: ContextOptions =
 
     const schemaChanged = async () => {
       const overview = await schema.load();
-      await bus.publish(CHANNELS.schema, { version: overview.version });
+      await invalidation.changed('schema', { version: overview.version });
     };
-    const permissionsChanged = async () => {
-      accountability.clear();
-      permissions.clear();
-      rights.changed();
-      await bus.publish(CHANNELS.permissions, {});
-    };
-    // A reloaded overview has a new version, which the GraphQL schema cache keys on: its schemas go with it.
+    // The overview reloads here as the other instances reload theirs: its new version retires what was built on it.
     const clearCaches = async () => {
-      dropCaches();
+      const told = invalidation.changed('caches');
       await schema.load();
-      await bus.publish(CHANNELS.caches, {});
+      await told;
     };
     const schemaChanges = new SchemaChanges(
       db,
@@ -234,7 +228,6 @@ export async function createAppContext(config: Config, options: ContextOptions =
     rights.listen(() => subscriptions.rightsChanged());
     const openRedis = redis;
     const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
-    notifyPermissions = permissionsChanged;
     return {
       config,
       db,
@@ -264,6 +257,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       tfa: new TfaService(db, 'Strata', clock, changes),
       me: new MeService(db, permissions, () => schema.current),
       bus,
+      caches,
+      invalidation,
       changes,
       subscriptions,
       rights,

@@ -2,7 +2,8 @@
  * Token → Accountability. JWTs are verified (cached by fast-jwt); the user's roles, policies and admin/app flags
  * are recomputed from the database, as Directus 11 does, and kept for a few seconds so a request costs no round trip.
  */
-import { LRUCache } from 'lru-cache';
+import type { Cache } from '../cache/cache.js';
+import { CacheRegistry } from '../cache/cache-registry.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
 import { AccessRepository } from '../db/repositories/access.js';
@@ -18,26 +19,19 @@ import { InvalidIpError } from '../errors/catalogue.js';
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
 
-interface Cached {
-  at: number;
-  value: (UserAccountability & { allow: ReturnType<typeof allowList>[] }) | null;
-}
+/** A user as cached (null: no such user, or not active). */
+type Cached = (UserAccountability & { allow: ReturnType<typeof allowList>[] }) | null;
 
 export class AccountabilityResolver {
   private readonly tokens: AccessTokens;
-  private readonly users = new LRUCache<string, Cached>({ max: CACHE_MAX });
-  private readonly staticTokens = new LRUCache<string, Cached>({ max: CACHE_MAX });
-  private publicPolicies: { at: number; ids: string[] } | null = null;
   /**
-   * Moves on at every `clear()`: a lookup that was already on its way read the rows as they were before the change
-   * that cleared, so it answers its own request but is not kept.
+   * By user id, by static token, and the public policies (one entry). A lookup that was already on its way when a
+   * change cleared them answers its own request but is not kept; lookups of one key share one promise (a rights
+   * notice makes every live socket of a user re-resolve at once).
    */
-  private generation = 0;
-  /**
-   * Lookups on their way, per cache and key, with the generation they started in: a rights notice makes every live
-   * socket of a user re-resolve at once, and they share one lookup instead of one each.
-   */
-  private readonly loading = new Map<string, { generation: number; promise: Promise<Cached['value']> }>();
+  private readonly users: Cache<string, Cached>;
+  private readonly staticTokens: Cache<string, Cached>;
+  private readonly publicPolicies: Cache<'', string[]>;
   private readonly sessions: Sessions;
 
   constructor(
@@ -46,9 +40,13 @@ export class AccountabilityResolver {
     ttlMs = 900_000,
     private readonly logins: LoginLiveness | null = null,
     clock: Clock = systemClock,
+    caches = new CacheRegistry(),
   ) {
     this.tokens = new AccessTokens(secret, ttlMs, clock);
     this.sessions = new Sessions(db, clock);
+    this.users = caches.create('users', { max: CACHE_MAX, ttlMs: CACHE_MS });
+    this.staticTokens = caches.create('static-tokens', { max: CACHE_MAX, ttlMs: CACHE_MS });
+    this.publicPolicies = caches.create('public-policies', { max: 1, ttlMs: CACHE_MS });
   }
 
   /**
@@ -57,11 +55,9 @@ export class AccountabilityResolver {
    * when the answer needs a lookup (then `resolve`). Throws as `resolve` does for a token that fails.
    */
   resolveCached(token: string | null, ip: string | null): Accountability | undefined {
-    const now = Date.now();
     if (!token) {
-      const publicPolicies = this.publicPolicies;
-      if (!publicPolicies || now - publicPolicies.at >= CACHE_MS) return undefined;
-      return { ...publicAccountability(ip), policies: publicPolicies.ids };
+      const ids = this.publicPolicies.get('');
+      return ids && { ...publicAccountability(ip), policies: ids };
     }
     let hit: Cached | undefined;
     if (looksLikeJwt(token)) {
@@ -71,15 +67,15 @@ export class AccountabilityResolver {
     } else {
       hit = this.staticTokens.get(token);
     }
-    if (!hit || now - hit.at >= CACHE_MS) return undefined;
-    return this.accountabilityOf(hit.value, ip);
+    if (hit === undefined) return undefined;
+    return this.accountabilityOf(hit, ip);
   }
 
   async resolve(token: string | null, ip: string | null): Promise<Accountability> {
     const quick = this.resolveCached(token, ip);
     if (quick) return quick;
     if (!token) return { ...publicAccountability(ip), policies: await this.publicPolicyIds() };
-    let user: Cached['value'];
+    let user: Cached;
     if (looksLikeJwt(token)) {
       const claims = this.tokens.verify(token);
       // A session JWT lives only as long as its session: a logout ends it at once, on every instance.
@@ -88,64 +84,33 @@ export class AccountabilityResolver {
       // An access token of a login that was logged out stops working at once (a memory lookup per request).
       if (typeof claims.sid === 'string' && this.logins && !(await this.logins.isLive(claims.sid)))
         throw new InvalidCredentialsError();
-      user = await this.cached(this.users, `u:${claims.id}`, claims.id, () =>
-        loadUserAccountability(this.db, 'id', claims.id),
-      );
+      user = await this.users.load(claims.id, () => withAllowLists(loadUserAccountability(this.db, 'id', claims.id)));
     } else {
-      user = await this.cached(this.staticTokens, `t:${token}`, token, () =>
-        loadUserAccountability(this.db, 'token', token),
-      );
+      user = await this.staticTokens.load(token, () => withAllowLists(loadUserAccountability(this.db, 'token', token)));
     }
     return this.accountabilityOf(user, ip);
   }
 
-  private accountabilityOf(user: Cached['value'], ip: string | null): Accountability {
+  private accountabilityOf(user: Cached, ip: string | null): Accountability {
     if (!user) throw new InvalidCredentialsError();
     if (!ipAllowed(user.allow, ip)) throw new InvalidIpError();
     const { allow: _allow, ipAccess: _ipAccess, ...accountability } = user;
     return { ...accountability, ip };
   }
 
-  /** Drops cached users (after user, role or policy changes). */
+  /** Drops cached users (tests; a running Strata clears through cache/invalidation.ts). */
   clear(): void {
-    this.generation += 1;
     this.users.clear();
     this.staticTokens.clear();
-    this.publicPolicies = null;
+    this.publicPolicies.clear();
   }
 
-  private async cached(
-    map: LRUCache<string, Cached>,
-    loadingKey: string,
-    key: string,
-    load: () => Promise<UserAccountability | null>,
-  ): Promise<Cached['value']> {
-    const hit = map.get(key);
-    const now = Date.now();
-    if (hit && now - hit.at < CACHE_MS) return hit.value;
-    const generation = this.generation;
-    const shared = this.loading.get(loadingKey);
-    if (shared && shared.generation === generation) return shared.promise;
-    const promise = load().then((loaded) => {
-      const value = loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
-      if (generation === this.generation) map.set(key, { at: now, value });
-      return value;
-    });
-    const entry = { generation, promise };
-    this.loading.set(loadingKey, entry);
-    const forget = () => {
-      if (this.loading.get(loadingKey) === entry) this.loading.delete(loadingKey);
-    };
-    promise.then(forget, forget);
-    return promise;
+  private publicPolicyIds(): Promise<string[]> {
+    return this.publicPolicies.load('', () => new AccessRepository(this.db).publicPolicies());
   }
+}
 
-  private async publicPolicyIds(): Promise<string[]> {
-    const now = Date.now();
-    if (this.publicPolicies && now - this.publicPolicies.at < CACHE_MS) return this.publicPolicies.ids;
-    const generation = this.generation;
-    const ids = await new AccessRepository(this.db).publicPolicies();
-    if (generation === this.generation) this.publicPolicies = { at: now, ids };
-    return ids;
-  }
+async function withAllowLists(loading: Promise<UserAccountability | null>): Promise<Cached> {
+  const loaded = await loading;
+  return loaded ? { ...loaded, allow: loaded.ipAccess.map(allowList) } : null;
 }

@@ -5,6 +5,8 @@
  * never comes back). The instance that ends a login forgets it at once and tells the others over the bus, so they
  * forget it too (the database bus, without Redis, only says that some login ended: live logins are checked again).
  */
+import type { Cache } from '../cache/cache.js';
+import { CacheRegistry } from '../cache/cache-registry.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Sessions } from './sessions.js';
 
@@ -12,10 +14,10 @@ const LIVE_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 export class LoginLiveness {
-  private readonly live = new Map<string, number>();
-  private readonly ended = new Map<string, number>();
-  /** Moves on at every `recheck()`: a check already on its way may have read a login that has just ended. */
-  private rechecks = 0;
+  /** Logins looked up, for a few seconds; cleared by the `logins` change (cache/invalidation.ts). */
+  private readonly live: Cache<string, boolean>;
+  /** Logins known to have ended, for as long as their access tokens live. */
+  private readonly ended: Cache<string, true>;
   /** Set once the bus exists: tells the other instances that a login ended. */
   announce: (family: string) => Promise<void> = async () => {};
   /** Told synchronously when a login ends here or elsewhere (null: some login, not known which): live sockets. */
@@ -24,48 +26,39 @@ export class LoginLiveness {
   constructor(
     private readonly sessions: Sessions,
     /** How long an ended login is remembered: its access tokens expire within it. */
-    private readonly accessTokenTtlMs: number,
+    accessTokenTtlMs: number,
     private readonly clock: Clock = systemClock,
-  ) {}
-
-  async isLive(family: string): Promise<boolean> {
-    const now = this.clock.now();
-    if (this.ended.has(family)) return false;
-    const checked = this.live.get(family);
-    if (checked !== undefined && now - checked < LIVE_MS) return true;
-    const rechecks = this.rechecks;
-    const live = await this.sessions.familyLive(family);
-    if (!live) this.forget(family, now);
-    else if (rechecks === this.rechecks) this.remember(this.live, family, now);
-    return live;
+    caches = new CacheRegistry(),
+  ) {
+    const now = () => this.clock.now();
+    this.live = caches.create('live-logins', { max: MAX_ENTRIES, ttlMs: LIVE_MS, now });
+    this.ended = caches.create('ended-logins', { max: MAX_ENTRIES, ttlMs: accessTokenTtlMs, now });
   }
 
-  /** A logout here: forget the login and tell the other instances. */
+  async isLive(family: string): Promise<boolean> {
+    if (this.ended.get(family)) return false;
+    return this.live.load(family, async () => {
+      const live = await this.sessions.familyLive(family);
+      if (!live) this.noteEnded(family);
+      return live;
+    });
+  }
+
+  /** A logout here: the login ends here at once, and the other instances are told. */
   async end(family: string): Promise<void> {
-    this.forget(family, this.clock.now());
+    this.noteEnded(family);
     await this.announce(family);
   }
 
-  /** A logout on another instance. */
-  forget(family: string, now = this.clock.now()): void {
-    this.live.delete(family);
-    this.remember(this.ended, family, now);
+  /** A login ended (here, or elsewhere as a `logins` change tells; null: some login, not known which). */
+  noteEnded(family: string | null): void {
+    if (family !== null) this.ended.set(family, true);
     this.onEnded(family);
   }
 
-  /** Some login ended on another instance (which one is not known): live logins are checked again. */
+  /** What the `logins` change does on a notice that names no login (tests: a logout on another instance). */
   recheck(): void {
-    this.rechecks += 1;
     this.live.clear();
     this.onEnded(null);
-  }
-
-  private remember(map: Map<string, number>, family: string, now: number): void {
-    if (map.size >= MAX_ENTRIES) {
-      // Ended logins older than an access token's lifetime matter no more; live ones are only a cache.
-      for (const [key, at] of map) if (map === this.live || now - at > this.accessTokenTtlMs) map.delete(key);
-      if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
-    }
-    map.set(family, now);
   }
 }

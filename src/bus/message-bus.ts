@@ -1,5 +1,5 @@
 /**
- * Notices between Strata instances (schema changed, permissions changed). With Redis they travel over pub/sub
+ * Notices between Strata instances (schema changed, permissions changed; cache/invalidation.ts says what each clears). With Redis they travel over pub/sub
  * (redis-bus.ts); without it, through change counters in the database that every instance polls (database-bus.ts).
  */
 
@@ -21,6 +21,8 @@ export const CHANNELS = {
   permissions: 'permissions',
   /** A logout ended a login: `{family}`. */
   logins: 'logins',
+  /** The settings row changed. */
+  settings: 'settings',
   /** Every cache cleared (POST /utils/cache/clear). */
   caches: 'caches',
 } as const;

@@ -24,7 +24,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { LRUCache } from 'lru-cache';
+import { Cache } from '../cache/cache.js';
 import type { GraphQLConfig } from '../config/graphql-config.js';
 import { GraphQLValidationError } from '../errors/catalogue.js';
 import { emptyRecord } from '../request/prototype-keys.js';
@@ -44,18 +44,16 @@ export interface CompiledDocument {
 }
 
 export class DocumentCache {
-  private readonly documents = new LRUCache<string, CompiledDocument | GraphQLValidationError>({ max: MAX_DOCUMENTS });
+  private readonly documents = new Cache<string, CompiledDocument | GraphQLValidationError>('graphql-documents', {
+    max: MAX_DOCUMENTS,
+  });
 
   constructor(private readonly config: GraphQLConfig) {}
 
   /** The compiled operation, or GRAPHQL_VALIDATION (thrown) for a document that does not parse or validate. */
   get(schema: GraphQLSchema, query: string, operationName: string | undefined): CompiledDocument {
     const key = `${operationName ?? ''}\u0000${query}`;
-    let entry = this.documents.get(key);
-    if (!entry) {
-      entry = this.compile(schema, query, operationName);
-      this.documents.set(key, entry);
-    }
+    const entry = this.documents.compute(key, () => this.compile(schema, query, operationName));
     if (entry instanceof GraphQLValidationError) throw entry;
     return entry;
   }

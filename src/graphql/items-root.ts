@@ -14,7 +14,7 @@ import {
   type GraphQLInputType,
   type GraphQLResolveInfo,
 } from 'graphql';
-import { LRUCache } from 'lru-cache';
+import { Cache } from '../cache/cache.js';
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { checkDepth } from '../request/parse-query.js';
 import type { Query } from '../request/query.js';
@@ -50,7 +50,7 @@ export interface ReadLimits {
  * Query IRs already walked, per field (the compiled document keeps its AST nodes) and variable values: a document
  * asked again costs no walk. The IR is never mutated downstream, so it can be shared.
  */
-const walked = new WeakMap<readonly FieldNode[], LRUCache<string, Query>>();
+const walked = new WeakMap<readonly FieldNode[], Cache<string, Query>>();
 const MAX_VARIANTS = 20;
 
 /** The Query IR of a field returning items of `view`'s collection, from its selection set and query arguments. */
@@ -65,7 +65,7 @@ export function selectionQuery(
   const hit = variants?.get(key);
   if (hit) return hit;
   const query = walkSelection(info, args, filterType, limits);
-  if (!variants) walked.set(info.fieldNodes, (variants = new LRUCache({ max: MAX_VARIANTS })));
+  if (!variants) walked.set(info.fieldNodes, (variants = new Cache('graphql-selections', { max: MAX_VARIANTS })));
   variants.set(key, query);
   return query;
 }

@@ -19,7 +19,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { LRUCache } from 'lru-cache';
+import { Cache } from '../cache/cache.js';
 import { ServiceError } from '../errors/catalogue.js';
 import type { Query } from '../request/query.js';
 import type { FieldRead } from './collection-types.js';
@@ -42,13 +42,13 @@ interface RootPlan {
 }
 
 /** Root plans of one operation per variable values (`false`: the document needs full execution). */
-export type PassThroughPlans = LRUCache<string, RootPlan[] | false>;
+export type PassThroughPlans = Cache<string, RootPlan[] | false>;
 
 /** Variable values remembered per operation. */
 const MAX_VARIANTS = 20;
 
 export function passThroughPlans(): PassThroughPlans {
-  return new LRUCache({ max: MAX_VARIANTS });
+  return new Cache('graphql-pass-through', { max: MAX_VARIANTS });
 }
 
 /** The response body, or null when the document is not plain (nothing has run then). */

@@ -1,10 +1,11 @@
 /**
  * Schemas per (schema version, permission set), in a bounded LRU. A permission set is the object the permission
- * store caches per policy set, so a permissions change (which drops those objects) also yields new schemas. The
- * admin's and the public's schemas are built as soon as a new schema overview loads, off the request path (unless
- * the app is told not to warm, as tests do).
+ * store caches per policy set, so a permissions change (which drops those objects) also yields new schemas; a new
+ * overview clears them all (the `overview` change of cache/invalidation.ts). The admin's and the public's schemas
+ * are built as soon as a new schema overview loads, off the request path (unless the app is told not to warm, as
+ * tests do).
  */
-import { LRUCache } from 'lru-cache';
+import type { Cache } from '../cache/cache.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { AppContext } from '../app/app-context.js';
@@ -20,7 +21,7 @@ export interface CachedSchemas extends Schemas {
 }
 
 export class SchemaCache {
-  private readonly cache = new LRUCache<string, CachedSchemas>({ max: MAX_SCHEMAS });
+  private readonly cache: Cache<string, CachedSchemas>;
   private readonly setIds = new WeakMap<PermissionSet, number>();
   private nextSetId = 1;
 
@@ -29,9 +30,9 @@ export class SchemaCache {
     private readonly app: AppContext,
     warm = true,
   ) {
-    // Schemas of an older overview are never asked for again (keys carry the version): let them go at once.
+    this.cache = app.caches.create('graphql-schemas', { max: MAX_SCHEMAS });
+    // The overview's listener in app-context.ts has cleared the schemas of the old one by now.
     app.schema.onLoad(() => {
-      this.cache.clear();
       if (warm) setImmediate(() => void this.warm());
     });
     // The overview loaded at start is already there: warm for it too.

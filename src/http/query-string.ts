@@ -9,7 +9,7 @@
  * segment that `Object.prototype` has (`__proto__`, but also `toString`, `valueOf`...) without a word, which silently
  * removed a filter on a field named so; `allowPrototypes` keeps those as the plain own keys they are.
  */
-import { LRUCache } from 'lru-cache';
+import { Cache } from '../cache/cache.js';
 import qs from 'qs';
 import { isPrototypeKey, REFUSED_QUERY_KEY } from '../request/prototype-keys.js';
 
@@ -42,7 +42,7 @@ export function queryStringParser(options: {
     }) as Record<string, unknown>;
     return refused === null ? parsed : { [REFUSED_QUERY_KEY]: refused };
   };
-  const kept = new LRUCache<string, Record<string, unknown>>({ max: KEPT });
+  const kept = new Cache<string, Record<string, unknown>>('query-strings', { max: KEPT });
   return (text) => {
     if (text.length > KEPT_LENGTH || text.includes('access_token')) return parse(text);
     let parsed = kept.get(text);

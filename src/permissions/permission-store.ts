@@ -1,9 +1,10 @@
 /**
- * The permission rows of a set of policies (Directus docs: Access control), parsed once and cached per policy set until a change
- * (`clear()`, also on notice from another instance). Rules stay Filter ASTs here; the planner resolves them per
- * request (dynamic values such as $CURRENT_USER differ per caller).
+ * The permission rows of a set of policies (Directus docs: Access control), parsed once and cached per policy set
+ * until a change (the `permissions` change of cache/invalidation.ts, here or on another instance). Rules stay Filter
+ * ASTs here; the planner resolves them per request (dynamic values such as $CURRENT_USER differ per caller).
  */
-import { LRUCache } from 'lru-cache';
+import type { Cache } from '../cache/cache.js';
+import { CacheRegistry } from '../cache/cache-registry.js';
 import type { Database } from '../db/connection.js';
 import { AccessRepository } from '../db/repositories/access.js';
 import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
@@ -61,31 +62,28 @@ export class PermissionSet {
 const MAX_SETS = 1_000;
 
 export class PermissionStore {
-  private readonly sets = new LRUCache<string, Promise<PermissionSet>>({ max: MAX_SETS });
+  private readonly sets: Cache<string, PermissionSet>;
   private readonly access: AccessRepository;
 
-  constructor(db: Database) {
+  constructor(db: Database, caches = new CacheRegistry()) {
     this.access = new AccessRepository(db);
+    this.sets = caches.create('permission-sets', { max: MAX_SETS });
   }
 
   /** With `app`, the built-in minimal permissions of app users are added (app-access-rules.ts). */
   forPolicies(policies: string[], options: { app?: boolean } = {}): Promise<PermissionSet> {
     const key = `${options.app ? 'app:' : ''}${[...policies].sort().join(',')}`;
-    let set = this.sets.get(key);
-    if (!set) {
-      set = this.load(policies).then((loaded) =>
+    // Every request asks: a hit costs a lookup, no loader.
+    const hit = this.sets.get(key);
+    if (hit) return Promise.resolve(hit);
+    return this.sets.load(key, () =>
+      this.load(policies).then((loaded) =>
         options.app ? new PermissionSet([...loaded.rules, ...APP_ACCESS_RULES]) : loaded,
-      );
-      this.sets.set(key, set);
-      // Only this promise goes: after a clear() the key may hold a newer one.
-      const loading = set;
-      set.catch(() => {
-        if (this.sets.peek(key) === loading) this.sets.delete(key);
-      });
-    }
-    return set;
+      ),
+    );
   }
 
+  /** Drops every set (tests; a running Strata clears through cache/invalidation.ts). */
   clear(): void {
     this.sets.clear();
   }

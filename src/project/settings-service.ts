@@ -1,4 +1,6 @@
 /** The project settings row (service_settings), read for /server/info and kept for a few seconds. */
+import type { Cache } from '../cache/cache.js';
+import { CacheRegistry } from '../cache/cache-registry.js';
 import type { Database } from '../db/connection.js';
 import { SettingsRepository, type SettingsRow } from '../db/repositories/settings.js';
 
@@ -17,42 +19,37 @@ export interface ProjectInfo {
 }
 
 export class SettingsService {
-  private cached: { at: number; value: ProjectInfo } | null = null;
-  private policy: { at: number; value: string | null } | null = null;
-  /** Moves on at every `clear()`: a read already on its way when the row changed is not kept. */
-  private generation = 0;
-
+  /** What is read from the row, by what; cleared by the `settings` change (cache/invalidation.ts). */
+  private readonly cache: Cache<'info' | 'policy', ProjectInfo | string | null>;
   private readonly settings: SettingsRepository;
 
-  constructor(db: Database) {
+  constructor(db: Database, caches = new CacheRegistry()) {
     this.settings = new SettingsRepository(db);
+    this.cache = caches.create('settings', { max: 2, ttlMs: CACHE_MS });
   }
 
-  /** The settings row changed (PATCH /settings). */
+  /** Drops what was read (tests; a running Strata clears through cache/invalidation.ts). */
   clear(): void {
-    this.generation += 1;
-    this.cached = null;
-    this.policy = null;
+    this.cache.clear();
   }
 
   /** `auth_password_policy`: a regular expression new passwords must match (`/.../flags` or bare), or null. */
-  async passwordPolicy(): Promise<string | null> {
-    if (this.policy && Date.now() - this.policy.at < CACHE_MS) return this.policy.value;
-    const generation = this.generation;
-    const row = await this.settings.passwordPolicy();
-    const value =
-      typeof row?.auth_password_policy === 'string' && row.auth_password_policy !== ''
+  passwordPolicy(): Promise<string | null> {
+    return this.cache.load('policy', async () => {
+      const row = await this.settings.passwordPolicy();
+      return typeof row?.auth_password_policy === 'string' && row.auth_password_policy !== ''
         ? row.auth_password_policy
         : null;
-    if (generation === this.generation) this.policy = { at: Date.now(), value };
-    return value;
+    }) as Promise<string | null>;
   }
 
-  async projectInfo(): Promise<ProjectInfo> {
-    if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.value;
-    const generation = this.generation;
+  projectInfo(): Promise<ProjectInfo> {
+    return this.cache.load('info', () => this.readInfo()) as Promise<ProjectInfo>;
+  }
+
+  private async readInfo(): Promise<ProjectInfo> {
     const row: SettingsRow = (await this.settings.row()) ?? {};
-    const value: ProjectInfo = {
+    return {
       project_name: row.project_name ?? 'Strata',
       project_descriptor: row.project_descriptor ?? null,
       project_logo: row.project_logo ?? null,
@@ -63,7 +60,5 @@ export class SettingsService {
       public_note: row.public_note ?? null,
       custom_css: row.custom_css ?? null,
     };
-    if (generation === this.generation) this.cached = { at: Date.now(), value };
-    return value;
   }
 }

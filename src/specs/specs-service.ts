@@ -4,7 +4,7 @@
  * permission-set objects, a schema change a new version, hence new documents. The cache is bounded by the size of
  * the texts (a large schema's document runs to megabytes), least recently used first out.
  */
-import { LRUCache } from 'lru-cache';
+import { Cache } from '../cache/cache.js';
 import { buildAccessView } from '../graphql/access-view.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
@@ -22,7 +22,7 @@ interface OasEntry {
 }
 
 export class SpecsService {
-  private readonly cache: LRUCache<string, OasEntry>;
+  private readonly cache: Cache<string, OasEntry>;
   private readonly setIds = new WeakMap<PermissionSet, number>();
   private nextSetId = 1;
 
@@ -34,7 +34,7 @@ export class SpecsService {
     maxCachedChars = MAX_CACHED_CHARS,
   ) {
     // A document larger than the whole budget is not kept at all.
-    this.cache = new LRUCache({ maxSize: maxCachedChars, sizeCalculation: (entry) => Math.max(1, entry.text.length) });
+    this.cache = new Cache('openapi-documents', { maxSize: maxCachedChars, sizeOf: (entry) => entry.text.length });
   }
 
   /** The caller's document as JSON text. */

@@ -1,7 +1,7 @@
 /**
- * Two instances on one database and no Redis, on every database: a permission revoked and a field added through one
- * are honoured by the other within 2 s (it polls the change counters in service_notices). Before, the other kept
- * its cached permissions and schema forever.
+ * Two instances on one database and no Redis, on every database: a permission revoked, a field added and the settings
+ * saved through one are honoured by the other within 2 s (it polls the change counters in service_notices). Before,
+ * the other kept its cached permissions and schema forever, and its settings for their 5 s.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -72,6 +72,15 @@ for (const client of testClients()) {
       });
       assert.equal(created.statusCode, 200, created.body);
       await within(2_000, async () => (await read()).statusCode === 200, 'new field served by the other instance');
+    });
+
+    it('settings saved through one instance are served by the other within 2 s (not after their 5 s in its cache)', async () => {
+      const name = async () =>
+        json(await b.app.inject({ method: 'GET', url: '/server/info' })).data.project.project_name;
+      const before = await name();
+      const saved = await a.request({ method: 'PATCH', url: '/settings', payload: { project_name: `${before} too` } });
+      assert.equal(saved.statusCode, 200, saved.body);
+      await within(2_000, async () => (await name()) === `${before} too`, 'settings seen by the other instance');
     });
   });
 }

@@ -19,7 +19,7 @@
  * are never hit and simply age out of the LRU.
  */
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { Cache } from '../../cache/cache.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { PermissionSet } from '../../permissions/permission-store.js';
 import type { DeepQuery, FilterNode, FilterValue, Query } from '../../request/query.js';
@@ -138,8 +138,8 @@ const MAX_SLOTS = 64;
 const NAMED_STATEMENTS_MAX = 2000;
 
 export class StatementCache {
-  private readonly entries: LRUCache<string, CachedRead>;
-  private readonly shapes: LRUCache<string, ShapeEntry>;
+  private readonly entries: Cache<string, CachedRead>;
+  private readonly shapes: Cache<string, ShapeEntry>;
   private readonly names = new Map<string, string>();
   private readonly sets = new WeakMap<PermissionSet, string>();
   private nextSet = 0;
@@ -149,8 +149,8 @@ export class StatementCache {
     size: number,
     private readonly literalLimits = false,
   ) {
-    this.entries = new LRUCache({ max: size });
-    this.shapes = new LRUCache({ max: size });
+    this.entries = new Cache('statements', { max: size });
+    this.shapes = new Cache('statement-shapes', { max: size });
   }
 
   /** The exact cache key of a read (its values in it), or null when it must be planned every time. */

@@ -37,8 +37,8 @@ export interface SystemWritesDeps {
   sql: SqlDialect;
   /** Permissions, roles, policies or users changed: drop cached permission sets and accountabilities everywhere. */
   permissionsChanged: () => Promise<void>;
-  /** The settings row changed. */
-  settingsChanged: () => void;
+  /** The settings row changed: drop the cached settings everywhere. */
+  settingsChanged: () => Promise<void>;
   /** The settings' `auth_password_policy`. */
   passwordPolicy: () => Promise<string | null>;
 }
@@ -156,7 +156,7 @@ export class SystemWrites {
 
   /** After commit. */
   async committed(collections: ReadonlySet<string>): Promise<void> {
-    if (collections.has('service_settings')) this.deps.settingsChanged();
+    if (collections.has('service_settings')) await this.deps.settingsChanged();
     if ([...collections].some((name) => ACCESS_TABLES.has(name))) await this.deps.permissionsChanged();
   }
 

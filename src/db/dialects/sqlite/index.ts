@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
+import { Cache } from '../../../cache/cache.js';
 import type { Dialect } from '../../dialect.js';
 import { sqliteDdl } from './ddl.js';
 import { introspectSqlite, mapSqliteType } from './introspect.js';
@@ -11,17 +11,12 @@ import { applyStatementTimeout, statementTimeoutWarnings } from './statement-tim
 
 /** Prepared statements per connection, by SQL text: request shapes repeat, and preparing costs more than running. */
 const STATEMENT_CACHE_SIZE = 500;
-const statements = new WeakMap<BetterSqlite3.Database, LRUCache<string, BetterSqlite3.Statement>>();
+const statements = new WeakMap<BetterSqlite3.Database, Cache<string, BetterSqlite3.Statement>>();
 
 function prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
   let cache = statements.get(connection);
-  if (!cache) statements.set(connection, (cache = new LRUCache({ max: STATEMENT_CACHE_SIZE })));
-  let statement = cache.get(sql);
-  if (!statement) {
-    statement = connection.prepare(sql);
-    cache.set(sql, statement);
-  }
-  return statement;
+  if (!cache) statements.set(connection, (cache = new Cache('sqlite-statements', { max: STATEMENT_CACHE_SIZE })));
+  return cache.compute(sql, () => connection.prepare(sql));
 }
 
 export const sqliteDialect: Dialect = {
