@@ -170,12 +170,13 @@ export function Nullable<T extends TSchema>(schema: T, options: { errorMessage?:
 /** One of the given strings (and null when `nullable`): one `enum`, one error. */
 export function OneOf<const V extends readonly string[], N extends boolean = false>(
   values: V,
-  options: { nullable?: N; errorMessage?: ErrorMessage } = {},
+  options: { nullable?: N; errorMessage?: ErrorMessage; description?: string } = {},
 ) {
-  const { nullable, errorMessage: message } = options;
+  const { nullable, errorMessage: message, description } = options;
   return Type.Unsafe<V[number] | (N extends true ? null : never)>({
     enum: nullable ? [...values, null] : [...values],
     errorMessage: message,
+    ...(description ? { description } : {}),
   });
 }
 
