@@ -52,6 +52,10 @@ declare module 'fastify' {
     accountability: Accountability;
     timer: StageTimer;
   }
+  interface FastifyInstance {
+    /** Every route registered, with the declaration it was registered from, if any (for the OpenAPI document). */
+    routeTable: readonly RouteEntry[];
+  }
   interface FastifyContextConfig {
     /** The route resolves no caller: it answers anyone (ping, login, static assets). */
     public?: boolean;
@@ -280,6 +284,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     const declaration = route.config?.declaration;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, declaration });
   });
+  app.decorate('routeTable', routes);
   const systemPaths = Object.fromEntries([
     ...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]),
     ['service_settings', '/settings'],
