@@ -20,7 +20,7 @@ const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 const answer: RouteAnswer = {
   description: 'The GraphQL answer (errors of resolvers beside the data)',
   media: 'application/json',
-  schema: Type.Object({ data: Type.Unknown(), errors: Type.Array(Type.Object({})) }),
+  schema: Type.Object({ data: Type.Optional(Type.Unknown()), errors: Type.Optional(Type.Array(Type.Object({}))) }),
 };
 const tags = ['GraphQL'];
 /** A GET carries the request in its query string, checked as a POST body is. */
