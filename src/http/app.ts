@@ -52,6 +52,10 @@ declare module 'fastify' {
     accountability: Accountability;
     timer: StageTimer;
   }
+  interface FastifyInstance {
+    /** Every route registered, with the declaration it was registered from, if any (for the OpenAPI document). */
+    routeTable: readonly RouteEntry[];
+  }
   interface FastifyContextConfig {
     /** The route resolves no caller: it answers anyone (ping, login, static assets). */
     public?: boolean;
@@ -277,15 +281,17 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     if (route.config?.openapi === false) return;
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    const declaration = route.config?.declaration;
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, declaration });
   });
+  app.decorate('routeTable', routes);
   const systemPaths = Object.fromEntries([
     ...Object.entries(SYSTEM_ROUTES).map(([route, table]) => [table, `/${route}`]),
     ['service_settings', '/settings'],
   ]);
   const specs = new SpecsService(context, routes, systemPaths);
 
-  app.register(named('server', serverRoutes(context)), { prefix: '/server' });
+  app.register(named('server', serverRoutes(context)));
   app.register(
     named(
       'specs',
@@ -293,16 +299,16 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
     ),
   );
   if (context.config.docs.enabled) app.register(named('docs', docsRoutes(context.config.docs.publicUrl)));
-  app.register(named('auth', authRoutes(context)), { prefix: '/auth' });
+  app.register(named('auth', authRoutes(context)));
   app.register(named('item', itemRoutes(context)), { prefix: '/items' });
-  app.register(named('usersMe', usersMeRoutes(context)), { prefix: '/users' });
+  app.register(named('usersMe', usersMeRoutes(context)));
   app.register(named('systemCollection', systemCollectionRoutes(context)));
-  app.register(named('field', fieldRoutes(context)), { prefix: '/fields' });
-  app.register(named('collection', collectionRoutes(context)), { prefix: '/collections' });
-  app.register(named('relation', relationRoutes(context)), { prefix: '/relations' });
-  app.register(named('utils', utilsRoutes(context)), { prefix: '/utils' });
+  app.register(named('field', fieldRoutes(context)));
+  app.register(named('collection', collectionRoutes(context)));
+  app.register(named('relation', relationRoutes(context)));
+  app.register(named('utils', utilsRoutes(context)));
   app.register(named('import', importRoutes(context)), { prefix: '/utils' });
-  app.register(named('schema', schemaRoutes(context)), { prefix: '/schema' });
+  app.register(named('schema', schemaRoutes(context)));
   // One WebSocket server for /websocket and GraphQL's socket (registered once, before the routes that upgrade).
   const sockets = context.config.websockets.enabled || context.config.graphqlSockets.enabled;
   boundConnections(app, sockets, context.config.shutdownTimeoutMs);

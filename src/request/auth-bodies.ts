@@ -1,6 +1,7 @@
 /**
  * Bodies of the authentication routes and mutations (Directus docs: Authentication): login, refresh, logout and the
- * two-factor steps, as TypeBox schemas. REST and GraphQL (auth_login, users_me_tfa_*) pass through the same ones.
+ * two-factor steps, as TypeBox schemas. REST and GraphQL (auth_login, users_me_tfa_*) pass through the same ones, and
+ * the routes' declarations show them in the OpenAPI document.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { checkBody, compileSchema, Nullable, OneOf, Present } from './body-check.js';
@@ -26,36 +27,46 @@ function requiredStrings(keys: readonly string[], extra: TSchema[] = []) {
   return compileSchema(Type.Intersect([...steps, ...extra]));
 }
 
-const Mode = Type.Object({
-  mode: Type.Optional(
-    OneOf(['json', 'cookie', 'session'] as const, {
-      nullable: true,
-      errorMessage: '"mode" must be one of [json, cookie, session]',
-    }),
-  ),
+const ModeValue = OneOf(['json', 'cookie', 'session'] as const, {
+  nullable: true,
+  errorMessage: '"mode" must be one of [json, cookie, session]',
 });
+const Mode = Type.Object({ mode: Type.Optional(ModeValue) });
 
 /** Directus checks the address's shape before looking anyone up (a malformed one is 400, not 401). */
 const EMAIL = '^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$';
-const Login = requiredStrings(
+/** The code is checked with the user's secret: any other value is a wrong code (401 INVALID_OTP). */
+const Otp = Type.Object({
+  otp: Type.Optional(Type.Unknown({ description: 'The six-digit two-factor code, when the user has it on.' })),
+});
+export const LoginBody = requiredStrings(
   ['email', 'password'],
-  [Type.Object({ email: Type.String({ pattern: EMAIL, errorMessage: '"email" must be a valid email' }) }), Mode],
+  [Type.Object({ email: Type.String({ pattern: EMAIL, errorMessage: '"email" must be a valid email' }) }), Mode, Otp],
 );
-const ModeOnly = compileSchema(Mode);
+
+/** Refresh and logout: a `refresh_token` that is not a string is no token (the cookie is read instead). */
+export const RefreshBody = compileSchema(
+  Type.Object({
+    refresh_token: Type.Optional(
+      Type.Unknown({ description: 'The refresh token (json mode); without it, the refresh cookie.' }),
+    ),
+    mode: Type.Optional(ModeValue),
+  }),
+);
 
 export function checkLogin(body: Body): { email: string; password: string; mode?: AuthMode | null; otp?: unknown } {
-  return checkBody(Login, body) as { email: string; password: string; mode?: AuthMode | null };
+  return checkBody(LoginBody, body) as { email: string; password: string; mode?: AuthMode | null };
 }
 
 /** `mode` of refresh and logout, when given. */
 export function checkMode(body: Body): AuthMode | null | undefined {
-  return (checkBody(ModeOnly, body) as { mode?: AuthMode | null }).mode;
+  return (checkBody(RefreshBody, body) as { mode?: AuthMode | null }).mode;
 }
 
-const TfaGenerate = requiredStrings(['password']);
-const TfaEnable = requiredStrings(['secret', 'otp']);
-const TfaDisable = requiredStrings(['otp']);
+export const TfaGenerateBody = requiredStrings(['password']);
+export const TfaEnableBody = requiredStrings(['secret', 'otp']);
+export const TfaDisableBody = requiredStrings(['otp']);
 
-export const checkTfaGenerate = (body: Body) => checkBody(TfaGenerate, body) as { password: string };
-export const checkTfaEnable = (body: Body) => checkBody(TfaEnable, body) as { secret: string; otp: string };
-export const checkTfaDisable = (body: Body) => checkBody(TfaDisable, body) as { otp: string };
+export const checkTfaGenerate = (body: Body) => checkBody(TfaGenerateBody, body) as { password: string };
+export const checkTfaEnable = (body: Body) => checkBody(TfaEnableBody, body) as { secret: string; otp: string };
+export const checkTfaDisable = (body: Body) => checkBody(TfaDisableBody, body) as { otp: string };

@@ -60,6 +60,15 @@ export function compileBodySchemas(): void {
 }
 
 /**
+ * Told of every schema a value is checked against: the proof that a route's declared schema is the one its input is
+ * checked against (test/api/route-declarations.test.ts). One listener at most; null removes it.
+ */
+let observer: ((schema: TSchema) => void) | null = null;
+export function observeChecks(listener: ((schema: TSchema) => void) | null): void {
+  observer = listener;
+}
+
+/**
  * The value if it fits the schema; otherwise the coded error (INVALID_PAYLOAD unless `error` says otherwise).
  * `undefined` (no body) is checked as `null`: JSON has no undefined, and a missing body reads like a `null` one.
  */
@@ -68,6 +77,7 @@ export function checkBody<T extends TSchema>(
   value: unknown,
   error: (message: string) => ServiceError = (m) => new InvalidPayloadError(m),
 ): Static<T> {
+  observer?.(schema);
   const validate = validator(schema);
   const checked = value === undefined ? null : value;
   if (validate(checked)) return checked as Static<T>;
@@ -170,12 +180,13 @@ export function Nullable<T extends TSchema>(schema: T, options: { errorMessage?:
 /** One of the given strings (and null when `nullable`): one `enum`, one error. */
 export function OneOf<const V extends readonly string[], N extends boolean = false>(
   values: V,
-  options: { nullable?: N; errorMessage?: ErrorMessage } = {},
+  options: { nullable?: N; errorMessage?: ErrorMessage; description?: string } = {},
 ) {
-  const { nullable, errorMessage: message } = options;
+  const { nullable, errorMessage: message, description } = options;
   return Type.Unsafe<V[number] | (N extends true ? null : never)>({
     enum: nullable ? [...values, null] : [...values],
     errorMessage: message,
+    ...(description ? { description } : {}),
   });
 }
 

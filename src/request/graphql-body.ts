@@ -16,7 +16,8 @@ export interface GraphQLRequest {
 
 const QUERY = 'Must provide query string';
 
-const Request = compileSchema(
+/** A POST body, or the query string of a GET. */
+export const GraphQLRequestBody = compileSchema(
   Type.Object(
     {
       query: Type.String({ pattern: '\\S', errorMessage: QUERY }),
@@ -30,7 +31,7 @@ const Request = compileSchema(
 const Variables = compileSchema(Nullable(Type.Object({}), { errorMessage: 'Variables must be an object' }));
 
 export function parseGraphQLRequest(source: unknown, maxJsonDepth: number): GraphQLRequest {
-  const { query, variables, operationName } = checkBody(Request, source ?? {});
+  const { query, variables, operationName } = checkBody(GraphQLRequestBody, source ?? {});
   // GET carries the variables as JSON text in the query string: the checks a JSON body gets.
   if (typeof variables === 'string') checkJsonText(variables, maxJsonDepth);
   return {

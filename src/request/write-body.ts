@@ -46,7 +46,7 @@ const KeysOrQuery = [
 const CreateBody = compileSchema(Type.Intersect([Present(REQUIRED), IfArray(Items, Item)]));
 
 /** PATCH of one item (by key, or a singleton): a partial item. */
-const ItemBody = compileSchema(Type.Intersect([Present(REQUIRED), Item]));
+export const ItemBody = compileSchema(Type.Intersect([Present(REQUIRED), Item]));
 
 /** PATCH /items/{c}: an array of items with keys, `{keys, data}` or `{query, data}`. */
 const UpdateBody = compileSchema(
@@ -90,7 +90,7 @@ const DeleteBody = compileSchema(
 );
 
 /** PATCH /users/me/track/page: the page the app shows. */
-const TrackPageBody = compileSchema(
+export const TrackPageBody = compileSchema(
   Type.Intersect([
     Present(REQUIRED),
     Item,

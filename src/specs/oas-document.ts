@@ -79,6 +79,7 @@ export function buildOasDocument(input: OasInput): JsonSchema {
     collectionBases.some((base) => path === base || path === `${base}/{pk}`);
   const other = systemPaths(input.routes, {
     accountability: input.accountability,
+    version,
     schemaReader: input.schemaReader,
     skip,
   });

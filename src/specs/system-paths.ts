@@ -1,19 +1,22 @@
 /**
  * The routes other than the collections' (auth, server, GraphQL, schema metadata, the caller's own records, ...),
- * taken from the app's route table so that the document lists every route there is. The ones described here say
- * what they take and answer and who may call them; a route not described yet is listed for admins with a generic
- * answer, never silently left out.
+ * taken from the app's route table so that the document lists every route there is. Each is written from the
+ * declaration it was registered with (http/route-declaration.ts): its summary, who may call it, and the very TypeBox
+ * schemas its body and query are checked against. A route registered without one is listed for admins with a
+ * generic answer, never silently left out (and test/api/route-declarations.test.ts fails).
  */
+import type { Audience, RouteAnswer, RouteDeclaration } from '../http/route-declaration.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { errorResponses } from './common-components.js';
 import { dataResponse, json } from './item-paths.js';
-import type { JsonSchema } from './json-schema.js';
-import { DESCRIBED, type Audience } from './system-route-descriptions.js';
+import type { JsonSchema, OasVersion } from './json-schema.js';
+import { openApiSchema } from './typebox-openapi.js';
 
 export interface RouteEntry {
   method: string;
   /** Fastify's form: `/fields/:collection/:field`. */
   url: string;
+  declaration?: RouteDeclaration;
 }
 
 const anyData = dataResponse('The answer', {});
@@ -28,6 +31,7 @@ export function openApiPath(url: string): string {
 
 export interface SystemPathOptions {
   accountability: Accountability;
+  version: OasVersion;
   /** May the caller read this metadata endpoint (`service_fields` for /fields): app access or a read rule on it? */
   schemaReader(metadata: string): boolean;
   /** Routes served as collections (items and system collections) or not part of the API (/docs): skipped here. */
@@ -38,7 +42,7 @@ export function systemPaths(
   routes: RouteEntry[],
   options: SystemPathOptions,
 ): Record<string, Record<string, JsonSchema>> {
-  const { accountability } = options;
+  const { accountability, version } = options;
   const allowed = (audience: Audience, path: string) =>
     accountability.admin ||
     audience === 'anyone' ||
@@ -50,32 +54,61 @@ export function systemPaths(
     if (!OPERATION_METHODS.has(method)) continue;
     const path = openApiPath(route.url);
     if (path.includes('*') || options.skip(path)) continue;
-    const described = DESCRIBED[`${method} ${path}`];
-    if (!allowed(described?.audience ?? 'admin', path)) continue;
-    const parameters = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
-      name: match[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
-    const write = method !== 'GET';
+    const declared = route.declaration;
+    if (!allowed(declared?.audience ?? 'admin', path)) continue;
     const operation: JsonSchema = {
       operationId: operationId(method, path),
-      summary: described?.summary ?? `${method} ${path}`,
-      tags: [described?.tag ?? tagOf(path)],
+      summary: declared?.summary ?? `${method} ${path}`,
+      tags: declared?.tags ?? [tagOf(path)],
     };
+    const parameters = [
+      ...[...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
+        name: match[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      ...queryParameters(declared?.querystring && openApiSchema(declared.querystring, version)),
+    ];
     if (parameters.length) operation.parameters = parameters;
-    if (described?.body) operation.requestBody = { required: true, content: json(described.body) };
-    else if (!described && write && method !== 'DELETE') operation.requestBody = { required: false, content: json({}) };
-    const answer = described ? described.answer : anyData;
+    const write = method !== 'GET';
+    if (declared?.body)
+      operation.requestBody = {
+        required: declared.bodyRequired !== false,
+        content: json(openApiSchema(declared.body, version)),
+      };
+    else if (!declared && write && method !== 'DELETE') operation.requestBody = { required: false, content: json({}) };
+    const answer = declared ? declared.response : undefined;
     operation.responses = {
-      ...(answer === null ? { '204': { description: 'Done' } } : { '200': answer ?? anyData }),
+      ...(answer === null
+        ? { '204': { description: 'Done' } }
+        : { '200': answer ? response(answer, version) : anyData }),
       ...errorResponses(write),
     };
-    if (described?.security === false) operation.security = [];
+    if (declared?.public && !declared.readsToken) operation.security = [];
     (paths[path] ??= {})[method.toLowerCase()] = operation;
   }
   return paths;
+}
+
+/** An object schema's properties as query parameters. */
+function queryParameters(schema: JsonSchema | undefined): JsonSchema[] {
+  const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema?.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+function response(answer: RouteAnswer, version: OasVersion): JsonSchema {
+  if (answer.data) return dataResponse(answer.description, openApiSchema(answer.data, version));
+  if (answer.media && answer.schema)
+    return {
+      description: answer.description,
+      content: { [answer.media]: { schema: openApiSchema(answer.schema, version) } },
+    };
+  return { description: answer.description };
 }
 
 /** `POST /users/me/tfa/generate` → `postUsersMeTfaGenerate`; `{collection}` → `ByCollection`. */

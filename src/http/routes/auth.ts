@@ -1,27 +1,71 @@
 /** `/auth/login`, `/auth/refresh`, `/auth/logout` (Directus docs: Authentication): thin over AuthService; cookies set here. */
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { authRouteBody } from '../../request/auth-bodies.js';
+import { authRouteBody, LoginBody, RefreshBody } from '../../request/auth-bodies.js';
 import type { AppContext } from '../../app/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+
+const Tokens = Type.Object({
+  access_token: Type.String(),
+  expires: Type.Integer({ description: 'Milliseconds until the access token expires.' }),
+  refresh_token: Type.Optional(Type.String({ description: 'In json mode.' })),
+});
+
+const tags = ['Authentication'];
+export const AUTH_ROUTES = {
+  login: {
+    method: 'POST',
+    url: '/auth/login',
+    summary: 'Sign in: tokens (json mode) or cookies',
+    tags,
+    audience: 'anyone',
+    public: true,
+    body: LoginBody,
+    response: { description: 'The tokens (json mode)', data: Tokens },
+  },
+  refresh: {
+    method: 'POST',
+    url: '/auth/refresh',
+    summary: 'New tokens for a refresh token (body or cookie)',
+    tags,
+    audience: 'anyone',
+    public: true,
+    body: RefreshBody,
+    bodyRequired: false,
+    response: { description: 'The tokens', data: Tokens },
+  },
+  logout: {
+    method: 'POST',
+    url: '/auth/logout',
+    summary: 'End the session of a refresh token (body or cookie)',
+    tags,
+    audience: 'anyone',
+    public: true,
+    body: RefreshBody,
+    bodyRequired: false,
+    response: null,
+  },
+} satisfies Record<string, RouteDeclaration>;
 
 export function authRoutes(context: AppContext): FastifyPluginAsync {
   const client = (request: FastifyRequest) => clientInfo(request, context.config.ip.customHeader);
 
   return async (app) => {
-    app.post('/login', { config: { public: true } }, async (request, reply) => {
+    declareRoute(app, AUTH_ROUTES.login, async (request, reply) => {
       const body = authRouteBody(request.body, true);
       const result = await context.auth.login(body, client(request));
       applyCookies(reply, result.cookies);
       return { data: result.data };
     });
 
-    app.post('/refresh', { config: { public: true } }, async (request, reply) => {
+    declareRoute(app, AUTH_ROUTES.refresh, async (request, reply) => {
       const result = await context.auth.refresh(authRouteBody(request.body, false), request.cookies, client(request));
       applyCookies(reply, result.cookies);
       return { data: result.data };
     });
 
-    app.post('/logout', { config: { public: true } }, async (request, reply) => {
+    declareRoute(app, AUTH_ROUTES.logout, async (request, reply) => {
       applyCookies(reply, await context.auth.logout(authRouteBody(request.body, false), request.cookies));
       return reply.code(204).send();
     });

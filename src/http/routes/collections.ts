@@ -4,33 +4,98 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../app/app-context.js';
+import {
+  CollectionBatchBody,
+  CollectionCreateBody,
+  CollectionUpdateBody,
+} from '../../schema-admin/input/collection-input.js';
 import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+import { ANY_DATA, LIST } from './route-answers.js';
 
 type CollectionParams = { collection: string };
 
+const tags = ['Collections'];
+export const COLLECTION_ROUTES = {
+  readAll: {
+    method: 'GET',
+    url: '/collections',
+    summary: 'Collections the caller may see',
+    tags,
+    audience: 'schema',
+    response: { description: 'The collections', data: LIST },
+  },
+  readOne: {
+    method: 'GET',
+    url: '/collections/:collection',
+    summary: 'One collection',
+    tags,
+    audience: 'schema',
+    response: ANY_DATA,
+  },
+  create: {
+    method: 'POST',
+    url: '/collections',
+    summary: 'Create a collection (with its fields)',
+    tags,
+    audience: 'admin',
+    body: CollectionCreateBody,
+    response: ANY_DATA,
+  },
+  updateMany: {
+    method: 'PATCH',
+    url: '/collections',
+    summary: 'Update the meta of several collections',
+    tags,
+    audience: 'admin',
+    body: CollectionBatchBody,
+    response: ANY_DATA,
+  },
+  update: {
+    method: 'PATCH',
+    url: '/collections/:collection',
+    summary: 'Update a collection’s meta',
+    tags,
+    audience: 'admin',
+    body: CollectionUpdateBody,
+    response: ANY_DATA,
+  },
+  delete: {
+    method: 'DELETE',
+    url: '/collections/:collection',
+    summary: 'Delete a collection and its data',
+    tags,
+    audience: 'admin',
+    response: null,
+  },
+} satisfies Record<string, RouteDeclaration>;
+
 export function collectionRoutes(context: AppContext): FastifyPluginAsync {
+  const routes = COLLECTION_ROUTES;
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);
 
-    app.get('/', async (request) => ({ data: await context.collections.readAll(request.accountability) }));
+    declareRoute(app, routes.readAll, async (request) => ({
+      data: await context.collections.readAll(request.accountability),
+    }));
 
-    app.get<{ Params: CollectionParams }>('/:collection', async (request) => ({
+    declareRoute<{ Params: CollectionParams }>(app, routes.readOne, async (request) => ({
       data: await context.collections.readOne(request.accountability, request.params.collection),
     }));
 
-    app.post('/', async (request) => ({
+    declareRoute(app, routes.create, async (request) => ({
       data: await context.collections.create(request.accountability, request.body),
     }));
 
-    app.patch('/', async (request) => ({
+    declareRoute(app, routes.updateMany, async (request) => ({
       data: await context.collections.updateMany(request.accountability, request.body),
     }));
 
-    app.patch<{ Params: CollectionParams }>('/:collection', async (request) => ({
+    declareRoute<{ Params: CollectionParams }>(app, routes.update, async (request) => ({
       data: await context.collections.update(request.accountability, request.params.collection, request.body),
     }));
 
-    app.delete<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
+    declareRoute<{ Params: CollectionParams }>(app, routes.delete, async (request, reply) => {
       await context.collections.delete(request.accountability, request.params.collection);
       return reply.code(204).send();
     });

@@ -6,14 +6,70 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, RouteNotFoundError } from '../../errors/catalogue.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { GraphQLService, type Scope } from '../../graphql/graphql-service.js';
-import { parseGraphQLRequest, type GraphQLRequest } from '../../request/graphql-body.js';
+import { Type } from '@sinclair/typebox';
+import { GraphQLRequestBody, parseGraphQLRequest, type GraphQLRequest } from '../../request/graphql-body.js';
 import { deepFreeze } from '../query-string.js';
 import type { AppContext } from '../../app/app-context.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import type { SpecsService } from '../../specs/specs-service.js';
+import { declareRoute, type RouteAnswer, type RouteDeclaration } from '../route-declaration.js';
 import { graphqlSocketHandler } from './graphql-ws-upgrade.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
+
+const answer: RouteAnswer = {
+  description: 'The GraphQL answer (errors of resolvers beside the data)',
+  media: 'application/json',
+  schema: Type.Object({ data: Type.Optional(Type.Unknown()), errors: Type.Optional(Type.Array(Type.Object({}))) }),
+};
+const tags = ['GraphQL'];
+/** A GET carries the request in its query string, checked as a POST body is. */
+export const GRAPHQL_ROUTES = {
+  itemsGet: {
+    method: 'GET',
+    url: '/graphql',
+    summary: 'GraphQL query over the user collections (`query`, `variables`, `operationName` in the query string)',
+    tags,
+    audience: 'anyone',
+    querystring: GraphQLRequestBody,
+    response: answer,
+  },
+  itemsPost: {
+    method: 'POST',
+    url: '/graphql',
+    summary: 'GraphQL query or mutation over the user collections',
+    tags,
+    audience: 'anyone',
+    body: GraphQLRequestBody,
+    response: answer,
+  },
+  systemGet: {
+    method: 'GET',
+    url: '/graphql/system',
+    summary: 'GraphQL query over the system collections and server fields',
+    tags,
+    audience: 'anyone',
+    querystring: GraphQLRequestBody,
+    response: answer,
+  },
+  systemPost: {
+    method: 'POST',
+    url: '/graphql/system',
+    summary: 'GraphQL query or mutation over the system collections',
+    tags,
+    audience: 'anyone',
+    body: GraphQLRequestBody,
+    response: answer,
+  },
+  sdl: {
+    method: 'GET',
+    url: '/server/specs/graphql/:scope',
+    summary: 'The caller’s GraphQL schema (SDL)',
+    tags: ['Server'],
+    audience: 'anyone',
+    response: { description: 'GraphQL SDL', media: 'text/plain', schema: Type.String() },
+  },
+} satisfies Record<string, RouteDeclaration>;
 
 /** `warm`: build the admin's and the public's schemas as each schema overview loads (createApp's option). */
 export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = true): FastifyPluginAsync {
@@ -82,18 +138,19 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = t
         },
         wsHandler,
       );
-    for (const [path, scope] of [
-      ['/graphql', 'items'],
-      ['/graphql/system', 'system'],
+    for (const [scope, get, post] of [
+      ['items', GRAPHQL_ROUTES.itemsGet, GRAPHQL_ROUTES.itemsPost],
+      ['system', GRAPHQL_ROUTES.systemGet, GRAPHQL_ROUTES.systemPost],
     ] as const) {
-      app.route({
-        method: 'GET',
-        url: path,
-        handler: async (request, reply) => run(scope, 'GET', request.query, request, reply),
+      const path = get.url;
+      declareRoute(
+        app,
+        get,
+        async (request, reply) => run(scope, 'GET', request.query, request, reply),
         // The upgrade to GraphQL's socket on the same path (graphql-ws), when it is on.
-        ...(wsHandler && sockets.path === path ? { wsHandler, preValidation: socketRoute!.preValidation } : {}),
-      });
-      app.post(path, async (request, reply) => run(scope, 'POST', request.body, request, reply));
+        wsHandler && sockets.path === path ? { wsHandler, preValidation: socketRoute!.preValidation } : {},
+      );
+      declareRoute(app, post, async (request, reply) => run(scope, 'POST', request.body, request, reply));
       app.route({
         method: [...OTHER_METHODS],
         url: path,
@@ -105,7 +162,7 @@ export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = t
       });
     }
 
-    app.get<{ Params: { scope: string } }>('/server/specs/graphql/:scope', async (request, reply) => {
+    declareRoute<{ Params: { scope: string } }>(app, GRAPHQL_ROUTES.sdl, async (request, reply) => {
       const scope = request.params.scope;
       if (scope !== 'items' && scope !== 'system') throw new RouteNotFoundError(request.url.split('?')[0]!);
       const sdl = await service.sdl(scope, request.accountability);

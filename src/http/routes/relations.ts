@@ -4,28 +4,90 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../app/app-context.js';
+import { RelationCreateBody, RelationUpdateBody } from '../../schema-admin/input/relation-input.js';
 import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+import { ANY_DATA, listOf } from './route-answers.js';
 
 type CollectionParams = { collection: string };
 type FieldParams = { collection: string; field: string };
 
+const tags = ['Relations'];
+export const RELATION_ROUTES = {
+  readAll: {
+    method: 'GET',
+    url: '/relations',
+    summary: 'Relations the caller may see',
+    tags,
+    audience: 'schema',
+    response: listOf('The relations'),
+  },
+  readCollection: {
+    method: 'GET',
+    url: '/relations/:collection',
+    summary: 'Relations of a collection',
+    tags,
+    audience: 'schema',
+    response: listOf('The relations'),
+  },
+  readOne: {
+    method: 'GET',
+    url: '/relations/:collection/:field',
+    summary: 'One relation',
+    tags,
+    audience: 'schema',
+    response: ANY_DATA,
+  },
+  create: {
+    method: 'POST',
+    url: '/relations',
+    summary: 'Create a relation',
+    tags,
+    audience: 'admin',
+    body: RelationCreateBody,
+    response: ANY_DATA,
+  },
+  update: {
+    method: 'PATCH',
+    url: '/relations/:collection/:field',
+    summary: 'Update a relation',
+    tags,
+    audience: 'admin',
+    body: RelationUpdateBody,
+    response: ANY_DATA,
+  },
+  delete: {
+    method: 'DELETE',
+    url: '/relations/:collection/:field',
+    summary: 'Delete a relation',
+    tags,
+    audience: 'admin',
+    response: null,
+  },
+} satisfies Record<string, RouteDeclaration>;
+
 export function relationRoutes(context: AppContext): FastifyPluginAsync {
+  const routes = RELATION_ROUTES;
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);
 
-    app.get('/', async (request) => ({ data: await context.relations.readAll(request.accountability) }));
+    declareRoute(app, routes.readAll, async (request) => ({
+      data: await context.relations.readAll(request.accountability),
+    }));
 
-    app.get<{ Params: CollectionParams }>('/:collection', async (request) => ({
+    declareRoute<{ Params: CollectionParams }>(app, routes.readCollection, async (request) => ({
       data: await context.relations.readCollection(request.accountability, request.params.collection),
     }));
 
-    app.get<{ Params: FieldParams }>('/:collection/:field', async (request) => ({
+    declareRoute<{ Params: FieldParams }>(app, routes.readOne, async (request) => ({
       data: await context.relations.readOne(request.accountability, request.params.collection, request.params.field),
     }));
 
-    app.post('/', async (request) => ({ data: await context.relations.create(request.accountability, request.body) }));
+    declareRoute(app, routes.create, async (request) => ({
+      data: await context.relations.create(request.accountability, request.body),
+    }));
 
-    app.patch<{ Params: FieldParams }>('/:collection/:field', async (request) => ({
+    declareRoute<{ Params: FieldParams }>(app, routes.update, async (request) => ({
       data: await context.relations.update(
         request.accountability,
         request.params.collection,
@@ -34,7 +96,7 @@ export function relationRoutes(context: AppContext): FastifyPluginAsync {
       ),
     }));
 
-    app.delete<{ Params: FieldParams }>('/:collection/:field', async (request, reply) => {
+    declareRoute<{ Params: FieldParams }>(app, routes.delete, async (request, reply) => {
       await context.relations.delete(request.accountability, request.params.collection, request.params.field);
       return reply.code(204).send();
     });

@@ -7,18 +7,69 @@ import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError, InvalidQueryError } from '../../errors/catalogue.js';
 import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
 import type { AppContext } from '../../app/app-context.js';
+import { DiffAnswerShape, SnapshotShape } from '../../schema-admin/sync/diff.js';
 import { SchemaSync } from '../../schema-admin/sync/schema-sync-service.js';
 import { contentDisposition } from '../../io/export-stream.js';
 import { yamlModule } from '../../io/yaml.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+import { ANY_DATA } from './route-answers.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
 /** `?export=json|yaml` downloads the snapshot as a file; `export=` (empty) is no export, as in Directus. */
 const SnapshotQuery = compileSchema(
   Type.Object({
-    export: Type.Optional(OneOf(['', 'json', 'yaml'] as const, { errorMessage: '"export" must be json or yaml' })),
+    export: Type.Optional(
+      OneOf(['', 'json', 'yaml'] as const, {
+        errorMessage: '"export" must be json or yaml',
+        description: 'Download the snapshot as a JSON or YAML file.',
+      }),
+    ),
   }),
 );
+
+/** `?force` (empty, `true` or `1`; anything else is false): diff across vendors and versions. */
+const DiffQuery = compileSchema(
+  Type.Object({
+    force: Type.Optional(
+      Type.Unknown({
+        description: 'Diff across database vendors and versions (empty, true or 1; anything else is false).',
+      }),
+    ),
+  }),
+);
+
+const tags = ['Schema'];
+export const SCHEMA_ROUTES = {
+  snapshot: {
+    method: 'GET',
+    url: '/schema/snapshot',
+    summary: 'The schema as a snapshot (collections, fields, relations); `?export=yaml` for YAML',
+    tags,
+    audience: 'admin',
+    querystring: SnapshotQuery,
+    response: ANY_DATA,
+  },
+  diff: {
+    method: 'POST',
+    url: '/schema/diff',
+    summary: 'The changes that would turn this schema into the snapshot sent (`?force` across vendors and versions)',
+    tags,
+    audience: 'admin',
+    querystring: DiffQuery,
+    body: SnapshotShape,
+    response: ANY_DATA,
+  },
+  apply: {
+    method: 'POST',
+    url: '/schema/apply',
+    summary: 'Apply a diff from /schema/diff (`{hash, diff}`)',
+    tags,
+    audience: 'admin',
+    body: DiffAnswerShape,
+    response: null,
+  },
+} satisfies Record<string, RouteDeclaration>;
 
 export function schemaRoutes(context: AppContext): FastifyPluginAsync {
   const sync = new SchemaSync(context);
@@ -31,7 +82,7 @@ export function schemaRoutes(context: AppContext): FastifyPluginAsync {
       }
     });
 
-    app.get('/snapshot', async (request, reply) => {
+    declareRoute(app, SCHEMA_ROUTES.snapshot, async (request, reply) => {
       const snapshot = sync.snapshot(request.accountability);
       const format = checkBody(SnapshotQuery, request.query, (message) => new InvalidQueryError(message)).export;
       if (format === undefined || format === '')
@@ -42,14 +93,15 @@ export function schemaRoutes(context: AppContext): FastifyPluginAsync {
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(snapshot, null, 2));
     });
 
-    app.post('/diff', async (request, reply) => {
-      const force = ['', 'true', '1'].includes(String((request.query as Record<string, unknown>).force ?? 'false'));
+    declareRoute(app, SCHEMA_ROUTES.diff, async (request, reply) => {
+      const query = checkBody(DiffQuery, request.query, (message) => new InvalidQueryError(message));
+      const force = ['', 'true', '1'].includes(String(query.force ?? 'false'));
       const answer = sync.diff(request.accountability, request.body, force);
       if (!answer) return reply.code(204).send();
       return reply.type('application/json; charset=utf-8').send({ data: answer });
     });
 
-    app.post('/apply', async (request, reply) => {
+    declareRoute(app, SCHEMA_ROUTES.apply, async (request, reply) => {
       await sync.apply(request.accountability, request.body);
       return reply.code(204).send();
     });

@@ -1,23 +1,61 @@
 /**
  * /server: ping (no auth), health (application/health+json, 503 when the database does not answer) and info.
  */
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../app/app-context.js';
 import { healthReport, serverInfo } from '../../project/server-info.js';
 import { ServiceError, ServiceUnavailableError } from '../../errors/catalogue.js';
 import { publicAccountability } from '../../permissions/accountability.js';
 import { extractToken } from '../extract-token.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+import { ANY_DATA } from './route-answers.js';
+
+const tags = ['Server'];
+export const SERVER_ROUTES = {
+  ping: {
+    method: 'GET',
+    url: '/server/ping',
+    summary: 'Answers pong',
+    tags,
+    audience: 'anyone',
+    public: true,
+    response: { description: 'pong', media: 'text/plain', schema: Type.String() },
+  },
+  health: {
+    method: 'GET',
+    url: '/server/health',
+    summary: 'Health of the service and its database',
+    tags,
+    audience: 'anyone',
+    public: true,
+    readsToken: true,
+    response: {
+      description: 'ok or warn (503 when error)',
+      media: 'application/health+json',
+      schema: Type.Object({ status: Type.Unsafe<string>({ type: 'string', enum: ['ok', 'warn', 'error'] }) }),
+    },
+  },
+  info: {
+    method: 'GET',
+    url: '/server/info',
+    summary: 'Project information (query limits for signed-in users)',
+    tags,
+    audience: 'anyone',
+    response: ANY_DATA,
+  },
+} satisfies Record<string, RouteDeclaration>;
 
 export function serverRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
     // As Directus answers it (clients that check the content type expect HTML's), never cached.
-    app.get('/ping', { config: { public: true } }, async (_request, reply) =>
+    declareRoute(app, SERVER_ROUTES.ping, async (_request, reply) =>
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send('pong'),
     );
 
     // Health must answer while the database is down, so it resolves the caller itself and treats a caller it
     // cannot look up as public.
-    app.get('/health', { config: { public: true } }, async (request, reply) => {
+    declareRoute(app, SERVER_ROUTES.health, async (request, reply) => {
       const accountability = await context.accountability
         .resolve(extractToken(request, context.config.auth.sessionCookie.name), request.ip)
         .catch((error: unknown) => {
@@ -34,6 +72,8 @@ export function serverRoutes(context: AppContext): FastifyPluginAsync {
         .send(JSON.stringify(body));
     });
 
-    app.get('/info', async (request) => ({ data: await serverInfo(context, request.accountability) }));
+    declareRoute(app, SERVER_ROUTES.info, async (request) => ({
+      data: await serverInfo(context, request.accountability),
+    }));
   };
 }

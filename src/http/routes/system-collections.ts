@@ -11,6 +11,46 @@ import type { AppContext } from '../../app/app-context.js';
 import { sendData } from '../data-reply.js';
 import { registerSystemWrites } from './system-writes.js';
 import { sendExport } from './export-reply.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+import { ANY_DATA, listOf } from './route-answers.js';
+import { ME_WRITE_ROUTES } from './system-writes.js';
+
+/** The caller's own records: its user, roles, global flags and what it may do. */
+export const ME_ROUTES = {
+  user: {
+    method: 'GET',
+    url: '/users/me',
+    summary: 'The caller’s user',
+    tags: ['Users'],
+    audience: 'user',
+    response: ANY_DATA,
+  },
+  roles: {
+    method: 'GET',
+    url: '/roles/me',
+    summary: 'The caller’s roles',
+    tags: ['Roles'],
+    audience: 'user',
+    response: listOf('The roles'),
+  },
+  globals: {
+    method: 'GET',
+    url: '/policies/me/globals',
+    summary: 'The caller’s app, admin and two-factor flags',
+    tags: ['Policies'],
+    audience: 'anyone',
+    response: ANY_DATA,
+  },
+  permissions: {
+    method: 'GET',
+    url: '/permissions/me',
+    summary: 'What the caller may do, per collection and action',
+    tags: ['Permissions'],
+    audience: 'anyone',
+    response: ANY_DATA,
+  },
+  ...ME_WRITE_ROUTES,
+} satisfies Record<string, RouteDeclaration>;
 
 export const SYSTEM_ROUTES: Record<string, string> = {
   users: 'service_users',
@@ -30,7 +70,7 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
   const system = { system: true };
 
   return async (app) => {
-    app.get('/users/me', async (request, reply) => {
+    declareRoute(app, ME_ROUTES.user, async (request, reply) => {
       const user = request.accountability.user;
       if (!user) throw new InvalidCredentialsError();
       return sendData(
@@ -46,7 +86,7 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
       );
     });
 
-    app.get('/roles/me', async (request, reply) => {
+    declareRoute(app, ME_ROUTES.roles, async (request, reply) => {
       const roles = request.accountability.roles;
       const scoped: Query = {
         ...query(request),
@@ -63,8 +103,10 @@ export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync 
       );
     });
 
-    app.get('/policies/me/globals', async (request) => ({ data: await context.me.globals(request.accountability) }));
-    app.get('/permissions/me', async (request) => ({
+    declareRoute(app, ME_ROUTES.globals, async (request) => ({
+      data: await context.me.globals(request.accountability),
+    }));
+    declareRoute(app, ME_ROUTES.permissions, async (request) => ({
       data: await context.me.collectionAccess(request.accountability),
     }));
 

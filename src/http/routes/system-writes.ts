@@ -7,14 +7,39 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
 import {
+  ItemBody,
   parseCreateBody,
   parseDeleteBody,
   parseItemBody,
   parseTrackPageBody,
   parseUpdateBody,
+  TrackPageBody,
 } from '../../request/write-body.js';
 import type { AppContext } from '../../app/app-context.js';
 import { sendData } from '../data-reply.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+import { ANY_DATA } from './route-answers.js';
+
+export const ME_WRITE_ROUTES = {
+  updateUser: {
+    method: 'PATCH',
+    url: '/users/me',
+    summary: 'Update the caller’s user',
+    tags: ['Users'],
+    audience: 'user',
+    body: ItemBody,
+    response: ANY_DATA,
+  },
+  trackPage: {
+    method: 'PATCH',
+    url: '/users/me/track/page',
+    summary: 'Remember the caller’s last page',
+    tags: ['Users'],
+    audience: 'user',
+    body: TrackPageBody,
+    response: null,
+  },
+} satisfies Record<string, RouteDeclaration>;
 
 export function registerSystemWrites(
   app: FastifyInstance,
@@ -26,7 +51,7 @@ export function registerSystemWrites(
   const system = { system: true };
   const query = (request: FastifyRequest) => parseQuery(request.query as Record<string, unknown>, parseOptions);
 
-  app.patch('/users/me', async (request, reply) => {
+  declareRoute(app, ME_WRITE_ROUTES.updateUser, async (request, reply) => {
     const user = request.accountability.user;
     if (!user) throw new InvalidCredentialsError();
     const target = await writer.open('service_users', 'update', request.accountability, system);
@@ -36,7 +61,7 @@ export function registerSystemWrites(
   });
 
   // Directus records the page whatever the caller's permissions on users (the app's own bookkeeping).
-  app.patch('/users/me/track/page', async (request, reply) => {
+  declareRoute(app, ME_WRITE_ROUTES.trackPage, async (request, reply) => {
     const user = request.accountability.user;
     if (!user) throw new InvalidCredentialsError();
     const lastPage = parseTrackPageBody(request.body);

@@ -6,10 +6,22 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ForbiddenError } from '../../errors/catalogue.js';
 import type { AppContext } from '../../app/app-context.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+
+export const UTILS_ROUTES = {
+  clearCache: {
+    method: 'POST',
+    url: '/utils/cache/clear',
+    summary: 'Drop every cache (schema, permissions, users, settings) on every instance',
+    tags: ['Utilities'],
+    audience: 'admin',
+    response: { description: 'Cleared (no body)' },
+  },
+} satisfies Record<string, RouteDeclaration>;
 
 export function utilsRoutes(context: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.post('/cache/clear', async (request, reply) => {
+    declareRoute(app, UTILS_ROUTES.clearCache, async (request, reply) => {
       if (!request.accountability.admin) throw new ForbiddenError();
       await context.clearCaches();
       return reply.code(200).send();

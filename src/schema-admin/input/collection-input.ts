@@ -63,7 +63,7 @@ type MetaBody = Static<typeof Meta> & Body;
 const OptionalMeta = Type.Object({ meta: Type.Optional(Nullable(Meta)) });
 
 /** Fields are checked one by one as field bodies (their messages name keys from the field, as Directus's do). */
-const CollectionCreate = compileSchema(
+export const CollectionCreateBody = compileSchema(
   ObjectSteps('Payload', [
     Type.Object({ collection: Name('Collection', '"collection" is required') }),
     OptionalMeta,
@@ -72,10 +72,10 @@ const CollectionCreate = compileSchema(
   ]),
 );
 
-const CollectionUpdate = compileSchema(ObjectSteps('Payload', [OptionalMeta]));
+export const CollectionUpdateBody = compileSchema(ObjectSteps('Payload', [OptionalMeta]));
 
 /** One element of PATCH /collections (array), or the change of `{keys, data}`. */
-const BatchItem = compileSchema(
+export const CollectionBatchItem = compileSchema(
   ObjectSteps('Each collection', [
     Type.Object({ collection: Type.String({ errorMessage: '"collection" is required' }) }),
     OptionalMeta,
@@ -85,7 +85,7 @@ const BatchItem = compileSchema(
 const SUBMITTED = 'Submitted body has to be an array, or an object with "keys" and "data"';
 
 /** Directus's `{keys, data: {meta}}`: one change for several collections. */
-const KeysAndData = compileSchema(
+export const CollectionKeysAndData = compileSchema(
   ObjectSteps('Payload', [
     Type.Object({
       keys: Type.Array(Type.String({ errorMessage: SUBMITTED }), { errorMessage: SUBMITTED }),
@@ -95,11 +95,14 @@ const KeysAndData = compileSchema(
   ]),
 );
 
+/** PATCH /collections: each element is checked as a CollectionBatchItem, or the object as CollectionKeysAndData. */
+export const CollectionBatchBody = Type.Union([Type.Array(CollectionBatchItem), CollectionKeysAndData]);
+
 /** The prefix of Strata's own tables: user collections may not take it. */
 export const SYSTEM_PREFIX = 'service_';
 
 export function parseCollectionCreate(body: unknown): CollectionInput {
-  const object = checkBody(CollectionCreate, body);
+  const object = checkBody(CollectionCreateBody, body);
   const { collection } = object;
   if (collection.toLowerCase().startsWith(SYSTEM_PREFIX))
     throw new InvalidPayloadError(`Collections can't start with "${SYSTEM_PREFIX}"`);
@@ -121,7 +124,7 @@ export function parseCollectionCreate(body: unknown): CollectionInput {
 
 /** PATCH /collections/{c}: only `meta` changes (Directus docs: Collections); the rest of a collection object is ignored. */
 export function parseCollectionUpdate(body: unknown, collection: string): CollectionMetaInput | null | undefined {
-  const object = checkBody(CollectionUpdate, body) as { meta?: MetaBody | null } & Body;
+  const object = checkBody(CollectionUpdateBody, body) as { meta?: MetaBody | null } & Body;
   if (object.collection !== undefined && object.collection !== collection) {
     throw new InvalidPayloadError(`Collection "${collection}" can't be renamed`);
   }
@@ -131,7 +134,7 @@ export function parseCollectionUpdate(body: unknown, collection: string): Collec
 
 /** One `{collection, meta}` of PATCH /collections: the collection and its meta change, if any. */
 export function parseCollectionBatchItem(body: unknown): [string, CollectionMetaInput | undefined] {
-  const object = checkBody(BatchItem, body);
+  const object = checkBody(CollectionBatchItem, body);
   return [
     object.collection,
     object.meta === undefined || object.meta === null ? undefined : parseCollectionMeta(object.meta, object.collection),
@@ -140,7 +143,7 @@ export function parseCollectionBatchItem(body: unknown): [string, CollectionMeta
 
 /** `{keys, data}` as the array of `{collection, meta}` items it stands for. */
 export function parseCollectionKeysAndData(body: unknown): Body[] {
-  const { keys, data } = checkBody(KeysAndData, body) as { keys: string[]; data: Body };
+  const { keys, data } = checkBody(CollectionKeysAndData, body) as { keys: string[]; data: Body };
   return keys.map((collection) => ({ ...data, collection }));
 }
 

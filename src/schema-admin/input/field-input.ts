@@ -137,16 +137,16 @@ const fieldSteps = [
 const field = (what: string) => ObjectSteps(what, [...fieldSteps]);
 type FieldBody = Static<ReturnType<typeof field>>;
 
-const FieldBody = compileSchema(field('Payload'));
+export const FieldUpdateBody = compileSchema(field('Payload'));
 /** A new field names its type. */
-const FieldCreate = compileSchema(
+export const FieldCreateBody = compileSchema(
   ObjectSteps('Payload', [...fieldSteps, Type.Object({ type: Type.String({ errorMessage: '"type" is required' }) })]),
 );
-const BatchItem = compileSchema(field('Each field'));
+export const FieldBatchItem = compileSchema(field('Each field'));
 const Payload = compileSchema(ObjectOf('Payload'));
 
 export function parseFieldCreate(body: unknown, collection: string): FieldInput {
-  return parseField(checkBody(FieldCreate, body), collection);
+  return parseField(checkBody(FieldCreateBody, body), collection);
 }
 
 export function parseFieldUpdate(body: unknown, collection: string, field: string): FieldInput {
@@ -156,19 +156,21 @@ export function parseFieldUpdate(body: unknown, collection: string, field: strin
       `Field "${field}" can't be renamed to "${String(object.field)}": renaming fields is not supported`,
     );
   }
-  return parseField(checkBody(FieldBody, { ...object, field }), collection);
+  return parseField(checkBody(FieldUpdateBody, { ...object, field }), collection);
 }
 
 const Batch = compileSchema(Type.Array(Type.Unknown(), { errorMessage: 'Submitted body has to be an array' }));
 
-/** PATCH /fields/{c}: an array of fields, each naming itself. */
+/** PATCH /fields/{c}: an array of fields, each naming itself (each checked as a FieldBatchItem). */
+export const FieldBatchBody = Type.Array(FieldBatchItem);
+
 export function parseFieldBatch(body: unknown, collection: string): FieldInput[] {
   return checkBody(Batch, body).map((item) => parseFieldBatchItem(item, collection));
 }
 
 /** One element of PATCH /fields/{c} (array). */
 export function parseFieldBatchItem(body: unknown, collection: string): FieldInput {
-  return parseField(checkBody(BatchItem, body), collection);
+  return parseField(checkBody(FieldBatchItem, body), collection);
 }
 
 /** The rules a schema cannot state: the collection it belongs to, type names, keys the meta repeats. */

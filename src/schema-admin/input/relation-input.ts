@@ -66,7 +66,7 @@ const Parts = [
   }),
 ] as const;
 
-const RelationCreate = compileSchema(
+export const RelationCreateBody = compileSchema(
   ObjectSteps('Payload', [
     Type.Object({
       collection: Name('Collection', '"collection" is required'),
@@ -77,12 +77,12 @@ const RelationCreate = compileSchema(
   ]),
 );
 
-const RelationUpdate = compileSchema(ObjectSteps('Payload', [...Parts]));
+export const RelationUpdateBody = compileSchema(ObjectSteps('Payload', [...Parts]));
 
 type PartsBody = Static<(typeof Parts)[0]> & Static<(typeof Parts)[1]> & Body;
 
 export function parseRelationCreate(body: unknown): RelationInput {
-  const object = checkBody(RelationCreate, body) as PartsBody & {
+  const object = checkBody(RelationCreateBody, body) as PartsBody & {
     collection: string;
     field: string;
     related_collection?: string | null;
@@ -94,7 +94,7 @@ export function parseRelationCreate(body: unknown): RelationInput {
 }
 
 export function parseRelationUpdate(body: unknown, collection: string, field: string): RelationInput {
-  const object = checkBody(RelationUpdate, body) as PartsBody;
+  const object = checkBody(RelationUpdateBody, body) as PartsBody;
   if (object.collection !== undefined && object.collection !== collection)
     throw new InvalidPayloadError(`"collection" must be "${collection}"`);
   if (object.field !== undefined && object.field !== field) throw new InvalidPayloadError(`"field" must be "${field}"`);

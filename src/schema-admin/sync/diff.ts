@@ -87,7 +87,7 @@ const Named = (names: string[]) =>
     }),
   );
 
-const SnapshotShape = compileSchema(
+export const SnapshotShape = compileSchema(
   Type.Intersect(
     [
       ...['collections', 'fields', 'relations'].map((key) =>
@@ -130,7 +130,7 @@ const entry = (key: string) => {
 
 const DiffAnswerBody = compileSchema(Type.Object({}, { errorMessage: 'Body must be {hash, diff}' }));
 
-const DiffAnswerShape = compileSchema(
+export const DiffAnswerShape = compileSchema(
   Type.Intersect(
     [
       Type.Object({ hash: Type.String({ errorMessage: '"hash" is required' }) }),
