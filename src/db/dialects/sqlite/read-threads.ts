@@ -15,7 +15,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../../errors/catalogue.js';
 import type { OffLoopReads } from '../../dialect.js';
 import { STATEMENT_TIMEOUT_LIBRARY } from './statement-timeout.js';
-import { readWorkerSource, type ReadReply, type ReadRequest, type ReadWorkerData, type WorkerError } from './read-worker.js';
+import {
+  readWorkerSource,
+  type ReadReply,
+  type ReadRequest,
+  type ReadWorkerData,
+  type WorkerError,
+} from './read-worker.js';
 
 type Row = Record<string, unknown>;
 
