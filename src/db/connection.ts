@@ -365,8 +365,7 @@ export function queryBuilder(db: Database): Knex {
 
 /** The threads that run reads off the event loop (none when reads run inline), for tests that stop one. */
 export function readThreads(db: Database): { terminate(): Promise<number> }[] {
-  const readers = db['readers'] as { threads?(): { terminate(): Promise<number> }[] } | null;
-  return readers?.threads?.() ?? [];
+  return db['readers']?.threads() ?? [];
 }
 
 /**

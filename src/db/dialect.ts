@@ -21,6 +21,8 @@ export interface OffLoopReads {
   run(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** Fails the reads still waiting (503), stops the running ones and ends the threads. */
   close(): Promise<void>;
+  /** The threads running now, for tests that stop one as if it had crashed. */
+  threads(): { terminate(): Promise<number> }[];
 }
 
 export interface Dialect {
