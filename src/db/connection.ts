@@ -350,7 +350,8 @@ export function queryBuilder(db: Database): Knex {
  * acquire timeout, which has waited long enough already.
  */
 function freshConnectionFailed(dialect: Dialect, error: unknown): boolean {
-  return failureKind(dialect, error) === 'connection' && (error as Error).name !== 'KnexTimeoutError';
+  const failed = classifyError(dialect, error);
+  return failed.kind === 'connection' && !failed.poolTimeout;
 }
 
 /** A statement or acquire after `close`: the database is not there any more, as far as this process goes. */

@@ -25,6 +25,8 @@ export interface DriverErrorClass {
    * again on a fresh connection. A failure after sending is not this: its outcome is unknown.
    */
   neverSent?: boolean;
+  /** No connection was free before the pool's acquire timeout (not a connection that failed: not worth a retry). */
+  poolTimeout?: boolean;
 }
 
 export class DatabaseError extends Error {
@@ -32,12 +34,14 @@ export class DatabaseError extends Error {
   readonly kind: DatabaseErrorKind;
   readonly failure: DatabaseFailure | null;
   readonly neverSent: boolean;
+  readonly poolTimeout: boolean;
 
   constructor(found: DriverErrorClass, cause: unknown) {
     super(`Database error (${found.kind})`, { cause });
     this.kind = found.kind;
     this.failure = found.failure ?? null;
     this.neverSent = found.neverSent ?? false;
+    this.poolTimeout = found.poolTimeout ?? false;
   }
 }
 

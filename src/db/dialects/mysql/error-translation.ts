@@ -4,6 +4,7 @@
  */
 import type { DatabaseErrorKind, DriverErrorClass } from '../../../errors/database-error.js';
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+import { withShared } from '../shared-errors.js';
 
 interface MysqlError {
   errno?: number;
@@ -101,13 +102,15 @@ const VALUE_FAILURES = new Set<DatabaseFailure['kind']>(['too_long', 'out_of_ran
 export function classifyMysqlError(error: unknown): DriverErrorClass | null {
   const failed = translateMysqlError(error);
   const kind = mysqlKind(error, failed);
-  if (kind === null) return null;
-  return {
-    kind,
-    failure: failed,
-    // mysql2 refuses a command on a connection already closed, without sending it.
-    neverSent:
-      kind === 'connection' &&
-      /Can't add new command when connection is in closed state/.test((error as Error).message),
-  };
+  return withShared(
+    error,
+    kind && {
+      kind,
+      failure: failed,
+      // mysql2 refuses a command on a connection already closed, without sending it.
+      neverSent:
+        kind === 'connection' &&
+        /Can't add new command when connection is in closed state/.test((error as Error).message),
+    },
+  );
 }

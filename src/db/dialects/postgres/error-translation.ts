@@ -4,6 +4,7 @@
  */
 import type { DatabaseErrorKind, DriverErrorClass } from '../../../errors/database-error.js';
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+import { withShared } from '../shared-errors.js';
 
 interface PgError {
   code?: string;
@@ -91,11 +92,13 @@ function postgresKind(error: unknown): DatabaseErrorKind | null {
 /** A node-postgres error as DatabaseError's kind and details; null for an error that is not the driver's. */
 export function classifyPostgresError(error: unknown): DriverErrorClass | null {
   const kind = postgresKind(error);
-  if (kind === null) return null;
-  return {
-    kind,
-    failure: translatePostgresError(error),
-    // node-postgres refuses a query on a client whose connection already ended, without sending it.
-    neverSent: kind === 'connection' && /is not queryable/.test((error as Error).message),
-  };
+  return withShared(
+    error,
+    kind && {
+      kind,
+      failure: translatePostgresError(error),
+      // node-postgres refuses a query on a client whose connection already ended, without sending it.
+      neverSent: kind === 'connection' && /is not queryable/.test((error as Error).message),
+    },
+  );
 }

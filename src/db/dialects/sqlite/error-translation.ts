@@ -4,6 +4,7 @@
  */
 import type { DatabaseErrorKind, DriverErrorClass } from '../../../errors/database-error.js';
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
+import { withShared } from '../shared-errors.js';
 
 interface SqliteError {
   code?: string;
@@ -59,5 +60,5 @@ function sqliteKind(error: unknown, failed: DatabaseFailure | null): DatabaseErr
 export function classifySqliteError(error: unknown): DriverErrorClass | null {
   const failed = translateSqliteError(error);
   const kind = sqliteKind(error, failed);
-  return kind === null ? null : { kind, failure: failed };
+  return withShared(error, kind && { kind, failure: failed });
 }
