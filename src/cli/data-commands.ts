@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { ConfigError, type Config } from '../config/config.js';
 import { DatabaseUnreachableError } from '../db/wait-for-database.js';
-import { describeError, EXIT, exitCodeOf, output, type CliRun, type Output } from './cli-support.js';
+import { describeError, EXIT, exitCodeOf, output, unexpectedDetail, type CliRun, type Output } from './cli-support.js';
 import { runExport, runImport, type ExportOptions } from './io-commands.js';
 import { runApply, runSnapshot } from './schema-commands.js';
 import { runRolesCreate, runUsersCreate, runUsersList, runUsersPasswd } from './user-commands.js';
@@ -22,6 +22,7 @@ function action<A extends unknown[]>(run: CliRun, work: (config: Config, out: Ou
       const code =
         error instanceof ConfigError || error instanceof DatabaseUnreachableError ? EXIT.error : exitCodeOf(error);
       run.io.stderr.write(`strata: ${describeError(error)}\n`);
+      run.io.stderr.write(unexpectedDetail(error));
       if (out.json)
         run.io.stdout.write(`${JSON.stringify({ error: { message: describeError(error), exit: code } })}\n`);
       run.exit(code);
