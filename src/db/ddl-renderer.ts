@@ -7,7 +7,8 @@
 import type { Knex } from 'knex';
 import type { ForeignKeyInfo } from '../schema/types.js';
 import { constraintName } from './ddl-names.js';
-import type { ColumnSpec, DdlCatalog, DdlStatement, SchemaDdl, StorageShape, StorageType } from './schema-ddl.js';
+import type { DdlCatalog, DdlStatement, SchemaDdl, StorageShape } from './schema-ddl.js';
+import type { ColumnSpec, StorageType } from '../schema-admin/plan/column-spec.js';
 import type { DdlStep } from '../schema-admin/plan/schema-steps.js';
 import type { ConversionCheck } from '../schema-admin/plan/type-conversions.js';
 

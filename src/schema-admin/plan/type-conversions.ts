@@ -5,7 +5,7 @@
  * differ between databases or lose meaning (booleans or dates turned into text, time zones added or dropped).
  */
 import type { ServiceType } from '../../schema/types.js';
-import type { ColumnSpec, StorageType } from '../../db/schema-ddl.js';
+import type { ColumnSpec, StorageType } from './column-spec.js';
 
 export type ConversionCheck =
   /** Every value survives. */

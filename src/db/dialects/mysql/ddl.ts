@@ -10,7 +10,8 @@ import { statementRunner } from '../../ddl-exec.js';
 import type { CatalogRow } from '../../introspection-utils.js';
 import { constraintName } from '../../ddl-names.js';
 import { decimalLimit, DdlRenderer, integerRange, type StepOf } from '../../ddl-renderer.js';
-import type { ColumnSpec, DdlCatalog, DdlStatement, SchemaDdl, StorageShape, StorageType } from '../../schema-ddl.js';
+import type { DdlCatalog, DdlStatement, SchemaDdl, StorageShape } from '../../schema-ddl.js';
+import type { ColumnSpec, StorageType } from '../../../schema-admin/plan/column-spec.js';
 import type { ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 import {
   catalogColumn,

@@ -7,14 +7,8 @@ import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
 import { decimalLimit, DdlRenderer, integerRange, type StepOf } from '../../ddl-renderer.js';
-import {
-  SchemaRefusedError,
-  type ColumnSpec,
-  type DdlCatalog,
-  type DdlStatement,
-  type SchemaDdl,
-  type StorageType,
-} from '../../schema-ddl.js';
+import { SchemaRefusedError, type DdlCatalog, type DdlStatement, type SchemaDdl } from '../../schema-ddl.js';
+import type { ColumnSpec, StorageType } from '../../../schema-admin/plan/column-spec.js';
 import type { ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;

@@ -10,14 +10,8 @@ import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
 import { decimalLimit, DdlRenderer, integerRange, type StepOf } from '../../ddl-renderer.js';
-import {
-  ForeignKeyViolationError,
-  type ColumnSpec,
-  type DdlCatalog,
-  type DdlStatement,
-  type SchemaDdl,
-  type StorageType,
-} from '../../schema-ddl.js';
+import { ForeignKeyViolationError, type DdlCatalog, type DdlStatement, type SchemaDdl } from '../../schema-ddl.js';
+import type { ColumnSpec, StorageType } from '../../../schema-admin/plan/column-spec.js';
 import type { ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 import { quoteName, sameName } from './table-definition.js';
 import { rebuildTable, rebuiltTables } from './table-rebuild.js';
