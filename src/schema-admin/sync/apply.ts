@@ -12,8 +12,8 @@ import { InvalidPayloadError, ServiceError } from '../../errors/catalogue.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { AppContext } from '../../app/app-context.js';
 import { SchemaChangePlan } from '../schema-changes.js';
-import { applyChange } from './changes.js';
-import type { Change, SchemaDiff } from './diff.js';
+import { applyChange, type Change } from './changes.js';
+import type { SchemaDiff } from './diff.js';
 import type { Json, Snapshot, SnapshotField } from './snapshot.js';
 
 export interface ApplyStep {
