@@ -14,7 +14,7 @@ import type { ConversionCheck } from '../schema-admin/plan/type-conversions.js';
 
 export type StepOf<K extends DdlStep['kind']> = Extract<DdlStep, { kind: K }>;
 
-/** Inclusive range of the integer storage types (SQLite integers are 64-bit; the same limits apply there). */
+/** Inclusive range of the integer storage types (a database whose integers are all 64-bit checks the same limits). */
 const INTEGER_RANGE: Record<'integer' | 'bigInteger', [string, string]> = {
   integer: ['-2147483648', '2147483647'],
   bigInteger: ['-9223372036854775808', '9223372036854775807'],
