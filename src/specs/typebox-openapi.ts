@@ -12,8 +12,8 @@ const ONE = ['items', 'not', 'if', 'then', 'else', 'contains', 'additionalProper
 const MANY = ['allOf', 'anyOf', 'oneOf'];
 
 export function openApiSchema(schema: TSchema, version: OasVersion): JsonSchema {
-  // Through JSON: TypeBox's symbol keys stay behind.
-  return convert(JSON.parse(JSON.stringify(schema)) as JsonSchema, version);
+  // A structured clone leaves TypeBox's symbol keys behind (and never touches the declared schema itself).
+  return convert(structuredClone(schema) as JsonSchema, version);
 }
 
 function convert(node: JsonSchema, version: OasVersion): JsonSchema {

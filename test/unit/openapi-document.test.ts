@@ -11,6 +11,7 @@ import { buildSchemaOverview } from '../../src/schema/overview-builder.js';
 import type { ColumnInfo, ServiceType, TableInfo } from '../../src/schema/types.js';
 import { nullable } from '../../src/specs/json-schema.js';
 import { buildOasDocument } from '../../src/specs/oas-document.js';
+import { SCHEMA_ROUTES } from '../../src/http/routes/schema.js';
 import { SpecsService } from '../../src/specs/specs-service.js';
 import { typescriptTypes } from '../../src/specs/typescript-types.js';
 import type { AppContext } from '../../src/app/app-context.js';
@@ -111,7 +112,7 @@ describe('OpenAPI document builder', () => {
     const routes = [
       { method: 'POST', url: '/utils/import/:collection' },
       { method: 'GET', url: '/schema/snapshot' },
-      { method: 'POST', url: '/schema/apply' },
+      { method: 'POST', url: '/schema/apply', declaration: SCHEMA_ROUTES.apply },
       { method: 'GET', url: '/admin/*' },
       { method: 'GET', url: '/' },
     ];
