@@ -15,8 +15,7 @@ import {
   ServiceUnavailableError,
 } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { AppContext } from '../app/app-context.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLApi, GraphQLContext } from './context.js';
 import { formatGraphQLError } from './document-cache.js';
 import { passThrough } from './pass-through.js';
 import { SchemaCache } from './schema-cache.js';
@@ -36,7 +35,7 @@ export interface Logger {
 export class GraphQLService {
   private readonly schemas: SchemaCache;
 
-  constructor(app: AppContext, warm = true) {
+  constructor(app: GraphQLApi, warm = true) {
     this.schemas = new SchemaCache(app, warm);
   }
 

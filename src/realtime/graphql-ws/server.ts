@@ -28,9 +28,10 @@ import {
 import { makeServer, type Context, type Server, type WebSocket } from 'graphql-ws';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { ClientInfo } from '../../auth/auth-service.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { LiveCallerApi } from '../../app/ports.js';
+import type { RateLimiters } from '../../bus/rate-limiters.js';
 import { NO_MARKS } from '../../engine/read/items-service.js';
-import type { GraphQLContext } from '../../graphql/context.js';
+import type { GraphQLApi, GraphQLContext } from '../../graphql/context.js';
 import { formatGraphQLError } from '../../graphql/document-cache.js';
 import { documentLimitError } from '../../graphql/document-limits.js';
 import { executionErrors, type GraphQLService, type Logger } from '../../graphql/graphql-service.js';
@@ -61,8 +62,13 @@ const validationError = (message: string, errors: unknown[]) =>
   new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION', errors } });
 const refusal = (error: ServiceError) => [new GraphQLError(error.message, { extensions: { code: error.code } })];
 
+/** GraphQL over a socket: the GraphQL front end, a caller followed while the socket lives, and its rate limit. */
+export interface GraphQLSocketApi extends GraphQLApi, LiveCallerApi {
+  rateLimiters: RateLimiters;
+}
+
 export function graphqlSocketServer(
-  app: AppContext,
+  app: GraphQLSocketApi,
   service: GraphQLService,
   oas: (accountability: Accountability) => Promise<unknown>,
   registry: SocketRegistry,
