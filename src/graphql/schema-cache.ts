@@ -31,7 +31,7 @@ export class SchemaCache {
     warm = true,
   ) {
     this.cache = app.caches.create('graphql-schemas', { max: MAX_SCHEMAS });
-    // The overview's listener in app-context.ts has cleared the schemas of the old one by now.
+    // The overview's listener (app/build-engine.ts, loadSchema) has cleared the schemas of the old one by now.
     app.schema.onLoad(() => {
       if (warm) setImmediate(() => void this.warm());
     });
