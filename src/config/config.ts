@@ -3,6 +3,7 @@
  * ConfigError naming the variable; the CLI prints it as one line and exits.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bool, ConfigError, duration, int, size, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
@@ -35,6 +36,8 @@ export interface DbConfig {
   searchPath: string[];
   /** Longest a statement may run before the database cancels it (DB_STATEMENT_TIMEOUT; 0 = no limit). */
   statementTimeoutMs?: number;
+  /** SQLite: threads that run reads off the event loop (DB_READ_THREADS; 0 = reads run inline). */
+  readThreads?: number;
 }
 
 export interface Config extends ScaleConfig {
@@ -97,6 +100,14 @@ const DB_CLIENT_ALIASES: Record<string, DbClient> = {
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** A positive integer, or Infinity (the default) when unset or `Infinity`. */
+/**
+ * Read threads for SQLite: one per core, two at least (one long read then leaves a thread for the others) and four
+ * at most (reads share one file and its page cache; more threads mostly add memory).
+ */
+function defaultReadThreads(): number {
+  return Math.min(4, Math.max(2, availableParallelism()));
+}
+
 function limit(env: Env, name: string): number {
   const v = str(env, name);
   if (v === null || /^infinity$/i.test(v.trim())) return Infinity;
@@ -167,6 +178,7 @@ export function readConfig(env: Env = process.env): Config {
       searchPath: searchPath(str(env, 'DB_SEARCH_PATH') ?? 'public'),
       statementTimeoutMs:
         str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
+      readThreads: int(env, 'DB_READ_THREADS', defaultReadThreads(), 0, 64),
     },
     host,
     port: int(env, 'PORT', 8055, 0, 65535),

@@ -8,7 +8,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DbConfig } from '../config/config.js';
 import { InvalidQueryError, ServiceError, ServiceUnavailableError } from '../errors/catalogue.js';
-import type { Dialect, RawConnection } from './dialect.js';
+import type { Dialect, OffLoopReads, RawConnection } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 import { failureKind, statementNeverSent } from './failure-kind.js';
 import { withFileLock } from './file-lock.js';
@@ -84,6 +84,10 @@ export class Database {
   private closing: Promise<void> | null = null;
   /** A database file other processes may open too: named locks are files beside it (file-lock.ts). */
   private readonly lockFile: string | null;
+  /** Where reads outside transactions run when the driver would run them on the event loop (SQLite). */
+  private readonly readers: OffLoopReads | null;
+  /** Resolves once the writer's connection was made: the file exists, in WAL mode, before a reader opens it. */
+  private writerReady: Promise<void> | null = null;
 
   constructor(config: DbConfig) {
     this.statementTimeoutMs = config.statementTimeoutMs ?? 0;
@@ -99,6 +103,14 @@ export class Database {
       }),
       log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     });
+    this.readers =
+      config.client === 'sqlite3'
+        ? (this.dialect.offLoopReads?.({
+            filename: config.filename,
+            threads: config.readThreads ?? 0,
+            statementTimeoutMs: this.statementTimeoutMs,
+          }) ?? null)
+        : null;
     this.refuseAcquiresOnceClosing();
   }
 
@@ -124,6 +136,7 @@ export class Database {
   async query<T = Row>(sql: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
     const read = READ.test(sql);
+    if (read && this.readers) return this.readOffLoop<T>(sql, params);
     const idle = read ? this.idleInlineConnection() : null;
     if (idle) {
       // Acquiring through the pool costs two timed pending operations and a validation per statement, more than a
@@ -139,6 +152,21 @@ export class Database {
       read,
       (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>,
     );
+  }
+
+  /** A read on a read thread: the event loop serves other requests meanwhile (see OffLoopReads). */
+  private async readOffLoop<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+    if (this.closing) throw closedError();
+    this.writerReady ??= this.onPooledConnection(true, async () => {}).catch((error: unknown) => {
+      this.writerReady = null;
+      throw error;
+    });
+    await this.writerReady;
+    try {
+      return (await this.readers!.run(sql, params)) as T[];
+    } catch (error) {
+      throw classified(error, true);
+    }
   }
 
   /**
@@ -318,6 +346,8 @@ export class Database {
 
   private async destroyPool(): Promise<void> {
     const pool = (this.knex.client as Pool).pool;
+    // Readers first: the writer's connection, closing last, checkpoints the WAL into the file.
+    await this.readers?.close();
     await this.knex.destroy();
     // Acquires that entered the pool after it began aborting its waiters (none should, but knex's own paths
     // might): rejected now rather than when their acquire timeout fires.
@@ -331,6 +361,11 @@ export class Database {
  */
 export function queryBuilder(db: Database): Knex {
   return db['knex'];
+}
+
+/** The threads that run reads off the event loop (none when reads run inline), for tests that stop one. */
+export function readThreads(db: Database): { terminate(): Promise<number> }[] {
+  return db['readers']?.threads() ?? [];
 }
 
 /**

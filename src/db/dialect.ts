@@ -13,6 +13,18 @@ import type { WriteDialect } from '../sql/write-hooks.js';
 /** A connection of the raw driver, as knex's pool hands it out. */
 export type RawConnection = unknown;
 
+/**
+ * Reads run away from the event loop (SQLite: worker threads with connections of their own), for a driver that
+ * would otherwise run them inline. Errors come back as the driver's, with their codes, for the usual classification.
+ */
+export interface OffLoopReads {
+  run(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /** Fails the reads still waiting (503), stops the running ones and ends the threads. */
+  close(): Promise<void>;
+  /** The threads running now, for tests that stop one as if it had crashed. */
+  threads(): { terminate(): Promise<number> }[];
+}
+
 export interface Dialect {
   readonly client: DbClient;
   /** Human name used in health checks and messages. */
@@ -41,6 +53,11 @@ export interface Dialect {
    * connection that is idle at that instant without acquiring it, since nothing else can take it meanwhile.
    */
   readonly runsInline?: boolean;
+  /**
+   * Where reads outside a transaction run off the event loop, or null when they run on the pool as any statement
+   * (`threads` 0, or a database no other thread can open: SQLite in memory).
+   */
+  offLoopReads?(settings: { filename: string; threads: number; statementTimeoutMs: number }): OffLoopReads | null;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */
   introspect(knex: Knex): Promise<TableInfo[]>;
   /** Maps a column to its service type (Directus docs: Field types) when no meta special decides it. */

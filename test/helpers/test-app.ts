@@ -42,7 +42,7 @@ function testEnv(testDb: TestDb, env: Record<string, string> = {}): Record<strin
 }
 
 /** Settings that change what bootstrap installs or where: an app given one starts from an empty database. */
-const BOOTSTRAP_SETTING = /^(ADMIN_|DB_)/;
+const BOOTSTRAP_SETTING = /^(ADMIN_|DB_(?!READ_THREADS$))/;
 
 export interface TestAppOptions {
   fixture?: boolean;

@@ -172,26 +172,30 @@ describe('SQLite statement-timeout extension', () => {
 describe('SQLite connections of Strata', () => {
   it('get DB_STATEMENT_TIMEOUT from the extension, and no start-up warning', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'strata-timeout-'));
-    for (const [setting, expected] of [
-      ['7s', 7000],
-      ['0', null],
+    // Reads run on read threads (whose connections load the extension always, to be interrupted at close: 0 there is
+    // no timeout), or inline on the writer's connection, which loads it only for a timeout.
+    for (const [setting, threads, expected] of [
+      ['7s', '2', 7000],
+      ['0', '2', 0],
+      ['7s', '0', 7000],
+      ['0', '0', null],
     ] as const) {
       const db = new StrataDatabase(
         readConfig({
           DB_CLIENT: 'sqlite3',
-          DB_FILENAME: path.join(dir, `${setting}.db`),
+          DB_FILENAME: path.join(dir, `${setting}-${threads}.db`),
           DB_STATEMENT_TIMEOUT: setting,
+          DB_READ_THREADS: threads,
         }).db,
       );
       try {
         await db.ping();
         assert.deepEqual(db.settingWarnings(), []);
-        // Without a timeout the extension is not even loaded.
         const answer = await db.query<{ ms: number }>('select strata_statement_timeout() as ms').then(
           (rows) => rows[0]!.ms,
           () => null,
         );
-        assert.equal(answer, expected);
+        assert.equal(answer, expected, `DB_STATEMENT_TIMEOUT=${setting} DB_READ_THREADS=${threads}`);
       } finally {
         await db.close();
       }

@@ -8,6 +8,7 @@ import { sqliteSql } from './sql-hooks.js';
 import { translateSqliteError } from './error-translation.js';
 import { sqliteWrite } from './write-hooks.js';
 import { applyStatementTimeout, statementTimeoutWarnings } from './statement-timeout.js';
+import { SqliteReadThreads } from './read-threads.js';
 
 /** Prepared statements per connection, by SQL text: request shapes repeat, and preparing costs more than running. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -48,6 +49,11 @@ export const sqliteDialect: Dialect = {
     return [];
   },
   runsInline: true,
+  offLoopReads({ filename, threads, statementTimeoutMs }) {
+    // An in-memory database exists only on its one connection: its reads stay inline.
+    if (threads <= 0 || filename === ':memory:' || filename === '') return null;
+    return new SqliteReadThreads({ filename, threads, statementTimeoutMs, cacheSize: STATEMENT_CACHE_SIZE });
+  },
   settingWarnings: (session) => statementTimeoutWarnings(session.statementTimeoutMs),
   introspect: introspectSqlite,
   mapType: mapSqliteType,

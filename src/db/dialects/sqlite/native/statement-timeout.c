@@ -16,6 +16,12 @@
  *
  * SQL: strata_statement_timeout(ms) sets the timeout of this connection (0 = none, the default) and returns it;
  * strata_statement_timeout() returns it.
+ *
+ * Interrupt groups, for connections that run on other threads (the read threads): strata_join_interrupt_group(key)
+ * puts this connection in group `key` (an integer; 0 leaves it); strata_interrupt_group(key), run on any connection
+ * of the process that loaded the extension, interrupts the statement running on each connection of the group and
+ * returns how many connections the group has. The group list is process-wide (one copy of the library per process);
+ * a connection leaves it when it closes, under the same lock, so a closed connection is never interrupted.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -39,7 +45,51 @@ typedef struct Watch {
   int running;              /* a statement started and has not finished */
   void *statement;          /* the statement that is running */
   int64_t deadline_ns;      /* when it is interrupted (monotonic clock) */
+  int64_t group;            /* interrupt group (0: none), under groups_lock */
+  struct Watch *next;       /* the next member of some group, under groups_lock */
 } Watch;
+
+static pthread_mutex_t groups_lock = PTHREAD_MUTEX_INITIALIZER;
+static Watch *group_members = NULL;
+
+/* Takes `w` out of the group list; groups_lock held. */
+static void leave_group(Watch *w) {
+  for (Watch **at = &group_members; *at; at = &(*at)->next) {
+    if (*at == w) {
+      *at = w->next;
+      break;
+    }
+  }
+  w->next = NULL;
+  w->group = 0;
+}
+
+static void join_group(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  Watch *w = (Watch *)sqlite3_user_data(context);
+  sqlite3_int64 key = argc == 1 ? sqlite3_value_int64(argv[0]) : 0;
+  pthread_mutex_lock(&groups_lock);
+  leave_group(w);
+  if (key != 0) {
+    w->group = key;
+    w->next = group_members;
+    group_members = w;
+  }
+  pthread_mutex_unlock(&groups_lock);
+  sqlite3_result_int64(context, key);
+}
+
+static void interrupt_group(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  sqlite3_int64 key = argc == 1 ? sqlite3_value_int64(argv[0]) : 0;
+  sqlite3_int64 members = 0;
+  pthread_mutex_lock(&groups_lock);
+  for (Watch *m = group_members; m && key != 0; m = m->next) {
+    if (m->group != key) continue;
+    sqlite3_interrupt(m->db);
+    members++;
+  }
+  pthread_mutex_unlock(&groups_lock);
+  sqlite3_result_int64(context, members);
+}
 
 static int64_t monotonic_ns(void) {
   struct timespec now;
@@ -152,6 +202,9 @@ static void set_timeout(sqlite3_context *context, int argc, sqlite3_value **argv
 /* Called by SQLite when the function goes away (the connection closes, or the extension is loaded again). */
 static void destroy_watch(void *arg) {
   Watch *w = (Watch *)arg;
+  pthread_mutex_lock(&groups_lock);
+  leave_group(w);
+  pthread_mutex_unlock(&groups_lock);
   pthread_mutex_lock(&w->lock);
   w->stopping = 1;
   pthread_cond_signal(&w->wake);
@@ -183,6 +236,14 @@ int sqlite3_statementtimeout_init(sqlite3 *db, char **error, const sqlite3_api_r
   /* One registration for both arities (-1), so that the watch has exactly one owner to destroy it. */
   int rc = sqlite3_create_function_v2(db, "strata_statement_timeout", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, w, set_timeout, NULL, NULL, destroy_watch);
   /* On failure SQLite has already called destroy_watch. */
-  if (rc != SQLITE_OK && error) *error = sqlite3_mprintf("strata_statement_timeout: could not register the function");
+  if (rc != SQLITE_OK) {
+    if (error) *error = sqlite3_mprintf("strata_statement_timeout: could not register the function");
+    return rc;
+  }
+  /* Both use the watch registered above, which outlives them (functions go together when the connection closes). */
+  rc = sqlite3_create_function_v2(db, "strata_join_interrupt_group", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, w, join_group, NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "strata_interrupt_group", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, w, interrupt_group, NULL, NULL, NULL);
+  if (rc != SQLITE_OK && error) *error = sqlite3_mprintf("strata_statement_timeout: could not register the group functions");
   return rc;
 }
