@@ -34,6 +34,7 @@ import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
 import { openDatabase } from './open-database.js';
+import type { StartLog } from './start-log.js';
 
 export interface AppContext {
   config: Config;
@@ -79,13 +80,6 @@ export interface AppContext {
   clearCaches(): Promise<void>;
   startedAt: number;
   close(): Promise<void>;
-}
-
-/** Where start-up (and the bus and schema changes after it) write what they have to say. */
-export interface StartLog {
-  info(msg: string): void;
-  warn(msg: string): void;
-  error?(object: unknown, msg: string): void;
 }
 
 export interface ContextOptions {

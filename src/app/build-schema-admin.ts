@@ -8,7 +8,7 @@ import { FieldsService } from '../schema-admin/fields-service.js';
 import { RelationsService } from '../schema-admin/relations-service.js';
 import { SchemaChanges } from '../schema-admin/schema-changes.js';
 import type { SchemaStore } from '../schema/schema-store.js';
-import type { StartLog } from './app-context.js';
+import type { StartLog } from './start-log.js';
 
 export interface SchemaAdmin {
   schemaChanges: SchemaChanges;

@@ -9,7 +9,7 @@ import type { Invalidation } from '../cache/invalidation.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
 import { RightsNotices } from '../realtime/rights-notices.js';
 import type { SchemaStore } from '../schema/schema-store.js';
-import type { StartLog } from './app-context.js';
+import type { StartLog } from './start-log.js';
 
 export interface ReactionParts {
   schema: SchemaStore;

@@ -8,7 +8,7 @@ import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
-import type { StartLog } from './app-context.js';
+import type { StartLog } from './start-log.js';
 
 /** The main Redis client, when Redis is configured (the caller closes it if start-up fails later). */
 export async function openRedis(config: Config, log: StartLog): Promise<RedisClient | null> {

@@ -7,7 +7,7 @@ import { resolveSecret } from '../config/secret-store.js';
 import type { Database } from '../db/connection.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
 import { undoCutShortChanges } from '../schema-admin/schema-changes.js';
-import type { StartLog } from './app-context.js';
+import type { StartLog } from './start-log.js';
 import { bootstrap } from './bootstrap.js';
 
 export interface OpenedDatabase {

@@ -5,7 +5,8 @@
 import type { Database } from '../db/connection.js';
 import { AccessRepository } from '../db/repositories/access.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { PermissionAction, PermissionStore } from '../permissions/permission-store.js';
+import type { PermissionAction } from '../permissions/permission-rule.js';
+import type { PermissionStore } from '../permissions/permission-store.js';
 import { emptyRecord } from '../request/prototype-keys.js';
 import type { SchemaOverview } from '../schema/types.js';
 

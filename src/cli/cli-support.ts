@@ -3,8 +3,10 @@
  * codes (0 ok, 1 error, 2 usage, 3 not found, 4 conflict), and output for people or, with `--json`, for scripts.
  */
 import path from 'node:path';
-import type { Config } from '../config/config.js';
-import { ServiceError, ServiceErrorList } from '../errors/catalogue.js';
+import { ConfigError, type Config } from '../config/config.js';
+import { DatabaseUnreachableError } from '../db/wait-for-database.js';
+import { ServiceErrorList } from '../errors/catalogue.js';
+import { isUnexpected, toServiceError } from '../errors/to-service-error.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { createAppContext } from '../app/app-context.js';
 import type { ItemsApi, SchemaAdminApi } from '../app/ports.js';
@@ -99,16 +101,30 @@ export async function withContext<T>(config: Config, io: CliIo, work: (context: 
 /** A service error → its exit code: FORBIDDEN (for an admin: something that does not exist) 3, uniqueness 4, else 1. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
-  const code =
-    error instanceof ServiceErrorList ? error.errors[0]?.code : error instanceof ServiceError ? error.code : null;
+  const code = toServiceError(error).code;
   if (code === 'FORBIDDEN' || code === 'ROUTE_NOT_FOUND') return EXIT.notFound;
   if (code === 'RECORD_NOT_UNIQUE') return EXIT.conflict;
   return EXIT.error;
 }
 
-/** The message of an error, with the details a person needs (field, line). */
+/** Errors whose message is written for the person at the terminal (a usage mistake, the settings, no database). */
+function forPeople(error: unknown): error is Error {
+  return error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseUnreachableError;
+}
+
+/**
+ * The message of an error, with the details a person needs (field, line); anything else as every front end
+ * answers it (toServiceError), its stack after it (see `unexpectedDetail`).
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof ServiceErrorList) return error.errors.map(describeError).join('\n');
-  if (error instanceof ServiceError) return `${error.message} [${error.code}]`;
-  return error instanceof Error ? error.message : String(error);
+  if (forPeople(error)) return error.message;
+  const service = toServiceError(error);
+  if (service instanceof ServiceErrorList) return service.errors.map(describeError).join('\n');
+  return `${service.message} [${service.code}]`;
+}
+
+/** For an error no catalogue code explains: its stack, for stderr (the CLI's log); '' otherwise. */
+export function unexpectedDetail(error: unknown): string {
+  if (forPeople(error) || !isUnexpected(error)) return '';
+  return `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
 }

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { ConfigError, type Config } from '../config/config.js';
 import { DatabaseUnreachableError } from '../db/wait-for-database.js';
-import { describeError, EXIT, exitCodeOf, output, type CliRun, type Output } from './cli-support.js';
+import { describeError, EXIT, exitCodeOf, output, unexpectedDetail, type CliRun, type Output } from './cli-support.js';
 import { runExport, runImport, type ExportOptions } from './io-commands.js';
 import { runApply, runSnapshot } from './schema-commands.js';
 import { runRolesCreate, runUsersCreate, runUsersList, runUsersPasswd } from './user-commands.js';
@@ -22,6 +22,7 @@ function action<A extends unknown[]>(run: CliRun, work: (config: Config, out: Ou
       const code =
         error instanceof ConfigError || error instanceof DatabaseUnreachableError ? EXIT.error : exitCodeOf(error);
       run.io.stderr.write(`strata: ${describeError(error)}\n`);
+      run.io.stderr.write(unexpectedDetail(error));
       if (out.json)
         run.io.stdout.write(`${JSON.stringify({ error: { message: describeError(error), exit: code } })}\n`);
       run.exit(code);
@@ -30,6 +31,13 @@ function action<A extends unknown[]>(run: CliRun, work: (config: Config, out: Ou
 }
 
 export function registerDataCommands(program: Command, run: CliRun): void {
+  registerSchemaCommands(program, run);
+  registerTransferCommands(program, run);
+  registerUserCommands(program, run);
+  program.addHelpText('after', DATA_COMMANDS_HELP);
+}
+
+function registerSchemaCommands(program: Command, run: CliRun): void {
   const schema = program.command('schema').description('Schema snapshots: write one, or apply one to this database');
   schema
     .command('snapshot [file]')
@@ -48,7 +56,10 @@ export function registerDataCommands(program: Command, run: CliRun): void {
         runApply(c, out, file, options),
       ),
     );
+}
 
+/** Import and export of a collection's items. */
+function registerTransferCommands(program: Command, run: CliRun): void {
   program
     .command('import <collection> <file>')
     .description('Import a CSV, JSON (array) or NDJSON file into a collection, in one transaction')
@@ -73,7 +84,9 @@ export function registerDataCommands(program: Command, run: CliRun): void {
     .action(
       action(run, (c, out, collection: string, options: ExportOptions) => runExport(c, out, collection, options)),
     );
+}
 
+function registerUserCommands(program: Command, run: CliRun): void {
   const users = program.command('users').description('Manage users');
   users
     .command('create')
@@ -118,10 +131,9 @@ export function registerDataCommands(program: Command, run: CliRun): void {
         runRolesCreate(c, out, options),
       ),
     );
+}
 
-  program.addHelpText(
-    'after',
-    `
+const DATA_COMMANDS_HELP = `
 Data commands:
   strata schema snapshot [file]                 write a snapshot (YAML, or JSON for .json)
   strata schema apply <file> [--dry-run] [--yes] [--force]
@@ -131,6 +143,4 @@ Data commands:
   strata users passwd --email <e> --password <p>
   strata users list
   strata roles create --name <n> [--admin] [--app] [--parent <role>]
-Each takes --json (machine-readable output). Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 conflict.`,
-  );
-}
+Each takes --json (machine-readable output). Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 conflict.`;

@@ -7,10 +7,11 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DbConfig } from '../config/config.js';
-import { InvalidQueryError, ServiceError, ServiceUnavailableError } from '../errors/catalogue.js';
+import { InvalidQueryError, ServiceError, type ServiceUnavailableError } from '../errors/catalogue.js';
+import { DatabaseError, databaseUnreachableError, statementTimeoutError } from '../errors/database-error.js';
 import type { Dialect, OffLoopReads, RawConnection } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
-import { failureKind, statementNeverSent } from './failure-kind.js';
+import { classifyError, failureKind, raised, statementNeverSent } from './failure-kind.js';
 import { withFileLock } from './file-lock.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
@@ -41,22 +42,22 @@ type TarnPool = {
   numPendingValidations(): number;
 };
 
-export function statementTimeoutError(): ServiceUnavailableError {
-  return new ServiceUnavailableError('database', 'The statement ran longer than DB_STATEMENT_TIMEOUT allows');
-}
-
-/** A statement's failure as the catalogue error it means, or the driver's error when it is the statement's own. */
-function classified(error: unknown, read: boolean): unknown {
+/**
+ * A statement's failure as the catalogue error it means (the database is away or too slow, a read's value it could
+ * not take), or as the DatabaseError the caller reads when it is the statement's own (a refused write).
+ */
+function classified(dialect: Dialect, error: unknown, read: boolean): unknown {
   if (error instanceof ServiceError) return error;
-  switch (failureKind(error)) {
+  const failed = classifyError(dialect, error);
+  switch (failed.kind) {
     case 'connection':
-      return new ServiceUnavailableError('database', 'The database is not reachable');
+      return databaseUnreachableError();
     case 'timeout':
       return statementTimeoutError();
     case 'invalid_input':
-      return read ? new InvalidQueryError('A value of the query does not fit its field') : error;
+      return read ? new InvalidQueryError('A value of the query does not fit its field') : failed;
     default:
-      return error;
+      return failed;
   }
 }
 
@@ -145,7 +146,7 @@ export class Database {
         return (await this.dialect.execute(idle, sql, params, name)) as T[];
       } catch (error) {
         // A dead connection: the pooled path below discards it and runs the read on a fresh one.
-        if (failureKind(error) !== 'connection') throw classified(error, read);
+        if (failureKind(this.dialect, error) !== 'connection') throw classified(this.dialect, error, read);
       }
     }
     return this.onPooledConnection(
@@ -165,7 +166,7 @@ export class Database {
     try {
       return (await this.readers!.run(sql, params)) as T[];
     } catch (error) {
-      throw classified(error, true);
+      throw classified(this.dialect, error, true);
     }
   }
 
@@ -196,18 +197,19 @@ export class Database {
       try {
         connection = this.checkOut(client) ?? (await client.acquireConnection());
       } catch (error) {
-        if (freshConnectionFailed(error) && !failedToConnect) {
+        if (freshConnectionFailed(this.dialect, error) && !failedToConnect) {
           failedToConnect = true;
           continue;
         }
-        throw classified(error, read);
+        throw classified(this.dialect, error, read);
       }
       try {
         return await statement(connection);
       } catch (error) {
-        if (failureKind(error) !== 'connection') throw classified(error, read);
+        if (failureKind(this.dialect, error) !== 'connection') throw classified(this.dialect, error, read);
         discard(connection, error);
-        if (!(read || statementNeverSent(error)) || attempt >= CONNECTION_TRIES) throw classified(error, read);
+        if (!(read || statementNeverSent(this.dialect, error)) || attempt >= CONNECTION_TRIES)
+          throw classified(this.dialect, error, read);
       } finally {
         await client.releaseConnection(connection);
       }
@@ -241,9 +243,13 @@ export class Database {
     if (!statements)
       return this.lockFile ? withFileLock(`${this.lockFile}.${name.replace(/[^\w-]/g, '_')}.lock`, work) : work();
     const client = this.knex.client as Pool;
-    const connection = await client.acquireConnection();
+    const connection = await client.acquireConnection().catch((error: unknown) => {
+      throw raised(this.dialect, error);
+    });
     try {
-      await this.dialect.execute(connection, statements.lock, []);
+      await this.dialect.execute(connection, statements.lock, []).catch((error: unknown) => {
+        throw raised(this.dialect, error);
+      });
       try {
         return await work();
       } finally {
@@ -271,7 +277,10 @@ export class Database {
           failedToConnect ||= connecting;
           continue;
         }
-        throw classified(error instanceof BeginFailed ? error.failure : error, false);
+        // The work's own errors pass (a statement's failure is a DatabaseError already: see `run`).
+        if (error instanceof BeginFailed || error instanceof DatabaseError)
+          throw classified(this.dialect, error instanceof BeginFailed ? error.failure : error, false);
+        throw error;
       }
     }
   }
@@ -286,23 +295,24 @@ export class Database {
     try {
       connection = await client.acquireConnection();
     } catch (error) {
-      if (freshConnectionFailed(error)) throw new BeginFailed(error, true);
-      throw error;
+      if (freshConnectionFailed(this.dialect, error)) throw new BeginFailed(error, true);
+      throw raised(this.dialect, error);
     }
     const run = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
       for (const listener of this.listeners) listener(sql, params);
       try {
         return (await this.dialect.execute(connection, sql, params)) as R[];
       } catch (error) {
-        if (failureKind(error) === 'connection') discard(connection, error);
-        throw error;
+        const failed = classifyError(this.dialect, error);
+        if (failed.kind === 'connection') discard(connection, error);
+        throw failed;
       }
     };
     try {
       try {
         await run(this.dialect.write.begin);
       } catch (error) {
-        if (failureKind(error) === 'connection') throw new BeginFailed(error);
+        if (failureKind(this.dialect, error) === 'connection') throw new BeginFailed(error);
         throw error;
       }
       let result: T;
@@ -332,7 +342,9 @@ export class Database {
 
   /** Cheap round trip; throws when the database does not answer. */
   async ping(): Promise<void> {
-    await this.knex.raw('select 1');
+    await this.knex.raw('select 1').catch((error: unknown) => {
+      throw raised(this.dialect, error);
+    });
   }
 
   /**
@@ -372,13 +384,14 @@ export function readThreads(db: Database): { terminate(): Promise<number> }[] {
  * A new connection could not be made (nothing ran on it): worth another try. Not a pool that stayed full until its
  * acquire timeout, which has waited long enough already.
  */
-function freshConnectionFailed(error: unknown): boolean {
-  return failureKind(error) === 'connection' && (error as Error).name !== 'KnexTimeoutError';
+function freshConnectionFailed(dialect: Dialect, error: unknown): boolean {
+  const failed = classifyError(dialect, error);
+  return failed.kind === 'connection' && !failed.poolTimeout;
 }
 
 /** A statement or acquire after `close`: the database is not there any more, as far as this process goes. */
 function closedError(): ServiceUnavailableError {
-  return new ServiceUnavailableError('database', 'The database is not reachable');
+  return databaseUnreachableError();
 }
 
 /** The connection died at `begin`: the transaction never started. */

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { DbClient } from '../config/config.js';
 import type { ColumnInfo, ServiceType, TableInfo } from '../schema/types.js';
-import type { DatabaseFailure } from '../errors/database-failure.js';
+import type { DriverErrorClass } from '../errors/database-error.js';
 import type { SchemaDdl } from './schema-ddl.js';
 import type { SqlDialect } from '../sql/dialect-hooks.js';
 import type { WriteDialect } from '../sql/write-hooks.js';
@@ -66,8 +66,12 @@ export interface Dialect {
   readonly sql: SqlDialect;
   /** Write hooks: transactions, parameter limits, value binding for INSERT/UPDATE. */
   readonly write: WriteDialect;
-  /** A driver error of a failed write → what failed (unique, foreign key, ...), or null when it is not such an error. */
-  translateError(error: unknown): DatabaseFailure | null;
+  /**
+   * Its driver's error → its kind (connection, timeout, constraint, ...) and, for a failed write, what failed
+   * (unique, foreign key, ...); null for an error that is not the driver's (src/db/failure-kind.ts adds the socket
+   * and pool errors every driver shares).
+   */
+  classifyError(error: unknown): DriverErrorClass | null;
   /** DDL for schema changes (fields, collections, relations). */
   readonly ddl: SchemaDdl;
 }

@@ -1,60 +1,13 @@
 /**
  * What a dialect offers for schema changes (fields, collections, relations). Vendor-neutral: the services describe
- * the columns they want as ColumnSpecs in DdlSteps (schema-steps.ts); src/db/dialects/<vendor>/ddl.ts renders each
+ * the columns they want as ColumnSpecs (column-spec.ts) in DdlSteps (schema-steps.ts); src/db/dialects/<vendor>/ddl.ts renders each
  * step as statements, and schema-executor.ts runs them.
  */
 import type { Knex } from 'knex';
 import type { ColumnInfo } from '../schema/types.js';
 import type { DdlStep, Refusal } from '../schema-admin/plan/schema-steps.js';
 import type { ConversionCheck } from '../schema-admin/plan/type-conversions.js';
-
-/** Service types that own a column, as they are stored (csv is stored as text, hash as string; alias has none). */
-export type StorageType =
-  | 'string'
-  | 'text'
-  | 'integer'
-  | 'bigInteger'
-  | 'boolean'
-  | 'decimal'
-  | 'float'
-  | 'json'
-  | 'date'
-  | 'dateTime'
-  | 'timestamp'
-  | 'time'
-  | 'uuid'
-  | 'binary';
-
-/** A column default: none, the clock (`CURRENT_TIMESTAMP`), or a literal (json defaults are their JSON text). */
-export type ColumnDefault = { kind: 'none' } | { kind: 'now' } | { kind: 'value'; value: string | number | boolean };
-
-/** The column a field should have. */
-export interface ColumnSpec {
-  name: string;
-  type: StorageType;
-  /** string only. */
-  maxLength: number | null;
-  /** decimal only. */
-  precision: number | null;
-  scale: number | null;
-  nullable: boolean;
-  default: ColumnDefault;
-  primaryKey: boolean;
-  autoIncrement: boolean;
-  unique: boolean;
-  indexed: boolean;
-  comment: string | null;
-}
-
-/** Which attributes of an existing column an alteration changes. */
-export interface ColumnChanges {
-  type: boolean;
-  nullable: boolean;
-  default: boolean;
-  comment: boolean;
-  unique: boolean;
-  indexed: boolean;
-}
+import type { ColumnSpec } from '../schema-admin/plan/column-spec.js';
 
 /** How introspection reports a column's storage; what `sameStorage` compares. */
 export interface StorageShape {

@@ -9,7 +9,9 @@
 import type { Knex } from 'knex';
 import { countDuplicates, countNulls, countOrphans, countRows } from './column-checks.js';
 import { queryBuilder, type Database } from './connection.js';
+import { raised } from './failure-kind.js';
 import {
+  ForeignKeyViolationError,
   SchemaCheckFailedError,
   SchemaRefusedError,
   type DdlCatalog,
@@ -47,15 +49,32 @@ export class SchemaExecutor {
 
   /** Runs `work` in one schema-change transaction (the dialect's: SQLite turns foreign keys off for rebuilds). */
   transaction<T>(work: (session: SchemaSession) => Promise<T>): Promise<T> {
-    return this.ddl.transaction(queryBuilder(this.db), (trx) => work(trx as unknown as SchemaSession));
+    return this.ddl
+      .transaction(queryBuilder(this.db), (trx) => work(trx as unknown as SchemaSession))
+      .catch((error: unknown) => this.leaving(error));
   }
 
   /** Runs all three phases in the session. */
   async runIn(session: SchemaSession, steps: SchemaSteps): Promise<void> {
     const knex = knexOf(session);
-    for (const step of steps.checks) await this.check(knex, step);
-    for (const step of steps.ddl) await this.alter(knex, step);
-    for (const step of steps.writes) await write(knex, step);
+    try {
+      for (const step of steps.checks) await this.check(knex, step);
+      for (const step of steps.ddl) await this.alter(knex, step);
+      for (const step of steps.writes) await write(knex, step);
+    } catch (error) {
+      this.leaving(error);
+    }
+  }
+
+  /** Refusals of the change as they are (the caller names the change in them), a driver's error as a DatabaseError. */
+  private leaving(error: unknown): never {
+    if (
+      error instanceof SchemaCheckFailedError ||
+      error instanceof SchemaRefusedError ||
+      error instanceof ForeignKeyViolationError
+    )
+      throw error;
+    throw raised(this.db.dialect, error);
   }
 
   /**
@@ -84,7 +103,7 @@ export class SchemaExecutor {
           .catch((undoError: unknown) => this.options.onUndoFailure?.(undoError));
       }
       if (entry !== null) await closeJournal(knex, entry).catch(() => {});
-      throw error;
+      this.leaving(error);
     }
   }
 
@@ -95,7 +114,7 @@ export class SchemaExecutor {
    */
   async recover(): Promise<number> {
     const knex = queryBuilder(this.db);
-    const entries = await readJournal(knex);
+    const entries = await readJournal(knex).catch((error: unknown) => this.leaving(error));
     for (const entry of entries) {
       for (const statement of [...entry.pending].reverse())
         await this.ddl.run(knex, statement.sql, statement.params).catch(() => {});
@@ -104,7 +123,7 @@ export class SchemaExecutor {
           .run(knex, statement.sql, statement.params)
           .catch((undoError: unknown) => this.options.onUndoFailure?.(undoError));
       }
-      await closeJournal(knex, entry.id);
+      await closeJournal(knex, entry.id).catch((error: unknown) => this.leaving(error));
     }
     return entries.length;
   }

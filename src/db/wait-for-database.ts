@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { DatabaseError } from '../errors/database-error.js';
 import type { Database } from './connection.js';
 
 export class DatabaseUnreachableError extends Error {}
@@ -32,6 +33,7 @@ export async function waitForDatabase(
 }
 
 function describe(error: unknown): string {
+  if (error instanceof DatabaseError) return describe(error.cause);
   if (error instanceof AggregateError && error.errors.length) return describe(error.errors[0]);
   if (error instanceof Error) return error.message || (error as NodeJS.ErrnoException).code || error.name;
   return String(error);

@@ -4,16 +4,13 @@
  * GRAPHQL_VALIDATION; failures of resolvers are answered 200 beside the data, with their catalogue codes.
  */
 import { printSchema, type GraphQLError, type GraphQLSchema } from 'graphql';
-import { statementTimeoutError } from '../db/connection.js';
-import { failureKind } from '../db/failure-kind.js';
 import {
   GraphQLValidationError,
-  InternalServerError,
   MethodNotAllowedError,
-  ServiceError,
   ServiceErrorList,
-  ServiceUnavailableError,
+  type ServiceError,
 } from '../errors/catalogue.js';
+import { isUnexpected, toServiceError } from '../errors/to-service-error.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { GraphQLApi, GraphQLContext } from './context.js';
 import { formatGraphQLError } from './document-cache.js';
@@ -96,18 +93,12 @@ export class GraphQLService {
 /** A resolver's failure as GraphQL errors with their catalogue codes (also for the GraphQL socket's messages). */
 export function executionErrors(error: GraphQLError, log: Logger): Record<string, unknown>[] {
   const original = error.originalError;
-  let services: ServiceError[];
-  if (original instanceof ServiceErrorList) services = original.errors;
-  else if (original instanceof ServiceError) services = [original];
-  else if (original && failureKind(original) === 'connection')
-    services = [new ServiceUnavailableError('database', 'The database is not reachable')];
-  else if (original && failureKind(original) === 'timeout') services = [statementTimeoutError()];
-  else if (original && !(original as { locations?: unknown }).locations) {
-    log.error({ err: original }, 'GraphQL resolver failed');
-    services = [new InternalServerError()];
-  } else {
+  // An error of graphql-jit itself (it carries locations) keeps its message.
+  if (!original || (original as { locations?: unknown }).locations)
     return [{ ...formatGraphQLError(error), extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
-  }
+  if (isUnexpected(original)) log.error({ err: original }, 'GraphQL resolver failed');
+  const service = toServiceError(original);
+  const services: ServiceError[] = service instanceof ServiceErrorList ? service.errors : [service];
   return services.map((service) => ({
     ...formatGraphQLError(error),
     message: service.message,

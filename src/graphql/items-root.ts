@@ -26,6 +26,7 @@ import type { GraphQLContext } from './context.js';
 import { queryArgs } from './query-args.js';
 import { levelOf, collectFields, type WalkContext } from './selection.js';
 import { deleteMutations, writeOnlyMutations } from './write-only-root.js';
+import type { OpenedCollection } from '../engine/write/opened-collection.js';
 import { emptyRecord } from '../request/prototype-keys.js';
 
 type Args = Record<string, unknown>;
@@ -226,34 +227,59 @@ function aggregateRow(row: Record<string, unknown>, query: Query): Record<string
   return out;
 }
 
+/** What every mutation of one collection is built from. */
+interface MutationKit {
+  name: string;
+  root: string;
+  types: TypeSet;
+  type: GraphQLObjectType;
+  list: GraphQLList<GraphQLNonNull<GraphQLObjectType>>;
+  filter: ReturnType<TypeSet['filter']>;
+  reread: (info: GraphQLResolveInfo, args: Args) => Query;
+  writer: (ctx: GraphQLContext) => GraphQLContext['app']['writer'];
+  /** The writer's one writability check; the singleton's rule is that of what its write turns out to be. */
+  open: (ctx: GraphQLContext, action: WriteAction | null) => Promise<OpenedCollection<'rows'>>;
+}
+
 function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, limits: ReadLimits): void {
   const name = view.collection.collection;
-  const root = view.typeName;
   const type = types.object(name);
   const filter = types.filter(name);
-  const list = new GraphQLList(new GraphQLNonNull(type));
-  const reread = (info: GraphQLResolveInfo, args: Args) => selectionQuery(info, args, filter, limits);
-  const writer = (ctx: GraphQLContext) => ctx.app.writer;
   const options = { system: view.collection.system, reread: 'rows' as const };
-  // The writer's one writability check; the singleton's rule is that of what its write turns out to be.
-  const open = (ctx: GraphQLContext, action: WriteAction | null) =>
-    writer(ctx).open(name, action, ctx.accountability, options);
-
+  const kit: MutationKit = {
+    name,
+    root: view.typeName,
+    types,
+    type,
+    list: new GraphQLList(new GraphQLNonNull(type)),
+    filter,
+    reread: (info, args) => selectionQuery(info, args, filter, limits),
+    writer: (ctx) => ctx.app.writer,
+    open: (ctx, action) => ctx.app.writer.open(name, action, ctx.accountability, options),
+  };
   if (view.collection.singleton || SYSTEM_SINGLETONS.has(name)) {
-    if (view.update) {
-      mutation[`update_${root}`] = {
-        type,
-        args: { data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
-        resolve: async (_r, args, ctx, info) =>
-          data(
-            await writer(ctx).upsertSingleton(await open(ctx, null), args.data as Args, reread(info, {}), ctx.marks),
-          ),
-      };
-    }
+    if (view.update) Object.assign(mutation, singletonMutation(kit));
     return;
   }
-  if (view.create) {
-    mutation[`create_${root}_items`] = {
+  if (view.create) Object.assign(mutation, createMutations(kit));
+  if (view.update) Object.assign(mutation, updateMutations(kit));
+  if (view.delete) Object.assign(mutation, deleteMutations(kit.root, kit.open));
+}
+
+function singletonMutation({ name, root, types, type, reread, writer, open }: MutationKit): Fields {
+  return {
+    [`update_${root}`]: {
+      type,
+      args: { data: { type: new GraphQLNonNull(types.input(name, 'update')) } },
+      resolve: async (_r, args, ctx, info) =>
+        data(await writer(ctx).upsertSingleton(await open(ctx, null), args.data as Args, reread(info, {}), ctx.marks)),
+    },
+  };
+}
+
+function createMutations({ name, root, types, type, list, filter, reread, writer, open }: MutationKit): Fields {
+  return {
+    [`create_${root}_items`]: {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'create'))) } },
       resolve: async (_r, args, ctx, info) =>
@@ -266,18 +292,21 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
             ctx.marks,
           ),
         ),
-    };
-    mutation[`create_${root}_item`] = {
+    },
+    [`create_${root}_item`]: {
       type,
       args: { data: { type: new GraphQLNonNull(types.input(name, 'create')) } },
       resolve: async (_r, args, ctx, info) =>
         data(
           await writer(ctx).create(await open(ctx, 'create'), [args.data as Args], false, reread(info, {}), ctx.marks),
         ),
-    };
-  }
-  if (view.update) {
-    mutation[`update_${root}_items`] = {
+    },
+  };
+}
+
+function updateMutations({ name, root, types, type, list, filter, reread, writer, open }: MutationKit): Fields {
+  return {
+    [`update_${root}_items`]: {
       type: list,
       args: {
         ...QUERY_ARGS(filter),
@@ -297,8 +326,8 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
             ctx.marks,
           ),
         ),
-    };
-    mutation[`update_${root}_batch`] = {
+    },
+    [`update_${root}_batch`]: {
       type: list,
       args: { ...QUERY_ARGS(filter), data: { type: new GraphQLList(new GraphQLNonNull(types.input(name, 'update'))) } },
       resolve: async (_r, args, ctx, info) =>
@@ -310,8 +339,8 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
             ctx.marks,
           ),
         ),
-    };
-    mutation[`update_${root}_item`] = {
+    },
+    [`update_${root}_item`]: {
       type,
       args: {
         id: { type: new GraphQLNonNull(GraphQLID) },
@@ -327,7 +356,6 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
             ctx.marks,
           ),
         ),
-    };
-  }
-  if (view.delete) Object.assign(mutation, deleteMutations(root, open));
+    },
+  };
 }

@@ -74,7 +74,16 @@ export function systemRootFields(
   _overview: SchemaOverview,
   limits: ReadLimits,
 ): { query: Fields; mutation: Fields } {
-  const query: Fields = {
+  const query: Fields = { ...serverAndSchemaQueries(), ...meQueries(types, limits) };
+  const mutation: Fields = authMutations();
+  if (types.collectionView('service_users')?.update) mutation.update_users_me = updateUsersMe(types, limits);
+  if (types.admin) Object.assign(mutation, schemaMutations());
+  return { query, mutation };
+}
+
+/** The server's state and the schema's collections, fields and relations. */
+function serverAndSchemaQueries(): Fields {
+  return {
     server_ping: { type: GraphQLString, resolve: () => 'pong' },
     server_info: {
       type: new GraphQLNonNull(SERVER_INFO),
@@ -125,8 +134,12 @@ export function systemRootFields(
         ctx.app.relations.readOne(ctx.accountability, String(a.collection), String(a.field)),
     },
   };
-  const users = types.collectionView('service_users');
-  if (users) {
+}
+
+/** The caller's own user and roles, where the caller may read them. */
+function meQueries(types: TypeSet, limits: ReadLimits): Fields {
+  const query: Fields = {};
+  if (types.collectionView('service_users')) {
     query.users_me = {
       type: types.object('service_users'),
       resolve: async (_r, _a, ctx, info) => {
@@ -157,8 +170,12 @@ export function systemRootFields(
       },
     };
   }
+  return query;
+}
 
-  const mutation: Fields = {
+/** Login, refresh, logout and the caller's two-factor authentication. */
+function authMutations(): Fields {
+  return {
     auth_login: {
       type: AUTH_TOKENS,
       args: {
@@ -212,30 +229,29 @@ export function systemRootFields(
       },
     },
   };
-  if (users?.update) {
-    mutation.update_users_me = {
-      type: types.object('service_users'),
-      args: { data: { type: types.input('service_users', 'update') } },
-      resolve: async (_r, a: Args, ctx, info) => {
-        if (!ctx.accountability.user) throw new InvalidCredentialsError();
-        const target = await ctx.app.writer.open('service_users', 'update', ctx.accountability, {
-          system: true,
-          reread: 'rows' as const,
-        });
-        return data(
-          await ctx.app.writer.updateOne(
-            target,
-            ctx.accountability.user,
-            (a.data as Args) ?? {},
-            selectionQuery(info, {}, undefined, limits),
-            ctx.marks,
-          ),
-        );
-      },
-    };
-  }
-  if (types.admin) Object.assign(mutation, schemaMutations());
-  return { query, mutation };
+}
+
+function updateUsersMe(types: TypeSet, limits: ReadLimits): Fields[string] {
+  return {
+    type: types.object('service_users'),
+    args: { data: { type: types.input('service_users', 'update') } },
+    resolve: async (_r, a: Args, ctx, info) => {
+      if (!ctx.accountability.user) throw new InvalidCredentialsError();
+      const target = await ctx.app.writer.open('service_users', 'update', ctx.accountability, {
+        system: true,
+        reread: 'rows' as const,
+      });
+      return data(
+        await ctx.app.writer.updateOne(
+          target,
+          ctx.accountability.user,
+          (a.data as Args) ?? {},
+          selectionQuery(info, {}, undefined, limits),
+          ctx.marks,
+        ),
+      );
+    },
+  };
 }
 
 /** Admin-only schema mutations (the services refuse anyone else too). */

@@ -13,7 +13,7 @@ import {
 } from 'graphql';
 import type { Query } from '../request/query.js';
 import type { WriteAction } from '../plan/write-access.js';
-import type { OpenedCollection } from '../engine/write/items-writer.js';
+import type { OpenedCollection } from '../engine/write/opened-collection.js';
 import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import type { TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';

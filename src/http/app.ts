@@ -16,6 +16,9 @@ import { createServer, registerCors, registerPressure } from './fastify-server.j
 import { registerJsonBodies } from './json-bodies.js';
 import { registerRoutes } from './register-routes.js';
 import { registerRequestHooks } from './request-hooks.js';
+import type { AppOptions } from './app-options.js';
+
+export type { AppOptions } from './app-options.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,19 +35,6 @@ declare module 'fastify' {
     /** `false`: left out of the OpenAPI document (routes that only refuse, such as 405 answers). */
     openapi?: boolean;
   }
-}
-
-export interface AppOptions {
-  /** Pino options or false; tests pass false. */
-  logger?: boolean | object;
-  /** Folder of the built admin app; tests point it elsewhere. */
-  adminAppDir?: string;
-  /**
-   * Build now, and again as the schema changes, what requests would otherwise build on first use (default): the
-   * request-body validators, and the admin's and the public's GraphQL schemas. Tests pass false: a file uses a few
-   * validators, and one that changes the schema dozens of times would rebuild both GraphQL schemas after each change.
-   */
-  warm?: boolean;
 }
 
 /** Errors thrown anywhere answer in the catalogue's shape; an unknown path is 404 once its caller is resolved. */

@@ -1,10 +1,9 @@
 /**
  * Turns every failure into the catalogue's body shape. Fastify's own errors (bad JSON, wrong content type, body too
- * large) are mapped to their codes; anything unexpected is logged with its stack and answered without detail.
+ * large) are mapped to their codes; everything else as every front end maps it (toServiceError): anything
+ * unexpected is logged with its stack and answered without detail.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { failureKind } from '../db/failure-kind.js';
-import { statementTimeoutError } from '../db/connection.js';
 import {
   InternalServerError,
   InvalidPayloadError,
@@ -15,9 +14,12 @@ import {
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '../errors/catalogue.js';
+import { DatabaseError } from '../errors/database-error.js';
+import { toServiceError } from '../errors/to-service-error.js';
 
-export function toServiceError(error: unknown, request: FastifyRequest): ServiceError {
-  if (error instanceof ServiceError) return error;
+/** An error as the catalogue error the HTTP answer carries: Fastify's own first, then as every front end. */
+export function httpServiceError(error: unknown, request: FastifyRequest): ServiceError {
+  if (error instanceof ServiceError || error instanceof DatabaseError) return toServiceError(error);
   const fastifyError = error as FastifyError;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -32,13 +34,10 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
     case 'FST_ERR_NOT_FOUND':
       return new RouteNotFoundError(request.url.split('?')[0]!);
   }
-  const kind = failureKind(error);
-  if (kind === 'connection') return new ServiceUnavailableError('database', 'The database is not reachable');
-  if (kind === 'timeout') return statementTimeoutError();
   // JSON.parse failures from the content-type parser surface as SyntaxError with statusCode 400.
   if (error instanceof SyntaxError || fastifyError.statusCode === 400)
     return new InvalidPayloadError('Invalid JSON in request body');
-  return new InternalServerError();
+  return toServiceError(error);
 }
 
 export function errorBody(error: ServiceError): string {
@@ -49,7 +48,7 @@ export function errorBody(error: ServiceError): string {
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const serviceError = toServiceError(error, request);
+  const serviceError = httpServiceError(error, request);
   if (serviceError instanceof InternalServerError || serviceError instanceof ServiceUnavailableError) {
     request.log.error({ err: error }, serviceError.message);
   }

@@ -8,7 +8,7 @@ import type { AppContext } from '../app/app-context.js';
 import { compileBodySchemas } from '../request/body-check.js';
 import { SpecsService } from '../specs/specs-service.js';
 import type { RouteEntry } from '../specs/system-paths.js';
-import type { AppOptions } from './app.js';
+import type { AppOptions } from './app-options.js';
 import { named } from './plugin-name.js';
 import { adminAppRoutes, STUDIO_DIR } from './routes/admin-app.js';
 import { authRoutes } from './routes/auth.js';

@@ -5,7 +5,7 @@
  * is open (it may expire while the socket lives).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../errors/catalogue.js';
+import { isUnexpected, toServiceError } from '../errors/to-service-error.js';
 import type { CallerApi } from '../app/ports.js';
 import { extractToken } from './extract-token.js';
 
@@ -24,10 +24,10 @@ export async function refuseUnauthenticatedUpgrade(
     else if (!(await context.accountability.resolve(token, ip)).user) refusal = invalid('Invalid user credentials.');
   } catch (error) {
     // A database that cannot answer is not the client's fault: its 5xx stays one.
-    refusal =
-      error instanceof ServiceError
-        ? { status: error.status >= 500 ? error.status : 401, code: error.code, message: error.message }
-        : invalid('Invalid user credentials.');
+    const known = isUnexpected(error) ? null : toServiceError(error);
+    refusal = known
+      ? { status: known.status >= 500 ? known.status : 401, code: known.code, message: known.message }
+      : invalid('Invalid user credentials.');
   }
   if (!refusal) return false;
   await reply.code(refusal.status).send({ errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });

@@ -5,7 +5,7 @@
  * which only an admin or an explicit permission may change).
  */
 import { parseFilter } from '../request/parse-filter.js';
-import type { PermissionRule } from './permission-store.js';
+import type { PermissionRule } from './permission-rule.js';
 
 const OWN_USER_FIELDS = [
   'id',

@@ -10,22 +10,7 @@ import { AccessRepository } from '../db/repositories/access.js';
 import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
 import { APP_ACCESS_RULES } from './app-access-rules.js';
 import type { FilterNode } from '../request/query.js';
-
-export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
-
-export interface PermissionRule {
-  policy: string;
-  collection: string;
-  action: PermissionAction;
-  /** Field names, or '*' for all. */
-  fields: string[] | '*';
-  /** Item rule; null = every item. A rule that cannot be parsed matches nothing (`false`). */
-  permissions: FilterNode | null | false;
-  validation: FilterNode | null;
-  /** The validation rule as stored (evaluated against payloads, with its variables resolved per request). */
-  rawValidation?: Record<string, unknown> | null;
-  presets: Record<string, unknown> | null;
-}
+import type { PermissionAction, PermissionRule } from './permission-rule.js';
 
 export class PermissionSet {
   private readonly byKey = new Map<string, PermissionRule[]>();

@@ -7,7 +7,7 @@ import { ForbiddenError, InvalidQueryError } from '../errors/catalogue.js';
 import { parseFieldFunction, splitFieldPath } from '../request/field-path.js';
 import { hoistJsonFunction, isJsonFunction } from '../request/json-path.js';
 import type { DeepQuery } from '../request/query.js';
-import type { CollectionOverview } from '../schema/types.js';
+import type { CollectionOverview, FieldOverview, RelationalLink } from '../schema/types.js';
 import { fieldOf, joinFor, resolveOperand, type OperandScope } from './operands.js';
 import type { Join, PlannedOutput, ReadLevel } from './read-plan.js';
 
@@ -46,7 +46,31 @@ export function planSelection(
   const alias: Record<string, string> = Object.assign(Object.create(null), aliases);
   // `deep` keys apply to the relations this read selects; others (not relational, unknown, not readable) are
   // ignored, as Directus ignores them, so they reveal nothing of the schema either.
+  const ctx: SelectionContext = { scope, collection, deep, where, planChild, readable: scope.access.read(collection) };
+  const outputs: PlannedOutput[] = [];
+  for (const e of collectEntries(ctx, paths, alias).values()) {
+    const output = planEntry(ctx, e);
+    if (output) outputs.push(output);
+  }
+  return outputs;
+}
 
+/** What every entry of one level is planned with. */
+interface SelectionContext {
+  scope: OperandScope;
+  collection: CollectionOverview;
+  deep: Record<string, DeepQuery> | undefined;
+  where: string;
+  planChild: (request: ChildRequest) => ReadLevel;
+  readable: ReturnType<OperandScope['access']['read']>;
+}
+
+type LinkOf<K extends RelationalLink['kind']> = Extract<RelationalLink, { kind: K }>;
+type Guard = PlannedOutput['guard'];
+
+/** The level's paths grouped by their first segment, `*` expanded to what the caller may read. */
+function collectEntries(ctx: SelectionContext, paths: string[], alias: Record<string, string>): Map<string, Entry> {
+  const { collection, readable } = ctx;
   const entries = new Map<string, Entry>();
   const entry = (key: string, target: string, explicit: boolean) => {
     let found = entries.get(key);
@@ -54,8 +78,6 @@ export function planSelection(
     found.explicit ||= explicit;
     return found;
   };
-  const readable = scope.access.read(collection);
-
   for (const written of paths) {
     const path = hoistJsonFunction(written, splitFieldPath) ?? written;
     const [head, ...rest] = splitFieldPath(path);
@@ -84,125 +106,138 @@ export function planSelection(
       e.children.push(sub);
     }
   }
+  return entries;
+}
 
-  const outputs: PlannedOutput[] = [];
-  for (const e of entries.values()) {
-    const here = (key: string) => (where === 'root' ? key : `${where}.${key}`);
-    const { fn, field: base } = parseFieldFunction(e.target);
-    if (fn || isJsonFunction(e.target)) {
-      if (e.children.length || e.scopes.size)
-        throw new InvalidQueryError(`Function field "${e.target}" has no nested fields`);
-      const resolved = resolveOperand(scope, collection, e.target, where);
-      outputs.push({
-        kind: 'value',
-        key: e.key === e.target ? resolved.key : e.key,
-        operand: resolved.operand,
-        field: resolved.field,
-        guard: null,
-      });
-      continue;
-    }
-    const field = fieldOf(scope, collection, base, where);
-    const guard = readable!.guard(field.field) ?? null;
-    // A related collection the caller may not read: an error when asked for by name, simply absent from `*`.
-    const relatedReadable = (join: Join) => {
-      if (scope.access.read(join.collection)) return true;
-      if (e.explicit)
-        throw new ForbiddenError(
-          `You don't have permission to access collection "${join.collection.collection}" through "${here(e.key)}". Queried in ${where}.`,
-        );
-      return false;
+const here = (ctx: SelectionContext, key: string) => (ctx.where === 'root' ? key : `${ctx.where}.${key}`);
+
+/** A related collection the caller may not read: an error when asked for by name, simply absent from `*`. */
+function relatedReadable(ctx: SelectionContext, e: Entry, join: Join): boolean {
+  if (ctx.scope.access.read(join.collection)) return true;
+  if (e.explicit)
+    throw new ForbiddenError(
+      `You don't have permission to access collection "${join.collection.collection}" through "${here(ctx, e.key)}". Queried in ${ctx.where}.`,
+    );
+  return false;
+}
+
+/** One entry's output; null when it is left out (not readable through `*`, or holding no data). */
+function planEntry(ctx: SelectionContext, e: Entry): PlannedOutput | null {
+  const { scope, collection, where } = ctx;
+  const { fn, field: base } = parseFieldFunction(e.target);
+  if (fn || isJsonFunction(e.target)) {
+    if (e.children.length || e.scopes.size)
+      throw new InvalidQueryError(`Function field "${e.target}" has no nested fields`);
+    const resolved = resolveOperand(scope, collection, e.target, where);
+    return {
+      kind: 'value',
+      key: e.key === e.target ? resolved.key : e.key,
+      operand: resolved.operand,
+      field: resolved.field,
+      guard: null,
     };
-    const link = collection.links[field.field];
-    if (!link) {
-      if (e.children.length || e.scopes.size) {
-        throw new ForbiddenError(
-          `Field "${field.field}" in collection "${collection.collection}" is not relational; "${here(e.key)}.${[...e.children, ...e.scopes.keys()][0]}" can't be read. Queried in ${where}.`,
-        );
-      }
-      // Presentation-only alias fields hold no data; they are simply absent from reads.
-      if (field.schema) outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
-      continue;
+  }
+  const field = fieldOf(scope, collection, base, where);
+  const guard = ctx.readable!.guard(field.field) ?? null;
+  const link = collection.links[field.field];
+  if (!link) {
+    if (e.children.length || e.scopes.size) {
+      throw new ForbiddenError(
+        `Field "${field.field}" in collection "${collection.collection}" is not relational; "${here(ctx, e.key)}.${[...e.children, ...e.scopes.keys()][0]}" can't be read. Queried in ${where}.`,
+      );
     }
-    const childDeep = deep && Object.hasOwn(deep, e.key) ? deep[e.key] : undefined;
-    if (link.kind === 'm2o') {
-      if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
-      if (!e.children.length) {
-        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
-        continue;
-      }
-      const join = joinFor(scope.schema, collection, link);
-      if (!relatedReadable(join)) continue;
-      const level = planChild({
+    // Presentation-only alias fields hold no data; they are simply absent from reads.
+    return field.schema ? { kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard } : null;
+  }
+  if (link.kind !== 'a2o' && e.scopes.size)
+    throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
+  if (link.kind === 'm2o') {
+    if (!e.children.length) return { kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard };
+    const join = joinFor(scope.schema, collection, link);
+    if (!relatedReadable(ctx, e, join)) return null;
+    const level = ctx.planChild({
+      join,
+      fields: e.children,
+      deep: deepOf(ctx, e.key),
+      where: here(ctx, e.key),
+      shape: 'object',
+      sortField: null,
+    });
+    return { kind: 'object', key: e.key, join, level, guard };
+  }
+  if (link.kind === 'o2m') return planList(ctx, e, link, guard);
+  if (!e.children.length && !e.scopes.size)
+    return { kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard };
+  return planAny(ctx, e, field, link, guard);
+}
+
+function deepOf(ctx: SelectionContext, key: string): DeepQuery | undefined {
+  return ctx.deep && Object.hasOwn(ctx.deep, key) ? ctx.deep[key] : undefined;
+}
+
+/** An o2m field: the related rows, or their keys when not expanded. */
+function planList(ctx: SelectionContext, e: Entry, link: LinkOf<'o2m'>, guard: Guard): PlannedOutput | null {
+  const join = joinFor(ctx.scope.schema, ctx.collection, link);
+  if (!relatedReadable(ctx, e, join)) return null;
+  const expanded = e.children.length > 0;
+  const level = ctx.planChild({
+    join,
+    fields: expanded ? e.children : [],
+    deep: deepOf(ctx, e.key),
+    where: here(ctx, e.key),
+    shape: 'list',
+    sortField: link.sortField,
+  });
+  const primary = join.collection.primary ? join.collection.fields[join.collection.primary]! : null;
+  if (!expanded && !primary) return null;
+  return {
+    kind: 'list',
+    key: e.key,
+    join,
+    level,
+    scalar: expanded ? null : { operand: { kind: 'field', field: primary! }, field: primary! },
+    guard,
+  };
+}
+
+/** An a2o field (the items of an m2a): one branch per allowed collection that has fields to read. */
+function planAny(
+  ctx: SelectionContext,
+  e: Entry,
+  field: FieldOverview,
+  link: LinkOf<'a2o'>,
+  guard: Guard,
+): PlannedOutput {
+  for (const scope of e.scopes.keys()) {
+    if (!link.allowed.includes(scope)) {
+      throw new ForbiddenError(
+        `You don't have permission to access collection "${scope}" through "${here(ctx, e.key)}" or it does not exist. Queried in ${ctx.where}.`,
+      );
+    }
+  }
+  const branches = link.allowed
+    .map((name) => {
+      const fields = [...e.children, ...(e.scopes.get(name) ?? [])];
+      if (!fields.length) return null;
+      const join = joinFor(ctx.scope.schema, ctx.collection, link, name);
+      if (!relatedReadable(ctx, e, join)) return null;
+      const level = ctx.planChild({
         join,
-        fields: e.children,
-        deep: childDeep,
-        where: here(e.key),
+        fields,
+        deep: deepOf(ctx, `${e.key}:${name}`),
+        where: here(ctx, `${e.key}:${name}`),
         shape: 'object',
         sortField: null,
       });
-      outputs.push({ kind: 'object', key: e.key, join, level, guard });
-    } else if (link.kind === 'o2m') {
-      if (e.scopes.size) throw new InvalidQueryError(`Only many-to-any fields take a collection scope ("${e.key}")`);
-      const join = joinFor(scope.schema, collection, link);
-      if (!relatedReadable(join)) continue;
-      const expanded = e.children.length > 0;
-      const level = planChild({
-        join,
-        fields: expanded ? e.children : [],
-        deep: childDeep,
-        where: here(e.key),
-        shape: 'list',
-        sortField: link.sortField,
-      });
-      const primary = join.collection.primary ? join.collection.fields[join.collection.primary]! : null;
-      if (!expanded && !primary) continue;
-      outputs.push({
-        kind: 'list',
-        key: e.key,
-        join,
-        level,
-        scalar: expanded ? null : { operand: { kind: 'field', field: primary! }, field: primary! },
-        guard,
-      });
-    } else {
-      if (!e.children.length && !e.scopes.size) {
-        outputs.push({ kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard });
-        continue;
-      }
-      for (const scope of e.scopes.keys()) {
-        if (!link.allowed.includes(scope)) {
-          throw new ForbiddenError(
-            `You don't have permission to access collection "${scope}" through "${here(e.key)}" or it does not exist. Queried in ${where}.`,
-          );
-        }
-      }
-      const branches = link.allowed
-        .map((name) => {
-          const fields = [...e.children, ...(e.scopes.get(name) ?? [])];
-          if (!fields.length) return null;
-          const join = joinFor(scope.schema, collection, link, name);
-          if (!relatedReadable(join)) return null;
-          const level = planChild({
-            join,
-            fields,
-            deep: deep && Object.hasOwn(deep, `${e.key}:${name}`) ? deep[`${e.key}:${name}`] : undefined,
-            where: here(`${e.key}:${name}`),
-            shape: 'object',
-            sortField: null,
-          });
-          return { collection: name, join, level };
-        })
-        .filter((b): b is NonNullable<typeof b> => b !== null);
-      outputs.push({
-        kind: 'any',
-        key: e.key,
-        field,
-        collectionField: collection.fields[link.collectionField]!,
-        branches,
-        guard,
-      });
-    }
-  }
-  return outputs;
+      return { collection: name, join, level };
+    })
+    .filter((b): b is NonNullable<typeof b> => b !== null);
+  return {
+    kind: 'any',
+    key: e.key,
+    field,
+    collectionField: ctx.collection.fields[link.collectionField]!,
+    branches,
+    guard,
+  };
 }

@@ -119,6 +119,59 @@ export function regexOf(pattern: string): RegExp | null {
   }
 }
 
+type Fail = (detail: string, extra?: Record<string, unknown>) => RuleFailure;
+
+/** `_lt`, `_lte`, `_gt`, `_gte`. */
+function checkOrder(operator: string, value: unknown, expected: unknown, fail: Fail): RuleFailure | null {
+  const order = compare(value, expected);
+  const ok =
+    order !== null &&
+    (operator === '_lt' ? order < 0 : operator === '_lte' ? order <= 0 : operator === '_gt' ? order > 0 : order >= 0);
+  const words = (
+    {
+      _lt: 'less than',
+      _lte: 'less than or equal to',
+      _gt: 'greater than',
+      _gte: 'greater than or equal to',
+    } as Record<string, string>
+  )[operator];
+  return ok ? null : fail(`Value has to be ${words} ${String(expected)}.`, { valid: expected });
+}
+
+/** `_contains`, `_starts_with`, `_ends_with`, each also case-insensitive (`i`) and negated (`n`). */
+function checkText(operator: string, text: string | null, expected: unknown, fail: Fail): RuleFailure | null {
+  const needle = String(expected);
+  const insensitive = /^_n?i/.test(operator);
+  const negated = operator.startsWith('_n');
+  const haystack = insensitive ? text?.toLowerCase() : text;
+  const probe = insensitive ? needle.toLowerCase() : needle;
+  const kind = operator.replace(/^_n?i?/, '');
+  const hit =
+    haystack !== null &&
+    haystack !== undefined &&
+    (kind === 'contains'
+      ? haystack.includes(probe)
+      : kind === 'starts_with'
+        ? haystack.startsWith(probe)
+        : haystack.endsWith(probe));
+  const words = kind === 'contains' ? 'contain' : kind === 'starts_with' ? 'start with' : 'end with';
+  return hit !== negated
+    ? null
+    : fail(`Value ${negated ? "can't" : 'has to'} ${words} "${needle}".`, { substring: expected });
+}
+
+function checkBetween(negated: boolean, value: unknown, list: unknown[], fail: Fail): RuleFailure | null {
+  const [low, high] = list;
+  const inside =
+    compare(value, low) !== null &&
+    compare(value, low)! >= 0 &&
+    compare(value, high) !== null &&
+    compare(value, high)! <= 0;
+  return inside !== negated
+    ? null
+    : fail(`Value ${negated ? "can't" : 'has to'} be between ${String(low)} and ${String(high)}.`, { valid: list });
+}
+
 function check(
   field: string,
   operator: string,
@@ -133,7 +186,6 @@ function check(
   // Rules apply to the values the payload holds; missing values are the `required` check's concern.
   if (!present) return null;
   const text = typeof value === 'string' ? value : value === null || value === undefined ? null : String(value);
-  const needle = String(expected);
   const list = Array.isArray(expected) ? expected : typeof expected === 'string' ? expected.split(',') : [expected];
   switch (operator) {
     case '_eq':
@@ -143,25 +195,8 @@ function check(
     case '_lt':
     case '_lte':
     case '_gt':
-    case '_gte': {
-      const order = compare(value, expected);
-      const ok =
-        order !== null &&
-        (operator === '_lt'
-          ? order < 0
-          : operator === '_lte'
-            ? order <= 0
-            : operator === '_gt'
-              ? order > 0
-              : order >= 0);
-      const words = {
-        _lt: 'less than',
-        _lte: 'less than or equal to',
-        _gt: 'greater than',
-        _gte: 'greater than or equal to',
-      }[operator];
-      return ok ? null : fail(`Value has to be ${words} ${String(expected)}.`, { valid: expected });
-    }
+    case '_gte':
+      return checkOrder(operator, value, expected, fail);
     case '_in':
       return list.some((v) => same(value, v))
         ? null
@@ -197,38 +232,11 @@ function check(
     case '_ends_with':
     case '_iends_with':
     case '_nends_with':
-    case '_niends_with': {
-      const insensitive = /^_n?i/.test(operator);
-      const negated = operator.startsWith('_n');
-      const haystack = insensitive ? text?.toLowerCase() : text;
-      const probe = insensitive ? needle.toLowerCase() : needle;
-      const kind = operator.replace(/^_n?i?/, '');
-      const hit =
-        haystack !== null &&
-        haystack !== undefined &&
-        (kind === 'contains'
-          ? haystack.includes(probe)
-          : kind === 'starts_with'
-            ? haystack.startsWith(probe)
-            : haystack.endsWith(probe));
-      const words = kind === 'contains' ? 'contain' : kind === 'starts_with' ? 'start with' : 'end with';
-      return hit !== negated
-        ? null
-        : fail(`Value ${negated ? "can't" : 'has to'} ${words} "${needle}".`, { substring: expected });
-    }
+    case '_niends_with':
+      return checkText(operator, text, expected, fail);
     case '_between':
-    case '_nbetween': {
-      const [low, high] = list;
-      const inside =
-        compare(value, low) !== null &&
-        compare(value, low)! >= 0 &&
-        compare(value, high) !== null &&
-        compare(value, high)! <= 0;
-      const negated = operator === '_nbetween';
-      return inside !== negated
-        ? null
-        : fail(`Value ${negated ? "can't" : 'has to'} be between ${String(low)} and ${String(high)}.`, { valid: list });
-    }
+    case '_nbetween':
+      return checkBetween(operator === '_nbetween', value, list, fail);
     case '_regex': {
       const regex = typeof expected === 'string' ? regexOf(expected) : null;
       return regex && text !== null && regex.test(text)

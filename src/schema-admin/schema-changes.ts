@@ -17,11 +17,11 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from '../db/connection.js';
-import { isConnectionError } from '../db/connection-errors.js';
 import { ForeignKeyViolationError, SchemaCheckFailedError, SchemaRefusedError } from '../db/schema-ddl.js';
 import { SchemaExecutor, type SchemaSession } from '../db/schema-executor.js';
 import { formatSteps, type CheckStep, type DdlStep, type SchemaSteps, type WriteStep } from './plan/schema-steps.js';
 import { ContainsNullValuesError, InvalidPayloadError, ServiceError } from '../errors/catalogue.js';
+import { DatabaseError } from '../errors/database-error.js';
 import type { SchemaOverview } from '../schema/types.js';
 
 /** The named database lock every schema change runs under, on every instance. */
@@ -226,7 +226,7 @@ export class SchemaChanges {
 
   /** Catalogue errors pass; a statement the database refused becomes INVALID_PAYLOAD naming the change. */
   private translate(error: unknown, plan: SchemaChangePlan): unknown {
-    if (error instanceof ServiceError || isConnectionError(error)) return error;
+    if (error instanceof ServiceError || (error instanceof DatabaseError && error.kind === 'connection')) return error;
     if (error instanceof SchemaCheckFailedError) {
       const { refusal, count } = error;
       if (refusal.kind === 'containsNulls') return new ContainsNullValuesError(refusal.collection, refusal.field);

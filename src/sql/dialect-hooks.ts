@@ -5,7 +5,12 @@
 import type { DatePart } from '../plan/read-plan.js';
 import type { JsonPathSegment } from '../request/json-path.js';
 import type { FieldOverview } from '../schema/types.js';
-import type { SortTerm } from './nested-list.js';
+
+/** One ORDER BY term, already compiled. */
+export interface SortTerm {
+  expression: string;
+  descending: boolean;
+}
 
 /** The rows of a related level gathered into a JSON array (one parent's o2m list). */
 export interface NestedList {

@@ -6,7 +6,7 @@
 import type { Join, Operand, PlannedOutput, PlannedSort, ReadLevel } from '../plan/read-plan.js';
 import { compileFilter, compileOperand, guard } from './filter-compiler.js';
 import { column, filterColumns, joinColumns, joinCondition, operandColumns } from './operand-compiler.js';
-import type { SortTerm } from './nested-list.js';
+import type { SortTerm } from './dialect-hooks.js';
 import type { Statement } from './statement.js';
 
 /** The JSON object of the row `alias` of `level`. */

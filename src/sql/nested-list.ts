@@ -5,13 +5,7 @@
  * aggregate above orders the kept rows by them again: only those rows, never the whole table. Used for the root list of a read and, on dialects
  * whose subqueries in FROM may refer to the enclosing row (PostgreSQL, SQLite), for nested o2m lists too.
  */
-import type { NestedList, SqlDialect } from './dialect-hooks.js';
-
-/** One ORDER BY term, already compiled. */
-export interface SortTerm {
-  expression: string;
-  descending: boolean;
-}
+import type { NestedList, SortTerm, SqlDialect } from './dialect-hooks.js';
 
 export function orderClause(terms: SortTerm[]): string {
   return terms.length

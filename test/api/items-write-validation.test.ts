@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DatabaseError } from '../../src/errors/database-error.js';
 import { translateFailure } from '../../src/errors/database-failure.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -175,14 +176,14 @@ for (const client of testClients()) {
       await t?.close();
     });
 
-    /** Runs raw SQL on the driver (no pre-validation), and translates the error it throws. */
+    /** Runs raw SQL on the driver (no pre-validation), and translates the DatabaseError it throws. */
     const failing = async (sql: string, params: unknown[], collection: string, rows: Row[]) => {
       const schema = t.context.schema.current;
       const error = await t.context.db.query(sql, params).then(
         () => assert.fail(`${sql} did not fail`),
         (e: unknown) => e,
       );
-      const failure = t.context.db.dialect.translateError(error);
+      const failure = error instanceof DatabaseError ? error.failure : null;
       assert.ok(failure, `untranslated: ${String(error)}`);
       const translated = translateFailure(failure, { collection: schema.collections[collection]!, rows }, schema);
       return { code: translated.code, ...translated.extensions };

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Database, queryBuilder } from '../../src/db/connection.js';
 import { constraintName } from '../../src/db/ddl-names.js';
-import type { ColumnChanges, ColumnSpec, DdlStatement } from '../../src/db/schema-ddl.js';
+import type { DdlStatement } from '../../src/db/schema-ddl.js';
+import type { ColumnChanges, ColumnSpec } from '../../src/schema-admin/plan/column-spec.js';
 import { SchemaExecutor } from '../../src/db/schema-executor.js';
 import { formatSteps, type DdlStep } from '../../src/schema-admin/plan/schema-steps.js';
 import { conversionCheck } from '../../src/schema-admin/plan/type-conversions.js';
@@ -267,6 +268,71 @@ const CASES: { name: string; steps(catalog: Catalog): DdlStep[]; after(catalog: 
     after(catalog) {
       assert.throws(() => catalog.column('ddl_articles', 'payload'));
       assert.deepEqual(catalog.keys('ddl_articles', 'author'), []);
+    },
+  },
+  {
+    // Column definitions and defaults of every storage type, as created, added and altered.
+    name: 'defaults',
+    steps: () => [
+      {
+        kind: 'createTable',
+        table: 'ddl_defaults',
+        columns: [
+          spec('id', 'bigInteger', { primaryKey: true, autoIncrement: true, nullable: false }),
+          spec('label', 'string', {
+            maxLength: 30,
+            default: { kind: 'value', value: "it's a \\ test" },
+            comment: "Owner's note",
+          }),
+          spec('active', 'boolean', { nullable: false, default: { kind: 'value', value: false } }),
+          spec('ratio', 'float', { default: { kind: 'value', value: -1.5 } }),
+          spec('amount', 'decimal', { precision: 6, scale: 2, default: { kind: 'value', value: 12.5 } }),
+          spec('day', 'date', { default: { kind: 'value', value: '2024-01-02' } }),
+          spec('moment', 'dateTime', { default: { kind: 'value', value: '2024-01-02T03:04:05Z' } }),
+          spec('stamp', 'timestamp', { default: { kind: 'value', value: '2024-01-02T03:04:05.000Z' } }),
+          spec('clock', 'time', { default: { kind: 'value', value: '12:30:00' } }),
+          spec('code', 'uuid', { default: { kind: 'value', value: '00000000-0000-0000-0000-000000000000' } }),
+          spec('tally', 'integer', { nullable: false, default: { kind: 'value', value: 0 }, indexed: true }),
+        ],
+      },
+      {
+        kind: 'addColumn',
+        table: 'ddl_defaults',
+        column: spec('flagged', 'boolean', { default: { kind: 'value', value: false } }),
+      },
+      {
+        kind: 'addColumn',
+        table: 'ddl_defaults',
+        column: spec('note', 'string', { default: { kind: 'value', value: 'x' }, comment: 'a note' }),
+      },
+    ],
+    after(catalog) {
+      assert.equal(catalog.column('ddl_defaults', 'active').is_nullable, false);
+      assert.equal(catalog.column('ddl_defaults', 'id').has_auto_increment, true);
+      assert.equal(catalog.column('ddl_defaults', 'tally').is_indexed, true);
+    },
+  },
+  {
+    name: 'alter-defaults',
+    steps: (catalog) => [
+      alter(
+        catalog,
+        'ddl_defaults',
+        spec('active', 'boolean', { nullable: false, default: { kind: 'value', value: true } }),
+        {
+          default: true,
+        },
+      ),
+      alter(catalog, 'ddl_defaults', spec('label', 'string', { maxLength: 30, comment: "Owner's note" }), {
+        default: true,
+      }),
+      alter(catalog, 'ddl_defaults', spec('stamp', 'timestamp', { default: { kind: 'now' } }), { default: true }),
+      alter(catalog, 'ddl_defaults', spec('ratio', 'float', { default: { kind: 'value', value: 3 } }), {
+        default: true,
+      }),
+    ],
+    after(catalog) {
+      assert.equal(catalog.column('ddl_defaults', 'label').default_value, null);
     },
   },
 ];

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import deepDiff from 'deep-diff';
 import fc from 'fast-check';
 import { applyChange, changeProblem } from '../../src/schema-admin/sync/changes.js';
-import type { Change } from '../../src/schema-admin/sync/diff.js';
+import type { Change } from '../../src/schema-admin/sync/changes.js';
 import { assertPristine } from '../helpers/prototypes.js';
 
 /** JSON objects whose keys are ordinary names (neither reserved nor Object.prototype's, where the two differ). */

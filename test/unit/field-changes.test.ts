@@ -9,7 +9,7 @@ import { mysqlDdl } from '../../src/db/dialects/mysql/ddl.js';
 import { postgresDdl } from '../../src/db/dialects/postgres/ddl.js';
 import { sqliteDdl } from '../../src/db/dialects/sqlite/ddl.js';
 import { emptyColumn } from '../../src/db/introspection-utils.js';
-import type { ColumnSpec } from '../../src/db/schema-ddl.js';
+import type { ColumnSpec } from '../../src/schema-admin/plan/column-spec.js';
 import { conversionCheck } from '../../src/schema-admin/plan/type-conversions.js';
 import { parseFieldCreate, parseFieldUpdate } from '../../src/schema-admin/input/field-input.js';
 import type { ColumnInfo, FieldOverview, ServiceType } from '../../src/schema/types.js';

@@ -72,7 +72,7 @@ describe('SQLite read threads (Database.query)', () => {
         const actual = await failure(threaded.query(sql));
         assert.equal(actual.code, expected.code, sql);
         assert.equal(actual.message, expected.message, sql);
-        assert.equal(failureKind(actual), failureKind(expected), sql);
+        assert.equal(failureKind(threaded.dialect, actual), failureKind(inline.dialect, expected), sql);
       }
       const expected = await failure(inline.query('select * from v where id = ?', []));
       const actual = await failure(threaded.query('select * from v where id = ?', []));

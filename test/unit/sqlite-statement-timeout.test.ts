@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { readConfig } from '../../src/config/config.js';
 import { Database as StrataDatabase } from '../../src/db/connection.js';
 import { failureKind } from '../../src/db/failure-kind.js';
+import { sqliteDialect } from '../../src/db/dialects/sqlite/index.js';
 import { STATEMENT_TIMEOUT_LIBRARY } from '../../src/db/dialects/sqlite/statement-timeout.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -63,7 +64,7 @@ describe('SQLite statement-timeout extension', () => {
       assert.equal(setTimeoutMs(db, 100), 100);
       const error = failure(() => db.prepare(ENDLESS).get());
       assert.equal(error?.code, 'SQLITE_INTERRUPT');
-      assert.equal(failureKind(error), 'timeout');
+      assert.equal(failureKind(sqliteDialect, error), 'timeout');
       assert.deepEqual(db.prepare('select 1 as one').get(), { one: 1 });
       // Again: the watchdog interrupts every statement that outlives its time, not only the first.
       assert.equal(failure(() => db.prepare(SLOW).get(SLOW_PATTERN))?.code, 'SQLITE_INTERRUPT');

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Accountability } from '../../src/permissions/accountability.js';
-import { PermissionSet, type PermissionRule } from '../../src/permissions/permission-store.js';
+import type { PermissionRule } from '../../src/permissions/permission-rule.js';
+import { PermissionSet } from '../../src/permissions/permission-store.js';
 import type { WriteContext } from '../../src/plan/write-context.js';
 import { resolvePlan } from '../../src/plan/write-resolution.js';
 import { lookups, planCreate, planDelete, planUpdate } from '../helpers/write-planning.js';

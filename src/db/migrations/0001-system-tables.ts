@@ -5,6 +5,13 @@ export const version = '0001';
 export const name = 'system tables';
 
 export async function up(knex: Knex): Promise<void> {
+  await createSchemaTables(knex);
+  await createAccessTables(knex);
+  await createProjectTables(knex);
+}
+
+/** What the schema holds beyond the database's own catalog: collections, fields, relations. */
+async function createSchemaTables(knex: Knex): Promise<void> {
   await knex.schema.createTable('service_collections', (t) => {
     t.string('collection', 64).primary();
     t.string('icon', 64);
@@ -64,7 +71,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('sort_field', 64);
     t.string('one_deselect_action', 255).notNullable().defaultTo('nullify');
   });
+}
 
+/** Who may do what: roles, policies, users, their access, permissions and sessions. */
+async function createAccessTables(knex: Knex): Promise<void> {
   await knex.schema.createTable('service_roles', (t) => {
     t.uuid('id').primary();
     t.string('name', 100).notNullable();
@@ -143,7 +153,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('origin', 255);
     t.string('next_token', 64);
   });
+}
 
+/** The project's settings and its activity and revisions. */
+async function createProjectTables(knex: Knex): Promise<void> {
   await knex.schema.createTable('service_settings', (t) => {
     t.increments('id');
     t.string('project_name', 100).notNullable().defaultTo('Strata');

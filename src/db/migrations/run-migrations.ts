@@ -3,9 +3,18 @@
  * SQLite roll DDL back with it; MySQL commits DDL implicitly, so a failed migration there is re-run from the top).
  */
 import { queryBuilder, type Database } from '../connection.js';
+import { raised } from '../failure-kind.js';
 import { MIGRATIONS } from './index.js';
 
 export async function runMigrations(db: Database): Promise<string[]> {
+  try {
+    return await migrate(db);
+  } catch (error) {
+    throw raised(db.dialect, error);
+  }
+}
+
+async function migrate(db: Database): Promise<string[]> {
   const knex = queryBuilder(db);
   if (!(await knex.schema.hasTable('service_migrations'))) {
     await knex.schema.createTable('service_migrations', (t) => {

@@ -4,6 +4,7 @@
  */
 import type { TableInfo } from '../../schema/types.js';
 import { queryBuilder, type Database } from '../connection.js';
+import { raised } from '../failure-kind.js';
 import { knexOf, type SchemaSession } from '../schema-executor.js';
 
 const META_TABLES = ['service_collections', 'service_fields', 'service_relations'] as const;
@@ -19,6 +20,14 @@ export interface SchemaSource {
 
 /** Through the pool, or through a schema change's session (its transaction). */
 export async function readSchemaSource(db: Database, session?: SchemaSession): Promise<SchemaSource> {
+  try {
+    return await readSource(db, session);
+  } catch (error) {
+    throw raised(db.dialect, error);
+  }
+}
+
+async function readSource(db: Database, session?: SchemaSession): Promise<SchemaSource> {
   const connection = session ? knexOf(session) : queryBuilder(db);
   const tables = await db.dialect.introspect(connection);
   const present = new Set(tables.map((t) => t.name));

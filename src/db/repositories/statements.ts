@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { queryBuilder, type Database } from '../connection.js';
+import { raised } from '../failure-kind.js';
 
 /** A read: run again on a fresh connection when its connection dies under it. */
 export function read<T>(db: Database, build: (knex: Knex) => Knex.QueryBuilder): Promise<T> {
@@ -22,7 +23,14 @@ export function write<T>(db: Database, build: (knex: Knex) => Knex.QueryBuilder)
   );
 }
 
-/** Several statements in one transaction (knex's: begun, committed or rolled back on a connection of its own). */
+/**
+ * Several statements in one transaction (knex's: begun, committed or rolled back on a connection of its own); a
+ * driver's error leaves as a DatabaseError.
+ */
 export function transaction<T>(db: Database, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return queryBuilder(db).transaction(work);
+  return queryBuilder(db)
+    .transaction(work)
+    .catch((error: unknown) => {
+      throw raised(db.dialect, error);
+    });
 }

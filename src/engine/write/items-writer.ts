@@ -24,20 +24,14 @@ import { checkDeletes, resolvePlan } from '../../plan/write-resolution.js';
 import type { Query } from '../../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../../request/write-body.js';
 import type { CollectionOverview, SchemaOverview } from '../../schema/types.js';
-import {
-  NO_MARKS,
-  type ItemsService,
-  type JsonRead,
-  type OutputForm,
-  type RowsRead,
-  type StageMarks,
-} from '../read/items-service.js';
+import { NO_MARKS, type ItemsService, type StageMarks } from '../read/items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
 import { ChangeRecorder, type ChangeEvents } from './change-events.js';
 import type { SystemWrites } from './system-writes.js';
 import { WriteLookupStage } from './write-lookups.js';
 import { hashWriteValues } from './write-hashes.js';
 import { keysByQuery, readKey, readKeys, reread } from './write-reread.js';
+import type { OpenedCollection, Reread, WriteOptions, WriteResult } from './opened-collection.js';
 
 export interface ItemsWriterDeps {
   db: Database;
@@ -53,29 +47,8 @@ export interface ItemsWriterDeps {
   changes?: ChangeEvents;
 }
 
-export interface WriteOptions<R extends Reread = 'json'> {
-  /** Opens the service_* collections that have routes of their own (users, roles, policies, ...). */
-  system?: boolean;
-  /** How the written items are read back: the database's JSON text (REST), or values (GraphQL's resolvers). */
-  reread?: R;
-  /** The JSON form of the values read back (see items-service.ts). */
-  form?: OutputForm;
-}
-
-export type Reread = 'json' | 'rows';
-
 /** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
 const UNCHECKED: WriteAccess = { rules: () => null };
-
-/** A write's answer: the written items as read back, or null when the caller may not read them (204 No Content). */
-export type WriteResult<R extends Reread = 'json'> = (R extends 'rows' ? RowsRead : JsonRead) | null;
-
-/** A collection opened for writing by `ItemsWriter.open`: checked, with the caller's context. */
-export interface OpenedCollection<R extends Reread = 'json'> {
-  collection: CollectionOverview;
-  ctx: WriteContext;
-  options: WriteOptions<R>;
-}
 
 export class ItemsWriter {
   constructor(private readonly deps: ItemsWriterDeps) {}

@@ -10,6 +10,7 @@
 import type { Executor } from '../../db/connection.js';
 import type { Dialect } from '../../db/dialect.js';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
+import { DatabaseError } from '../../errors/database-error.js';
 import { translateFailure, type DatabaseFailure, type WriteTarget } from '../../errors/database-failure.js';
 import type { ChildWrites, DeletePlan, Key, RowWrite } from '../../plan/mutation-plan.js';
 import { hasCompositeKey, isKeyField, keyFieldsOf, keyOfValues } from '../../plan/row-key.js';
@@ -295,7 +296,8 @@ export class MutationExecutor {
     try {
       return await this.tx.query(statement.sql, statement.params);
     } catch (error) {
-      const failed = this.dialect.translateError(error);
+      // The database's reading of a refused write (a copy: the field may be filled in below).
+      const failed = error instanceof DatabaseError && error.failure ? { ...error.failure } : null;
       if (!failed || !target) throw error;
       if (failed.kind === 'foreign_key' && !failed.column) {
         if (deleting) Object.assign(failed, { column: target.collection.keyFields[0] ?? null, referenced: true });

@@ -7,7 +7,7 @@ import type { Key } from '../../plan/mutation-plan.js';
 import { keyOfValues } from '../../plan/row-key.js';
 import type { Query } from '../../request/query.js';
 import { NO_MARKS, type ItemsService, type JsonRead, type ReadOptions, type RowsRead } from '../read/items-service.js';
-import type { OpenedCollection, Reread, WriteOptions, WriteResult } from './items-writer.js';
+import type { OpenedCollection, Reread, WriteOptions, WriteResult } from './opened-collection.js';
 
 /**
  * The keys of the items a query selects, read through the read engine (so the caller's read rules apply, and

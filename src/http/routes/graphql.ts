@@ -71,21 +71,27 @@ export const GRAPHQL_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-/** `warm`: build the admin's and the public's schemas as each schema overview loads (createApp's option). */
-export function graphqlRoutes(context: GraphQLSocketApi, specs: SpecsService, warm = true): FastifyPluginAsync {
-  const service = new GraphQLService(context, warm);
-  // A repeated GET query string is the same frozen object (http/query-string.ts): its checked request is kept with
-  // it, frozen too. Failures are not kept: such a request fails again the same way.
+/**
+ * Parses a GraphQL request. A repeated GET query string is the same frozen object (http/query-string.ts): its checked
+ * request is kept with it, frozen too. Failures are not kept: such a request fails again the same way.
+ */
+function requestParser(maxJsonDepth: number): (source: unknown) => GraphQLRequest {
   const checked = new WeakMap<object, GraphQLRequest>();
-  const parse = (source: unknown): GraphQLRequest => {
+  return (source) => {
     const frozen = source && typeof source === 'object' && Object.isFrozen(source) ? source : null;
     let parsed = frozen && checked.get(frozen);
     if (!parsed) {
-      parsed = parseGraphQLRequest(source, context.config.maxJsonDepth);
+      parsed = parseGraphQLRequest(source, maxJsonDepth);
       if (frozen) checked.set(frozen, deepFreeze(parsed));
     }
     return parsed;
   };
+}
+
+/** `warm`: build the admin's and the public's schemas as each schema overview loads (createApp's option). */
+export function graphqlRoutes(context: GraphQLSocketApi, specs: SpecsService, warm = true): FastifyPluginAsync {
+  const service = new GraphQLService(context, warm);
+  const parse = requestParser(context.config.maxJsonDepth);
 
   const run = async (
     scope: Scope,

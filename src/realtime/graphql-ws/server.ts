@@ -24,11 +24,13 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type GraphQLFormattedError,
+  type GraphQLSchema,
 } from 'graphql';
-import { makeServer, type Context, type Server, type WebSocket } from 'graphql-ws';
+import { makeServer, type Context, type Server, type SubscribePayload, type WebSocket } from 'graphql-ws';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { ClientInfo } from '../../auth/auth-service.js';
 import type { LiveCallerApi } from '../../app/ports.js';
+import type { Config } from '../../config/config.js';
 import type { RateLimiters } from '../../bus/rate-limiters.js';
 import { NO_MARKS } from '../../engine/read/items-service.js';
 import type { GraphQLApi, GraphQLContext } from '../../graphql/context.js';
@@ -65,6 +67,40 @@ const refusal = (error: ServiceError) => [new GraphQLError(error.message, { exte
 /** GraphQL over a socket: the GraphQL front end, a caller followed while the socket lives, and its rate limit. */
 export interface GraphQLSocketApi extends GraphQLApi, LiveCallerApi {
   rateLimiters: RateLimiters;
+}
+
+/**
+ * The operation's document parsed with the HTTP route's limits, validated against the caller's schema, and its
+ * variables checked against the operation; the errors to answer instead when any of that fails.
+ */
+function checkedDocument(
+  schema: GraphQLSchema,
+  payload: SubscribePayload,
+  graphqlConfig: Config['graphql'],
+): DocumentNode | GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = parse(payload.query, { maxTokens: graphqlConfig.queryTokenLimit });
+  } catch (error) {
+    return [validationError('GraphQL validation error.', [formatGraphQLError(error as GraphQLError)])];
+  }
+  const tooMuch = documentLimitError(document, payload.query, graphqlConfig);
+  if (tooMuch) return [validationError('GraphQL validation error.', [formatGraphQLError(tooMuch)])];
+  const rules = graphqlConfig.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
+  const errors = validate(schema, document, rules);
+  // One error per problem, each with the code (a client shows the first message it gets).
+  if (errors.length) return errors.map((e) => validationError(e.message, [formatGraphQLError(e)]));
+  // Variables that do not fit the operation: nothing runs, and the answer is HTTP's (GraphQLService.execute).
+  const operation = getOperationAST(document, payload.operationName ?? undefined);
+  const coerced = getVariableValues(schema, operation?.variableDefinitions ?? [], payload.variables ?? {});
+  if (coerced.errors)
+    return [
+      validationError(
+        'GraphQL validation error.',
+        coerced.errors.map((e) => formatGraphQLError(e)),
+      ),
+    ];
+  return document;
 }
 
 export function graphqlSocketServer(
@@ -138,28 +174,8 @@ export function graphqlSocketServer(
       if (refused) return refusal(refused);
       const accountability = guard.accountability!;
       const schema = await service.schemaFor('items', accountability);
-      let document: DocumentNode;
-      try {
-        document = parse(payload.query, { maxTokens: graphqlConfig.queryTokenLimit });
-      } catch (error) {
-        return [validationError('GraphQL validation error.', [formatGraphQLError(error as GraphQLError)])];
-      }
-      const tooMuch = documentLimitError(document, payload.query, graphqlConfig);
-      if (tooMuch) return [validationError('GraphQL validation error.', [formatGraphQLError(tooMuch)])];
-      const rules = graphqlConfig.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
-      const errors = validate(schema, document, rules);
-      // One error per problem, each with the code (a client shows the first message it gets).
-      if (errors.length) return errors.map((e) => validationError(e.message, [formatGraphQLError(e)]));
-      // Variables that do not fit the operation: nothing runs, and the answer is HTTP's (GraphQLService.execute).
-      const operation = getOperationAST(document, payload.operationName ?? undefined);
-      const coerced = getVariableValues(schema, operation?.variableDefinitions ?? [], payload.variables ?? {});
-      if (coerced.errors)
-        return [
-          validationError(
-            'GraphQL validation error.',
-            coerced.errors.map((e) => formatGraphQLError(e)),
-          ),
-        ];
+      const document = checkedDocument(schema, payload, graphqlConfig);
+      if (Array.isArray(document)) return document;
       return {
         schema,
         document,

@@ -18,6 +18,7 @@
  * queue up behind a re-read merge with the last waiting one of the same action (docs/design/realtime-fan-out.md).
  */
 import { ServiceError } from '../../errors/catalogue.js';
+import { toServiceError } from '../../errors/to-service-error.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { AccessResolver } from '../../permissions/access-resolver.js';
 import type { PermissionSet } from '../../permissions/permission-store.js';
@@ -67,8 +68,6 @@ export interface HubDeps {
 const READS_AT_ONCE = 8;
 /** Reads of one event overlapped by changes of rights this many times in a row: the event is dropped (logged). */
 const READ_ATTEMPTS = 3;
-
-const UNEXPECTED: SubscriptionError = { code: 'INTERNAL_SERVER_ERROR', message: 'An unexpected error occurred.' };
 
 export class SubscriptionHub {
   private readonly keys = new GroupKeys();
@@ -402,7 +401,8 @@ export class SubscriptionHub {
     const ended = error instanceof ServiceError && error.status < 500;
     if (ended) this.deps.log.warn(`Realtime: subscriptions to ${group.collection} ended: ${error.message}`);
     else this.logError(error, `Realtime: re-reading ${group.collection} for its subscribers failed`);
-    const shape = error instanceof ServiceError ? { code: error.code, message: error.message } : UNEXPECTED;
+    const service = toServiceError(error);
+    const shape: SubscriptionError = { code: service.code, message: service.message };
     for (const member of [...group.members]) {
       if (ended) (member.end ?? (() => this.leave(member)))();
       try {

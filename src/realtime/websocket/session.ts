@@ -13,6 +13,7 @@
 import type { RealtimeApi } from '../../app/ports.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import { ServiceError } from '../../errors/catalogue.js';
+import { toServiceError } from '../../errors/to-service-error.js';
 import { parseQuery } from '../../request/parse-query.js';
 import { jsonBodyKey, prototypeKeyReason, refusedKeyPath } from '../../request/prototype-keys.js';
 import type { HubSubscription } from '../hub/subscription-hub.js';
@@ -39,8 +40,8 @@ export interface SocketLog {
 type Message = Record<string, unknown>;
 
 function errorOf(error: unknown): { code: string; message: string } {
-  if (error instanceof ServiceError) return { code: error.code, message: error.message };
-  return { code: 'INTERNAL_SERVER_ERROR', message: 'An unexpected error occurred.' };
+  const service = toServiceError(error);
+  return { code: service.code, message: service.message };
 }
 
 /** The auth error Directus sends: TOKEN_EXPIRED and INVALID_PAYLOAD as such, any other refusal AUTH_FAILED. */

@@ -4,14 +4,8 @@
  * change needs, and the special flags a type implies.
  */
 import { InvalidPayloadError } from '../../errors/catalogue.js';
-import {
-  sameStorage,
-  type ColumnChanges,
-  type ColumnDefault,
-  type ColumnSpec,
-  type SchemaDdl,
-  type StorageType,
-} from '../../db/schema-ddl.js';
+import { sameStorage, type SchemaDdl } from '../../db/schema-ddl.js';
+import type { ColumnChanges, ColumnDefault, ColumnSpec, StorageType } from './column-spec.js';
 import { conversionCheck, storageOfField, type ConversionCheck } from './type-conversions.js';
 import type { FieldInput, SchemaInput } from '../input/field-input.js';
 import type { ColumnInfo, FieldOverview, ServiceType } from '../../schema/types.js';

@@ -3,7 +3,8 @@
  * and the collections service (a collection's fields, the fields of other collections that point at a deleted
  * collection). Decisions are taken on the schema overview; the plan's checks look at the data.
  */
-import type { ColumnSpec, SchemaDdl } from '../../db/schema-ddl.js';
+import type { SchemaDdl } from '../../db/schema-ddl.js';
+import type { ColumnSpec } from './column-spec.js';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import type { FieldInput } from '../input/field-input.js';
 import type { FieldOverview, ForeignKeyInfo, SchemaOverview } from '../../schema/types.js';

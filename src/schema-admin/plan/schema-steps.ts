@@ -4,7 +4,7 @@
  * can be printed (`formatSteps`), compared and golden-tested (test/sql/ddl).
  */
 import type { ColumnInfo, ForeignKeyInfo } from '../../schema/types.js';
-import type { ColumnChanges, ColumnSpec } from '../../db/schema-ddl.js';
+import type { ColumnChanges, ColumnSpec } from './column-spec.js';
 import type { ConversionCheck } from './type-conversions.js';
 
 /** A structural change, interpreted per dialect. `keys`: the single-column foreign keys involving the column or table. */

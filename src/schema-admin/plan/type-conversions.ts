@@ -5,7 +5,7 @@
  * differ between databases or lose meaning (booleans or dates turned into text, time zones added or dropped).
  */
 import type { ServiceType } from '../../schema/types.js';
-import type { ColumnSpec, StorageType } from '../../db/schema-ddl.js';
+import type { ColumnSpec, StorageType } from './column-spec.js';
 
 export type ConversionCheck =
   /** Every value survives. */
@@ -115,16 +115,4 @@ export function conversionCheck(
     case 'binary':
       return from === 'binary' ? 'none' : null;
   }
-}
-
-/** Inclusive range of the integer storage types (SQLite integers are 64-bit; the same limits apply there). */
-export const INTEGER_RANGE: Record<'integer' | 'bigInteger', [string, string]> = {
-  integer: ['-2147483648', '2147483647'],
-  bigInteger: ['-9223372036854775808', '9223372036854775807'],
-};
-
-/** `10^(precision - scale)`: the first value a decimal(precision, scale) cannot hold, as a literal. */
-export function decimalLimit(spec: ColumnSpec): string {
-  const digits = (spec.precision ?? 10) - (spec.scale ?? 0);
-  return `1${'0'.repeat(Math.max(digits, 0))}`;
 }

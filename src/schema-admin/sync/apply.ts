@@ -12,8 +12,8 @@ import { InvalidPayloadError, ServiceError } from '../../errors/catalogue.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { SchemaAdminApi } from '../../app/ports.js';
 import { SchemaChangePlan } from '../schema-changes.js';
-import { applyChange } from './changes.js';
-import type { Change, SchemaDiff } from './diff.js';
+import { applyChange, type Change } from './changes.js';
+import type { SchemaDiff } from './diff.js';
 import type { Json, Snapshot, SnapshotField } from './snapshot.js';
 
 export interface ApplyStep {
@@ -73,6 +73,21 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
   const created = new Set(collectionTargets.filter((t) => t.kind === 'create').map((t) => t.item.collection));
   const deleted = new Set(collectionTargets.filter((t) => t.kind === 'delete').map((t) => t.item.collection));
 
+  return [
+    ...createCollectionSteps(collectionTargets, fieldTargets),
+    ...fieldSteps(fieldTargets, created),
+    ...collectionSettingSteps(collectionTargets),
+    ...relationSteps(relationTargets),
+    ...deleteSteps(collectionTargets, fieldTargets, relationTargets, deleted),
+  ];
+}
+
+type CollectionTarget = Target<Snapshot['collections'][number]>;
+type FieldTarget = Target<SnapshotField>;
+type RelationTarget = Target<Snapshot['relations'][number]>;
+
+/** New collections, each with its new fields. */
+function createCollectionSteps(collectionTargets: CollectionTarget[], fieldTargets: FieldTarget[]): ApplyStep[] {
   const steps: ApplyStep[] = [];
   for (const t of collectionTargets) {
     if (t.kind !== 'create') continue;
@@ -91,6 +106,12 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
         }),
     });
   }
+  return steps;
+}
+
+/** New fields of existing collections, and changed fields. */
+function fieldSteps(fieldTargets: FieldTarget[], created: Set<string>): ApplyStep[] {
+  const steps: ApplyStep[] = [];
   for (const t of fieldTargets) {
     const { collection, field } = t.item;
     if (t.kind === 'create' && !created.has(collection)) {
@@ -111,6 +132,11 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
       });
     }
   }
+  return steps;
+}
+
+function collectionSettingSteps(collectionTargets: CollectionTarget[]): ApplyStep[] {
+  const steps: ApplyStep[] = [];
   for (const t of collectionTargets) {
     if (t.kind !== 'update') continue;
     const { collection, meta } = t.item;
@@ -125,6 +151,12 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
         run: (ctx, acc) => ctx.collections.update(acc, collection, { meta }),
       });
   }
+  return steps;
+}
+
+/** New and changed relations. */
+function relationSteps(relationTargets: RelationTarget[]): ApplyStep[] {
+  const steps: ApplyStep[] = [];
   for (const t of relationTargets) {
     const { collection, field, related_collection, meta, schema } = t.item;
     const body = {
@@ -155,6 +187,17 @@ export function planApply(current: Snapshot, diff: SchemaDiff): ApplyStep[] {
       });
     }
   }
+  return steps;
+}
+
+/** Removed relations, fields, then collections (what goes with a removed collection is not removed twice). */
+function deleteSteps(
+  collectionTargets: CollectionTarget[],
+  fieldTargets: FieldTarget[],
+  relationTargets: RelationTarget[],
+  deleted: Set<string>,
+): ApplyStep[] {
+  const steps: ApplyStep[] = [];
   for (const t of relationTargets) {
     if (t.kind !== 'delete' || deleted.has(t.item.collection)) continue;
     const { collection, field } = t.item;

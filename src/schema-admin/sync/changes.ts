@@ -6,9 +6,13 @@
  * built-in function. Here a path is strings and indexes only, never one of the reserved names, and it walks own
  * properties only, making what is missing.
  */
+import type deepDiff from 'deep-diff';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import { isPrototypeKey, prototypeKeyReason, refusedKeyPath } from '../../request/prototype-keys.js';
-import type { Change } from './diff.js';
+import type { Json } from './snapshot.js';
+
+/** One change of a diff, as deep-diff writes it and a client sends it back. */
+export type Change = deepDiff.Diff<Json, Json>;
 
 type Container = Record<string | number, unknown>;
 

@@ -8,10 +8,8 @@ import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import { checkBody, compileSchema } from '../../request/body-check.js';
 import { prototypeKeyReason, refusedKeyPath } from '../../request/prototype-keys.js';
-import { changeProblem } from './changes.js';
+import { changeProblem, type Change } from './changes.js';
 import type { Json, Snapshot, SnapshotCollection, SnapshotField, SnapshotRelation } from './snapshot.js';
-
-export type Change = deepDiff.Diff<Json, Json>;
 
 export interface SchemaDiff {
   collections: { collection: string; diff: Change[] }[];

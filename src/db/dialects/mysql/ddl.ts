@@ -9,9 +9,10 @@ import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import type { CatalogRow } from '../../introspection-utils.js';
 import { constraintName } from '../../ddl-names.js';
-import type { ColumnSpec, DdlCatalog, DdlStatement, SchemaDdl, StorageShape } from '../../schema-ddl.js';
-import type { DdlStep } from '../../../schema-admin/plan/schema-steps.js';
-import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
+import { decimalLimit, DdlRenderer, integerRange, type StepOf } from '../../ddl-renderer.js';
+import type { DdlCatalog, DdlStatement, SchemaDdl, StorageShape } from '../../schema-ddl.js';
+import type { ColumnSpec, StorageType } from '../../../schema-admin/plan/column-spec.js';
+import type { ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 import {
   catalogColumn,
   catalogDefinition,
@@ -35,81 +36,11 @@ const run = statementRunner(
     }),
 );
 
-function typeOf(spec: ColumnSpec): string {
-  switch (spec.type) {
-    case 'string':
-      return `varchar(${spec.maxLength ?? 255})`;
-    case 'decimal':
-      return `decimal(${spec.precision ?? 10}, ${spec.scale ?? 5})`;
-    default:
-      return TYPES[spec.type];
-  }
-}
-
-const TYPES: Record<ColumnSpec['type'], string> = {
-  string: 'varchar(255)',
-  text: 'text',
-  integer: 'int',
-  bigInteger: 'bigint',
-  boolean: 'tinyint(1)',
-  decimal: 'decimal(10, 5)',
-  float: 'double',
-  json: 'json',
-  date: 'date',
-  dateTime: 'datetime',
-  // Milliseconds are part of the timestamp wire format.
-  timestamp: 'timestamp(3)',
-  time: 'time',
-  uuid: 'char(36)',
-  binary: 'blob',
-};
-
-const SHAPES: Record<ColumnSpec['type'], string> = {
-  string: 'varchar',
-  text: 'text',
-  integer: 'int',
-  bigInteger: 'bigint',
-  boolean: 'tinyint',
-  decimal: 'decimal',
-  float: 'double',
-  json: 'json',
-  date: 'date',
-  dateTime: 'datetime',
-  timestamp: 'timestamp',
-  time: 'time',
-  uuid: 'char',
-  binary: 'blob',
-};
-
-function defaultClause(spec: ColumnSpec, columnType = typeOf(spec)): string {
-  const value = spec.default;
-  if (value.kind === 'none') return '';
-  // The clock default carries the column's fractional seconds (timestamp(3)).
-  if (value.kind === 'now') {
-    const fraction = /\((\d)\)/.exec(columnType)?.[1];
-    return ` default current_timestamp${fraction ? `(${fraction})` : ''}`;
-  }
-  if (typeof value.value === 'boolean') return ` default ${value.value ? 1 : 0}`;
-  if (typeof value.value === 'number') return ` default ${value.value}`;
-  // Date-time literals take a space and no zone here (the session runs in UTC).
-  if (spec.type === 'timestamp' || spec.type === 'dateTime')
-    return ` default ${literal(value.value.replace('T', ' ').replace(/Z$/, ''))}`;
-  return ` default ${literal(value.value)}`;
-}
-
-function columnDefinition(spec: ColumnSpec): string {
-  const nullable = spec.nullable && !spec.primaryKey;
-  const increment = spec.autoIncrement ? ' auto_increment' : '';
-  const comment = spec.comment !== null ? ` comment ${literal(spec.comment)}` : '';
-  return `${q(spec.name)} ${typeOf(spec)} ${nullable ? 'null' : 'not null'}${increment}${spec.autoIncrement ? '' : defaultClause(spec)}${comment}`;
-}
-
 const NUMERIC_TEXT = '^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)[[:space:]]*$';
 
 /** SQL that is true for a value the conversion would not keep; regular expressions go in as parameters. */
 function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec, params: unknown[]): string {
-  const range =
-    target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
+  const range = integerRange(target);
   const pattern = (regex: string) => {
     params.push(regex);
     return '?';
@@ -149,12 +80,6 @@ function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec, p
   }
 }
 
-function addKeySql(key: ForeignKeyInfo): string {
-  const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
-  const actions = `${key.on_delete ? ` on delete ${key.on_delete}` : ''}${key.on_update ? ` on update ${key.on_update}` : ''}`;
-  return `alter table ${q(key.table)} add constraint ${q(name)} foreign key (${q(key.column)}) references ${q(key.foreign_key_table)} (${q(key.foreign_key_column)})${actions}`;
-}
-
 /** errno 150 / 3780: the two columns of a foreign key are not of compatible types. */
 function isIncompatibleKey(error: unknown): boolean {
   const { errno, code } = error as { errno?: number; code?: string };
@@ -167,184 +92,250 @@ function isIncompatibleKey(error: unknown): boolean {
   );
 }
 
-async function* addForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
-  // A key needs both columns of one type; integer keys differing only in sign (or width) are aligned first.
-  const [own, referenced] = await Promise.all([
-    catalogColumn(catalog, key.table, key.column),
-    catalogColumn(catalog, key.foreign_key_table, key.foreign_key_column),
-  ]);
-  if (own.type !== referenced.type && /int/.test(own.type) && /int/.test(referenced.type)) {
-    yield {
-      sql: `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, { ...own, type: referenced.type })}`,
-      undo: [{ sql: `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, own)}` }],
-    };
+class MysqlDdl extends DdlRenderer {
+  readonly transactional = false;
+  readonly comments = true;
+  readonly nativeUuid = false;
+  readonly run = run;
+
+  protected readonly types: Record<StorageType, string> = {
+    string: 'varchar(255)',
+    text: 'text',
+    integer: 'int',
+    bigInteger: 'bigint',
+    boolean: 'tinyint(1)',
+    decimal: 'decimal(10, 5)',
+    float: 'double',
+    json: 'json',
+    date: 'date',
+    dateTime: 'datetime',
+    // Milliseconds are part of the timestamp wire format.
+    timestamp: 'timestamp(3)',
+    time: 'time',
+    uuid: 'char(36)',
+    binary: 'blob',
+  };
+
+  protected readonly shapes: Record<StorageType, string> = {
+    string: 'varchar',
+    text: 'text',
+    integer: 'int',
+    bigInteger: 'bigint',
+    boolean: 'tinyint',
+    decimal: 'decimal',
+    float: 'double',
+    json: 'json',
+    date: 'date',
+    dateTime: 'datetime',
+    timestamp: 'timestamp',
+    time: 'time',
+    uuid: 'char',
+    binary: 'blob',
+  };
+
+  override quote(name: string): string {
+    return q(name);
   }
-  yield {
-    ...addKey(key),
-    refusal: `"${key.table}.${key.column}" and "${key.foreign_key_table}.${key.foreign_key_column}" are not of the same type`,
-  };
-}
 
-function addKey(key: ForeignKeyInfo): DdlStatement {
-  const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
-  return { sql: addKeySql(key), undo: [{ sql: `alter table ${q(key.table)} drop foreign key ${q(name)}` }] };
-}
+  override literal(text: string): string {
+    return literal(text);
+  }
 
-/** `restorable`: undone by adding the key back (false where the step that drops it cannot be undone anyway). */
-function* dropForeignKey(key: ForeignKeyInfo, restorable = true): Generator<DdlStatement> {
-  if (!key.constraint_name) return;
-  yield {
-    sql: `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name)}`,
-    ...(restorable ? { undo: [{ sql: addKeySql(key) }] } : {}),
-  };
-}
+  protected override booleanLiteral(value: boolean): string {
+    return value ? '1' : '0';
+  }
 
-async function* alterColumn(
-  step: Extract<DdlStep, { kind: 'alterColumn' }>,
-  catalog: DdlCatalog,
-): AsyncGenerator<DdlStatement> {
-  const { table, current, target, changes, keys } = step;
-  if (changes.type || changes.nullable || changes.default || changes.comment) {
-    const before = await catalogColumn(catalog, table, current.name);
-    const type = changes.type ? typeOf(target) : before.type;
-    const after: CatalogColumn = {
-      type,
-      nullable: changes.nullable ? target.nullable : before.nullable,
-      defaultClause: changes.type || changes.default ? defaultClause(target, type) : before.defaultClause,
-      extra: before.extra,
-      comment: changes.comment ? (target.comment ?? '') : before.comment,
-      collation: /char|text/i.test(type) ? before.collation : '',
-    };
-    // The keys on either side of the column are in the way of a type change: off, modify, on again.
-    const blocking = changes.type ? keys.filter((k) => k.constraint_name) : [];
-    for (const key of blocking) yield* dropForeignKey(key);
-    yield {
-      sql: `alter table ${q(table)} modify column ${catalogDefinition(current.name, after)}`,
-      undo: [{ sql: `alter table ${q(table)} modify column ${catalogDefinition(current.name, before)}` }],
-    };
-    for (const key of blocking) {
+  /** The clock default carries the column's fractional seconds (timestamp(3)). */
+  protected override clockDefault(columnType: string): string {
+    const fraction = /\((\d)\)/.exec(columnType)?.[1];
+    return `current_timestamp${fraction ? `(${fraction})` : ''}`;
+  }
+
+  /** Date-time literals take a space and no zone here (the session runs in UTC). */
+  protected override textDefault(spec: ColumnSpec, text: string): string {
+    if (spec.type === 'timestamp' || spec.type === 'dateTime') return literal(text.replace('T', ' ').replace(/Z$/, ''));
+    return literal(text);
+  }
+
+  /** ` default …` of a column of `columnType`, or ''. */
+  defaultClause(spec: ColumnSpec, columnType: string): string {
+    const dflt = this.defaultSql(spec, columnType);
+    return dflt === null ? '' : ` default ${dflt}`;
+  }
+
+  protected override nullClause(spec: ColumnSpec): string[] {
+    return [spec.nullable && !spec.primaryKey ? 'null' : 'not null'];
+  }
+
+  protected override keyClause(spec: ColumnSpec): string[] {
+    return spec.autoIncrement ? ['auto_increment'] : [];
+  }
+
+  protected override commentClause(spec: ColumnSpec): string[] {
+    return spec.comment !== null ? [`comment ${literal(spec.comment)}`] : [];
+  }
+
+  /** A key needs both columns of one type; integer keys differing only in sign (or width) are aligned first. */
+  protected override async *addForeignKey(
+    step: StepOf<'addForeignKey'>,
+    catalog: DdlCatalog,
+  ): AsyncGenerator<DdlStatement> {
+    const { key } = step;
+    const [own, referenced] = await Promise.all([
+      catalogColumn(catalog, key.table, key.column),
+      catalogColumn(catalog, key.foreign_key_table, key.foreign_key_column),
+    ]);
+    if (own.type !== referenced.type && /int/.test(own.type) && /int/.test(referenced.type)) {
       yield {
-        ...addKey(key),
-        refusal: `the foreign key from "${key.table}.${key.column}" to "${key.foreign_key_table}.${key.foreign_key_column}" needs both columns of the same type`,
+        sql: `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, { ...own, type: referenced.type })}`,
+        undo: [{ sql: `alter table ${q(key.table)} modify column ${catalogDefinition(key.column, own)}` }],
       };
     }
+    yield {
+      ...this.addKey(key),
+      refusal: `"${key.table}.${key.column}" and "${key.foreign_key_table}.${key.foreign_key_column}" are not of the same type`,
+    };
   }
-  if (changes.unique) {
-    if (target.unique) {
-      const name = constraintName(table, current.name, 'unique');
-      yield {
-        sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`,
-        undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }],
+
+  private addKey(key: ForeignKeyInfo): DdlStatement {
+    const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
+    return {
+      sql: this.addForeignKeySql(key),
+      undo: [{ sql: `alter table ${q(key.table)} drop foreign key ${q(name)}` }],
+    };
+  }
+
+  /** `restorable`: undone by adding the key back (false where the step that drops it cannot be undone anyway). */
+  private *dropKey(key: ForeignKeyInfo, restorable = true): Generator<DdlStatement> {
+    if (!key.constraint_name) return;
+    yield {
+      sql: `alter table ${q(key.table)} drop foreign key ${q(key.constraint_name)}`,
+      ...(restorable ? { undo: [{ sql: this.addForeignKeySql(key) }] } : {}),
+    };
+  }
+
+  protected override async *createTable(step: StepOf<'createTable'>): AsyncGenerator<DdlStatement> {
+    const { table, columns } = step;
+    const definitions = this.tableDefinitions(columns);
+    for (const column of columns) {
+      if (column.primaryKey) continue;
+      if (column.unique)
+        definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
+      else if (column.indexed)
+        definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
+    }
+    // The connection's character set, as knex gives Strata's own tables: string keys between tables (to
+    // service_users, say) need equal collations.
+    yield {
+      sql: `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`,
+      undo: [{ sql: `drop table if exists ${q(table)}` }],
+    };
+  }
+
+  protected override async *addColumn(step: StepOf<'addColumn'>): AsyncGenerator<DdlStatement> {
+    const { table, column } = step;
+    const indexes = column.primaryKey
+      ? ''
+      : column.unique
+        ? `, add unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`
+        : column.indexed
+          ? `, add key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`
+          : '';
+    yield {
+      sql: `alter table ${q(table)} add column ${this.columnDefinition(column)}${indexes}`,
+      undo: [{ sql: `alter table ${q(table)} drop column ${q(column.name)}` }],
+    };
+  }
+
+  protected async *alterColumn(step: StepOf<'alterColumn'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    const { table, current, target, changes, keys } = step;
+    if (changes.type || changes.nullable || changes.default || changes.comment) {
+      const before = await catalogColumn(catalog, table, current.name);
+      const type = changes.type ? this.typeOf(target) : before.type;
+      const after: CatalogColumn = {
+        type,
+        nullable: changes.nullable ? target.nullable : before.nullable,
+        defaultClause: changes.type || changes.default ? this.defaultClause(target, type) : before.defaultClause,
+        extra: before.extra,
+        comment: changes.comment ? (target.comment ?? '') : before.comment,
+        collation: /char|text/i.test(type) ? before.collation : '',
       };
-    } else {
-      for (const name of await singleColumnIndexes(catalog, table, current.name, true)) {
+      // The keys on either side of the column are in the way of a type change: off, modify, on again.
+      const blocking = changes.type ? keys.filter((k) => k.constraint_name) : [];
+      for (const key of blocking) yield* this.dropKey(key);
+      yield {
+        sql: `alter table ${q(table)} modify column ${catalogDefinition(current.name, after)}`,
+        undo: [{ sql: `alter table ${q(table)} modify column ${catalogDefinition(current.name, before)}` }],
+      };
+      for (const key of blocking) {
         yield {
-          sql: `alter table ${q(table)} drop index ${q(name)}`,
-          undo: [{ sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})` }],
+          ...this.addKey(key),
+          refusal: `the foreign key from "${key.table}.${key.column}" to "${key.foreign_key_table}.${key.foreign_key_column}" needs both columns of the same type`,
         };
       }
     }
-  }
-  if (changes.indexed) {
-    if (target.indexed) {
-      const name = constraintName(table, current.name, 'index');
-      yield {
-        sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`,
-        undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }],
-      };
-    } else {
-      for (const name of await singleColumnIndexes(catalog, table, current.name, false)) {
+    if (changes.unique) {
+      if (target.unique) {
+        const name = constraintName(table, current.name, 'unique');
         yield {
-          sql: `alter table ${q(table)} drop index ${q(name)}`,
-          undo: [{ sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})` }],
+          sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})`,
+          undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }],
         };
-      }
-    }
-  }
-}
-
-export const mysqlDdl: SchemaDdl = {
-  transactional: false,
-  comments: true,
-  nativeUuid: false,
-
-  transaction: (knex, work) => knex.transaction(work),
-  run,
-
-  shape(spec): StorageShape {
-    const shape: StorageShape = { data_type: SHAPES[spec.type] };
-    if (spec.type === 'string') shape.max_length = spec.maxLength ?? 255;
-    if (spec.type === 'uuid') shape.max_length = 36;
-    if (spec.type === 'decimal') {
-      shape.numeric_precision = spec.precision ?? 10;
-      shape.numeric_scale = spec.scale ?? 5;
-    }
-    return shape;
-  },
-
-  async *statements(step, catalog) {
-    switch (step.kind) {
-      case 'createTable': {
-        const { table, columns } = step;
-        const keys = columns.filter((c) => c.primaryKey).map((c) => q(c.name));
-        const definitions = columns.map(columnDefinition);
-        if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
-        for (const column of columns) {
-          if (column.primaryKey) continue;
-          if (column.unique)
-            definitions.push(`unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`);
-          else if (column.indexed)
-            definitions.push(`key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`);
+      } else {
+        for (const name of await singleColumnIndexes(catalog, table, current.name, true)) {
+          yield {
+            sql: `alter table ${q(table)} drop index ${q(name)}`,
+            undo: [{ sql: `alter table ${q(table)} add unique key ${q(name)} (${q(current.name)})` }],
+          };
         }
-        // The connection's character set, as knex gives Strata's own tables: string keys between tables (to
-        // service_users, say) need equal collations.
-        yield {
-          sql: `create table ${q(table)} (${definitions.join(', ')}) default character set utf8mb4`,
-          undo: [{ sql: `drop table if exists ${q(table)}` }],
-        };
-        return;
       }
-      case 'addColumn': {
-        const { table, column } = step;
-        const indexes = column.primaryKey
-          ? ''
-          : column.unique
-            ? `, add unique key ${q(constraintName(table, column.name, 'unique'))} (${q(column.name)})`
-            : column.indexed
-              ? `, add key ${q(constraintName(table, column.name, 'index'))} (${q(column.name)})`
-              : '';
-        yield {
-          sql: `alter table ${q(table)} add column ${columnDefinition(column)}${indexes}`,
-          undo: [{ sql: `alter table ${q(table)} drop column ${q(column.name)}` }],
-        };
-        return;
-      }
-      case 'alterColumn':
-        yield* alterColumn(step, catalog);
-        return;
-      case 'dropColumn':
-        for (const key of step.keys) yield* dropForeignKey(key, false);
-        yield { sql: `alter table ${q(step.table)} drop column ${q(step.column)}` };
-        return;
-      case 'dropTable':
-        for (const key of step.keys) if (key.table !== step.table) yield* dropForeignKey(key, false);
-        yield { sql: `drop table ${q(step.table)}` };
-        return;
-      case 'addForeignKey':
-        yield* addForeignKey(catalog, step.key);
-        return;
-      case 'dropForeignKey':
-        yield* dropForeignKey(step.key);
-        return;
     }
-  },
+    if (changes.indexed) {
+      if (target.indexed) {
+        const name = constraintName(table, current.name, 'index');
+        yield {
+          sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})`,
+          undo: [{ sql: `alter table ${q(table)} drop index ${q(name)}` }],
+        };
+      } else {
+        for (const name of await singleColumnIndexes(catalog, table, current.name, false)) {
+          yield {
+            sql: `alter table ${q(table)} drop index ${q(name)}`,
+            undo: [{ sql: `alter table ${q(table)} add key ${q(name)} (${q(current.name)})` }],
+          };
+        }
+      }
+    }
+  }
 
-  refuses: isIncompatibleKey,
+  protected async *dropColumn(step: StepOf<'dropColumn'>): AsyncGenerator<DdlStatement> {
+    for (const key of step.keys) yield* this.dropKey(key, false);
+    yield { sql: `alter table ${q(step.table)} drop column ${q(step.column)}` };
+  }
 
-  lossyCount(table, column, check, target) {
-    const c = q(column);
-    const params: unknown[] = [];
-    const predicate = lossyPredicate(c, check, target, params);
-    return { sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${predicate})`, params };
-  },
-};
+  /** Not restorable: the drop that follows cannot be undone anyway. */
+  protected dropReferencingKey(key: ForeignKeyInfo): Generator<DdlStatement> {
+    return this.dropKey(key, false);
+  }
+
+  protected override async *dropForeignKey(step: StepOf<'dropForeignKey'>): AsyncGenerator<DdlStatement> {
+    yield* this.dropKey(step.key);
+  }
+
+  override refuses(error: unknown): boolean {
+    return isIncompatibleKey(error);
+  }
+
+  /** Regular expressions go in as parameters. */
+  protected lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec, params: unknown[]): string {
+    return lossyPredicate(c, check, target, params);
+  }
+
+  override shape(spec: ColumnSpec): StorageShape {
+    const shape = super.shape(spec);
+    if (spec.type === 'uuid') shape.max_length = 36;
+    return shape;
+  }
+}
+
+export const mysqlDdl: SchemaDdl = new MysqlDdl();

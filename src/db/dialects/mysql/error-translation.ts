@@ -1,6 +1,10 @@
-/** mysql2 errors of failed writes (MySQL and MariaDB error numbers) → DatabaseFailure. */
+/**
+ * mysql2 errors classified (DatabaseError's kinds) and, for failed writes, read into a DatabaseFailure (MySQL and
+ * MariaDB error numbers).
+ */
+import type { DatabaseErrorKind, DriverErrorClass } from '../../../errors/database-error.js';
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
-import type { FailureKind } from '../../failure-kind.js';
+import { withShared } from '../shared-errors.js';
 
 interface MysqlError {
   errno?: number;
@@ -75,7 +79,7 @@ export function translateMysqlError(error: unknown): DatabaseFailure | null {
 const CONNECTION_ERRNOS = new Set([1040, 1053, 1077, 1152, 1158, 1159, 1160, 1161, 1927, 2002, 2003, 2006, 2013, 4031]);
 const TIMEOUT_ERRNOS = new Set([1969, 3024]);
 
-export function mysqlFailureKind(error: unknown): FailureKind {
+function mysqlKind(error: unknown, failed: DatabaseFailure | null): DatabaseErrorKind | null {
   const e = error as MysqlError & { fatal?: boolean; code?: string };
   if (typeof e?.errno === 'number') {
     if (TIMEOUT_ERRNOS.has(e.errno)) return 'timeout';
@@ -87,10 +91,26 @@ export function mysqlFailureKind(error: unknown): FailureKind {
     ((e as { fatal?: boolean }).fatal === true || /closed state|Connection lost/i.test(e.message))
   )
     return 'connection';
-  return null;
+  if (failed) return VALUE_FAILURES.has(failed.kind) ? 'invalid_input' : 'constraint';
+  return typeof (error as MysqlError)?.errno === 'number' ? 'unknown' : null;
 }
 
-/** mysql2 refuses a command on a connection already closed, without sending it. */
-export function mysqlNeverSent(error: Error): boolean {
-  return /Can't add new command when connection is in closed state/.test(error.message);
+/** Failures of a value that does not fit its column's type (rather than of a constraint). */
+const VALUE_FAILURES = new Set<DatabaseFailure['kind']>(['too_long', 'out_of_range', 'invalid_value']);
+
+/** A mysql2 error as DatabaseError's kind and details; null for an error that is not the driver's. */
+export function classifyMysqlError(error: unknown): DriverErrorClass | null {
+  const failed = translateMysqlError(error);
+  const kind = mysqlKind(error, failed);
+  return withShared(
+    error,
+    kind && {
+      kind,
+      failure: failed,
+      // mysql2 refuses a command on a connection already closed, without sending it.
+      neverSent:
+        kind === 'connection' &&
+        /Can't add new command when connection is in closed state/.test((error as Error).message),
+    },
+  );
 }

@@ -3,7 +3,7 @@ import type { Dialect } from '../../dialect.js';
 import { mysqlDdl } from './ddl.js';
 import { introspectMysql, mapMysqlType } from './introspect.js';
 import { mysqlSql } from './sql-hooks.js';
-import { translateMysqlError } from './error-translation.js';
+import { classifyMysqlError } from './error-translation.js';
 import { mysqlWrite } from './write-hooks.js';
 
 interface CallbackConnection {
@@ -58,6 +58,6 @@ export const mysqlDialect: Dialect = {
   mapType: mapMysqlType,
   sql: mysqlSql,
   write: mysqlWrite,
-  translateError: translateMysqlError,
+  classifyError: classifyMysqlError,
   ddl: mysqlDdl,
 };

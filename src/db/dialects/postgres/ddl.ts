@@ -6,110 +6,16 @@ import type pg from 'pg';
 import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
-import {
-  SchemaRefusedError,
-  type ColumnSpec,
-  type DdlCatalog,
-  type DdlStatement,
-  type SchemaDdl,
-  type StorageShape,
-} from '../../schema-ddl.js';
-import type { DdlStep } from '../../../schema-admin/plan/schema-steps.js';
-import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
+import { decimalLimit, DdlRenderer, integerRange, type StepOf } from '../../ddl-renderer.js';
+import { SchemaRefusedError, type DdlCatalog, type DdlStatement, type SchemaDdl } from '../../schema-ddl.js';
+import type { ColumnSpec, StorageType } from '../../../schema-admin/plan/column-spec.js';
+import type { ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 const run = statementRunner(
   async (connection, sql, params) => (await (connection as pg.Client).query({ text: sql, values: params })).rows,
 );
-
-function typeOf(spec: ColumnSpec): string {
-  switch (spec.type) {
-    case 'string':
-      return `varchar(${spec.maxLength ?? 255})`;
-    case 'text':
-      return 'text';
-    case 'integer':
-      return spec.autoIncrement ? 'serial' : 'integer';
-    case 'bigInteger':
-      return spec.autoIncrement ? 'bigserial' : 'bigint';
-    case 'boolean':
-      return 'boolean';
-    case 'decimal':
-      return `numeric(${spec.precision ?? 10}, ${spec.scale ?? 5})`;
-    case 'float':
-      return 'double precision';
-    case 'json':
-      return 'json';
-    case 'date':
-      return 'date';
-    case 'dateTime':
-      return 'timestamp';
-    case 'timestamp':
-      return 'timestamptz';
-    case 'time':
-      return 'time';
-    case 'uuid':
-      return 'uuid';
-    case 'binary':
-      return 'bytea';
-  }
-}
-
-/** The type without serial sugar (ALTER COLUMN TYPE takes no serial). */
-function plainTypeOf(spec: ColumnSpec): string {
-  return typeOf({ ...spec, autoIncrement: false });
-}
-
-const SHAPES: Record<ColumnSpec['type'], string> = {
-  string: 'character varying',
-  text: 'text',
-  integer: 'integer',
-  bigInteger: 'bigint',
-  boolean: 'boolean',
-  decimal: 'numeric',
-  float: 'double precision',
-  json: 'json',
-  date: 'date',
-  dateTime: 'timestamp without time zone',
-  timestamp: 'timestamp with time zone',
-  time: 'time without time zone',
-  uuid: 'uuid',
-  binary: 'bytea',
-};
-
-function defaultSql(spec: ColumnSpec): string | null {
-  const value = spec.default;
-  if (value.kind === 'none') return null;
-  if (value.kind === 'now') return 'CURRENT_TIMESTAMP';
-  if (typeof value.value === 'boolean') return value.value ? 'true' : 'false';
-  if (typeof value.value === 'number') return String(value.value);
-  return literal(value.value);
-}
-
-function columnDefinition(spec: ColumnSpec): string {
-  const parts = [q(spec.name), typeOf(spec)];
-  if (!spec.nullable || spec.primaryKey) parts.push('not null');
-  const dflt = spec.autoIncrement ? null : defaultSql(spec);
-  if (dflt !== null) parts.push(`default ${dflt}`);
-  return parts.join(' ');
-}
-
-function* createIndexes(table: string, spec: ColumnSpec): Generator<DdlStatement> {
-  if (spec.unique && !spec.primaryKey) {
-    yield {
-      sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})`,
-    };
-  } else if (spec.indexed && !spec.primaryKey) {
-    yield { sql: `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})` };
-  }
-  if (spec.comment !== null) yield setComment(table, spec.name, spec.comment);
-}
-
-function setComment(table: string, column: string, comment: string | null): DdlStatement {
-  return { sql: `comment on column ${q(table)}.${q(column)} is ${comment === null ? 'null' : literal(comment)}` };
-}
 
 /** Single-column indexes on the column (unique or not), with the constraint that owns each, if any. */
 function singleColumnIndexes(catalog: DdlCatalog, table: string, column: string, unique: boolean) {
@@ -157,17 +63,16 @@ async function dependentGeneratedColumns(catalog: DdlCatalog, table: string, col
 }
 
 /** USING expression of a type change: a cast, except where PostgreSQL has none (integer → boolean). */
-function usingExpression(column: string, target: ColumnSpec, conversion: ConversionCheck | null): string {
+function usingExpression(column: string, plainType: string, conversion: ConversionCheck | null): string {
   if (conversion === 'boolean-int') return `(${column} <> 0)`;
-  return `${column}::${plainTypeOf(target)}`;
+  return `${column}::${plainType}`;
 }
 
 const NUMERIC_TEXT = `'^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)\\s*$'`;
 
 /** SQL that is true for a value (of the quoted column `c`) the conversion would not keep. */
 function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): string {
-  const range =
-    target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
+  const range = integerRange(target);
   switch (check) {
     case 'none':
       return 'false';
@@ -204,117 +109,123 @@ function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): 
   }
 }
 
-function addForeignKey(key: ForeignKeyInfo): DdlStatement {
-  const name = key.constraint_name ?? constraintName(key.table, key.column, 'foreign');
-  const actions = `${key.on_delete ? ` on delete ${key.on_delete}` : ''}${key.on_update ? ` on update ${key.on_update}` : ''}`;
-  return {
-    sql: `alter table ${q(key.table)} add constraint ${q(name)} foreign key (${q(key.column)}) references ${q(key.foreign_key_table)} (${q(key.foreign_key_column)})${actions}`,
-  };
-}
-
 function* dropForeignKey(key: ForeignKeyInfo): Generator<DdlStatement> {
   if (key.constraint_name)
     yield { sql: `alter table ${q(key.table)} drop constraint if exists ${q(key.constraint_name)}` };
 }
 
-async function* alterColumn(
-  step: Extract<DdlStep, { kind: 'alterColumn' }>,
-  catalog: DdlCatalog,
-): AsyncGenerator<DdlStatement> {
-  const { table, current, target, changes, conversion } = step;
-  const t = q(table);
-  const c = q(current.name);
-  if (changes.type) {
-    const generated = await dependentGeneratedColumns(catalog, table, current.name);
-    if (generated.length) {
-      throw new SchemaRefusedError(
-        `PostgreSQL can't change the type of a column that generated column(s) ${generated.map((g) => `"${g}"`).join(', ')} are computed from`,
-      );
-    }
-    if (current.default_value !== null) yield { sql: `alter table ${t} alter column ${c} drop default` };
-    yield {
-      sql: `alter table ${t} alter column ${c} type ${plainTypeOf(target)} using ${usingExpression(c, target, conversion)}`,
+class PostgresDdl extends DdlRenderer {
+  readonly transactional = true;
+  readonly comments = true;
+  readonly nativeUuid = true;
+  readonly run = run;
+
+  protected readonly types: Record<StorageType, string> = {
+    string: 'varchar',
+    text: 'text',
+    integer: 'integer',
+    bigInteger: 'bigint',
+    boolean: 'boolean',
+    decimal: 'numeric',
+    float: 'double precision',
+    json: 'json',
+    date: 'date',
+    dateTime: 'timestamp',
+    timestamp: 'timestamptz',
+    time: 'time',
+    uuid: 'uuid',
+    binary: 'bytea',
+  };
+
+  protected readonly shapes: Record<StorageType, string> = {
+    string: 'character varying',
+    text: 'text',
+    integer: 'integer',
+    bigInteger: 'bigint',
+    boolean: 'boolean',
+    decimal: 'numeric',
+    float: 'double precision',
+    json: 'json',
+    date: 'date',
+    dateTime: 'timestamp without time zone',
+    timestamp: 'timestamp with time zone',
+    time: 'time without time zone',
+    uuid: 'uuid',
+    binary: 'bytea',
+  };
+
+  override typeOf(spec: ColumnSpec): string {
+    if (spec.type === 'decimal') return `numeric(${spec.precision ?? 10}, ${spec.scale ?? 5})`;
+    if (spec.autoIncrement && spec.type === 'integer') return 'serial';
+    if (spec.autoIncrement && spec.type === 'bigInteger') return 'bigserial';
+    return super.typeOf(spec);
+  }
+
+  /** The type without serial sugar (ALTER COLUMN TYPE takes no serial). */
+  plainTypeOf(spec: ColumnSpec): string {
+    return this.typeOf({ ...spec, autoIncrement: false });
+  }
+
+  setComment(table: string, column: string, comment: string | null): DdlStatement {
+    return {
+      sql: `comment on column ${q(table)}.${q(column)} is ${comment === null ? 'null' : this.literal(comment)}`,
     };
   }
-  if (changes.type || changes.default) {
-    const dflt = defaultSql(target);
-    if (dflt !== null) yield { sql: `alter table ${t} alter column ${c} set default ${dflt}` };
-    else if (!changes.type) yield { sql: `alter table ${t} alter column ${c} drop default` };
+
+  protected override *createIndexes(table: string, spec: ColumnSpec): Generator<DdlStatement> {
+    yield* super.createIndexes(table, spec);
+    if (spec.comment !== null) yield this.setComment(table, spec.name, spec.comment);
   }
-  if (changes.nullable)
-    yield { sql: `alter table ${t} alter column ${c} ${target.nullable ? 'drop' : 'set'} not null` };
-  if (changes.comment) yield setComment(table, current.name, target.comment);
-  if (changes.unique) {
-    if (target.unique)
-      yield { sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${t} (${c})` };
-    else yield* dropIndexes(catalog, table, current.name, true);
+
+  protected async *alterColumn(step: StepOf<'alterColumn'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    const { table, current, target, changes, conversion } = step;
+    const t = q(table);
+    const c = q(current.name);
+    if (changes.type) {
+      const generated = await dependentGeneratedColumns(catalog, table, current.name);
+      if (generated.length) {
+        throw new SchemaRefusedError(
+          `PostgreSQL can't change the type of a column that generated column(s) ${generated.map((g) => `"${g}"`).join(', ')} are computed from`,
+        );
+      }
+      if (current.default_value !== null) yield { sql: `alter table ${t} alter column ${c} drop default` };
+      yield {
+        sql: `alter table ${t} alter column ${c} type ${this.plainTypeOf(target)} using ${usingExpression(c, this.plainTypeOf(target), conversion)}`,
+      };
+    }
+    if (changes.type || changes.default) {
+      const dflt = this.defaultSql(target);
+      if (dflt !== null) yield { sql: `alter table ${t} alter column ${c} set default ${dflt}` };
+      else if (!changes.type) yield { sql: `alter table ${t} alter column ${c} drop default` };
+    }
+    if (changes.nullable)
+      yield { sql: `alter table ${t} alter column ${c} ${target.nullable ? 'drop' : 'set'} not null` };
+    if (changes.comment) yield this.setComment(table, current.name, target.comment);
+    if (changes.unique) {
+      if (target.unique)
+        yield { sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${t} (${c})` };
+      else yield* dropIndexes(catalog, table, current.name, true);
+    }
+    if (changes.indexed) {
+      if (target.indexed)
+        yield { sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${t} (${c})` };
+      else yield* dropIndexes(catalog, table, current.name, false);
+    }
   }
-  if (changes.indexed) {
-    if (target.indexed) yield { sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${t} (${c})` };
-    else yield* dropIndexes(catalog, table, current.name, false);
+
+  protected async *dropColumn(step: StepOf<'dropColumn'>): AsyncGenerator<DdlStatement> {
+    // Keys of other tables that reference this column would block the drop; the column's own go with it.
+    for (const key of step.keys) if (key.table !== step.table || key.column !== step.column) yield* dropForeignKey(key);
+    yield { sql: `alter table ${q(step.table)} drop column ${q(step.column)}` };
+  }
+
+  protected dropReferencingKey(key: ForeignKeyInfo): Generator<DdlStatement> {
+    return dropForeignKey(key);
+  }
+
+  protected lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): string {
+    return lossyPredicate(c, check, target);
   }
 }
 
-export const postgresDdl: SchemaDdl = {
-  transactional: true,
-  comments: true,
-  nativeUuid: true,
-
-  transaction: (knex, work) => knex.transaction(work),
-  run,
-
-  shape(spec): StorageShape {
-    const shape: StorageShape = { data_type: SHAPES[spec.type] };
-    if (spec.type === 'string') shape.max_length = spec.maxLength ?? 255;
-    if (spec.type === 'decimal') {
-      shape.numeric_precision = spec.precision ?? 10;
-      shape.numeric_scale = spec.scale ?? 5;
-    }
-    return shape;
-  },
-
-  async *statements(step, catalog) {
-    switch (step.kind) {
-      case 'createTable': {
-        const keys = step.columns.filter((c) => c.primaryKey).map((c) => q(c.name));
-        const definitions = step.columns.map(columnDefinition);
-        if (keys.length) definitions.push(`primary key (${keys.join(', ')})`);
-        yield { sql: `create table ${q(step.table)} (${definitions.join(', ')})` };
-        for (const column of step.columns) yield* createIndexes(step.table, column);
-        return;
-      }
-      case 'addColumn':
-        yield { sql: `alter table ${q(step.table)} add column ${columnDefinition(step.column)}` };
-        yield* createIndexes(step.table, step.column);
-        return;
-      case 'alterColumn':
-        yield* alterColumn(step, catalog);
-        return;
-      case 'dropColumn':
-        // Keys of other tables that reference this column would block the drop; the column's own go with it.
-        for (const key of step.keys)
-          if (key.table !== step.table || key.column !== step.column) yield* dropForeignKey(key);
-        yield { sql: `alter table ${q(step.table)} drop column ${q(step.column)}` };
-        return;
-      case 'dropTable':
-        for (const key of step.keys) if (key.table !== step.table) yield* dropForeignKey(key);
-        yield { sql: `drop table ${q(step.table)}` };
-        return;
-      case 'addForeignKey':
-        yield addForeignKey(step.key);
-        return;
-      case 'dropForeignKey':
-        yield* dropForeignKey(step.key);
-        return;
-    }
-  },
-
-  refuses: () => false,
-
-  lossyCount(table, column, check, target) {
-    const c = q(column);
-    return {
-      sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})`,
-    };
-  },
-};
+export const postgresDdl: SchemaDdl = new PostgresDdl();

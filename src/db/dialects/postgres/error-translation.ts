@@ -1,6 +1,10 @@
-/** node-postgres errors of failed writes → DatabaseFailure (SQLSTATE codes; the column from the error or its detail). */
+/**
+ * node-postgres errors classified (DatabaseError's kinds) and, for failed writes, read into a DatabaseFailure
+ * (SQLSTATE codes; the column from the error or its detail).
+ */
+import type { DatabaseErrorKind, DriverErrorClass } from '../../../errors/database-error.js';
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
-import type { FailureKind } from '../../failure-kind.js';
+import { withShared } from '../shared-errors.js';
 
 interface PgError {
   code?: string;
@@ -68,13 +72,14 @@ export function translatePostgresError(error: unknown): DatabaseFailure | null {
  * cancelled by `statement_timeout`, and values the server could not take for their type (class 22, data exceptions:
  * a read never writes, so such a value is the query's fault).
  */
-export function postgresFailureKind(error: unknown): FailureKind {
+function postgresKind(error: unknown): DatabaseErrorKind | null {
   const e = error as PgError;
   if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) {
     if (e.code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(e.code)) return 'connection';
     if (e.code === '57014' && /statement timeout/i.test(e.message)) return 'timeout';
     if (e.code.startsWith('22')) return 'invalid_input';
-    return null;
+    if (e.code.startsWith('23') || e.code === '428C9') return 'constraint';
+    return 'unknown';
   }
   if (
     e instanceof Error &&
@@ -84,7 +89,16 @@ export function postgresFailureKind(error: unknown): FailureKind {
   return null;
 }
 
-/** node-postgres refuses a query on a client whose connection already ended, without sending it. */
-export function postgresNeverSent(error: Error): boolean {
-  return /is not queryable/.test(error.message);
+/** A node-postgres error as DatabaseError's kind and details; null for an error that is not the driver's. */
+export function classifyPostgresError(error: unknown): DriverErrorClass | null {
+  const kind = postgresKind(error);
+  return withShared(
+    error,
+    kind && {
+      kind,
+      failure: translatePostgresError(error),
+      // node-postgres refuses a query on a client whose connection already ended, without sending it.
+      neverSent: kind === 'connection' && /is not queryable/.test((error as Error).message),
+    },
+  );
 }

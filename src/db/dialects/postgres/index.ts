@@ -4,7 +4,7 @@ import type { Dialect } from '../../dialect.js';
 import { postgresDdl } from './ddl.js';
 import { introspectPostgres, mapPostgresType } from './introspect.js';
 import { postgresSql } from './sql-hooks.js';
-import { translatePostgresError } from './error-translation.js';
+import { classifyPostgresError } from './error-translation.js';
 import { postgresWrite } from './write-hooks.js';
 
 export const postgresDialect: Dialect = {
@@ -32,6 +32,6 @@ export const postgresDialect: Dialect = {
   mapType: mapPostgresType,
   sql: postgresSql,
   write: postgresWrite,
-  translateError: translatePostgresError,
+  classifyError: classifyPostgresError,
   ddl: postgresDdl,
 };

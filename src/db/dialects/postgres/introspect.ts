@@ -34,14 +34,14 @@ async function inOneTrip(knex: Knex, queries: string[]): Promise<{ rows: Catalog
   return (await knex.raw(queries.join(';\n'))) as { rows: CatalogRow[] }[];
 }
 
-export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
-  const [tables, columns, indexes, foreignKeys, enums] = await inOneTrip(knex, [
-    `
+/** The catalog read in one trip: tables, columns, index parts, single-column foreign keys, enum labels. */
+const CATALOG_QUERIES = [
+  `
       select c.relname as name, n.nspname as schema, obj_description(c.oid, 'pg_class') as comment, c.relkind in ('v', 'm') as is_view
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = any(current_schemas(false)) and c.relkind in ('r', 'p', 'v', 'm') and not c.relispartition
       order by c.relname, array_position(current_schemas(false), n.nspname)`,
-    `
+  `
       select n.nspname || '.' || c.relname as table_key, c.relname as table_name, a.attname as column_name, a.attnum as position,
         format_type(a.atttypid, a.atttypmod) as full_type, t.typname as udt_name, t.typtype as type_kind,
         case when t.typtype = 'd' then
@@ -66,7 +66,7 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
       where n.nspname = any(current_schemas(false)) and c.relkind in ('r', 'p', 'v', 'm') and a.attnum > 0 and not a.attisdropped
       order by c.relname, a.attnum`,
-    `
+  `
       select n.nspname || '.' || t.relname as table_key, t.relname as table_name, i.relname as index_name, a.attname as column_name, k.ord as position,
         ix.indisunique and ix.indpred is null as is_unique, ix.indisprimary as is_primary
       from pg_index ix
@@ -76,7 +76,7 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       cross join lateral unnest(ix.indkey::int2[]) with ordinality as k(attnum, ord)
       left join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
       where n.nspname = any(current_schemas(false)) and k.ord <= ix.indnkeyatts`,
-    `
+  `
       select n.nspname || '.' || cl.relname as table_key, cl.relname as table_name, att.attname as column_name, fcl.relname as foreign_table,
         fatt.attname as foreign_column, con.conname as constraint_name, con.confupdtype as on_update,
         con.confdeltype as on_delete
@@ -87,8 +87,11 @@ export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
       join pg_attribute att on att.attrelid = con.conrelid and att.attnum = con.conkey[1]
       join pg_attribute fatt on fatt.attrelid = con.confrelid and fatt.attnum = con.confkey[1]
       where con.contype = 'f' and n.nspname = any(current_schemas(false)) and array_length(con.conkey, 1) = 1`,
-    `select t.typname as type_name, e.enumlabel as label from pg_enum e join pg_type t on t.oid = e.enumtypid order by t.typname, e.enumsortorder`,
-  ]);
+  `select t.typname as type_name, e.enumlabel as label from pg_enum e join pg_type t on t.oid = e.enumtypid order by t.typname, e.enumsortorder`,
+];
+
+export async function introspectPostgres(knex: Knex): Promise<TableInfo[]> {
+  const [tables, columns, indexes, foreignKeys, enums] = await inOneTrip(knex, CATALOG_QUERIES);
   const enumLabels = new Map<string, string[]>();
   for (const row of enums.rows as CatalogRow[])
     enumLabels.set(row.type_name, [...(enumLabels.get(row.type_name) ?? []), row.label]);

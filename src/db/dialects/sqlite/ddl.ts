@@ -9,21 +9,14 @@ import type { Knex } from 'knex';
 import type { ForeignKeyInfo } from '../../../schema/types.js';
 import { statementRunner } from '../../ddl-exec.js';
 import { constraintName } from '../../ddl-names.js';
-import {
-  ForeignKeyViolationError,
-  type ColumnSpec,
-  type DdlCatalog,
-  type DdlStatement,
-  type SchemaDdl,
-  type StorageShape,
-} from '../../schema-ddl.js';
-import type { DdlStep } from '../../../schema-admin/plan/schema-steps.js';
-import { decimalLimit, INTEGER_RANGE, type ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
+import { decimalLimit, DdlRenderer, integerRange, type StepOf } from '../../ddl-renderer.js';
+import { ForeignKeyViolationError, type DdlCatalog, type DdlStatement, type SchemaDdl } from '../../schema-ddl.js';
+import type { ColumnSpec, StorageType } from '../../../schema-admin/plan/column-spec.js';
+import type { ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 import { quoteName, sameName } from './table-definition.js';
 import { rebuildTable, rebuiltTables } from './table-rebuild.js';
 
 const q = quoteName;
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 const run = statementRunner(async (connection, sql, params) => {
   const statement = (connection as BetterSqlite3.Database).prepare(sql);
@@ -32,65 +25,6 @@ const run = statementRunner(async (connection, sql, params) => {
   statement.run(...values);
   return [];
 });
-
-function typeOf(spec: ColumnSpec): string {
-  switch (spec.type) {
-    case 'string':
-      return `varchar(${spec.maxLength ?? 255})`;
-    case 'decimal':
-      return `decimal(${spec.precision ?? 10}, ${spec.scale ?? 5})`;
-    // Only `integer primary key` makes the rowid the key: an auto-increment bigInteger key is an integer here.
-    case 'bigInteger':
-      return spec.autoIncrement ? 'integer' : 'bigint';
-    default:
-      return DECLARED[spec.type];
-  }
-}
-
-const DECLARED: Record<ColumnSpec['type'], string> = {
-  string: 'varchar',
-  text: 'text',
-  integer: 'integer',
-  bigInteger: 'bigint',
-  boolean: 'boolean',
-  decimal: 'decimal',
-  float: 'float',
-  json: 'json',
-  date: 'date',
-  dateTime: 'datetime',
-  timestamp: 'timestamp',
-  time: 'time',
-  uuid: 'uuid',
-  binary: 'blob',
-};
-
-function defaultSql(spec: ColumnSpec): string | null {
-  const value = spec.default;
-  if (value.kind === 'none') return null;
-  if (value.kind === 'now') return 'CURRENT_TIMESTAMP';
-  if (typeof value.value === 'boolean') return value.value ? '1' : '0';
-  if (typeof value.value === 'number') return String(value.value);
-  return literal(value.value);
-}
-
-function columnDefinition(spec: ColumnSpec, inlineKey: boolean): string {
-  const parts = [q(spec.name), typeOf(spec)];
-  if (!spec.nullable || spec.primaryKey) parts.push('not null');
-  if (inlineKey) parts.push(spec.autoIncrement ? 'primary key autoincrement' : 'primary key');
-  const dflt = defaultSql(spec);
-  if (dflt !== null) parts.push(`default ${dflt}`);
-  return parts.join(' ');
-}
-
-function* createIndexes(table: string, spec: ColumnSpec): Generator<DdlStatement> {
-  if (spec.primaryKey) return;
-  if (spec.unique)
-    yield {
-      sql: `create unique index ${q(constraintName(table, spec.name, 'unique'))} on ${q(table)} (${q(spec.name)})`,
-    };
-  else if (spec.indexed)
-    yield { sql: `create index ${q(constraintName(table, spec.name, 'index'))} on ${q(table)} (${q(spec.name)})` };
-}
 
 /** Named single-column indexes on the column; `autoindex` ones come from UNIQUE in the table definition. */
 async function singleColumnIndexes(
@@ -135,8 +69,7 @@ const NUMERIC_TEXT = (x: string) =>
 
 /** SQL that is true for a value (of the quoted column `c`) the conversion would not keep. */
 function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): string {
-  const range =
-    target.type === 'integer' || target.type === 'bigInteger' ? INTEGER_RANGE[target.type] : INTEGER_RANGE.bigInteger;
+  const range = integerRange(target);
   const t = `trim(${c})`;
   switch (check) {
     case 'none':
@@ -182,15 +115,6 @@ function lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): 
   }
 }
 
-function addForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
-  return rebuildTable(catalog, key.table, {
-    edit(table) {
-      table.removeForeignKeys(key.column);
-      table.addReference(key.column, key.foreign_key_table, key.foreign_key_column, key.on_delete, key.on_update);
-    },
-  });
-}
-
 function dropForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerator<DdlStatement> {
   return rebuildTable(catalog, key.table, {
     edit: (table) =>
@@ -198,65 +122,63 @@ function dropForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerato
   });
 }
 
-async function* addColumn(catalog: DdlCatalog, table: string, column: ColumnSpec): AsyncGenerator<DdlStatement> {
-  // ADD COLUMN takes neither a NOT NULL column without default nor a clock default; a rebuild takes both.
-  if ((!column.nullable && column.default.kind === 'none') || column.default.kind === 'now') {
-    const dflt = defaultSql(column);
-    const clauses = [...(column.nullable ? [] : ['not null']), ...(dflt === null ? [] : [`default ${dflt}`])];
-    yield* rebuildTable(catalog, table, {
-      edit: (definition) => definition.addColumn(column.name, typeOf(column), clauses),
-    });
-  } else {
-    yield { sql: `alter table ${q(table)} add column ${columnDefinition(column, false)}` };
-  }
-  yield* createIndexes(table, column);
-}
+class SqliteDdl extends DdlRenderer {
+  readonly transactional = true;
+  readonly comments = false;
+  readonly nativeUuid = true;
+  readonly run = run;
 
-async function* alterColumn(
-  step: Extract<DdlStep, { kind: 'alterColumn' }>,
-  catalog: DdlCatalog,
-): AsyncGenerator<DdlStatement> {
-  const { table, current, target, changes, conversion } = step;
-  const uniqueIndexes =
-    changes.unique && !target.unique ? await singleColumnIndexes(catalog, table, current.name, true) : [];
-  const inlineUnique = uniqueIndexes.some((i) => i.origin === 'u');
-  if (changes.type || changes.nullable || changes.default || inlineUnique) {
-    yield* rebuildTable(catalog, table, {
-      edit(definition) {
-        if (changes.type) definition.setType(current.name, typeOf(target));
-        if (changes.nullable) definition.setNotNull(current.name, !target.nullable);
-        if (changes.type || changes.default) definition.setDefault(current.name, defaultSql(target));
-        if (inlineUnique) definition.removeUnique(current.name);
-      },
-      copy: changes.type ? { [current.name]: copyExpression(q(current.name), conversion) } : undefined,
-    });
-  }
-  if (changes.unique) {
-    if (target.unique)
-      yield {
-        sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${q(table)} (${q(current.name)})`,
-      };
-    else for (const index of uniqueIndexes) if (index.origin === 'c') yield { sql: `drop index ${q(index.name)}` };
-  }
-  if (changes.indexed) {
-    if (target.indexed)
-      yield {
-        sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${q(table)} (${q(current.name)})`,
-      };
-    else
-      for (const index of await singleColumnIndexes(catalog, table, current.name, false))
-        yield { sql: `drop index ${q(index.name)}` };
-  }
-}
+  protected readonly types: Record<StorageType, string> = {
+    string: 'varchar',
+    text: 'text',
+    integer: 'integer',
+    bigInteger: 'bigint',
+    boolean: 'boolean',
+    decimal: 'decimal',
+    float: 'float',
+    json: 'json',
+    date: 'date',
+    dateTime: 'datetime',
+    timestamp: 'timestamp',
+    time: 'time',
+    uuid: 'uuid',
+    binary: 'blob',
+  };
 
-export const sqliteDdl: SchemaDdl = {
-  transactional: true,
-  comments: false,
-  nativeUuid: true,
+  protected readonly shapes = this.types;
 
-  run,
+  /** Only `integer primary key` makes the rowid the key: an auto-increment bigInteger key is an integer here. */
+  override typeOf(spec: ColumnSpec): string {
+    return spec.type === 'bigInteger' && spec.autoIncrement ? 'integer' : super.typeOf(spec);
+  }
 
-  async transaction(knex, work) {
+  protected override dataType(spec: ColumnSpec): string {
+    return spec.type === 'bigInteger' && spec.autoIncrement ? 'integer' : this.types[spec.type];
+  }
+
+  protected override booleanLiteral(value: boolean): string {
+    return value ? '1' : '0';
+  }
+
+  protected override keyClause(spec: ColumnSpec, inlineKey: boolean): string[] {
+    if (!inlineKey) return [];
+    return [spec.autoIncrement ? 'primary key autoincrement' : 'primary key'];
+  }
+
+  protected override definedDefault(spec: ColumnSpec): string | null {
+    return this.defaultSql(spec);
+  }
+
+  /** A key of one column is declared with it (autoincrement needs that); a wider key is a clause of its own. */
+  protected override tableDefinitions(columns: ColumnSpec[]): string[] {
+    const keys = columns.filter((c) => c.primaryKey);
+    const inline = keys.length === 1;
+    const definitions = columns.map((c) => this.columnDefinition(c, inline && c.primaryKey));
+    if (keys.length > 1) definitions.push(`primary key (${keys.map((c) => q(c.name)).join(', ')})`);
+    return definitions;
+  }
+
+  override async transaction<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const client = knex.client as {
       acquireConnection(): Promise<BetterSqlite3.Database>;
       releaseConnection(c: unknown): Promise<unknown>;
@@ -282,63 +204,85 @@ export const sqliteDdl: SchemaDdl = {
       connection.pragma('foreign_keys = ON');
       await client.releaseConnection(connection);
     }
-  },
+  }
 
-  shape(spec): StorageShape {
-    const shape: StorageShape = {
-      data_type: spec.type === 'bigInteger' && spec.autoIncrement ? 'integer' : DECLARED[spec.type],
-    };
-    if (spec.type === 'string') shape.max_length = spec.maxLength ?? 255;
-    if (spec.type === 'decimal') {
-      shape.numeric_precision = spec.precision ?? 10;
-      shape.numeric_scale = spec.scale ?? 5;
+  /** ADD COLUMN takes neither a NOT NULL column without default nor a clock default; a rebuild takes both. */
+  protected override async *addColumn(step: StepOf<'addColumn'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    const { table, column } = step;
+    if ((!column.nullable && column.default.kind === 'none') || column.default.kind === 'now') {
+      const dflt = this.defaultSql(column);
+      const clauses = [...(column.nullable ? [] : ['not null']), ...(dflt === null ? [] : [`default ${dflt}`])];
+      yield* rebuildTable(catalog, table, {
+        edit: (definition) => definition.addColumn(column.name, this.typeOf(column), clauses),
+      });
+    } else {
+      yield { sql: `alter table ${q(table)} add column ${this.columnDefinition(column, false)}` };
     }
-    return shape;
-  },
+    yield* this.createIndexes(table, column);
+  }
 
-  async *statements(step, catalog) {
-    switch (step.kind) {
-      case 'createTable': {
-        const keys = step.columns.filter((c) => c.primaryKey);
-        const inline = keys.length === 1;
-        const definitions = step.columns.map((c) => columnDefinition(c, inline && c.primaryKey));
-        if (keys.length > 1) definitions.push(`primary key (${keys.map((c) => q(c.name)).join(', ')})`);
-        yield { sql: `create table ${q(step.table)} (${definitions.join(', ')})` };
-        for (const column of step.columns) yield* createIndexes(step.table, column);
-        return;
-      }
-      case 'addColumn':
-        yield* addColumn(catalog, step.table, step.column);
-        return;
-      case 'alterColumn':
-        yield* alterColumn(step, catalog);
-        return;
-      case 'dropColumn': {
-        const { table, column } = step;
-        // Other tables' keys that reference the column are dropped first: they would point at nothing.
-        for (const key of step.keys) if (key.table !== table) yield* dropForeignKey(catalog, key);
-        yield* rebuildTable(catalog, table, { edit: (definition) => definition.dropColumn(column) });
-        return;
-      }
-      case 'dropTable':
-        for (const key of step.keys) if (key.table !== step.table) yield* dropForeignKey(catalog, key);
-        yield { sql: `drop table ${q(step.table)}` };
-        return;
-      case 'addForeignKey':
-        yield* addForeignKey(catalog, step.key);
-        return;
-      case 'dropForeignKey':
-        yield* dropForeignKey(catalog, step.key);
-        return;
+  protected async *alterColumn(step: StepOf<'alterColumn'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    const { table, current, target, changes, conversion } = step;
+    const uniqueIndexes =
+      changes.unique && !target.unique ? await singleColumnIndexes(catalog, table, current.name, true) : [];
+    const inlineUnique = uniqueIndexes.some((i) => i.origin === 'u');
+    if (changes.type || changes.nullable || changes.default || inlineUnique) {
+      yield* rebuildTable(catalog, table, {
+        edit: (definition) => {
+          if (changes.type) definition.setType(current.name, this.typeOf(target));
+          if (changes.nullable) definition.setNotNull(current.name, !target.nullable);
+          if (changes.type || changes.default) definition.setDefault(current.name, this.defaultSql(target));
+          if (inlineUnique) definition.removeUnique(current.name);
+        },
+        copy: changes.type ? { [current.name]: copyExpression(q(current.name), conversion) } : undefined,
+      });
     }
-  },
+    if (changes.unique) {
+      if (target.unique)
+        yield {
+          sql: `create unique index ${q(constraintName(table, current.name, 'unique'))} on ${q(table)} (${q(current.name)})`,
+        };
+      else for (const index of uniqueIndexes) if (index.origin === 'c') yield { sql: `drop index ${q(index.name)}` };
+    }
+    if (changes.indexed) {
+      if (target.indexed)
+        yield {
+          sql: `create index ${q(constraintName(table, current.name, 'index'))} on ${q(table)} (${q(current.name)})`,
+        };
+      else
+        for (const index of await singleColumnIndexes(catalog, table, current.name, false))
+          yield { sql: `drop index ${q(index.name)}` };
+    }
+  }
 
-  refuses: () => false,
+  protected async *dropColumn(step: StepOf<'dropColumn'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    const { table, column } = step;
+    // Other tables' keys that reference the column are dropped first: they would point at nothing.
+    for (const key of step.keys) if (key.table !== table) yield* dropForeignKey(catalog, key);
+    yield* rebuildTable(catalog, table, { edit: (definition) => definition.dropColumn(column) });
+  }
 
-  lossyCount(table, column, check, target) {
-    const c = q(column);
-    return {
-      sql: `select count(*) as n from ${q(table)} where ${c} is not null and (${lossyPredicate(c, check, target)})`,
-    };
-  },
-};
+  protected dropReferencingKey(key: ForeignKeyInfo, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    return dropForeignKey(catalog, key);
+  }
+
+  protected override addForeignKey(step: StepOf<'addForeignKey'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    const { key } = step;
+    return rebuildTable(catalog, key.table, {
+      edit(table) {
+        table.removeForeignKeys(key.column);
+        table.addReference(key.column, key.foreign_key_table, key.foreign_key_column, key.on_delete, key.on_update);
+      },
+    });
+  }
+
+  protected override dropForeignKey(step: StepOf<'dropForeignKey'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
+    return dropForeignKey(catalog, step.key);
+  }
+
+  protected lossyPredicate(c: string, check: ConversionCheck, target: ColumnSpec): string {
+    return lossyPredicate(c, check, target);
+  }
+}
+
+export const sqliteDdl: SchemaDdl = new SqliteDdl();

@@ -1,6 +1,10 @@
-/** better-sqlite3 errors of failed writes → DatabaseFailure (extended result codes; `table.column` from the message). */
+/**
+ * better-sqlite3 errors classified (DatabaseError's kinds) and, for failed writes, read into a DatabaseFailure
+ * (extended result codes; `table.column` from the message).
+ */
+import type { DatabaseErrorKind, DriverErrorClass } from '../../../errors/database-error.js';
 import { failure, type DatabaseFailure } from '../../../errors/database-failure.js';
-import type { FailureKind } from '../../failure-kind.js';
+import { withShared } from '../shared-errors.js';
 
 interface SqliteError {
   code?: string;
@@ -39,7 +43,7 @@ export function translateSqliteError(error: unknown): DatabaseFailure | null {
 }
 
 /** The file cannot be opened or read, or the connection was closed: the database is unavailable. */
-export function sqliteFailureKind(error: unknown): FailureKind {
+function sqliteKind(error: unknown, failed: DatabaseFailure | null): DatabaseErrorKind | null {
   const code = (error as { code?: unknown })?.code;
   if (
     typeof code === 'string' &&
@@ -48,5 +52,13 @@ export function sqliteFailureKind(error: unknown): FailureKind {
     return 'connection';
   if (code === 'SQLITE_INTERRUPT') return 'timeout';
   if (error instanceof TypeError && /database connection is not open/.test(error.message)) return 'connection';
-  return null;
+  if (failed) return failed.kind === 'too_long' || code === 'SQLITE_MISMATCH' ? 'invalid_input' : 'constraint';
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? 'unknown' : null;
+}
+
+/** A better-sqlite3 error as DatabaseError's kind and details; null for an error that is not the driver's. */
+export function classifySqliteError(error: unknown): DriverErrorClass | null {
+  const failed = translateSqliteError(error);
+  const kind = sqliteKind(error, failed);
+  return withShared(error, kind && { kind, failure: failed });
 }

@@ -5,7 +5,7 @@ import type { Dialect } from '../../dialect.js';
 import { sqliteDdl } from './ddl.js';
 import { introspectSqlite, mapSqliteType } from './introspect.js';
 import { sqliteSql } from './sql-hooks.js';
-import { translateSqliteError } from './error-translation.js';
+import { classifySqliteError } from './error-translation.js';
 import { sqliteWrite } from './write-hooks.js';
 import { applyStatementTimeout, statementTimeoutWarnings } from './statement-timeout.js';
 import { SqliteReadThreads } from './read-threads.js';
@@ -59,6 +59,6 @@ export const sqliteDialect: Dialect = {
   mapType: mapSqliteType,
   sql: sqliteSql,
   write: sqliteWrite,
-  translateError: translateSqliteError,
+  classifyError: classifySqliteError,
   ddl: sqliteDdl,
 };

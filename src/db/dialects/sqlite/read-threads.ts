@@ -42,6 +42,9 @@ export interface ReadThreadSettings {
   cacheSize: number;
 }
 
+/** How long `close` waits for a thread whose statement it could not interrupt. */
+const CLOSE_WAIT_MS = 2_000;
+
 /** The classes a driver error can have that the failure classification tells apart (TypeError: a closed connection). */
 const ERROR_CLASSES: Record<string, new (message: string) => Error> = {
   TypeError,
@@ -151,7 +154,30 @@ export class SqliteReadThreads implements OffLoopReads {
     if (running.length === 0) return;
     // A thread inside a statement only ends when the statement returns: interrupt it first.
     if (this.data.extension && running.some((r) => r.pending.size > 0)) this.interruptAll();
-    await Promise.all(running.map((r) => r.worker.terminate()));
+    await Promise.all(running.map((r) => this.ended(r)));
+  }
+
+  /**
+   * Asks a thread to end after its running read (never `terminate`: a thread stopped inside a statement aborts the
+   * whole process). A thread whose statement cannot be interrupted (no extension) is let go after a while: unref'd,
+   * it keeps nothing alive, and what it had fails now.
+   */
+  private ended(reader: Reader): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        reader.worker.unref();
+        for (const pending of reader.pending.values()) pending.reject(closedError());
+        reader.pending.clear();
+        resolve();
+      }, CLOSE_WAIT_MS);
+      timer.unref();
+      reader.worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      reader.worker.ref();
+      reader.worker.postMessage('close');
+    });
   }
 
   private interruptAll(): void {

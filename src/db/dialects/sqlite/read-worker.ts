@@ -21,7 +21,7 @@ export interface ReadWorkerData {
   cacheSize: number;
 }
 
-/** main → thread: [request id, sql, params]. */
+/** main → thread: [request id, sql, params] (or 'close', the last message). */
 export type ReadRequest = [number, string, readonly unknown[]];
 /** thread → main: [request id, rows, some value is bytes] or [request id, null, the error]. */
 export type ReadReply = [number, Record<string, unknown>[], boolean] | [number, null, WorkerError];
@@ -71,7 +71,14 @@ export function readWorker(port: MessagePort, data: ReadWorkerData, Driver: type
     return false;
   };
 
-  port.on('message', (request: ReadRequest) => {
+  port.on('message', (request: ReadRequest | 'close') => {
+    // The pool is closing: this message comes after any running read returned (interrupted), so the thread ends
+    // on its own. Terminating a thread inside a statement aborts the process (the driver throws into a dying isolate).
+    if (request === 'close') {
+      db?.close();
+      port.close();
+      return;
+    }
     const [id, sql, params] = request;
     try {
       db ??= open();

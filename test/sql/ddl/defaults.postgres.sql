@@ -1,0 +1,6 @@
+create table "ddl_defaults" ("id" bigserial not null, "label" varchar(30) default 'it''s a \ test', "active" boolean not null default false, "ratio" double precision default -1.5, "amount" numeric(6, 2) default 12.5, "day" date default '2024-01-02', "moment" timestamp default '2024-01-02T03:04:05Z', "stamp" timestamptz default '2024-01-02T03:04:05.000Z', "clock" time default '12:30:00', "code" uuid default '00000000-0000-0000-0000-000000000000', "tally" integer not null default 0, primary key ("id"));
+comment on column "ddl_defaults"."label" is 'Owner''s note';
+create index "ddl_defaults_tally_index" on "ddl_defaults" ("tally");
+alter table "ddl_defaults" add column "flagged" boolean default false;
+alter table "ddl_defaults" add column "note" varchar(255) default 'x';
+comment on column "ddl_defaults"."note" is 'a note';
