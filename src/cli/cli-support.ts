@@ -8,7 +8,8 @@ import { DatabaseUnreachableError } from '../db/wait-for-database.js';
 import { ServiceErrorList } from '../errors/catalogue.js';
 import { isUnexpected, toServiceError } from '../errors/to-service-error.js';
 import type { Accountability } from '../permissions/accountability.js';
-import { createAppContext, type AppContext } from '../app/app-context.js';
+import { createAppContext } from '../app/app-context.js';
+import type { ItemsApi, SchemaAdminApi } from '../app/ports.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, conflict: 4 } as const;
 
@@ -81,8 +82,11 @@ export function output(io: CliIo, json: boolean): Output {
   };
 }
 
+/** What the data commands use: items (service_* tables included) and the schema's snapshots and applies. */
+export interface CliApi extends ItemsApi, SchemaAdminApi {}
+
 /** Opens the database (migrating it like `strata bootstrap`), runs `work`, closes. */
-export async function withContext<T>(config: Config, io: CliIo, work: (context: AppContext) => Promise<T>): Promise<T> {
+export async function withContext<T>(config: Config, io: CliIo, work: (context: CliApi) => Promise<T>): Promise<T> {
   const context = await createAppContext(
     { ...config, logLevel: 'silent' },
     { bootstrap: true, log: { info: () => {}, warn: (msg) => io.stderr.write(`${msg}\n`) } },

@@ -2,14 +2,13 @@
 import type { Config } from '../config/config.js';
 import { AccessRepository } from '../db/repositories/access.js';
 import { UsersRepository } from '../db/repositories/users.js';
-import type { AppContext } from '../app/app-context.js';
-import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type Output } from './cli-support.js';
+import { CLI_ACCOUNTABILITY, CliError, EXIT, withContext, type CliApi, type Output } from './cli-support.js';
 
 const SYSTEM = { system: true };
 /** Writes read back as values (the CLI prints them). */
 const ROWS = { system: true, reread: 'rows' as const };
 
-async function roleId(context: AppContext, role: string): Promise<string> {
+async function roleId(context: CliApi, role: string): Promise<string> {
   // A uuid-shaped value is an id (PostgreSQL refuses to compare a uuid column with other text), anything else a name.
   const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(role);
   const row = await new AccessRepository(context.db).roleId(byId ? 'id' : 'name', role);
@@ -17,7 +16,7 @@ async function roleId(context: AppContext, role: string): Promise<string> {
   return String(row.id);
 }
 
-async function userId(context: AppContext, email: string): Promise<string> {
+async function userId(context: CliApi, email: string): Promise<string> {
   const row = await new UsersRepository(context.db).idByEmail(email.toLowerCase());
   if (!row) throw new CliError(`No user with email ${email}`, EXIT.notFound);
   return String(row.id);

@@ -1,12 +1,28 @@
 /** What every resolver receives: the running app, the caller, and the request's stage timer. */
 import type { Accountability } from '../permissions/accountability.js';
 import type { HubSubscription } from '../realtime/hub/subscription-sink.js';
-import type { AppContext } from '../app/app-context.js';
+import type { AccountApi, CallerApi, ItemsApi, SchemaAdminApi } from '../app/ports.js';
+import type { CacheRegistry } from '../cache/cache-registry.js';
+import type { AccessResolver } from '../permissions/access-resolver.js';
+import type { PermissionStore } from '../permissions/permission-store.js';
+import type { ServerInfoApi } from '../project/server-info.js';
+import type { SubscriptionHub } from '../realtime/hub/subscription-hub.js';
 import type { StageMarks } from '../engine/read/items-service.js';
 import type { ClientInfo, CookieChange } from '../auth/auth-service.js';
 
+/**
+ * What the GraphQL front end reaches: items and the system collections, schema admin, accounts, server info, and what
+ * its schemas are built (and cached) from.
+ */
+export interface GraphQLApi extends ItemsApi, SchemaAdminApi, AccountApi, CallerApi, ServerInfoApi {
+  access: AccessResolver;
+  permissions: PermissionStore;
+  caches: CacheRegistry;
+  subscriptions: SubscriptionHub;
+}
+
 export interface GraphQLContext {
-  app: AppContext;
+  app: GraphQLApi;
   accountability: Accountability;
   marks: StageMarks;
   client: ClientInfo;

@@ -12,8 +12,7 @@ import {
 } from '../errors/catalogue.js';
 import { isUnexpected, toServiceError } from '../errors/to-service-error.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { AppContext } from '../app/app-context.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLApi, GraphQLContext } from './context.js';
 import { formatGraphQLError } from './document-cache.js';
 import { passThrough } from './pass-through.js';
 import { SchemaCache } from './schema-cache.js';
@@ -33,7 +32,7 @@ export interface Logger {
 export class GraphQLService {
   private readonly schemas: SchemaCache;
 
-  constructor(app: AppContext, warm = true) {
+  constructor(app: GraphQLApi, warm = true) {
     this.schemas = new SchemaCache(app, warm);
   }
 

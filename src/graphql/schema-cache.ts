@@ -8,7 +8,7 @@
 import type { Cache } from '../cache/cache.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
-import type { AppContext } from '../app/app-context.js';
+import type { GraphQLApi } from './context.js';
 import { buildAccessView } from './access-view.js';
 import { DocumentCache } from './document-cache.js';
 import { buildSchemas, type Schemas } from './schema-builder.js';
@@ -27,11 +27,11 @@ export class SchemaCache {
 
   /** `warm` false: schemas are only built for the request that needs them. */
   constructor(
-    private readonly app: AppContext,
+    private readonly app: GraphQLApi,
     warm = true,
   ) {
     this.cache = app.caches.create('graphql-schemas', { max: MAX_SCHEMAS });
-    // The overview's listener in app-context.ts has cleared the schemas of the old one by now.
+    // The overview's listener (app/build-engine.ts, loadSchema) has cleared the schemas of the old one by now.
     app.schema.onLoad(() => {
       if (warm) setImmediate(() => void this.warm());
     });

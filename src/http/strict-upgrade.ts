@@ -6,12 +6,12 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUnexpected, toServiceError } from '../errors/to-service-error.js';
-import type { AppContext } from '../app/app-context.js';
+import type { CallerApi } from '../app/ports.js';
 import { extractToken } from './extract-token.js';
 
 /** Answers 401 (and returns true) when the upgrade request carries no valid user token. */
 export async function refuseUnauthenticatedUpgrade(
-  context: AppContext,
+  context: CallerApi,
   request: FastifyRequest,
   reply: FastifyReply,
   ip: string | null,

@@ -1,13 +1,22 @@
 /** What /server/health and /server/info answer (REST and GraphQL's `server_health` / `server_info`). */
 import type { Accountability } from '../permissions/accountability.js';
 import { VERSION } from '../version.js';
-import type { AppContext } from '../app/app-context.js';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/connection.js';
+import type { SettingsService } from './settings-service.js';
 
 const HEALTH_THRESHOLD_MS = 150;
 
+/** What the health checks and the project's info are read from. */
+export interface ServerInfoApi {
+  config: Config;
+  db: Database;
+  settings: SettingsService;
+}
+
 /** `/server/health`'s body (also GraphQL's `server_health`): admins see the checks. */
 export async function healthReport(
-  context: AppContext,
+  context: ServerInfoApi,
   accountability: Accountability,
 ): Promise<{ status: string } & Record<string, unknown>> {
   const started = performance.now();
@@ -40,7 +49,7 @@ export async function healthReport(
 
 /** `/server/info`'s data (also GraphQL's `server_info`). */
 export async function serverInfo(
-  context: AppContext,
+  context: ServerInfoApi,
   accountability: Accountability,
 ): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = { project: await context.settings.projectInfo() };

@@ -9,7 +9,7 @@
  */
 import { ServiceError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { AppContext } from '../app/app-context.js';
+import type { LiveCallerApi } from '../app/ports.js';
 import type { RightsWatcher } from './rights-notices.js';
 import { claimsOf } from './websocket/auth-message.js';
 import type { SocketRegistry } from './socket-limits.js';
@@ -34,7 +34,7 @@ export class SocketCredential implements RightsWatcher {
   private readonly unwatch: () => void;
 
   constructor(
-    private readonly context: AppContext,
+    private readonly context: LiveCallerApi,
     private readonly registry: SocketRegistry,
     private readonly ip: string | null,
     private readonly onExpiry: () => void,

@@ -7,8 +7,10 @@
 import { Cache } from '../cache/cache.js';
 import { buildAccessView } from '../graphql/access-view.js';
 import type { Accountability } from '../permissions/accountability.js';
-import type { PermissionSet } from '../permissions/permission-store.js';
-import type { AppContext } from '../app/app-context.js';
+import type { Config } from '../config/config.js';
+import type { ItemsWriter } from '../engine/write/items-writer.js';
+import type { PermissionSet, PermissionStore } from '../permissions/permission-store.js';
+import type { SchemaStore } from '../schema/schema-store.js';
 import type { OasVersion } from './json-schema.js';
 import { buildOasDocument } from './oas-document.js';
 import type { RouteEntry } from './system-paths.js';
@@ -21,6 +23,14 @@ interface OasEntry {
   text: string;
 }
 
+/** What a caller's document is built from: the overview, their permissions and what they may write. */
+export interface SpecsApi {
+  config: Config;
+  schema: SchemaStore;
+  permissions: PermissionStore;
+  writer: ItemsWriter;
+}
+
 export class SpecsService {
   private readonly cache: Cache<string, OasEntry>;
   private readonly setIds = new WeakMap<PermissionSet, number>();
@@ -28,7 +38,7 @@ export class SpecsService {
 
   /** `routes` is the app's route table (complete once the app is ready); `systemRoutes` maps service_* tables to their REST paths. */
   constructor(
-    private readonly app: AppContext,
+    private readonly app: SpecsApi,
     private readonly routes: RouteEntry[],
     private readonly systemRoutes: Record<string, string>,
     maxCachedChars = MAX_CACHED_CHARS,

@@ -18,7 +18,7 @@ const ALLOWED: Record<string, string> = {
   'auth/access-tokens.ts#looksLikeJwt': 'a JWT header sent by the client',
   'bus/redis-bus.ts#subscribe': 'a notice from another instance',
   'cli/schema-commands.ts#runApply': 'a snapshot file given on the command line',
-  'http/app.ts#prototypeKeyError': 'a JSON body the parser refused, to name its reserved key',
+  'http/json-bodies.ts#prototypeKeyError': 'a JSON body the parser refused, to name its reserved key',
   'db/dialects/postgres/write-hooks.ts#arrayValue': 'a JSON value of a write payload, sent as text',
   'db/schema-journal.ts#statements': 'a JSON column of service_schema_journal',
   'request/graphql-body.ts#parseVariables': 'GraphQL variables of a GET request',

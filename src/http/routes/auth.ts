@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { authRouteBody, LoginBody, RefreshBody } from '../../request/auth-bodies.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { Config } from '../../config/config.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
 
@@ -48,7 +49,12 @@ export const AUTH_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function authRoutes(context: AppContext): FastifyPluginAsync {
+export interface AuthRoutesDeps {
+  config: Config;
+  auth: AuthService;
+}
+
+export function authRoutes(context: AuthRoutesDeps): FastifyPluginAsync {
   const client = (request: FastifyRequest) => clientInfo(request, context.config.ip.customHeader);
 
   return async (app) => {

@@ -3,7 +3,7 @@
  * array), delete (204).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../app/app-context.js';
+import type { CollectionsService } from '../../schema-admin/collections-service.js';
 import {
   CollectionBatchBody,
   CollectionCreateBody,
@@ -70,7 +70,11 @@ export const COLLECTION_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function collectionRoutes(context: AppContext): FastifyPluginAsync {
+export interface CollectionRoutesDeps {
+  collections: CollectionsService;
+}
+
+export function collectionRoutes(context: CollectionRoutesDeps): FastifyPluginAsync {
   const routes = COLLECTION_ROUTES;
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);

@@ -2,12 +2,12 @@
 import type { FastifyReply } from 'fastify';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { Query } from '../../request/query.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { ItemsApi } from '../../app/ports.js';
 import type { ReadOptions } from '../../engine/read/items-service.js';
 import { contentDisposition, exportDownload, parseExportFormat } from '../../io/export-stream.js';
 
 export async function sendExport(
-  context: AppContext,
+  context: ItemsApi,
   reply: FastifyReply,
   collection: string,
   query: Query,

@@ -3,7 +3,7 @@
  * array for a collection), delete (204). None of these takes query parameters.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../app/app-context.js';
+import type { FieldsService } from '../../schema-admin/fields-service.js';
 import { FieldBatchBody, FieldCreateBody, FieldUpdateBody } from '../../schema-admin/input/field-input.js';
 import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
@@ -75,7 +75,11 @@ export const FIELD_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function fieldRoutes(context: AppContext): FastifyPluginAsync {
+export interface FieldRoutesDeps {
+  fields: FieldsService;
+}
+
+export function fieldRoutes(context: FieldRoutesDeps): FastifyPluginAsync {
   const routes = FIELD_ROUTES;
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);

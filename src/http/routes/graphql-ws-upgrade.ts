@@ -8,9 +8,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { GraphQLService } from '../../graphql/graphql-service.js';
-import { graphqlSocketServer, openGraphQLSocket } from '../../realtime/graphql-ws/server.js';
+import { graphqlSocketServer, openGraphQLSocket, type GraphQLSocketApi } from '../../realtime/graphql-ws/server.js';
 import { SocketRegistry } from '../../realtime/socket-limits.js';
-import type { AppContext } from '../../app/app-context.js';
+
 import type { SpecsService } from '../../specs/specs-service.js';
 import { clientInfo } from '../auth-cookies.js';
 import { extractToken } from '../extract-token.js';
@@ -23,7 +23,7 @@ export interface GraphQLSocketRoute {
 }
 
 export function graphqlSocketHandler(
-  context: AppContext,
+  context: GraphQLSocketApi,
   service: GraphQLService,
   specs: SpecsService,
 ): GraphQLSocketRoute {

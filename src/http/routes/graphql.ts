@@ -9,7 +9,7 @@ import { GraphQLService, type Scope } from '../../graphql/graphql-service.js';
 import { Type } from '@sinclair/typebox';
 import { GraphQLRequestBody, parseGraphQLRequest, type GraphQLRequest } from '../../request/graphql-body.js';
 import { deepFreeze } from '../query-string.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { GraphQLSocketApi } from '../../realtime/graphql-ws/server.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import type { SpecsService } from '../../specs/specs-service.js';
 import { declareRoute, type RouteAnswer, type RouteDeclaration } from '../route-declaration.js';
@@ -89,7 +89,7 @@ function requestParser(maxJsonDepth: number): (source: unknown) => GraphQLReques
 }
 
 /** `warm`: build the admin's and the public's schemas as each schema overview loads (createApp's option). */
-export function graphqlRoutes(context: AppContext, specs: SpecsService, warm = true): FastifyPluginAsync {
+export function graphqlRoutes(context: GraphQLSocketApi, specs: SpecsService, warm = true): FastifyPluginAsync {
   const service = new GraphQLService(context, warm);
   const parse = requestParser(context.config.maxJsonDepth);
 

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
 import { ContentTooLargeError, InvalidPayloadError, UnsupportedMediaTypeError } from '../../errors/catalogue.js';
 import { importFormatOf, importRecords, type ImportFormat } from '../../io/import-records.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { ItemsApi } from '../../app/ports.js';
 
 const RAW_TYPES = [
   'application/json',
@@ -20,7 +20,7 @@ const RAW_TYPES = [
   'application/x-jsonlines',
 ];
 
-export function importRoutes(context: AppContext): FastifyPluginAsync {
+export function importRoutes(context: ItemsApi): FastifyPluginAsync {
   const limit = context.config.io.importMaxFileSize;
   return async (app) => {
     // In this plugin only: bodies stay streams, read by the import itself.

@@ -6,13 +6,13 @@
 import type { FastifyInstance } from 'fastify';
 import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { ItemsApi } from '../../app/ports.js';
 import { sendData } from '../data-reply.js';
 
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
 
-export function registerItemWrites(app: FastifyInstance, context: AppContext, parseOptions: QueryParseOptions): void {
+export function registerItemWrites(app: FastifyInstance, context: ItemsApi, parseOptions: QueryParseOptions): void {
   const { writer } = context;
 
   app.post<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {

@@ -8,7 +8,7 @@ import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
 import { deepFreeze } from '../query-string.js';
 import { parseSearchBody } from '../../request/search-body.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { ItemsApi } from '../../app/ports.js';
 import { sendData } from '../data-reply.js';
 import { registerItemWrites } from './item-writes.js';
 import { sendExport } from './export-reply.js';
@@ -16,7 +16,7 @@ import { sendExport } from './export-reply.js';
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
 
-export function itemRoutes(context: AppContext): FastifyPluginAsync {
+export function itemRoutes(context: ItemsApi): FastifyPluginAsync {
   const parseOptions = {
     queryLimitMax: context.config.queryLimitMax,
     maxRelationalDepth: context.config.maxRelationalDepth,

@@ -3,7 +3,7 @@
  * change, delete (204).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../app/app-context.js';
+import type { RelationsService } from '../../schema-admin/relations-service.js';
 import { RelationCreateBody, RelationUpdateBody } from '../../schema-admin/input/relation-input.js';
 import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
@@ -66,7 +66,11 @@ export const RELATION_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function relationRoutes(context: AppContext): FastifyPluginAsync {
+export interface RelationRoutesDeps {
+  relations: RelationsService;
+}
+
+export function relationRoutes(context: RelationRoutesDeps): FastifyPluginAsync {
   const routes = RELATION_ROUTES;
   return async (app) => {
     app.addHook('onRequest', ignoreBodylessDeleteContentType);

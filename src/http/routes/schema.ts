@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError, InvalidQueryError } from '../../errors/catalogue.js';
 import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { SchemaAdminApi } from '../../app/ports.js';
 import { DiffAnswerShape, SnapshotShape } from '../../schema-admin/sync/diff.js';
 import { SchemaSync } from '../../schema-admin/sync/schema-sync-service.js';
 import { contentDisposition } from '../../io/export-stream.js';
@@ -71,7 +71,7 @@ export const SCHEMA_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function schemaRoutes(context: AppContext): FastifyPluginAsync {
+export function schemaRoutes(context: SchemaAdminApi): FastifyPluginAsync {
   const sync = new SchemaSync(context);
   return async (app) => {
     app.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_request, body, done) => {

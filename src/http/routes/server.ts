@@ -3,8 +3,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../app/app-context.js';
-import { healthReport, serverInfo } from '../../project/server-info.js';
+import type { CallerApi } from '../../app/ports.js';
+import { healthReport, serverInfo, type ServerInfoApi } from '../../project/server-info.js';
 import { ServiceError, ServiceUnavailableError } from '../../errors/catalogue.js';
 import { publicAccountability } from '../../permissions/accountability.js';
 import { extractToken } from '../extract-token.js';
@@ -46,7 +46,9 @@ export const SERVER_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function serverRoutes(context: AppContext): FastifyPluginAsync {
+export interface ServerRoutesDeps extends ServerInfoApi, CallerApi {}
+
+export function serverRoutes(context: ServerRoutesDeps): FastifyPluginAsync {
   return async (app) => {
     // As Directus answers it (clients that check the content type expect HTML's), never cached.
     declareRoute(app, SERVER_ROUTES.ping, async (_request, reply) =>

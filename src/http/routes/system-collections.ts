@@ -7,7 +7,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { ItemsApi } from '../../app/ports.js';
+import type { MeService } from '../../auth/me-service.js';
 import { sendData } from '../data-reply.js';
 import { registerSystemWrites } from './system-writes.js';
 import { sendExport } from './export-reply.js';
@@ -60,7 +61,11 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   permissions: 'service_permissions',
 };
 
-export function systemCollectionRoutes(context: AppContext): FastifyPluginAsync {
+export interface SystemCollectionRoutesDeps extends ItemsApi {
+  me: MeService;
+}
+
+export function systemCollectionRoutes(context: SystemCollectionRoutesDeps): FastifyPluginAsync {
   const parseOptions = {
     queryLimitMax: context.config.queryLimitMax,
     maxRelationalDepth: context.config.maxRelationalDepth,

@@ -15,7 +15,7 @@ import {
   parseUpdateBody,
   TrackPageBody,
 } from '../../request/write-body.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { ItemsApi } from '../../app/ports.js';
 import { sendData } from '../data-reply.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
 import { ANY_DATA } from './route-answers.js';
@@ -43,7 +43,7 @@ export const ME_WRITE_ROUTES = {
 
 export function registerSystemWrites(
   app: FastifyInstance,
-  context: AppContext,
+  context: ItemsApi,
   routes: Record<string, string>,
   parseOptions: QueryParseOptions,
 ): void {

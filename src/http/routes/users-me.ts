@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { authRouteBody, TfaDisableBody, TfaEnableBody, TfaGenerateBody } from '../../request/auth-bodies.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { TfaService } from '../../auth/tfa-service.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
 
 const tags = ['Users'];
@@ -39,7 +39,11 @@ export const TFA_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function usersMeRoutes(context: AppContext): FastifyPluginAsync {
+export interface UsersMeRoutesDeps {
+  tfa: TfaService;
+}
+
+export function usersMeRoutes(context: UsersMeRoutesDeps): FastifyPluginAsync {
   return async (app) => {
     declareRoute(app, TFA_ROUTES.generate, async (request) => ({
       data: await context.tfa.generate(request.accountability.user, authRouteBody(request.body, false)),

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ForbiddenError } from '../../errors/catalogue.js';
-import type { AppContext } from '../../app/app-context.js';
+
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
 
 export const UTILS_ROUTES = {
@@ -19,7 +19,12 @@ export const UTILS_ROUTES = {
   },
 } satisfies Record<string, RouteDeclaration>;
 
-export function utilsRoutes(context: AppContext): FastifyPluginAsync {
+export interface UtilsRoutesDeps {
+  /** Every cache, here and on every instance (POST /utils/cache/clear). */
+  clearCaches(): Promise<void>;
+}
+
+export function utilsRoutes(context: UtilsRoutesDeps): FastifyPluginAsync {
   return async (app) => {
     declareRoute(app, UTILS_ROUTES.clearCache, async (request, reply) => {
       if (!request.accountability.admin) throw new ForbiddenError();

@@ -5,7 +5,7 @@
  * mode's token (checked before the upgrade), the frame size cap, the slow-consumer cut-off and the heartbeat.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../app/app-context.js';
+import type { RealtimeApi } from '../../app/ports.js';
 import { SocketSession } from '../../realtime/websocket/session.js';
 import { SocketRegistry } from '../../realtime/socket-limits.js';
 import { heartbeat, overBuffer, POLICY_VIOLATION } from '../../realtime/socket-bounds.js';
@@ -13,7 +13,7 @@ import { clientIp } from '../client-ip.js';
 import { extractToken } from '../extract-token.js';
 import { refuseUnauthenticatedUpgrade } from '../strict-upgrade.js';
 
-export function websocketRoutes(context: AppContext, ipHeader: string | null): FastifyPluginAsync {
+export function websocketRoutes(context: RealtimeApi, ipHeader: string | null): FastifyPluginAsync {
   const { config } = context;
   const { limits } = config.websockets;
   const registry = new SocketRegistry(limits);

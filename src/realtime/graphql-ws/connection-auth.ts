@@ -13,7 +13,7 @@
 import { ServiceError } from '../../errors/catalogue.js';
 import type { LiveRights } from '../../graphql/context.js';
 import type { Accountability } from '../../permissions/accountability.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { LiveCallerApi } from '../../app/ports.js';
 import { sameRights } from '../rights-notices.js';
 import { SocketCredential } from '../socket-credential.js';
 import type { SocketRegistry } from '../socket-limits.js';
@@ -33,7 +33,7 @@ export class GraphQLSocketAuth implements LiveRights {
   private ended = false;
 
   constructor(
-    app: AppContext,
+    app: LiveCallerApi,
     registry: SocketRegistry,
     ip: string | null,
     private readonly close: (code: number, reason: string) => void,

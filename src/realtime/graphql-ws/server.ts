@@ -29,9 +29,11 @@ import {
 import { makeServer, type Context, type Server, type SubscribePayload, type WebSocket } from 'graphql-ws';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { ClientInfo } from '../../auth/auth-service.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { LiveCallerApi } from '../../app/ports.js';
+import type { Config } from '../../config/config.js';
+import type { RateLimiters } from '../../bus/rate-limiters.js';
 import { NO_MARKS } from '../../engine/read/items-service.js';
-import type { GraphQLContext } from '../../graphql/context.js';
+import type { GraphQLApi, GraphQLContext } from '../../graphql/context.js';
 import { formatGraphQLError } from '../../graphql/document-cache.js';
 import { documentLimitError } from '../../graphql/document-limits.js';
 import { executionErrors, type GraphQLService, type Logger } from '../../graphql/graphql-service.js';
@@ -62,6 +64,11 @@ const validationError = (message: string, errors: unknown[]) =>
   new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION', errors } });
 const refusal = (error: ServiceError) => [new GraphQLError(error.message, { extensions: { code: error.code } })];
 
+/** GraphQL over a socket: the GraphQL front end, a caller followed while the socket lives, and its rate limit. */
+export interface GraphQLSocketApi extends GraphQLApi, LiveCallerApi {
+  rateLimiters: RateLimiters;
+}
+
 /**
  * The operation's document parsed with the HTTP route's limits, validated against the caller's schema, and its
  * variables checked against the operation; the errors to answer instead when any of that fails.
@@ -69,7 +76,7 @@ const refusal = (error: ServiceError) => [new GraphQLError(error.message, { exte
 function checkedDocument(
   schema: GraphQLSchema,
   payload: SubscribePayload,
-  graphqlConfig: AppContext['config']['graphql'],
+  graphqlConfig: Config['graphql'],
 ): DocumentNode | GraphQLError[] {
   let document: DocumentNode;
   try {
@@ -97,7 +104,7 @@ function checkedDocument(
 }
 
 export function graphqlSocketServer(
-  app: AppContext,
+  app: GraphQLSocketApi,
   service: GraphQLService,
   oas: (accountability: Accountability) => Promise<unknown>,
   registry: SocketRegistry,

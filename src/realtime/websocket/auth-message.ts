@@ -7,7 +7,7 @@
  * a logout or a revoked session ends the socket's rights at the next thing it does (and a timer at the token's `exp`
  * tells an idle socket).
  */
-import type { AppContext } from '../../app/app-context.js';
+import type { AuthService } from '../../auth/auth-service.js';
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import { createDecoder } from 'fast-jwt';
 import { looksLikeJwt } from '../../auth/access-tokens.js';
@@ -22,7 +22,7 @@ export interface SocketCredentials {
 
 /** The access token an `auth` message stands for (a refresh or a login issues one first). */
 export async function credentialsOf(
-  context: AppContext,
+  context: { auth: AuthService },
   message: Record<string, unknown>,
   ip: string | null,
 ): Promise<SocketCredentials> {

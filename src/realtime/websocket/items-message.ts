@@ -13,7 +13,7 @@ import { InvalidPayloadError } from '../../errors/catalogue.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import { parseQuery } from '../../request/parse-query.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { RealtimeApi } from '../../app/ports.js';
 import type { RowsRead } from '../../engine/read/items-service.js';
 
 type Message = Record<string, unknown>;
@@ -38,7 +38,7 @@ const decoded = (read: RowsRead | null): unknown => (read === null ? null : read
 
 /** Runs one `items` message as `accountability`; returns what goes in the answer's `data`. */
 export async function runItemsMessage(
-  context: AppContext,
+  context: RealtimeApi,
   message: Message,
   accountability: Accountability,
 ): Promise<unknown> {

@@ -10,7 +10,7 @@
  * move its subscriptions (the hub ends those they cannot serve). Limits: socket-limits.ts, subscription-quota.ts and
  * the route.
  */
-import type { AppContext } from '../../app/app-context.js';
+import type { RealtimeApi } from '../../app/ports.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import { ServiceError } from '../../errors/catalogue.js';
 import { toServiceError } from '../../errors/to-service-error.js';
@@ -69,7 +69,7 @@ export class SocketSession {
   private authenticatedOnce = false;
 
   constructor(
-    private readonly context: AppContext,
+    private readonly context: RealtimeApi,
     private readonly link: SocketLink,
     private readonly ip: string | null,
     private readonly log: SocketLog,

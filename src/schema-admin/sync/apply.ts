@@ -10,7 +10,7 @@
  */
 import { InvalidPayloadError, ServiceError } from '../../errors/catalogue.js';
 import type { Accountability } from '../../permissions/accountability.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { SchemaAdminApi } from '../../app/ports.js';
 import { SchemaChangePlan } from '../schema-changes.js';
 import { applyChange, type Change } from './changes.js';
 import type { SchemaDiff } from './diff.js';
@@ -19,7 +19,7 @@ import type { Json, Snapshot, SnapshotField } from './snapshot.js';
 export interface ApplyStep {
   /** What the step does, in words (`create collection "articles"`). */
   description: string;
-  run(context: AppContext, accountability: Accountability): Promise<unknown>;
+  run(context: SchemaAdminApi, accountability: Accountability): Promise<unknown>;
 }
 
 type Target<T> = { kind: 'create'; item: T } | { kind: 'delete'; item: T } | { kind: 'update'; before: T; item: T };
@@ -165,7 +165,7 @@ function relationSteps(relationTargets: RelationTarget[]): ApplyStep[] {
     };
     // A foreign key without metadata (meta null) stays without: its metadata row, if one was made, goes.
     const dropMeta = meta === null && (t.kind === 'create' || (t.kind === 'update' && t.before.meta !== null));
-    const metaGone = (ctx: AppContext) =>
+    const metaGone = (ctx: SchemaAdminApi) =>
       dropMeta
         ? dropMetaRow(ctx, 'service_relations', { many_collection: collection, many_field: field })
         : Promise.resolve();
@@ -227,7 +227,7 @@ function deleteSteps(
 
 /** A metadata row the snapshot does not have (meta null): removed, as one schema change. */
 async function dropMetaRow(
-  context: AppContext,
+  context: SchemaAdminApi,
   table: 'service_fields' | 'service_collections' | 'service_relations',
   where: Record<string, string>,
 ): Promise<void> {
@@ -244,7 +244,7 @@ async function dropMetaRow(
  */
 export async function runApply(
   steps: ApplyStep[],
-  context: AppContext,
+  context: SchemaAdminApi,
   accountability: Accountability,
   onStep?: (step: ApplyStep) => void,
 ): Promise<string[]> {

@@ -1,14 +1,14 @@
 /** Snapshot, diff and apply for admins (Directus's /schema endpoints), shared by the HTTP routes and the CLI. */
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import type { Accountability } from '../../permissions/accountability.js';
-import type { AppContext } from '../../app/app-context.js';
+import type { SchemaAdminApi } from '../../app/ports.js';
 import { requireAdmin } from '../schema-access.js';
 import { planApply, runApply, type ApplyStep } from './apply.js';
 import { diffSnapshots, isEmptyDiff, parseDiffAnswer, parseSnapshot, type DiffAnswer } from './diff.js';
 import { snapshotHash, takeSnapshot, type Snapshot } from './snapshot.js';
 
 export class SchemaSync {
-  constructor(private readonly context: AppContext) {}
+  constructor(private readonly context: SchemaAdminApi) {}
 
   snapshot(accountability: Accountability): Snapshot {
     requireAdmin(accountability);

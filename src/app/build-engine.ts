@@ -1,0 +1,76 @@
+/**
+ * Start-up: the schema overview (loaded) and the engine over it: permissions and access, reads, writes (system writes
+ * included) and the settings. Nothing here talks to other instances yet.
+ */
+import { hashPassword } from '../auth/passwords.js';
+import type { CacheRegistry } from '../cache/cache-registry.js';
+import type { Invalidation } from '../cache/invalidation.js';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/connection.js';
+import { ItemsService } from '../engine/read/items-service.js';
+import { ChangeEvents } from '../engine/write/change-events.js';
+import { ItemsWriter } from '../engine/write/items-writer.js';
+import { SystemWrites } from '../engine/write/system-writes.js';
+import { AccessResolver } from '../permissions/access-resolver.js';
+import { PermissionStore } from '../permissions/permission-store.js';
+import { SettingsService } from '../project/settings-service.js';
+import { SchemaStore } from '../schema/schema-store.js';
+
+export interface Engine {
+  permissions: PermissionStore;
+  access: AccessResolver;
+  items: ItemsService;
+  writer: ItemsWriter;
+  settings: SettingsService;
+  changes: ChangeEvents;
+  /** Announces a permissions change (system writes call it after they commit). */
+  permissionsChanged(): Promise<void>;
+}
+
+/** The overview, loaded: its listener that retires what was built on the old one is registered before any other. */
+export async function loadSchema(db: Database, invalidation: Invalidation): Promise<SchemaStore> {
+  const schema = new SchemaStore(db);
+  // Before any other listener: what is built from the old overview goes before anything warms from the new one.
+  schema.onLoad(() => void invalidation.changed('overview'));
+  await schema.load();
+  return schema;
+}
+
+export function buildEngine(
+  db: Database,
+  config: Config,
+  schema: SchemaStore,
+  caches: CacheRegistry,
+  invalidation: Invalidation,
+): Engine {
+  const permissions = new PermissionStore(db, caches);
+  const access = new AccessResolver({ db, permissions });
+  const items = new ItemsService({
+    db,
+    schema: () => schema.current,
+    access,
+    queryLimitDefault: config.queryLimitDefault,
+  });
+  const settings = new SettingsService(db, caches);
+  // System writes call these after they commit.
+  const permissionsChanged = () => invalidation.changed('permissions');
+  const systemWrites = new SystemWrites({
+    schema: () => schema.current,
+    sql: db.dialect.sql,
+    permissionsChanged,
+    settingsChanged: () => invalidation.changed('settings'),
+    passwordPolicy: () => settings.passwordPolicy(),
+  });
+  const changes = new ChangeEvents();
+  const writer = new ItemsWriter({
+    db,
+    schema: () => schema.current,
+    items,
+    access,
+    maxBatchMutation: config.maxBatchMutation,
+    systemWrites,
+    changes,
+    hash: (plain) => hashPassword(plain, config.hash),
+  });
+  return { permissions, access, items, writer, settings, changes, permissionsChanged };
+}

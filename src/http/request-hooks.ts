@@ -1,0 +1,54 @@
+/**
+ * Hooks every request passes through whatever its route: its stage timer (the `Server-Timing` header), the NUL check
+ * of its path before the body is read, the rate limiters, and `connection: close` once the server is closing.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { consume, type RateLimiters } from '../bus/rate-limiters.js';
+import type { Accountability } from '../permissions/accountability.js';
+import { clientIp } from './client-ip.js';
+import { hasPathParams, nulInPath } from './path-params.js';
+import { StageTimer } from './server-timing.js';
+
+/** The request's stage timer, made on first use. */
+export const timerOf = (request: FastifyRequest): StageTimer => (request.timer ??= new StageTimer());
+
+export function registerRequestHooks(app: FastifyInstance, rateLimiters: RateLimiters, ipHeader: string | null): void {
+  app.decorateRequest('accountability', null as unknown as Accountability);
+  app.decorateRequest('timer', null as unknown as StageTimer);
+
+  // The stage timer starts before the body is read: in an onRequest hook of the routes whose methods carry one (and of
+  // every route when a rate limiter is on). A GET does nothing between onRequest and preHandler, so its timer is made
+  // there, or when the reply is sent if the request failed before (an onRequest hook costs every request its runner).
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().every((method) => method === 'GET' || method === 'HEAD')) return;
+    const own = route.onRequest ? [route.onRequest].flat() : [];
+    const params = hasPathParams(route.url);
+    route.onRequest = [
+      (request, _reply, done) => {
+        timerOf(request);
+        // Before the body is read: a NUL in the path is refused whatever the body holds.
+        done(params ? nulInPath(request) : undefined);
+      },
+      ...own,
+    ];
+  });
+  const { perIp, global } = rateLimiters;
+  if (perIp || global) {
+    app.addHook('onRequest', async (request) => {
+      timerOf(request);
+      if (global) await consume(global, 'all');
+      if (perIp) await consume(perIp, clientIp(request, ipHeader));
+    });
+  }
+  // Once closing, responses of requests still in flight end their connection, so the server can finish closing
+  // as soon as they are sent (keep-alive would hold it open).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    reply.header('server-timing', timerOf(request).header());
+    done(null, payload);
+  });
+}
