@@ -1,7 +1,9 @@
 /**
  * The one place that opens connections. knex owns the pool (and DDL/migrations) and stays inside src/db: hot-path
  * statements run on the raw driver through the dialect, so no query builder sits between the compiled SQL and the
- * database, and the service_* tables are read and written through the repositories in ./repositories.
+ * database, and the service_* tables are read and written through the repositories in ./repositories. The pool is
+ * reached only through knex's public client API (acquire, release, destroy a raw connection): no library's private
+ * fields (see docs/design/database-pools.md).
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -24,24 +26,6 @@ export interface Executor {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
-type Pool = {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(c: unknown): Promise<void>;
-  validateConnection(connection: unknown): boolean;
-  /** knex's tarn pool (its `free` and `used` lists are protected in tarn's types, but they say who holds what). */
-  pool?: TarnPool | null;
-};
-
-type TarnPool = {
-  free?: { resource: unknown }[];
-  /** Acquires waiting for a connection, each with its own acquire-timeout timer until it settles. */
-  pendingAcquires?: { abort(): void }[];
-  used?: { resource: unknown }[];
-  destroyed?: boolean;
-  numPendingAcquires(): number;
-  numPendingValidations(): number;
-};
-
 /**
  * A statement's failure as the catalogue error it means (the database is away or too slow, a read's value it could
  * not take), or as the DatabaseError the caller reads when it is the statement's own (a refused write).
@@ -59,12 +43,6 @@ function classified(dialect: Dialect, error: unknown, read: boolean): unknown {
     default:
       return failed;
   }
-}
-
-/** A connection whose socket failed goes back to the pool marked, so the pool discards it instead of lending it again. */
-function discard(connection: unknown, error: unknown): void {
-  if (connection && typeof connection === 'object')
-    (connection as { __knex__disposed?: unknown }).__knex__disposed ??= error;
 }
 
 const READ = /^\s*select\b/i;
@@ -112,19 +90,39 @@ export class Database {
             statementTimeoutMs: this.statementTimeoutMs,
           }) ?? null)
         : null;
-    this.refuseAcquiresOnceClosing();
   }
 
   /**
-   * Every path to a connection (ours, the query builder's, DDL's) goes through the client's acquireConnection: once
-   * `close` has begun it fails at once. An acquire that reached the pool while it was being destroyed would
-   * otherwise wait (and keep the process alive) for the whole acquire timeout, since the pool aborts only the
-   * acquires waiting when its destruction began.
+   * A pooled connection, through knex's public client API (its pool stays knex's). Once `close` has begun it fails
+   * at once, and an acquire still waiting when `close` begins fails then (503), not when its acquire timeout fires.
    */
-  private refuseAcquiresOnceClosing(): void {
-    const client = this.knex.client as Pool;
-    const acquire = client.acquireConnection.bind(client);
-    client.acquireConnection = () => (this.closing ? Promise.reject(closedError()) : acquire());
+  private async acquire(): Promise<RawConnection> {
+    if (this.closing) throw closedError();
+    try {
+      return (await this.client().acquireConnection()) as RawConnection;
+    } catch (error) {
+      // Destroying the pool aborts the acquires waiting for it: that is the close, not a failure of the database.
+      if (this.closing) throw closedError();
+      throw error;
+    }
+  }
+
+  private async release(connection: RawConnection): Promise<void> {
+    await this.client().releaseConnection(connection);
+  }
+
+  /**
+   * A connection whose socket failed is ended before it goes back: the pool's validation (knex's, on the driver's
+   * own 'end' and 'error' events) then drops it instead of lending it again.
+   */
+  private async discard(connection: RawConnection): Promise<void> {
+    await this.client()
+      .destroyRawConnection(connection)
+      .catch(() => {});
+  }
+
+  private client(): Knex.Client {
+    return this.knex.client;
   }
 
   /**
@@ -138,17 +136,6 @@ export class Database {
     for (const listener of this.listeners) listener(sql, params);
     const read = READ.test(sql);
     if (read && this.readers) return this.readOffLoop<T>(sql, params);
-    const idle = read ? this.idleInlineConnection() : null;
-    if (idle) {
-      // Acquiring through the pool costs two timed pending operations and a validation per statement, more than a
-      // small read itself; an inline driver finishes the read before any other code can take the connection.
-      try {
-        return (await this.dialect.execute(idle, sql, params, name)) as T[];
-      } catch (error) {
-        // A dead connection: the pooled path below discards it and runs the read on a fresh one.
-        if (failureKind(this.dialect, error) !== 'connection') throw classified(this.dialect, error, read);
-      }
-    }
     return this.onPooledConnection(
       read,
       (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>,
@@ -171,31 +158,18 @@ export class Database {
   }
 
   /**
-   * A connection no one holds (no transaction, no statement), for a read of a driver that runs it inline, when no
-   * caller is waiting for the pool; null otherwise (the read then goes through the pool).
-   */
-  private idleInlineConnection(): unknown {
-    if (!this.dialect.runsInline || this.closing) return null;
-    const pool = (this.knex.client as Pool).pool;
-    if (!pool?.free?.length || pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
-    const connection = pool.free[pool.free.length - 1]!.resource as { open?: boolean; __knex__disposed?: unknown };
-    return connection.open === false || connection.__knex__disposed ? null : connection;
-  }
-
-  /**
    * Runs `statement` (one statement) on a pooled raw connection, with the retries and the classification of `query`:
    * a statement that never started (no connection could be made, or its connection was found dead before it was
    * sent) runs on a fresh connection; a read whose connection died under it too; a write that may have reached the
    * database never. For src/db's repositories; not observed by `onQuery` (that counts the engine's statements).
    */
   async onPooledConnection<T>(read: boolean, statement: (connection: RawConnection) => Promise<T>): Promise<T> {
-    const client = this.knex.client as Pool;
     // A new connection that cannot be made is tried once more (a server that is away may take a connect timeout).
     let failedToConnect = false;
     for (let attempt = 1; ; attempt++) {
-      let connection: unknown;
+      let connection: RawConnection;
       try {
-        connection = this.checkOut(client) ?? (await client.acquireConnection());
+        connection = await this.acquire();
       } catch (error) {
         if (freshConnectionFailed(this.dialect, error) && !failedToConnect) {
           failedToConnect = true;
@@ -207,31 +181,13 @@ export class Database {
         return await statement(connection);
       } catch (error) {
         if (failureKind(this.dialect, error) !== 'connection') throw classified(this.dialect, error, read);
-        discard(connection, error);
+        await this.discard(connection);
         if (!(read || statementNeverSent(this.dialect, error)) || attempt >= CONNECTION_TRIES)
           throw classified(this.dialect, error, read);
       } finally {
-        await client.releaseConnection(connection);
+        await this.release(connection);
       }
     }
-  }
-
-  /**
-   * An idle pooled connection taken at once, as the pool itself would hand it over (moved from its free list to its
-   * used list, checked the way knex validates it), when nobody waits for the pool; null otherwise, and the caller
-   * asks the pool. tarn's own acquire costs two timed pending operations and a promise chain per statement; the
-   * connection goes back through `releaseConnection` either way.
-   */
-  private checkOut(client: Pool): unknown {
-    const pool = client.pool;
-    if (!pool?.free?.length || !pool.used || pool.destroyed || this.closing) return null;
-    if (pool.numPendingAcquires() > 0 || pool.numPendingValidations() > 0) return null;
-    const resource = pool.free[pool.free.length - 1]!;
-    const connection = resource.resource as { __knex__disposed?: unknown };
-    if (connection.__knex__disposed || !client.validateConnection(connection)) return null;
-    pool.free.pop();
-    pool.used.push(resource);
-    return connection;
   }
 
   /**
@@ -242,8 +198,7 @@ export class Database {
     const statements = this.dialect.sql.namedLock(name);
     if (!statements)
       return this.lockFile ? withFileLock(`${this.lockFile}.${name.replace(/[^\w-]/g, '_')}.lock`, work) : work();
-    const client = this.knex.client as Pool;
-    const connection = await client.acquireConnection().catch((error: unknown) => {
+    const connection = await this.acquire().catch((error: unknown) => {
       throw raised(this.dialect, error);
     });
     try {
@@ -256,7 +211,7 @@ export class Database {
         await this.dialect.execute(connection, statements.unlock, []).catch(() => {});
       }
     } finally {
-      await client.releaseConnection(connection);
+      await this.release(connection);
     }
   }
 
@@ -290,10 +245,9 @@ export class Database {
    * later it is not retried: a failed commit leaves its outcome unknown, and an earlier failure has rolled back.
    */
   private async transactionOnce<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    const client = this.knex.client as Pool;
-    let connection: unknown;
+    let connection: RawConnection;
     try {
-      connection = await client.acquireConnection();
+      connection = await this.acquire();
     } catch (error) {
       if (freshConnectionFailed(this.dialect, error)) throw new BeginFailed(error, true);
       throw raised(this.dialect, error);
@@ -304,7 +258,7 @@ export class Database {
         return (await this.dialect.execute(connection, sql, params)) as R[];
       } catch (error) {
         const failed = classifyError(this.dialect, error);
-        if (failed.kind === 'connection') discard(connection, error);
+        if (failed.kind === 'connection') await this.discard(connection);
         throw failed;
       }
     };
@@ -325,7 +279,7 @@ export class Database {
       await run('commit');
       return result;
     } finally {
-      await client.releaseConnection(connection);
+      await this.release(connection);
     }
   }
 
@@ -357,13 +311,11 @@ export class Database {
   }
 
   private async destroyPool(): Promise<void> {
-    const pool = (this.knex.client as Pool).pool;
     // Readers first: the writer's connection, closing last, checkpoints the WAL into the file.
     await this.readers?.close();
+    // Destroying the pool aborts the acquires waiting for it; new ones are refused by `acquire` (knex's own, by
+    // knex: it has no pool any more).
     await this.knex.destroy();
-    // Acquires that entered the pool after it began aborting its waiters (none should, but knex's own paths
-    // might): rejected now rather than when their acquire timeout fires.
-    for (const pending of [...(pool?.pendingAcquires ?? [])]) pending.abort();
   }
 }
 

@@ -10,17 +10,12 @@ import type { CatalogRow } from './introspection-utils.js';
 export type DriverExecute = (connection: unknown, sql: string, params: unknown[]) => Promise<CatalogRow[]>;
 export type Run = (knex: Knex, sql: string, params?: unknown[]) => Promise<CatalogRow[]>;
 
-interface ConnectionClient {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-  emit(event: string, data: unknown): boolean;
-}
-
 export function statementRunner(execute: DriverExecute): Run {
   return async (knex, sql, params = []) => {
-    const client = knex.client as ConnectionClient;
+    // knex's public client API: a transaction's client hands out the transaction's connection.
+    const client = knex.client;
     client.emit('query', { sql, bindings: params, method: 'raw' });
-    const connection = await client.acquireConnection();
+    const connection: unknown = await client.acquireConnection();
     try {
       return await execute(connection, sql, params);
     } finally {

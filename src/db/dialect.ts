@@ -49,11 +49,6 @@ export interface Dialect {
     name?: string,
   ): Promise<Record<string, unknown>[]>;
   /**
-   * The driver runs a statement to its end within the call (no I/O wait: SQLite): a read may then run on a pooled
-   * connection that is idle at that instant without acquiring it, since nothing else can take it meanwhile.
-   */
-  readonly runsInline?: boolean;
-  /**
    * Where reads outside a transaction run off the event loop, or null when they run on the pool as any statement
    * (`threads` 0, or a database no other thread can open: SQLite in memory).
    */

@@ -179,11 +179,8 @@ class SqliteDdl extends DdlRenderer {
   }
 
   override async transaction<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const client = knex.client as {
-      acquireConnection(): Promise<BetterSqlite3.Database>;
-      releaseConnection(c: unknown): Promise<unknown>;
-    };
-    const connection = await client.acquireConnection();
+    const client = knex.client;
+    const connection = (await client.acquireConnection()) as BetterSqlite3.Database;
     try {
       connection.pragma('foreign_keys = OFF');
       return await knex.transaction(

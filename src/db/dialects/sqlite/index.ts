@@ -48,7 +48,6 @@ export const sqliteDialect: Dialect = {
     statement.run(...values);
     return [];
   },
-  runsInline: true,
   offLoopReads({ filename, threads, statementTimeoutMs }) {
     // An in-memory database exists only on its one connection: its reads stay inline.
     if (threads <= 0 || filename === ':memory:' || filename === '') return null;
