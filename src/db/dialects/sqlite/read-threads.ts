@@ -44,6 +44,8 @@ export interface ReadThreadSettings {
 
 /** How long `close` waits for a thread whose statement it could not interrupt. */
 const CLOSE_WAIT_MS = 2_000;
+/** How often `close` interrupts again while threads are still inside a statement. */
+const INTERRUPT_EVERY_MS = 25;
 
 /** The classes a driver error can have that the failure classification tells apart (TypeError: a closed connection). */
 const ERROR_CLASSES: Record<string, new (message: string) => Error> = {
@@ -67,6 +69,7 @@ export class SqliteReadThreads implements OffLoopReads {
       statementTimeoutMs: settings.statementTimeoutMs,
       // Process-wide (one copy of the library per process): random, so that two pools never share one.
       group: randomInt(1, 2 ** 47),
+      closing: new Int32Array(new SharedArrayBuffer(4)),
       cacheSize: settings.cacheSize,
     };
   }
@@ -150,11 +153,22 @@ export class SqliteReadThreads implements OffLoopReads {
   }
 
   private async stop(): Promise<void> {
+    Atomics.store(this.data.closing, 0, 1);
     const running = this.readers.filter((r): r is Reader => r !== null);
     if (running.length === 0) return;
-    // A thread inside a statement only ends when the statement returns: interrupt it first.
-    if (this.data.extension && running.some((r) => r.pending.size > 0)) this.interruptAll();
-    await Promise.all(running.map((r) => this.ended(r)));
+    // A thread inside a statement only ends when the statement returns: interrupt it, and again until every thread
+    // has ended (an interrupt reaches only statements running at that moment; one that started just after is
+    // reached by the next).
+    let interrupting: NodeJS.Timeout | null = null;
+    if (this.data.extension && running.some((r) => r.pending.size > 0)) {
+      this.interruptAll();
+      interrupting = setInterval(() => this.interruptAll(), INTERRUPT_EVERY_MS);
+    }
+    try {
+      await Promise.all(running.map((r) => this.ended(r)));
+    } finally {
+      if (interrupting) clearInterval(interrupting);
+    }
   }
 
   /**

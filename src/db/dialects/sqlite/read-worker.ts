@@ -17,6 +17,12 @@ export interface ReadWorkerData {
   statementTimeoutMs: number;
   /** The interrupt group of the pool's connections (statement-timeout.c), so that closing stops a running read. */
   group: number;
+  /**
+   * Set to 1 (one Int32 shared with the main thread) once the pool closes: a read that had not started yet never
+   * starts. An interrupt reaches only statements already running, so without it a read starting just after the
+   * pool's interrupt would run on, and a thread inside SQLite holds the process at exit.
+   */
+  closing: Int32Array;
   /** Prepared statements kept per thread, by SQL text. */
   cacheSize: number;
 }
@@ -80,6 +86,8 @@ export function readWorker(port: MessagePort, data: ReadWorkerData, Driver: type
       return;
     }
     const [id, sql, params] = request;
+    // The pool fails what this thread had when it ends (503); nothing more starts.
+    if (Atomics.load(data.closing, 0) === 1) return;
     try {
       db ??= open();
       const statement = prepared(db, sql);
