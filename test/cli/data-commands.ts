@@ -121,6 +121,16 @@ export function dataCommandsSuite(client: DbClient): [string, () => void] {
         assert.equal((await cli(['users', 'passwd', '--email', 'nobody@example.com', '--password', 'x'])).status, 3);
       });
 
+      it('users create refuses a malformed email as the API does (FAILED_VALIDATION on email, exit 1)', async () => {
+        const bad = await cli(['users', 'create', '--email', 'not-an-email', '--password', 'x-password']);
+        assert.equal(bad.status, 1);
+        assert.match(
+          bad.stderr,
+          /Validation failed for field "email"\. Value has to be a valid email address\. \[FAILED_VALIDATION\]/,
+        );
+        assert.equal((await cli(['users', 'passwd', '--email', 'not-an-email', '--password', 'x'])).status, 3);
+      });
+
       it('export then import: a summary, the rows, bad rows named by line (exit 1), unknown collections 3', async () => {
         const out = path.join(dir, `tags-${client}.csv`);
         const exported = await cli(['export', 'tags', '--fields', 'name', '--sort', 'id', '--out', out, '--json']);
