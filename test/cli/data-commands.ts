@@ -179,6 +179,33 @@ export function dataCommandsSuite(client: DbClient): [string, () => void] {
         assert.match(again.stdout, /nothing to do/);
       });
 
+      it('users create --role refuses a name two roles share; messages name flags as typed (--force)', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          const twin = await cli(['roles', 'create', '--name', 'Twins', '--json']);
+          assert.equal(twin.status, 0, twin.stderr);
+          ids.push(JSON.parse(twin.stdout).id);
+        }
+        const args = ['users', 'create', '--email', 'twin@example.com', '--password', 'x-password', '--role'];
+        const ambiguous = await cli([...args, 'Twins']);
+        assert.equal(ambiguous.status, 4);
+        assert.match(ambiguous.stderr, /^strata: 2 roles are named "Twins" \(.+\): pass --role the id of the one you mean\n$/);
+        for (const id of ids) assert.ok(ambiguous.stderr.includes(id), ambiguous.stderr);
+        const chosen = await cli([...args, ids[1]!, '--json']);
+        assert.equal(chosen.status, 0, chosen.stderr);
+        assert.equal(JSON.parse(chosen.stdout).role, ids[1]);
+        assert.equal((await cli(['roles', 'create', '--name', 'Child', '--parent', 'Twins'])).status, 4);
+
+        const file = `vendor-${client}.json`;
+        assert.equal((await cli(['schema', 'snapshot', file])).status, 0);
+        const snapshot = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+        writeFileSync(path.join(dir, file), JSON.stringify({ ...snapshot, vendor: 'elsewhere' }));
+        const refused = await cli(['schema', 'apply', file, '--dry-run']);
+        assert.equal(refused.status, 1);
+        assert.match(refused.stderr, /this database is \w+; pass --force to compare them anyway/);
+        assert.equal((await cli(['schema', 'apply', file, '--dry-run', '--force'])).status, 0);
+      });
+
       // Two processes (side by side): the binary's own part is its shell (index.ts: streams, exit code), the same for
       // every command; help and usage errors are the in-process tests' above.
       it('the binary: a data command with --json, and an error exit code with its JSON', async () => {
