@@ -41,7 +41,11 @@ const Otp = Type.Object({
 });
 export const LoginBody = requiredStrings(
   ['email', 'password'],
-  [Type.Object({ email: Type.String({ pattern: EMAIL_PATTERN, errorMessage: '"email" must be a valid email' }) }), Mode, Otp],
+  [
+    Type.Object({ email: Type.String({ pattern: EMAIL_PATTERN, errorMessage: '"email" must be a valid email' }) }),
+    Mode,
+    Otp,
+  ],
 );
 
 /** Refresh and logout: a `refresh_token` that is not a string is no token (the cookie is read instead). */

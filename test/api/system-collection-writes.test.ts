@@ -86,7 +86,10 @@ for (const client of testClients()) {
       const batch = await send('POST', '/users', [{ email: 'ok@example.com' }, { email: 'no@domain' }]);
       assert.equal(batch.statusCode, 400);
       assert.deepEqual(json(batch).errors, [{ ...invalid, extensions: { ...invalid.extensions, path: [1] } }]);
-      assert.equal(await queryBuilder(t.context.db)('service_users').where({ email: 'ok@example.com' }).first(), undefined);
+      assert.equal(
+        await queryBuilder(t.context.db)('service_users').where({ email: 'ok@example.com' }).first(),
+        undefined,
+      );
       const updated = await send('PATCH', `/users/${plainUser.id}`, { email: 'plain at example.com' });
       assert.equal(updated.statusCode, 400);
       assert.deepEqual(json(updated).errors, [invalid]);

@@ -189,7 +189,10 @@ export function dataCommandsSuite(client: DbClient): [string, () => void] {
         const args = ['users', 'create', '--email', 'twin@example.com', '--password', 'x-password', '--role'];
         const ambiguous = await cli([...args, 'Twins']);
         assert.equal(ambiguous.status, 4);
-        assert.match(ambiguous.stderr, /^strata: 2 roles are named "Twins" \(.+\): pass --role the id of the one you mean\n$/);
+        assert.match(
+          ambiguous.stderr,
+          /^strata: 2 roles are named "Twins" \(.+\): pass --role the id of the one you mean\n$/,
+        );
         for (const id of ids) assert.ok(ambiguous.stderr.includes(id), ambiguous.stderr);
         const chosen = await cli([...args, ids[1]!, '--json']);
         assert.equal(chosen.status, 0, chosen.stderr);

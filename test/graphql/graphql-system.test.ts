@@ -273,7 +273,11 @@ for (const client of testClients()) {
       );
       assert.equal(created.body.errors[0].extensions.code, 'FAILED_VALIDATION');
       assert.equal(created.body.errors[0].extensions.field, 'email');
-      const updated = await gql(t, `mutation { update_users_item(id: "${reader.id}", data: {email: "x@"}) { id } }`, SYSTEM);
+      const updated = await gql(
+        t,
+        `mutation { update_users_item(id: "${reader.id}", data: {email: "x@"}) { id } }`,
+        SYSTEM,
+      );
       assert.equal(updated.body.errors[0].extensions.code, 'FAILED_VALIDATION');
       assert.equal(updated.body.errors[0].extensions.field, 'email');
     });
