@@ -65,7 +65,6 @@ describe('the command line as the docs show it', () => {
     const helps = new Map<string, string>();
     for (const [file, words] of lines) {
       const command = GROUPS.has(words[0]!) && words[1] && !words[1].startsWith('-') ? words.slice(0, 2) : [words[0]!];
-      // Inline mentions that are prose, not commands (`strata start` builds …), still name a command first.
       const key = command.join(' ');
       if (!helps.has(key)) {
         const help = await cliInProcess([...command, '--help'], { cwd: tmpdir(), env: { LOG_LEVEL: 'silent' } });
