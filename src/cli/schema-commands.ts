@@ -58,7 +58,7 @@ export async function runApply(
   }
   await withContext(config, out.io, async (context) => {
     const sync = new SchemaSync(context);
-    const diff = sync.diff(CLI_ACCOUNTABILITY, snapshot, options.force === true);
+    const diff = sync.diff(CLI_ACCOUNTABILITY, snapshot, options.force === true, '--force');
     if (!diff) {
       out.result({ steps: [], applied: [] }, 'The schema already matches the snapshot: nothing to do');
       return;

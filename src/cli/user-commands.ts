@@ -8,12 +8,18 @@ const SYSTEM = { system: true };
 /** Writes read back as values (the CLI prints them). */
 const ROWS = { system: true, reread: 'rows' as const };
 
-async function roleId(context: CliApi, role: string): Promise<string> {
+/** The role `--role` or `--parent` (`flag`) names, by id or by name; a name two roles share is refused, not guessed. */
+async function roleId(context: CliApi, role: string, flag: string): Promise<string> {
   // A uuid-shaped value is an id (PostgreSQL refuses to compare a uuid column with other text), anything else a name.
   const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(role);
-  const row = await new AccessRepository(context.db).roleId(byId ? 'id' : 'name', role);
-  if (!row) throw new CliError(`No role "${role}"`, EXIT.notFound);
-  return String(row.id);
+  const ids = await new AccessRepository(context.db).roleIds(byId ? 'id' : 'name', role);
+  if (ids.length === 0) throw new CliError(`No role "${role}" (${flag})`, EXIT.notFound);
+  if (ids.length > 1)
+    throw new CliError(
+      `${ids.length} roles are named "${role}" (${ids.join(', ')}): pass ${flag} the id of the one you mean`,
+      EXIT.conflict,
+    );
+  return ids[0]!;
 }
 
 async function userId(context: CliApi, email: string): Promise<string> {
@@ -29,7 +35,7 @@ export async function runUsersCreate(
 ): Promise<void> {
   const user = await withContext(config, out.io, async (context) => {
     const payload: Record<string, unknown> = { email: options.email, password: options.password, status: 'active' };
-    if (options.role) payload.role = await roleId(context, options.role);
+    if (options.role) payload.role = await roleId(context, options.role, '--role');
     if (options.firstName) payload.first_name = options.firstName;
     if (options.lastName) payload.last_name = options.lastName;
     const created = await context.writer.create(
@@ -96,7 +102,7 @@ export async function runRolesCreate(
 ): Promise<void> {
   const role = await withContext(config, out.io, async (context) => {
     const payload: Record<string, unknown> = { name: options.name };
-    if (options.parent) payload.parent = await roleId(context, options.parent);
+    if (options.parent) payload.parent = await roleId(context, options.parent, '--parent');
     if (options.admin || options.app) {
       payload.policies = [
         {

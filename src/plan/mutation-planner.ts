@@ -19,6 +19,7 @@ import type { WriteAction } from './write-access.js';
 import {
   finishPlanning,
   isPayload,
+  refuseValue,
   setValue,
   startPlanning,
   where,
@@ -177,7 +178,10 @@ function planKey(planning: Planning, row: RowWrite, value: unknown): void {
   }
   const key = parseKey(row.collection, value);
   if (key === null) {
-    planning.errors.push(
+    refuseValue(
+      planning,
+      row,
+      primary.field,
       new InvalidPayloadError(`Invalid primary key "${String(value)}" for field "${primary.field}"`, {
         collection: row.collection.collection,
         field: primary.field,

@@ -5,7 +5,7 @@
 import type { Key, RowWrite } from './mutation-plan.js';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
 import { isRequired, nullError, refusesNull, requiredError } from './validation.js';
-import type { Planning } from './write-context.js';
+import { refuseValue, type Planning } from './write-context.js';
 import { specialValue } from './write-specials.js';
 import { writeValue, WriteValueProblem } from './write-values.js';
 
@@ -36,14 +36,16 @@ export function completeRow(planning: Planning, row: RowWrite, action: 'create' 
       if (field.primaryKey) row.key = logical as Key;
     } catch (error) {
       if (!(error instanceof WriteValueProblem)) throw error;
-      planning.errors.push(error.error);
+      refuseValue(planning, row, name, error.error);
     }
   }
+  const refused = planning.refused.get(row);
   for (const field of checked) {
     const name = field.field;
     const value = row.values[name];
     if (value !== null && (value !== undefined || action !== 'create')) continue;
     if (name === row.filledByParent || row.parents.some((parent) => parent.field === name)) continue;
+    if (refused?.has(name)) continue;
     if (value === null && refusesNull(field)) planning.errors.push(nullError(name, row.path));
     else if (
       action === 'create' &&

@@ -48,10 +48,23 @@ export interface Planning {
   ctx: WriteContext;
   errors: ServiceError[];
   rowCount: number;
+  /**
+   * Per row, the fields whose given value was refused (out of range, malformed): that failure is the field's one
+   * error, so a create does not also call the field missing (as Directus answers).
+   */
+  refused: WeakMap<RowWrite, Set<string>>;
 }
 
 export function startPlanning(ctx: WriteContext, rowCount = 0): Planning {
-  return { ctx, errors: [], rowCount };
+  return { ctx, errors: [], rowCount, refused: new WeakMap() };
+}
+
+/** Records a refused value of `field` on `row` with its error. */
+export function refuseValue(planning: Planning, row: RowWrite, field: string, error: ServiceError): void {
+  planning.errors.push(error);
+  const fields = planning.refused.get(row);
+  if (fields) fields.add(field);
+  else planning.refused.set(row, new Set([field]));
 }
 
 /** The one place MAX_BATCH_MUTATION is enforced; then every failure found, each said once. */
@@ -102,6 +115,6 @@ export function setValue(planning: Planning, row: RowWrite, field: FieldOverview
     }
   } catch (error) {
     if (!(error instanceof WriteValueProblem)) throw error;
-    planning.errors.push(error.error);
+    refuseValue(planning, row, field.field, error.error);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { checkBody, compileSchema, Nullable, OneOf, Present } from './body-check.js';
+import { EMAIL_PATTERN } from './email-address.js';
 
 export type AuthMode = 'json' | 'cookie' | 'session';
 export type Body = Record<string, unknown>;
@@ -34,14 +35,17 @@ const ModeValue = OneOf(['json', 'cookie', 'session'] as const, {
 const Mode = Type.Object({ mode: Type.Optional(ModeValue) });
 
 /** Directus checks the address's shape before looking anyone up (a malformed one is 400, not 401). */
-const EMAIL = '^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$';
 /** The code is checked with the user's secret: any other value is a wrong code (401 INVALID_OTP). */
 const Otp = Type.Object({
   otp: Type.Optional(Type.Unknown({ description: 'The six-digit two-factor code, when the user has it on.' })),
 });
 export const LoginBody = requiredStrings(
   ['email', 'password'],
-  [Type.Object({ email: Type.String({ pattern: EMAIL, errorMessage: '"email" must be a valid email' }) }), Mode, Otp],
+  [
+    Type.Object({ email: Type.String({ pattern: EMAIL_PATTERN, errorMessage: '"email" must be a valid email' }) }),
+    Mode,
+    Otp,
+  ],
 );
 
 /** Refresh and logout: a `refresh_token` that is not a string is no token (the cookie is read instead). */

@@ -129,6 +129,34 @@ for (const client of testClients()) {
       assert.equal((await send('POST', '/items/notes', { level: 1 })).statusCode, 200);
     });
 
+    it('a refused value of a required field is its only error, not also "Value is required"', async () => {
+      const knex = queryBuilder(t.context.db);
+      await knex.schema.createTable('readings', (table) => {
+        table.increments('id');
+        table.integer('level').notNullable();
+        table.uuid('sensor').notNullable();
+      });
+      await knex('service_fields').insert({ collection: 'readings', field: 'sensor', special: 'uuid' });
+      await t.context.schema.load();
+      const res = await send('POST', '/items/readings', { level: 1e20, sensor: 'not-a-uuid' });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(
+        extensions(res).map((e: Row) => `${e.code}:${e.field}${e.type ? `:${e.type}` : ''}`),
+        ['VALUE_OUT_OF_RANGE:level', 'INVALID_PAYLOAD:sensor'],
+      );
+      const batch = await send('POST', '/items/readings', [{ level: 'high', sensor: 'a4e2' }]);
+      assert.deepEqual(
+        extensions(batch).map((e: Row) => `${e.code}:${e.field}${e.type ? `:${e.type}` : ''}`),
+        ['INVALID_PAYLOAD:level', 'INVALID_PAYLOAD:sensor'],
+      );
+      // A missing field is still said to be missing.
+      const missing = await send('POST', '/items/readings', { level: 1 });
+      assert.deepEqual(
+        extensions(missing).map((e: Row) => `${e.code}:${e.field}${e.type ? `:${e.type}` : ''}`),
+        ['FAILED_VALIDATION:sensor:required'],
+      );
+    });
+
     it('translates unique, foreign key (bad reference, referenced row) and range errors of the database', async () => {
       const unique = await send('POST', '/items/tags', { name: 'science' });
       assert.equal(unique.statusCode, 400);

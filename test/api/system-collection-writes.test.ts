@@ -75,6 +75,32 @@ for (const client of testClients()) {
       assert.equal(errorCode(duplicate), 'RECORD_NOT_UNIQUE');
     });
 
+    it('validates a user’s email on create and update, as Directus does (FAILED_VALIDATION on email)', async () => {
+      const invalid = {
+        message: 'Validation failed for field "email". Value has to be a valid email address.',
+        extensions: { code: 'FAILED_VALIDATION', field: 'email', path: [], type: 'email' },
+      };
+      const created = await send('POST', '/users', { email: 'not-an-email', password: 'a-long-password' });
+      assert.equal(created.statusCode, 400);
+      assert.deepEqual(json(created).errors, [invalid]);
+      const batch = await send('POST', '/users', [{ email: 'ok@example.com' }, { email: 'no@domain' }]);
+      assert.equal(batch.statusCode, 400);
+      assert.deepEqual(json(batch).errors, [{ ...invalid, extensions: { ...invalid.extensions, path: [1] } }]);
+      assert.equal(
+        await queryBuilder(t.context.db)('service_users').where({ email: 'ok@example.com' }).first(),
+        undefined,
+      );
+      const updated = await send('PATCH', `/users/${plainUser.id}`, { email: 'plain at example.com' });
+      assert.equal(updated.statusCode, 400);
+      assert.deepEqual(json(updated).errors, [invalid]);
+      const many = await send('PATCH', '/users', { keys: [plainUser.id], data: { email: 'x@' } });
+      assert.deepEqual(json(many).errors, [invalid]);
+      assert.equal((await userRow(plainUser.id)).email, 'plain@example.com');
+      // No email at all is allowed (users without one log in by token or SSO).
+      const none = await ok('POST', '/users?fields=email', { email: null });
+      assert.equal(none.email, null);
+    });
+
     it('sets static tokens for admins only, and a suspended user is locked out on the next request', async () => {
       const user = await ok('POST', '/users?fields=id,token', {
         email: 'tokened@example.com',

@@ -121,6 +121,16 @@ export function dataCommandsSuite(client: DbClient): [string, () => void] {
         assert.equal((await cli(['users', 'passwd', '--email', 'nobody@example.com', '--password', 'x'])).status, 3);
       });
 
+      it('users create refuses a malformed email as the API does (FAILED_VALIDATION on email, exit 1)', async () => {
+        const bad = await cli(['users', 'create', '--email', 'not-an-email', '--password', 'x-password']);
+        assert.equal(bad.status, 1);
+        assert.match(
+          bad.stderr,
+          /Validation failed for field "email"\. Value has to be a valid email address\. \[FAILED_VALIDATION\]/,
+        );
+        assert.equal((await cli(['users', 'passwd', '--email', 'not-an-email', '--password', 'x'])).status, 3);
+      });
+
       it('export then import: a summary, the rows, bad rows named by line (exit 1), unknown collections 3', async () => {
         const out = path.join(dir, `tags-${client}.csv`);
         const exported = await cli(['export', 'tags', '--fields', 'name', '--sort', 'id', '--out', out, '--json']);
@@ -167,6 +177,36 @@ export function dataCommandsSuite(client: DbClient): [string, () => void] {
         assert.ok(JSON.parse(applied.stdout).applied.length > 0);
         const again = await cli(['schema', 'apply', file, '--yes'], empty);
         assert.match(again.stdout, /nothing to do/);
+      });
+
+      it('users create --role refuses a name two roles share; messages name flags as typed (--force)', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          const twin = await cli(['roles', 'create', '--name', 'Twins', '--json']);
+          assert.equal(twin.status, 0, twin.stderr);
+          ids.push(JSON.parse(twin.stdout).id);
+        }
+        const args = ['users', 'create', '--email', 'twin@example.com', '--password', 'x-password', '--role'];
+        const ambiguous = await cli([...args, 'Twins']);
+        assert.equal(ambiguous.status, 4);
+        assert.match(
+          ambiguous.stderr,
+          /^strata: 2 roles are named "Twins" \(.+\): pass --role the id of the one you mean\n$/,
+        );
+        for (const id of ids) assert.ok(ambiguous.stderr.includes(id), ambiguous.stderr);
+        const chosen = await cli([...args, ids[1]!, '--json']);
+        assert.equal(chosen.status, 0, chosen.stderr);
+        assert.equal(JSON.parse(chosen.stdout).role, ids[1]);
+        assert.equal((await cli(['roles', 'create', '--name', 'Child', '--parent', 'Twins'])).status, 4);
+
+        const file = `vendor-${client}.json`;
+        assert.equal((await cli(['schema', 'snapshot', file])).status, 0);
+        const snapshot = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+        writeFileSync(path.join(dir, file), JSON.stringify({ ...snapshot, vendor: 'elsewhere' }));
+        const refused = await cli(['schema', 'apply', file, '--dry-run']);
+        assert.equal(refused.status, 1);
+        assert.match(refused.stderr, /this database is \w+; pass --force to compare them anyway/);
+        assert.equal((await cli(['schema', 'apply', file, '--dry-run', '--force'])).status, 0);
       });
 
       // Two processes (side by side): the binary's own part is its shell (index.ts: streams, exit code), the same for

@@ -265,6 +265,23 @@ for (const client of testClients()) {
       assert.equal(forbidden.status, 400, 'non-admins have no schema mutations');
     });
 
+    it('refuses a malformed user email on create and update (FAILED_VALIDATION on email)', async () => {
+      const created = await gql(
+        t,
+        'mutation { create_users_item(data: {email: "not-an-email", password: "a-long-password"}) { id } }',
+        SYSTEM,
+      );
+      assert.equal(created.body.errors[0].extensions.code, 'FAILED_VALIDATION');
+      assert.equal(created.body.errors[0].extensions.field, 'email');
+      const updated = await gql(
+        t,
+        `mutation { update_users_item(id: "${reader.id}", data: {email: "x@"}) { id } }`,
+        SYSTEM,
+      );
+      assert.equal(updated.body.errors[0].extensions.code, 'FAILED_VALIDATION');
+      assert.equal(updated.body.errors[0].extensions.field, 'email');
+    });
+
     it('writes system collections: users, the caller’s own user, settings', async () => {
       const created = await gqlData(
         t,

@@ -22,8 +22,12 @@ export class AccessRepository {
   }
 
   /** A role by id or by name. */
-  roleId(by: 'id' | 'name', value: string): Promise<{ id: string } | undefined> {
-    return read(this.db, (knex) => knex('service_roles').where(by, value).first('id'));
+  /** The ids of the roles with this id or name (names are not unique: a caller tells one from several). */
+  async roleIds(by: 'id' | 'name', value: string): Promise<string[]> {
+    const rows: { id: string }[] = await read(this.db, (knex) =>
+      knex('service_roles').where(by, value).select('id').orderBy('id'),
+    );
+    return rows.map((row) => String(row.id));
   }
 
   /** The policies attached to the user directly or to any of `roles` (one row per attachment). */

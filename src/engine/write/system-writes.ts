@@ -18,6 +18,7 @@ import { CONCEALED } from '../../schema/concealed.js';
 import { FULL_ACCESS } from '../../plan/access.js';
 import { planRead } from '../../plan/read-planner.js';
 import { regexOf } from '../../plan/validation.js';
+import { isEmailAddress } from '../../request/email-address.js';
 import { parseFilter } from '../../request/parse-filter.js';
 import type { Query } from '../../request/query.js';
 import type { Payload } from '../../request/write-body.js';
@@ -51,7 +52,7 @@ export class SystemWrites {
    * not match the settings' password policy (all failures together).
    */
   async checkPayloads(collection: string, payloads: Payload[], many: boolean): Promise<void> {
-    if (collection === 'service_users') return this.checkPasswords(payloads, many);
+    if (collection === 'service_users') return this.checkUsers(payloads, many);
     if (collection !== 'service_permissions') return;
     const schema = this.deps.schema();
     const errors: ServiceError[] = [];
@@ -90,15 +91,19 @@ export class SystemWrites {
     throwAll(errors);
   }
 
-  private async checkPasswords(payloads: Payload[], many: boolean): Promise<void> {
+  /** Users: an email that is not an address's shape (as Directus's users service checks), a password off policy. */
+  private async checkUsers(payloads: Payload[], many: boolean): Promise<void> {
     const given = payloads.some((p) => typeof p.password === 'string' && p.password !== CONCEALED);
     const policy = given ? await this.deps.passwordPolicy() : null;
     const pattern = policy ? regexOf(policy) : null;
-    if (!pattern) return;
     const errors: ServiceError[] = [];
     payloads.forEach((payload, i) => {
-      const { password } = payload;
-      if (typeof password !== 'string' || password === CONCEALED || pattern.test(password)) return;
+      const { email, password } = payload;
+      if (email !== undefined && email !== null && email !== '' && !isEmailAddress(email))
+        errors.push(
+          new FailedValidationError('email', many ? [i] : [], 'email', 'Value has to be a valid email address.'),
+        );
+      if (!pattern || typeof password !== 'string' || password === CONCEALED || pattern.test(password)) return;
       errors.push(
         new FailedValidationError(
           'password',

@@ -96,7 +96,7 @@ export function schemaRoutes(context: SchemaAdminApi): FastifyPluginAsync {
     declareRoute(app, SCHEMA_ROUTES.diff, async (request, reply) => {
       const query = checkBody(DiffQuery, request.query, (message) => new InvalidQueryError(message));
       const force = ['', 'true', '1'].includes(String(query.force ?? 'false'));
-      const answer = sync.diff(request.accountability, request.body, force);
+      const answer = sync.diff(request.accountability, request.body, force, '?force=true');
       if (!answer) return reply.code(204).send();
       return reply.type('application/json; charset=utf-8').send({ data: answer });
     });

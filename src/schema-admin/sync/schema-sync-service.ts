@@ -15,18 +15,21 @@ export class SchemaSync {
     return takeSnapshot(this.context.schema.current, this.context.db.dialect.snapshotVendor);
   }
 
-  /** null when the snapshot matches the current schema. A snapshot of another vendor or version needs `force`. */
-  diff(accountability: Accountability, body: unknown, force: boolean): DiffAnswer | null {
+  /**
+   * null when the snapshot matches the current schema. A snapshot of another vendor or version needs `force`, which
+   * the refusal names as the caller's front end spells it (`overrideName`: `?force=true`, `--force`).
+   */
+  diff(accountability: Accountability, body: unknown, force: boolean, overrideName: string): DiffAnswer | null {
     const current = this.snapshot(accountability);
     const wanted = parseSnapshot(body);
     if (!force && wanted.vendor !== current.vendor) {
       throw new InvalidPayloadError(
-        `The snapshot was taken on ${wanted.vendor}, this database is ${current.vendor}; pass "force" to compare them anyway`,
+        `The snapshot was taken on ${wanted.vendor}, this database is ${current.vendor}; pass ${overrideName} to compare them anyway`,
       );
     }
     if (!force && wanted.directus !== current.directus) {
       throw new InvalidPayloadError(
-        `The snapshot was taken with version ${wanted.directus}, this is ${current.directus}; pass "force" to compare them anyway`,
+        `The snapshot was taken with version ${wanted.directus}, this is ${current.directus}; pass ${overrideName} to compare them anyway`,
       );
     }
     const diff = diffSnapshots(current, wanted);
