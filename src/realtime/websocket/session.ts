@@ -51,6 +51,18 @@ function authErrorOf(error: unknown): { code: string; message: string } {
   return { code: 'AUTH_FAILED', message: 'Authentication failed.' };
 }
 
+/**
+ * What a refused `auth` message answers, as Directus does: any failure (a wrong or missing password, a malformed
+ * message, an unknown or already expired token) is AUTH_FAILED, "Authentication handshake failed." for the first
+ * message of a handshake socket, "Authentication failed." after. An expired token is not TOKEN_EXPIRED here: the SDK
+ * answers that by sending its token again, which would loop. Only the per-user socket limit keeps its own code.
+ */
+function authMessageRefusal(error: unknown, handshake: boolean): ServiceError {
+  if (error instanceof ServiceError && error.code === 'REQUESTS_EXCEEDED') return error;
+  const message = handshake ? 'Authentication handshake failed.' : 'Authentication failed.';
+  return new ServiceError('AUTH_FAILED', 401, message);
+}
+
 export class SocketSession {
   private accountability: Accountability | null = null;
   /** The access token the socket authenticated with (re-resolved before messages and events); no token = public. */
@@ -243,13 +255,8 @@ export class SocketSession {
         ...(uid !== undefined ? { uid } : {}),
       });
     } catch (error) {
-      // An `auth` carrying an already expired token is a failed auth, not an expiry: the SDK answers TOKEN_EXPIRED by
-      // sending its token again, which would loop for as long as the client holds no fresher one.
-      const refusal =
-        error instanceof ServiceError && error.code === 'TOKEN_EXPIRED'
-          ? new ServiceError('AUTH_FAILED', 401, 'Authentication failed: the token has expired.')
-          : error;
-      this.refuseAuth(refusal, uid, firstAuth && this.context.config.websockets.auth === 'handshake');
+      const handshake = firstAuth && this.context.config.websockets.auth === 'handshake';
+      this.refuseAuth(authMessageRefusal(error, handshake), uid, handshake);
     }
   }
 
