@@ -188,6 +188,15 @@ for (const client of testClients()) {
       early.send({ type: 'subscribe', collection: 'authors' });
       assert.equal((await early.next()).error.code, 'AUTH_FAILED');
       await early.closed;
+      // Not even a ping comes before the handshake's `auth`, as in Directus.
+      const pinging = await openWs(url);
+      pinging.send({ type: 'ping', uid: 'p' });
+      assert.deepEqual(await pinging.next(), {
+        type: 'auth',
+        status: 'error',
+        error: { code: 'AUTH_FAILED', message: 'Authentication handshake failed.' },
+      });
+      assert.equal((await pinging.closed).code, 1008);
     });
   });
 

@@ -214,8 +214,17 @@ export class SocketSession {
         return void this.link.send({ type, status: 'error', error: errorOf(error), ...withUid });
       }
     }
-    if (type === 'ping') return void this.link.send({ type: 'pong', ...withUid });
     if (type === 'pong') return;
+    if (type !== 'auth' && !this.authenticatedOnce && this.context.config.websockets.auth === 'handshake') {
+      // Directus's handshake takes nothing but an `auth` first, not even a ping (a `pong` answers our heartbeat).
+      this.link.send({
+        type: 'auth',
+        status: 'error',
+        error: { code: 'AUTH_FAILED', message: 'Authentication handshake failed.' },
+      });
+      return this.link.close(1008, 'Authentication required');
+    }
+    if (type === 'ping') return void this.link.send({ type: 'pong', ...withUid });
     if (type === 'auth') return this.authMessage(message, uid);
     if (!this.accountability) {
       this.link.send({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authenticate first.' } });
