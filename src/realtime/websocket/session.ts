@@ -67,7 +67,8 @@ export class SocketSession {
   private accountability: Accountability | null = null;
   /** The access token the socket authenticated with (re-resolved before messages and events); no token = public. */
   private readonly credential: SocketCredential;
-  private readonly subscriptions = new Map<string, HubSubscription>();
+  /** By the client's uid (a string), or by a number for one without a uid: the two never collide. */
+  private readonly subscriptions = new Map<string | number, HubSubscription>();
   private queue: Promise<void> = Promise.resolve();
   private counter = 0;
   private authTimer: NodeJS.Timeout | null = null;
@@ -380,7 +381,7 @@ export class SocketSession {
       maxJsonQueryDepth: config.maxJsonQueryDepth,
     });
     const tail = uid !== undefined ? `,"uid":${JSON.stringify(uid)}}` : '}';
-    const key = uid ?? String(++this.counter);
+    const key = uid ?? ++this.counter;
     let subscription: HubSubscription;
     for (let attempt = 1; ; attempt++) {
       const generation = this.generation;

@@ -1,0 +1,50 @@
+/**
+ * The subscription messages of /websocket as Directus 11 sends them (Directus docs: WebSockets, Subscriptions): a
+ * subscription without a `uid` is apart from every one with a `uid`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { openWs, type WsClient } from '../helpers/ws-client.js';
+
+for (const client of testClients()) {
+  describe(`websocket subscriptions (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    let url: string;
+    before(async () => {
+      t = await startTestApp(client, { env: { WEBSOCKETS_ENABLED: 'true', WEBSOCKETS_HEARTBEAT_ENABLED: 'false' } });
+      url = await listenOnLoopback(t);
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    const authed = async (): Promise<WsClient> => {
+      const ws = await openWs(url);
+      ws.send({ type: 'auth', access_token: ADMIN.token });
+      assert.equal((await ws.next()).status, 'ok');
+      return ws;
+    };
+    const post = async (name: string): Promise<number> => {
+      const res = await t.request({ method: 'POST', url: '/items/authors?fields=id', payload: { name } });
+      assert.equal(res.statusCode, 200, res.body);
+      return (json(res).data as { id: number }).id;
+    };
+
+    it('a subscription without uid is apart from a later one whose uid is "1"', async () => {
+      const ws = await authed();
+      ws.send({ type: 'subscribe', collection: 'authors', query: { fields: ['id'] } });
+      const first = await ws.next();
+      assert.equal(first.event, 'init');
+      assert.equal('uid' in first, false);
+      ws.send({ type: 'subscribe', collection: 'authors', query: { fields: ['id'] }, uid: '1' });
+      assert.equal((await ws.next()).uid, '1');
+      const id = await post('Heard twice');
+      const heard = [await ws.next(), await ws.next()];
+      assert.deepEqual(heard.map((m) => m.uid ?? null).sort(), ['1', null], JSON.stringify(heard));
+      for (const message of heard) assert.deepEqual([message.event, message.data], ['create', [{ id }]]);
+      ws.close();
+    });
+  });
+}
