@@ -1,6 +1,6 @@
 /**
  * The subscription messages of /websocket as Directus 11 sends them (Directus docs: WebSockets, Subscriptions): a
- * subscription without a `uid` is apart from every one with a `uid`.
+ * subscription without a `uid` is apart from every one with a `uid`; `unsubscribe` is answered.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -44,6 +44,22 @@ for (const client of testClients()) {
       const heard = [await ws.next(), await ws.next()];
       assert.deepEqual(heard.map((m) => m.uid ?? null).sort(), ['1', null], JSON.stringify(heard));
       for (const message of heard) assert.deepEqual([message.event, message.data], ['create', [{ id }]]);
+      ws.close();
+    });
+
+    it('answers unsubscribe as Directus does, with or without a uid; nothing is heard after it', async () => {
+      const ws = await authed();
+      ws.send({ type: 'subscribe', collection: 'authors', query: { fields: ['id'] }, uid: 'u' });
+      assert.equal((await ws.next()).event, 'init');
+      ws.send({ type: 'unsubscribe', uid: 'u' });
+      assert.deepEqual(await ws.next(), { type: 'subscription', event: 'unsubscribe', uid: 'u' });
+      ws.send({ type: 'subscribe', collection: 'authors', query: { fields: ['id'] } });
+      assert.equal((await ws.next()).event, 'init');
+      ws.send({ type: 'unsubscribe' });
+      assert.deepEqual(await ws.next(), { type: 'subscription', event: 'unsubscribe' });
+      await post('Heard by nobody');
+      ws.send({ type: 'ping', uid: 'after' });
+      assert.deepEqual(await ws.next(), { type: 'pong', uid: 'after' }, 'no event came before the pong');
       ws.close();
     });
   });

@@ -239,7 +239,11 @@ export class SocketSession {
           throw new ServiceError('REQUESTS_EXCEEDED', 429, `At most ${max} subscriptions per connection.`);
         return await this.subscribe(message, uid);
       }
-      if (type === 'unsubscribe') return this.unsubscribe(uid);
+      if (type === 'unsubscribe') {
+        // Answered as Directus answers it, whether or not the uid named a subscription.
+        this.unsubscribe(uid);
+        return void this.link.send({ type: 'subscription', event: 'unsubscribe', ...withUid });
+      }
       if (type === 'items') {
         const data = await runItemsMessage(this.context, message, this.accountability);
         return void this.link.send({ type: 'items', data, ...withUid });
