@@ -1,6 +1,6 @@
 /**
  * The subscription messages of /websocket as Directus 11 sends them (Directus docs: WebSockets, Subscriptions): a
- * subscription without a `uid` is apart from every one with a `uid`; `unsubscribe` is answered.
+ * subscription without a `uid` is apart from every one with a `uid`; `unsubscribe` is answered; `event` picks the changes sent.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -44,6 +44,47 @@ for (const client of testClients()) {
       const heard = [await ws.next(), await ws.next()];
       assert.deepEqual(heard.map((m) => m.uid ?? null).sort(), ['1', null], JSON.stringify(heard));
       for (const message of heard) assert.deepEqual([message.event, message.data], ['create', [{ id }]]);
+      ws.close();
+    });
+
+    it('a subscribe with event gets only that kind of change, and an init without rows', async () => {
+      const ws = await authed();
+      ws.send({
+        type: 'subscribe',
+        collection: 'authors',
+        query: { fields: ['id', 'name'] },
+        event: 'update',
+        uid: 'u',
+      });
+      assert.deepEqual(await ws.next(), { type: 'subscription', event: 'init', uid: 'u' });
+      const patch = async (id: number, name: string) => {
+        const res = await t.request({ method: 'PATCH', url: `/items/authors/${id}`, payload: { name } });
+        assert.equal(res.statusCode, 200, res.body);
+      };
+      const first = await post('Event one');
+      await patch(first, 'Event one, renamed');
+      assert.equal((await t.request({ method: 'DELETE', url: `/items/authors/${first}` })).statusCode, 204);
+      const second = await post('Event two');
+      await patch(second, 'Event two, renamed');
+      // Events of a collection arrive in commit order: a create or delete sent would come before these.
+      assert.deepEqual(await ws.next(), {
+        type: 'subscription',
+        event: 'update',
+        data: [{ id: first, name: 'Event one, renamed' }],
+        uid: 'u',
+      });
+      assert.deepEqual(await ws.next(), {
+        type: 'subscription',
+        event: 'update',
+        data: [{ id: second, name: 'Event two, renamed' }],
+        uid: 'u',
+      });
+      ws.send({ type: 'subscribe', collection: 'authors', event: 'upsert', uid: 'bad' });
+      const refused = await ws.next();
+      assert.deepEqual(
+        [refused.type, refused.status, refused.error.code, refused.uid],
+        ['subscribe', 'error', 'INVALID_PAYLOAD', 'bad'],
+      );
       ws.close();
     });
 

@@ -63,6 +63,13 @@ function authMessageRefusal(error: unknown, handshake: boolean): ServiceError {
   return new ServiceError('AUTH_FAILED', 401, message);
 }
 
+/** A subscribe's `event`: only that kind of change is sent (Directus docs: WebSockets, Subscriptions). */
+function subscribedEvent(event: unknown): 'create' | 'update' | 'delete' | undefined {
+  if (event === undefined) return undefined;
+  if (event === 'create' || event === 'update' || event === 'delete') return event;
+  throw new ServiceError('INVALID_PAYLOAD', 400, '"event" is one of create, update, delete.');
+}
+
 export class SocketSession {
   private accountability: Accountability | null = null;
   /** The access token the socket authenticated with (re-resolved before messages and events); no token = public. */
@@ -384,6 +391,7 @@ export class SocketSession {
       maxRelationalDepth: config.maxRelationalDepth,
       maxJsonQueryDepth: config.maxJsonQueryDepth,
     });
+    const only = subscribedEvent(message.event);
     const tail = uid !== undefined ? `,"uid":${JSON.stringify(uid)}}` : '}';
     const key = uid ?? ++this.counter;
     let subscription: HubSubscription;
@@ -398,7 +406,8 @@ export class SocketSession {
         sink: {
           // The hub fans out one serialised list to many sockets: the message is spliced around it, not re-encoded.
           event: (name, _data, json) => {
-            this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+            if (only === undefined || name === only)
+              this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
           },
           error: (error, ended) => {
             if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
@@ -416,10 +425,11 @@ export class SocketSession {
     // A subscribe reusing a uid replaces that subscription.
     this.subscriptions.get(key)?.close();
     this.subscriptions.set(key, subscription);
+    // With `event`, Directus's `init` carries no rows: the subscriber asked for changes only.
     this.link.send({
       type: 'subscription',
       event: 'init',
-      data: subscription.init,
+      ...(only === undefined ? { data: subscription.init } : {}),
       ...(uid !== undefined ? { uid } : {}),
     });
   }
