@@ -1,6 +1,7 @@
 /**
  * The subscription messages of /websocket as Directus 11 sends them (Directus docs: WebSockets, Subscriptions): a
- * subscription without a `uid` is apart from every one with a `uid`; `unsubscribe` is answered; `event` picks the changes sent.
+ * subscription without a `uid` is apart from every one with a `uid`; `unsubscribe` is answered; `event` picks the changes sent;
+ * one message per created item, delete keys as strings.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -85,6 +86,34 @@ for (const client of testClients()) {
         [refused.type, refused.status, refused.error.code, refused.uid],
         ['subscribe', 'error', 'INVALID_PAYLOAD', 'bad'],
       );
+      ws.close();
+    });
+
+    it('sends one message per created item, and a delete with its keys as strings, as Directus does', async () => {
+      const ws = await authed();
+      ws.send({
+        type: 'subscribe',
+        collection: 'authors',
+        query: { fields: ['id', 'name'], filter: { name: { _starts_with: 'Batch ' } } },
+        uid: 'b',
+      });
+      assert.equal((await ws.next()).event, 'init');
+      const names = ['Batch one', 'Batch two', 'Batch three'];
+      const res = await t.request({
+        method: 'POST',
+        url: '/items/authors?fields=id',
+        payload: names.map((name) => ({ name })),
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const ids = (json(res).data as { id: number }[]).map((row) => row.id);
+      const created = [await ws.next(), await ws.next(), await ws.next()];
+      for (const message of created) assert.deepEqual([message.event, message.data.length], ['create', 1]);
+      assert.deepEqual(created.map((message) => message.data[0].name).sort(), [...names].sort());
+      const removed = await t.request({ method: 'DELETE', url: '/items/authors', payload: ids });
+      assert.equal(removed.statusCode, 204, removed.body);
+      const deleted = await ws.next();
+      assert.equal(deleted.event, 'delete');
+      assert.deepEqual([...deleted.data].sort(), ids.map(String).sort());
       ws.close();
     });
 

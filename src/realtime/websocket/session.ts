@@ -405,9 +405,12 @@ export class SocketSession {
         replaces: this.subscriptions.get(key),
         sink: {
           // The hub fans out one serialised list to many sockets: the message is spliced around it, not re-encoded.
-          event: (name, _data, json) => {
-            if (only === undefined || name === only)
-              this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+          event: (name, _data, json, items) => {
+            if (only !== undefined && name !== only) return;
+            // Directus announces each created item apart (one message each); an update or a delete as one message.
+            if (name !== 'create')
+              return this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+            for (const item of items) this.deliver(`{"type":"subscription","event":"create","data":[${item}]${tail}`);
           },
           error: (error, ended) => {
             if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
