@@ -74,10 +74,14 @@ export class AuthService {
     this.settings = new SettingsRepository(db);
   }
 
-  async login(body: Record<string, unknown>, client: ClientInfo): Promise<AuthResult> {
+  async login(
+    body: Record<string, unknown>,
+    client: ClientInfo,
+    emailShape: 'checked' | 'unchecked' = 'checked',
+  ): Promise<AuthResult> {
     // Guessing passwords is slowed per account and client IP, on top of the per-IP limit every route has.
     await this.throttle(`${String(body.email).toLowerCase()}|${client.ip}`);
-    const checked = checkLogin(body);
+    const checked = checkLogin(body, emailShape);
     const mode = checked.mode ?? 'json';
     const email = checked.email.toLowerCase();
     const started = Date.now();

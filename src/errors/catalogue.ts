@@ -95,7 +95,7 @@ export class InvalidOtpError extends ServiceError {
 
 export class InvalidIpError extends ServiceError {
   constructor() {
-    super('INVALID_IP', 401, 'IP address not allowed.');
+    super('INVALID_IP', 401, 'Invalid IP address.');
   }
 }
 

@@ -58,8 +58,18 @@ export const RefreshBody = compileSchema(
   }),
 );
 
-export function checkLogin(body: Body): { email: string; password: string; mode?: AuthMode | null; otp?: unknown } {
-  return checkBody(LoginBody, body) as { email: string; password: string; mode?: AuthMode | null };
+/**
+ * GraphQL's auth_login checks no address: Directus looks a malformed one up like any other, finds nobody and answers
+ * 401 INVALID_CREDENTIALS (only its REST route answers 400).
+ */
+const LoginBodyAnyEmail = requiredStrings(['password'], [Type.Object({ email: Type.String() }), Mode, Otp]);
+
+export function checkLogin(
+  body: Body,
+  emailShape: 'checked' | 'unchecked' = 'checked',
+): { email: string; password: string; mode?: AuthMode | null; otp?: unknown } {
+  const schema = emailShape === 'checked' ? LoginBody : LoginBodyAnyEmail;
+  return checkBody(schema, body) as { email: string; password: string; mode?: AuthMode | null };
 }
 
 /** `mode` of refresh and logout, when given. */

@@ -315,7 +315,9 @@ for (const client of testClients()) {
       await queryBuilder(t.context.db)('service_users')
         .update({ password: await hashPassword('fenced-password', t.context.config.hash) })
         .where('id', id);
-      assert.equal(errorCode(await t.request({ method: 'GET', url: '/items/articles', token })), 'INVALID_IP');
+      const outside = await t.request({ method: 'GET', url: '/items/articles', token });
+      assert.equal(errorCode(outside), 'INVALID_IP');
+      assert.equal(json(outside).errors[0].message, 'Invalid IP address.', "Directus's message");
       assert.equal(errorCode(await login({ email: 'fenced@example.com', password: 'fenced-password' })), 'INVALID_IP');
       for (const remoteAddress of ['10.9.200.1', '192.0.2.7']) {
         assert.equal(

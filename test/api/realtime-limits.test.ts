@@ -58,11 +58,10 @@ for (const client of testClients()) {
       const answer = await ws.next();
       return answer.event === 'init' ? 'ok' : `${answer.error?.code}`;
     };
-    /** Ends every subscription of `ws` (the pong says the server has handled it). */
+    /** Ends every subscription of `ws` (its answer says the server has handled it). */
     const unsubscribeAll = async (ws: MessageSocket) => {
       ws.send({ type: 'unsubscribe' });
-      ws.send({ type: 'ping' });
-      assert.equal((await ws.next()).type, 'pong');
+      assert.deepEqual(await ws.next(), { type: 'subscription', event: 'unsubscribe' });
     };
 
     it('bounds a user subscriptions across sockets and protocols; an unsubscribe frees a place', async () => {
@@ -83,6 +82,7 @@ for (const client of testClients()) {
       );
       assert.deepEqual(await graphql.next(), { id: '2', type: 'complete' });
       first.send({ type: 'unsubscribe', uid: 'c' });
+      assert.deepEqual(await first.next(), { type: 'subscription', event: 'unsubscribe', uid: 'c' });
       assert.equal(await subscribe(second, 'd'), 'ok', 'once one is unsubscribed');
       for (const ws of [first, second]) await unsubscribeAll(ws);
       const live = t.context.subscriptions.stats().subscriptions;

@@ -76,8 +76,19 @@ for (const client of testClients()) {
       const ws = await openWs(url);
       ws.send({ type: 'auth', email: ADMIN.email, password: 'wrong' });
       const refused = await ws.next();
-      assert.deepEqual(refused.error.code, 'AUTH_FAILED');
+      assert.deepEqual(refused, {
+        type: 'auth',
+        status: 'error',
+        error: { code: 'AUTH_FAILED', message: 'Authentication handshake failed.' },
+      });
       assert.equal((await ws.closed).code, 1008, 'handshake mode closes a socket whose first auth fails');
+      const missing = await openWs(url);
+      missing.send({ type: 'auth', email: ADMIN.email });
+      assert.deepEqual((await missing.next()).error, {
+        code: 'AUTH_FAILED',
+        message: 'Authentication handshake failed.',
+      });
+      assert.equal((await missing.closed).code, 1008);
       const again = await openWs(url);
       again.send({ type: 'auth', email: ADMIN.email, password: ADMIN.password });
       const ok = await again.next();
@@ -112,7 +123,7 @@ for (const client of testClients()) {
       // a failed auth (not TOKEN_EXPIRED, which the SDK would answer with the same token, forever).
       ws.send({ type: 'auth', access_token });
       const stale = await ws.next();
-      assert.equal(stale.error.code, 'AUTH_FAILED');
+      assert.deepEqual(stale.error, { code: 'AUTH_FAILED', message: 'Authentication failed.' });
       const { access_token: renewed } = json(await login()).data;
       ws.send({ type: 'auth', access_token: renewed });
       assert.equal((await ws.next()).status, 'ok');
@@ -168,15 +179,24 @@ for (const client of testClients()) {
       ws.close();
     });
 
-    it('refuses a message before auth in handshake mode, and a malformed auth with INVALID_PAYLOAD', async () => {
+    it('refuses a message before auth in handshake mode, and a malformed auth with AUTH_FAILED', async () => {
       const ws = await openWs(url);
       ws.send({ type: 'auth', access_token: 42 });
-      assert.equal((await ws.next()).error.code, 'INVALID_PAYLOAD');
+      assert.equal((await ws.next()).error.code, 'AUTH_FAILED');
       assert.equal((await ws.closed).code, 1008);
       const early = await openWs(url);
       early.send({ type: 'subscribe', collection: 'authors' });
       assert.equal((await early.next()).error.code, 'AUTH_FAILED');
       await early.closed;
+      // Not even a ping comes before the handshake's `auth`, as in Directus.
+      const pinging = await openWs(url);
+      pinging.send({ type: 'ping', uid: 'p' });
+      assert.deepEqual(await pinging.next(), {
+        type: 'auth',
+        status: 'error',
+        error: { code: 'AUTH_FAILED', message: 'Authentication handshake failed.' },
+      });
+      assert.equal((await pinging.closed).code, 1008);
     });
   });
 

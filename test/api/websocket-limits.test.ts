@@ -60,6 +60,7 @@ for (const client of testClients()) {
       ws.send({ type: 'subscribe', collection: 'authors', uid: 'b' });
       assert.equal((await ws.next()).event, 'init', 'replacing a subscription (same uid) is not a new one');
       ws.send({ type: 'unsubscribe', uid: 'a' });
+      assert.deepEqual(await ws.next(), { type: 'subscription', event: 'unsubscribe', uid: 'a' });
       ws.send({ type: 'subscribe', collection: 'authors', uid: 'c' });
       assert.equal((await ws.next()).event, 'init');
       ws.close();

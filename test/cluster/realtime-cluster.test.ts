@@ -137,7 +137,7 @@ describe(
       assert.deepEqual(await user.next(), {
         type: 'subscription',
         event: 'delete',
-        data: [ids['Team 1']],
+        data: [String(ids['Team 1'])],
         uid: 'user',
       });
       await write('PATCH', `/items/authors/${ids['Public 2']}`, { name: 'Public 2 renamed' });

@@ -333,6 +333,20 @@ for (const client of testClients()) {
       assert.ok(!mutations.includes('create_settings_item'));
     });
 
+    it('auth_login answers a malformed email with INVALID_CREDENTIALS, as Directus does (REST answers 400)', async () => {
+      for (const email of ['not-an-email', '']) {
+        const { body } = await gql(
+          t,
+          `mutation { auth_login(email: "${email}", password: "whatever") { access_token } }`,
+          {
+            ...SYSTEM,
+            token: null,
+          },
+        );
+        assert.equal(body.errors?.[0]?.extensions?.code, 'INVALID_CREDENTIALS', JSON.stringify(body));
+      }
+    });
+
     it('logs in, refreshes and logs out; sets up and removes two-factor', async () => {
       const login = await gqlData(
         t,

@@ -82,7 +82,8 @@ export function applyEvent(
   if (outcome.kind === 'delete') {
     const whole = group.overflowed || group.readsEveryRow;
     const gone = outcome.keys.filter((key) => group.forget(String(key)) || whole);
-    if (gone.length) send(group, 'delete', gone);
+    // Keys as strings, as Directus sends a delete's keys (they come from the request's path or body).
+    if (gone.length) send(group, 'delete', gone.map(String));
     return;
   }
   const { rows, keyOf, readable } = outcome;
@@ -95,5 +96,5 @@ export function applyEvent(
   for (const row of rows) group.show(keyOf(row));
   if (entering.length) send(group, 'create', group.visible(entering));
   if (staying.length) send(group, 'update', group.visible(staying));
-  if (leaving.length) send(group, 'delete', leaving);
+  if (leaving.length) send(group, 'delete', leaving.map(String));
 }

@@ -382,11 +382,12 @@ export class SubscriptionHub {
   }
 
   private send(group: SubscriptionGroup, name: SubscriptionEventName, data: Row[] | Key[]): void {
-    const json = JSON.stringify(data);
+    const items = data.map((item) => JSON.stringify(item));
+    const json = `[${items.join(',')}]`;
     for (const member of group.members) {
       if (member.closed) continue;
       try {
-        member.sink.event(name, data, json);
+        member.sink.event(name, data, json, items);
       } catch (error) {
         this.logError(error, `Realtime: a subscriber of ${group.collection} failed to take an event`);
       }

@@ -17,9 +17,15 @@ export interface SubscriptionError {
 export interface SubscriptionSink {
   /**
    * create/update: rows as this subscriber may read them (its fields, its item rules); delete: the keys.
-   * `json` is `data` already serialised (shared by every subscriber of the group: splice it, don't re-encode).
+   * `json` is `data` already serialised and `items` each of its items (shared by every subscriber of the group:
+   * splice them, don't re-encode).
    */
-  event(name: SubscriptionEventName, data: Record<string, unknown>[] | Key[], json: string): void;
+  event(
+    name: SubscriptionEventName,
+    data: Record<string, unknown>[] | Key[],
+    json: string,
+    items: readonly string[],
+  ): void;
   /**
    * The subscription could not be served. `ended`: it never will be again (collection gone, read access revoked)
    * and the hub has closed it; otherwise this event was lost (e.g. the database failed) and the next may arrive.

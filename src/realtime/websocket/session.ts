@@ -51,11 +51,31 @@ function authErrorOf(error: unknown): { code: string; message: string } {
   return { code: 'AUTH_FAILED', message: 'Authentication failed.' };
 }
 
+/**
+ * What a refused `auth` message answers, as Directus does: any failure (a wrong or missing password, a malformed
+ * message, an unknown or already expired token) is AUTH_FAILED, "Authentication handshake failed." for the first
+ * message of a handshake socket, "Authentication failed." after. An expired token is not TOKEN_EXPIRED here: the SDK
+ * answers that by sending its token again, which would loop. Only the per-user socket limit keeps its own code.
+ */
+function authMessageRefusal(error: unknown, handshake: boolean): ServiceError {
+  if (error instanceof ServiceError && error.code === 'REQUESTS_EXCEEDED') return error;
+  const message = handshake ? 'Authentication handshake failed.' : 'Authentication failed.';
+  return new ServiceError('AUTH_FAILED', 401, message);
+}
+
+/** A subscribe's `event`: only that kind of change is sent (Directus docs: WebSockets, Subscriptions). */
+function subscribedEvent(event: unknown): 'create' | 'update' | 'delete' | undefined {
+  if (event === undefined) return undefined;
+  if (event === 'create' || event === 'update' || event === 'delete') return event;
+  throw new ServiceError('INVALID_PAYLOAD', 400, '"event" is one of create, update, delete.');
+}
+
 export class SocketSession {
   private accountability: Accountability | null = null;
   /** The access token the socket authenticated with (re-resolved before messages and events); no token = public. */
   private readonly credential: SocketCredential;
-  private readonly subscriptions = new Map<string, HubSubscription>();
+  /** By the client's uid (a string), or by a number for one without a uid: the two never collide. */
+  private readonly subscriptions = new Map<string | number, HubSubscription>();
   private queue: Promise<void> = Promise.resolve();
   private counter = 0;
   private authTimer: NodeJS.Timeout | null = null;
@@ -202,8 +222,17 @@ export class SocketSession {
         return void this.link.send({ type, status: 'error', error: errorOf(error), ...withUid });
       }
     }
-    if (type === 'ping') return void this.link.send({ type: 'pong', ...withUid });
     if (type === 'pong') return;
+    if (type !== 'auth' && !this.authenticatedOnce && this.context.config.websockets.auth === 'handshake') {
+      // Directus's handshake takes nothing but an `auth` first, not even a ping (a `pong` answers our heartbeat).
+      this.link.send({
+        type: 'auth',
+        status: 'error',
+        error: { code: 'AUTH_FAILED', message: 'Authentication handshake failed.' },
+      });
+      return this.link.close(1008, 'Authentication required');
+    }
+    if (type === 'ping') return void this.link.send({ type: 'pong', ...withUid });
     if (type === 'auth') return this.authMessage(message, uid);
     if (!this.accountability) {
       this.link.send({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authenticate first.' } });
@@ -217,7 +246,11 @@ export class SocketSession {
           throw new ServiceError('REQUESTS_EXCEEDED', 429, `At most ${max} subscriptions per connection.`);
         return await this.subscribe(message, uid);
       }
-      if (type === 'unsubscribe') return this.unsubscribe(uid);
+      if (type === 'unsubscribe') {
+        // Answered as Directus answers it, whether or not the uid named a subscription.
+        this.unsubscribe(uid);
+        return void this.link.send({ type: 'subscription', event: 'unsubscribe', ...withUid });
+      }
       if (type === 'items') {
         const data = await runItemsMessage(this.context, message, this.accountability);
         return void this.link.send({ type: 'items', data, ...withUid });
@@ -243,13 +276,8 @@ export class SocketSession {
         ...(uid !== undefined ? { uid } : {}),
       });
     } catch (error) {
-      // An `auth` carrying an already expired token is a failed auth, not an expiry: the SDK answers TOKEN_EXPIRED by
-      // sending its token again, which would loop for as long as the client holds no fresher one.
-      const refusal =
-        error instanceof ServiceError && error.code === 'TOKEN_EXPIRED'
-          ? new ServiceError('AUTH_FAILED', 401, 'Authentication failed: the token has expired.')
-          : error;
-      this.refuseAuth(refusal, uid, firstAuth && this.context.config.websockets.auth === 'handshake');
+      const handshake = firstAuth && this.context.config.websockets.auth === 'handshake';
+      this.refuseAuth(authMessageRefusal(error, handshake), uid, handshake);
     }
   }
 
@@ -363,8 +391,9 @@ export class SocketSession {
       maxRelationalDepth: config.maxRelationalDepth,
       maxJsonQueryDepth: config.maxJsonQueryDepth,
     });
+    const only = subscribedEvent(message.event);
     const tail = uid !== undefined ? `,"uid":${JSON.stringify(uid)}}` : '}';
-    const key = uid ?? String(++this.counter);
+    const key = uid ?? ++this.counter;
     let subscription: HubSubscription;
     for (let attempt = 1; ; attempt++) {
       const generation = this.generation;
@@ -376,8 +405,12 @@ export class SocketSession {
         replaces: this.subscriptions.get(key),
         sink: {
           // The hub fans out one serialised list to many sockets: the message is spliced around it, not re-encoded.
-          event: (name, _data, json) => {
-            this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+          event: (name, _data, json, items) => {
+            if (only !== undefined && name !== only) return;
+            // Directus announces each created item apart (one message each); an update or a delete as one message.
+            if (name !== 'create')
+              return this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
+            for (const item of items) this.deliver(`{"type":"subscription","event":"create","data":[${item}]${tail}`);
           },
           error: (error, ended) => {
             if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
@@ -395,10 +428,11 @@ export class SocketSession {
     // A subscribe reusing a uid replaces that subscription.
     this.subscriptions.get(key)?.close();
     this.subscriptions.set(key, subscription);
+    // With `event`, Directus's `init` carries no rows: the subscriber asked for changes only.
     this.link.send({
       type: 'subscription',
       event: 'init',
-      data: subscription.init,
+      ...(only === undefined ? { data: subscription.init } : {}),
       ...(uid !== undefined ? { uid } : {}),
     });
   }
