@@ -1,9 +1,10 @@
 /**
  * Directus 11 compatibility of reads and payloads, on every database: an item's own permissions
- * (`/permissions/me/{collection}/{key}`).
+ * (`/permissions/me/{collection}/{key}`), malformed uuids in filters.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { queryBuilder } from '../../src/db/connection.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
@@ -24,6 +25,9 @@ for (const client of testClients()) {
         ],
       });
       editor = await createUserWithPolicies(t, [policy]);
+      // `uid` is a uuid column on PostgreSQL, char(36) elsewhere: the uuid flag makes it a uuid field everywhere.
+      await queryBuilder(t.context.db)('service_fields').insert({ collection: 'articles', field: 'uid', special: 'uuid' });
+      await t.context.schema.load();
     });
     after(async () => {
       await t?.close();
@@ -48,6 +52,21 @@ for (const client of testClients()) {
       assert.deepEqual(json(await get('/permissions/me/authors/1', editor.token)).data, none);
       assert.deepEqual(json(await get('/permissions/me/nowhere/1', editor.token)).data, none);
       assert.equal(errorCode(await get('/permissions/me/articles/1', null)), 'FORBIDDEN');
+    });
+
+    it('matches nothing with a malformed uuid in a filter, instead of an error', async () => {
+      const ids = async (filter: string) => {
+        const response = await get(`/items/articles?fields=id&sort=id&${filter}`);
+        assert.equal(response.statusCode, 200, response.body);
+        return json(response).data.map((row: { id: number }) => row.id);
+      };
+      assert.deepEqual(await ids('filter[uid][_eq]=not-a-uuid'), []);
+      assert.deepEqual(await ids('filter[uid][_in]=not-a-uuid,c9f0f895-fb98-4b91-8f6e-2a4f0a7e1b2c'), [2]);
+      assert.deepEqual(await ids('filter[uid][_in]=not-a-uuid'), []);
+      // Unequal to every value: the rows that have one (article 3 has none).
+      assert.deepEqual(await ids('filter[uid][_neq]=not-a-uuid'), [1, 2, 4, 5, 6]);
+      assert.deepEqual(await ids('filter[uid][_nin]=not-a-uuid'), [1, 2, 4, 5, 6]);
+      assert.deepEqual(await ids('filter[uid][_eq]=45C48CCE-2E2D-4FBD-A8F1-3C4D5E6F7A8B'), [4]);
     });
   });
 }
