@@ -1,6 +1,6 @@
 /**
  * Directus 11 compatibility of reads and payloads, on every database: an item's own permissions
- * (`/permissions/me/{collection}/{key}`), malformed uuids in filters.
+ * (`/permissions/me/{collection}/{key}`), malformed uuids in filters, payload keys that are no field.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -22,6 +22,7 @@ for (const client of testClients()) {
           { collection: 'articles', action: 'read' },
           { collection: 'articles', action: 'update', permissions: { status: { _eq: 'published' } } },
           { collection: 'articles', action: 'delete' },
+          { collection: 'authors', action: 'create', fields: 'name,bio' },
         ],
       });
       editor = await createUserWithPolicies(t, [policy]);
@@ -67,6 +68,29 @@ for (const client of testClients()) {
       assert.deepEqual(await ids('filter[uid][_neq]=not-a-uuid'), [1, 2, 4, 5, 6]);
       assert.deepEqual(await ids('filter[uid][_nin]=not-a-uuid'), [1, 2, 4, 5, 6]);
       assert.deepEqual(await ids('filter[uid][_eq]=45C48CCE-2E2D-4FBD-A8F1-3C4D5E6F7A8B'), [4]);
+    });
+
+    it('drops payload keys that are no field for admins, and for rules granting every field', async () => {
+      const send = (method: 'POST' | 'PATCH', url: string, body: unknown, token?: string) =>
+        t.request({ method, url, payload: body as object, token });
+      const created = await send('POST', '/items/authors', { name: 'Extra', nickname: 'x', bio: 'b' });
+      assert.equal(created.statusCode, 200, created.body);
+      assert.deepEqual([json(created).data.name, json(created).data.bio, 'nickname' in json(created).data], [
+        'Extra',
+        'b',
+        false,
+      ]);
+      const batch = await send('POST', '/items/authors', [{ name: 'A', x: 1 }, { name: 'B' }]);
+      assert.equal(batch.statusCode, 200, batch.body);
+      const updated = await send('PATCH', '/items/articles/1', { title: 'Renamed', headline: 'x' });
+      assert.equal(updated.statusCode, 200, updated.body);
+      assert.equal(json(updated).data.title, 'Renamed');
+      // The editor's update rule grants `*`: dropped too. Its create rule on authors lists its fields: refused.
+      const own = await send('PATCH', '/items/articles/2', { title: 'Edited', headline: 'x' }, editor.token);
+      assert.equal(own.statusCode, 200, own.body);
+      const listed = await send('POST', '/items/authors', { name: 'Listed', nickname: 'x' }, editor.token);
+      assert.equal(listed.statusCode, 403, listed.body);
+      assert.match(json(listed).errors[0].extensions.reason, /field "nickname"/);
     });
   });
 }
