@@ -135,10 +135,10 @@ export function systemCollectionRoutes(context: SystemCollectionRoutesDeps): Fas
       if (!request.accountability.user) throw new ForbiddenError();
       return context.writer.itemAccess(collection, key, request.accountability);
     };
-    declareRoute(app, ME_ROUTES.itemPermissions, async (request) => ({
+    declareRoute<{ Params: { collection: string; key: string } }>(app, ME_ROUTES.itemPermissions, async (request) => ({
       data: await itemAccess(request, request.params.collection, request.params.key),
     }));
-    declareRoute(app, ME_ROUTES.singletonPermissions, async (request) => ({
+    declareRoute<{ Params: { collection: string } }>(app, ME_ROUTES.singletonPermissions, async (request) => ({
       data: await itemAccess(request, request.params.collection),
     }));
 
