@@ -27,7 +27,11 @@ for (const client of testClients()) {
       });
       editor = await createUserWithPolicies(t, [policy]);
       // `uid` is a uuid column on PostgreSQL, char(36) elsewhere: the uuid flag makes it a uuid field everywhere.
-      await queryBuilder(t.context.db)('service_fields').insert({ collection: 'articles', field: 'uid', special: 'uuid' });
+      await queryBuilder(t.context.db)('service_fields').insert({
+        collection: 'articles',
+        field: 'uid',
+        special: 'uuid',
+      });
       await t.context.schema.load();
     });
     after(async () => {
@@ -75,11 +79,10 @@ for (const client of testClients()) {
         t.request({ method, url, payload: body as object, token });
       const created = await send('POST', '/items/authors', { name: 'Extra', nickname: 'x', bio: 'b' });
       assert.equal(created.statusCode, 200, created.body);
-      assert.deepEqual([json(created).data.name, json(created).data.bio, 'nickname' in json(created).data], [
-        'Extra',
-        'b',
-        false,
-      ]);
+      assert.deepEqual(
+        [json(created).data.name, json(created).data.bio, 'nickname' in json(created).data],
+        ['Extra', 'b', false],
+      );
       const batch = await send('POST', '/items/authors', [{ name: 'A', x: 1 }, { name: 'B' }]);
       assert.equal(batch.statusCode, 200, batch.body);
       const updated = await send('PATCH', '/items/articles/1', { title: 'Renamed', headline: 'x' });

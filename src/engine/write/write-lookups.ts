@@ -173,7 +173,11 @@ export class WriteLookupStage {
   }
 
   /** Which of `keys` of `collection` exist, each with whether the caller's rule for `action` holds on it. */
-  async allowed(collection: CollectionOverview, keys: readonly Key[], action: RowAction): Promise<Map<string, boolean>> {
+  async allowed(
+    collection: CollectionOverview,
+    keys: readonly Key[],
+    action: RowAction,
+  ): Promise<Map<string, boolean>> {
     const requests = new KeyRequests();
     keys.forEach((key) => requests.add(collection, key));
     const into = new Map<string, Map<string, boolean>>();
