@@ -1,9 +1,9 @@
 /**
- * Types of /graphql/system's `server_info` and `server_health` (Directus docs: GraphQL, "Server"): objects whose
- * subfields a query selects, as REST's /server/info and /server/health answer them. Parts only some callers see
- * (query limits for signed-in users, versions and checks for admins) are null for the others.
+ * The type of /graphql/system's `server_info` (Directus docs: GraphQL, "Server"): an object whose subfields a query
+ * selects, as REST's /server/info answers it. Parts only some callers see (query limits for signed-in users,
+ * versions for admins) are null for the others. (`server_health` is a JSON scalar, as in Directus.)
  */
-import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
+import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLObjectType, GraphQLString } from 'graphql';
 import { GraphQLJSON } from './scalars.js';
 
 const S = { type: GraphQLString };
@@ -40,16 +40,5 @@ export const SERVER_INFO = new GraphQLObjectType({
     node: {
       type: new GraphQLObjectType({ name: 'server_info_node', fields: { version: S, uptime: { type: GraphQLFloat } } }),
     },
-  },
-});
-
-export const SERVER_HEALTH = new GraphQLObjectType({
-  name: 'server_health',
-  fields: {
-    status: { type: new GraphQLNonNull(GraphQLString) },
-    releaseId: S,
-    serviceId: S,
-    /** Per component, a list of check objects (their keys are `<database>:responseTime`, not GraphQL names). */
-    checks: { type: GraphQLJSON },
   },
 });

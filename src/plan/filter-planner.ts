@@ -78,10 +78,41 @@ export function planFilter(
           `Operator "${node.operator}" can't be used with field "${node.field}" of type ${resolved.field.type}`,
         );
       }
-      const { operator, value } = planValue(resolved.field, node.operator, node.value, ctx);
+      const uuids = resolved.field.type === 'uuid' ? withoutMalformedUuids(node.operator, node.value) : undefined;
+      if (uuids === NO_ROW) return { kind: 'constant', value: false };
+      if (uuids === ANY_VALUE)
+        return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator: '_nnull', value: true };
+      const { operator, value } = planValue(resolved.field, node.operator, uuids ?? node.value, ctx);
       return { kind: 'compare', operand: resolved.operand, field: resolved.field, operator, value };
     }
   }
+}
+
+const NO_ROW = Symbol('no row');
+const ANY_VALUE = Symbol('any value');
+
+/**
+ * A uuid field compared for (in)equality with literals that can't be uuids: those literals equal no row's value, so
+ * they match nothing (`_eq`, `_in`) or every row with a value (`_neq`, `_nin`) — the answer SQL comparisons give
+ * on SQLite, where Directus answers so too — on every database alike (PostgreSQL's uuid columns couldn't compare
+ * them), instead of an error. The value without them; undefined when nothing changes.
+ */
+function withoutMalformedUuids(
+  operator: FilterOperator,
+  value: FilterValue,
+): FilterValue | typeof NO_ROW | typeof ANY_VALUE | undefined {
+  const malformed = (v: ScalarValue) =>
+    v !== null && typeof v !== 'object' && !(typeof v === 'string' && isUuid(v.trim()));
+  if (operator === '_eq' || operator === '_neq') {
+    if (Array.isArray(value) || !malformed(value)) return undefined;
+    return operator === '_eq' ? NO_ROW : ANY_VALUE;
+  }
+  if ((operator === '_in' || operator === '_nin') && Array.isArray(value) && value.some(malformed)) {
+    const kept = value.filter((v) => !malformed(v));
+    if (kept.length) return kept;
+    return operator === '_in' ? NO_ROW : ANY_VALUE;
+  }
+  return undefined;
 }
 
 /** `$FOLLOW(collection, field)`: the rows of `collection` whose m2o `field` points at this row (no alias needed). */

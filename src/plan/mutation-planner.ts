@@ -1,12 +1,12 @@
 /**
  * Payloads + schema + accountability → the draft MutationPlan / DeletePlan (pure, synchronous). Everything that can
- * be checked without the database is checked here, before any SQL runs: unknown fields (403 FORBIDDEN), value
+ * be checked without the database is checked here, before any SQL runs (keys that are no field are dropped), value
  * types, lengths, required and non-nullable fields, field validation rules — all failures of the whole request
  * answered together — and MAX_BATCH_MUTATION. Permissions: admins write everything; everyone else writes what the
  * rules of `ctx.access` grant (write-rules.ts), and nothing at all without it. Upserts (nested objects naming a
  * key, a singleton's row) stay open in the draft: write-resolution.ts settles them from the lookups.
  */
-import { fieldForbidden, ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
+import { ForbiddenError, InvalidPayloadError } from '../errors/catalogue.js';
 import type { Payload } from '../request/write-body.js';
 import { CONCEALED } from '../schema/concealed.js';
 import type { CollectionOverview, FieldOverview } from '../schema/types.js';
@@ -22,7 +22,6 @@ import {
   refuseValue,
   setValue,
   startPlanning,
-  where,
   writeTarget,
   type Planning,
   type WriteContext,
@@ -127,12 +126,10 @@ export function planRow(
   for (const [name, value] of Object.entries(payload)) {
     if (value === undefined) continue;
     const field = collection.fields[name];
-    if (!field) {
-      // Directus drops the keys an admin sends to a system collection that it does not have (`POST /users
-      // {name}`); seed scripts rely on it. Elsewhere, and for everyone else, an unknown field stays an error.
-      if (collection.system && planning.ctx.accountability.admin) continue;
-      throw fieldForbidden(name, collection.collection, where(path));
-    }
+    // A key that is no field is dropped, as Directus drops it (seed scripts send extra ones): for admins always; for
+    // others where their rule grants `*` — a rule listing its fields refuses it like any field it doesn't grant
+    // (write-rules.ts, which sees the whole payload), so no field's existence shows.
+    if (!field) continue;
     const link = collection.links[name];
     if (link?.kind === 'o2m') {
       const children = planChildren(planRow, planning, link, value, [...path, name]);

@@ -13,6 +13,8 @@ import { planFilter, resolveDynamic, type FilterContext } from './filter-planner
 import type { PlannedFilter } from './read-plan.js';
 
 export type WriteAction = 'create' | 'update' | 'delete';
+/** A write action, or `share` (its rules read like a delete's: which rows; reported by /permissions/me/{c}/{key}). */
+export type RuleAction = WriteAction | 'share';
 
 export interface WriteRules {
   /** Fields the payload may name. */
@@ -27,7 +29,7 @@ export interface WriteRules {
 
 export interface WriteAccess {
   /** null = the caller may not do `action` on `collection` at all. */
-  rules(collection: CollectionOverview, action: WriteAction): WriteRules | null;
+  rules(collection: CollectionOverview, action: RuleAction): WriteRules | null;
 }
 
 const NOTHING: PlannedFilter = { kind: 'constant', value: false };
@@ -45,7 +47,7 @@ export function policyWriteAccess(permissions: PermissionSet, ctx: Omit<FilterCo
 
 function collectionRules(
   collection: CollectionOverview,
-  action: WriteAction,
+  action: RuleAction,
   permissions: PermissionSet,
   ctx: Omit<FilterContext, 'access'>,
 ): WriteRules | null {

@@ -247,12 +247,8 @@ for (const client of testClients()) {
     });
 
     it('refuses values that cannot be compared with the field', async () => {
-      for (const filter of [
-        { u: { _eq: 'not-a-uuid' } },
-        { d: { _gt: '2024-02-30' } },
-        { i: { _eq: 'x' } },
-        { b: { _eq: 'yes' } },
-      ]) {
+      // A malformed uuid is no error: it matches nothing (test/api/compat-reads-payloads.test.ts).
+      for (const filter of [{ d: { _gt: '2024-02-30' } }, { i: { _eq: 'x' } }, { b: { _eq: 'yes' } }]) {
         const code = await read({ filter }).then(
           () => 'OK',
           (e: { code?: string }) => e.code,

@@ -18,7 +18,7 @@ import type { PermissionSet } from '../../permissions/permission-store.js';
 import type { Key, MutationPlan, WriteHashes } from '../../plan/mutation-plan.js';
 import { itemsCollection, planCreate, planDelete, planSingleton, planUpdate } from '../../plan/mutation-planner.js';
 import { keyOfValues } from '../../plan/row-key.js';
-import type { WriteAccess, WriteAction } from '../../plan/write-access.js';
+import type { RuleAction, WriteAccess, WriteAction } from '../../plan/write-access.js';
 import type { WriteContext } from '../../plan/write-context.js';
 import { checkDeletes, resolvePlan } from '../../plan/write-resolution.js';
 import type { Query } from '../../request/query.js';
@@ -32,6 +32,13 @@ import { WriteLookupStage } from './write-lookups.js';
 import { hashWriteValues } from './write-hashes.js';
 import { keysByQuery, readKey, readKeys, reread } from './write-reread.js';
 import type { OpenedCollection, Reread, WriteOptions, WriteResult } from './opened-collection.js';
+
+/** One item's update, delete and share access, as GET /permissions/me/{collection}/{key} answers it. */
+export interface ItemAccess {
+  update: { access: boolean; fields?: string[]; presets?: Record<string, unknown> };
+  delete: { access: boolean };
+  share: { access: boolean };
+}
 
 export interface ItemsWriterDeps {
   db: Database;
@@ -289,6 +296,51 @@ export class ItemsWriter {
       await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).delete(plan);
     });
     marks.mark('write');
+  }
+
+  /**
+   * What the caller may do to one item (GET /permissions/me/{collection}/{key}, as Directus answers it): whether its
+   * update, delete and share rules hold on the row, found by the lookups a write of it would make (nothing written).
+   * Without a key, a singleton's row (update reads as create while it has none); any other collection is then judged
+   * on its rules alone. A collection that can't be written, a key that can't be one or a missing row: no access.
+   */
+  async itemAccess(name: string, key: string | undefined, accountability: Accountability): Promise<ItemAccess> {
+    const answer = (update: boolean, remove: boolean, share: boolean): ItemAccess => ({
+      update: { access: update },
+      delete: { access: remove },
+      share: { access: share },
+    });
+    if (accountability.admin) return answer(true, true, true);
+    const ctx = await this.context(accountability, {});
+    let collection: CollectionOverview;
+    let keys: Key[];
+    try {
+      collection = itemsCollection(name, ctx);
+      keys = key === undefined ? [] : planDelete(collection, [key], ctx).keys;
+    } catch (error) {
+      if (error instanceof ServiceError) return answer(false, false, false);
+      throw error;
+    }
+    const lookups = new WriteLookupStage(this.deps.db, this.deps.db.dialect, ctx);
+    let update: 'update' | 'create' = 'update';
+    if (key === undefined && collection.singleton) {
+      const first = await lookups.firstKey(collection);
+      if (first === null) update = 'create';
+      else keys = [first];
+    }
+    const holds = async (action: RuleAction): Promise<boolean> => {
+      if (!ctx.access?.rules(collection, action)) return false;
+      if (!keys.length || action === 'create') return true;
+      const found = await lookups.allowed(collection, keys, action as Exclude<RuleAction, 'create'>);
+      return keys.every((k) => found.get(String(k)) === true);
+    };
+    const result = answer(await holds(update), await holds('delete'), await holds('share'));
+    if (collection.singleton && result.update.access) {
+      const rules = ctx.access!.rules(collection, update)!;
+      result.update.fields = rules.fields === '*' ? ['*'] : [...rules.fields];
+      result.update.presets = rules.presets;
+    }
+    return result;
   }
 
   private baseContext(accountability: Accountability, options: WriteOptions<Reread>): WriteContext {

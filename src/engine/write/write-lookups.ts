@@ -52,6 +52,9 @@ class KeyRequests {
   }
 }
 
+/** The actions whose rules are guarded per row. */
+type RowAction = 'update' | 'delete' | 'share';
+
 export class WriteLookupStage {
   private readonly hooks: WriteHooks;
 
@@ -69,12 +72,7 @@ export class WriteLookupStage {
     const deletable = new Map<string, Map<string, boolean>>();
     const linked = new Map<string, Key[]>();
     let singletonKey: Key | null | undefined;
-    if (singleton) {
-      const collection = draft.collection;
-      const { sql, params } = compileFirstKey(collection.schema!.name, keyColumnsOf(collection), this.hooks);
-      const [row] = await this.tx.query(sql, params);
-      singletonKey = row ? keyOfLookup(collection, row) : null;
-    }
+    if (singleton) singletonKey = await this.firstKey(draft.collection);
 
     // Rows named by key, at every depth (a composite-key child completed by its parent's key when that is known).
     const named = new KeyRequests();
@@ -167,9 +165,29 @@ export class WriteLookupStage {
     return { updatable: new Map(), deletable, linked: new Map() };
   }
 
+  /** The key of `collection`'s first row (a singleton's one row); null when it has none. */
+  async firstKey(collection: CollectionOverview): Promise<Key | null> {
+    const { sql, params } = compileFirstKey(collection.schema!.name, keyColumnsOf(collection), this.hooks);
+    const [row] = await this.tx.query(sql, params);
+    return row ? keyOfLookup(collection, row) : null;
+  }
+
+  /** Which of `keys` of `collection` exist, each with whether the caller's rule for `action` holds on it. */
+  async allowed(
+    collection: CollectionOverview,
+    keys: readonly Key[],
+    action: RowAction,
+  ): Promise<Map<string, boolean>> {
+    const requests = new KeyRequests();
+    keys.forEach((key) => requests.add(collection, key));
+    const into = new Map<string, Map<string, boolean>>();
+    await this.lookUp(requests, action, into);
+    return into.get(collection.collection) ?? new Map();
+  }
+
   private async lookUp(
     requests: KeyRequests,
-    action: 'update' | 'delete',
+    action: RowAction,
     into: Map<string, Map<string, boolean>>,
   ): Promise<void> {
     for (const { collection, keys } of requests.keys.values()) {

@@ -4,7 +4,7 @@
  * rules), plus the `me` endpoints and the `/settings` singleton. Writes: system-writes.ts.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { InvalidCredentialsError } from '../../errors/catalogue.js';
+import { ForbiddenError, InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
 import type { ItemsApi } from '../../app/ports.js';
@@ -48,6 +48,22 @@ export const ME_ROUTES = {
     summary: 'What the caller may do, per collection and action',
     tags: ['Permissions'],
     audience: 'anyone',
+    response: ANY_DATA,
+  },
+  itemPermissions: {
+    method: 'GET',
+    url: '/permissions/me/:collection/:key',
+    summary: 'What the caller may do to one item: update, delete, share',
+    tags: ['Permissions'],
+    audience: 'user',
+    response: ANY_DATA,
+  },
+  singletonPermissions: {
+    method: 'GET',
+    url: '/permissions/me/:collection',
+    summary: 'What the caller may do to a singleton (or, for other collections, to their items at all)',
+    tags: ['Permissions'],
+    audience: 'user',
     response: ANY_DATA,
   },
   ...ME_WRITE_ROUTES,
@@ -113,6 +129,17 @@ export function systemCollectionRoutes(context: SystemCollectionRoutesDeps): Fas
     }));
     declareRoute(app, ME_ROUTES.permissions, async (request) => ({
       data: await context.me.collectionAccess(request.accountability),
+    }));
+    const itemAccess = (request: FastifyRequest, collection: string, key?: string) => {
+      // As Directus: only a signed-in user has item permissions to report.
+      if (!request.accountability.user) throw new ForbiddenError();
+      return context.writer.itemAccess(collection, key, request.accountability);
+    };
+    declareRoute<{ Params: { collection: string; key: string } }>(app, ME_ROUTES.itemPermissions, async (request) => ({
+      data: await itemAccess(request, request.params.collection, request.params.key),
+    }));
+    declareRoute<{ Params: { collection: string } }>(app, ME_ROUTES.singletonPermissions, async (request) => ({
+      data: await itemAccess(request, request.params.collection),
     }));
 
     app.get('/settings', async (request, reply) =>
