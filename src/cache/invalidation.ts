@@ -54,7 +54,7 @@ export const NOT_CLEARED: Readonly<Partial<Record<CacheName, string>>> = {
   statements: 'keyed by schema version and permission-set object, which a change replaces',
   'statement-shapes': 'keyed by schema version and permission-set object, which a change replaces',
   'query-strings': 'the parse of a query string: a function of the text',
-  'sqlite-statements': 'prepared per connection by SQL text: a function of the text',
+  'prepared-statements': 'prepared per connection by SQL text: a function of the text',
 };
 
 export type Origin = 'here' | 'elsewhere';

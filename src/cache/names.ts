@@ -15,7 +15,7 @@ export const CACHE_NAMES = [
   'statements',
   'statement-shapes',
   'query-strings',
-  'sqlite-statements',
+  'prepared-statements',
 ] as const;
 
 export type CacheName = (typeof CACHE_NAMES)[number];

@@ -16,7 +16,7 @@ const statements = new WeakMap<BetterSqlite3.Database, Cache<string, BetterSqlit
 
 function prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
   let cache = statements.get(connection);
-  if (!cache) statements.set(connection, (cache = new Cache('sqlite-statements', { max: STATEMENT_CACHE_SIZE })));
+  if (!cache) statements.set(connection, (cache = new Cache('prepared-statements', { max: STATEMENT_CACHE_SIZE })));
   return cache.compute(sql, () => connection.prepare(sql));
 }
 
