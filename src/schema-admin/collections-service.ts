@@ -69,6 +69,11 @@ export class CollectionsService {
     return this.describe(input.collection);
   }
 
+  /** POST /collections: one collection object, or an array of them (createMany). */
+  createOneOrMany(accountability: Accountability, body: unknown): Promise<CollectionObject | CollectionObject[]> {
+    return Array.isArray(body) ? this.createMany(accountability, body) : this.create(accountability, body);
+  }
+
   /**
    * POST /collections with an array (Directus's createMany): every collection is created, or none — one transaction
    * where DDL is transactional, the tables already made undone on MySQL/MariaDB (schema-changes.ts).

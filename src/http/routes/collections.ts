@@ -88,9 +88,7 @@ export function collectionRoutes(context: CollectionRoutesDeps): FastifyPluginAs
     }));
 
     declareRoute(app, routes.create, async (request) => ({
-      data: Array.isArray(request.body)
-        ? await context.collections.createMany(request.accountability, request.body)
-        : await context.collections.create(request.accountability, request.body),
+      data: await context.collections.createOneOrMany(request.accountability, request.body),
     }));
 
     declareRoute(app, routes.updateMany, async (request) => ({
