@@ -2,8 +2,8 @@
  * The minimal permissions every user with app access has on the system collections (Directus docs: Access control and API reference):
  * reading the schema metadata (collections, fields, relations: what each shows is cut down to what the caller may
  * read, schema-access.ts), their own activity, their own user, their roles and policies and what those hold, and the
- * project settings; updating their own profile (Directus's app-access minimal permissions — never their role, status, policies, token or TFA secret,
- * which only an admin or an explicit permission may change).
+ * project settings; updating their own profile (Directus's app-access minimal permissions — never their role,
+ * status, policies, token or TFA secret, which only an admin or an explicit permission may change).
  */
 import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-rule.js';
