@@ -1,8 +1,9 @@
 /**
  * The minimal permissions every user with app access has on the system collections (Directus docs: Access control and API reference):
- * reading their own user, their roles and policies and what those hold, and the project settings; updating their
- * own profile (Directus's app-access minimal permissions — never their role, status, policies, token or TFA secret,
- * which only an admin or an explicit permission may change).
+ * reading the schema metadata (collections, fields, relations: what each shows is cut down to what the caller may
+ * read, schema-access.ts), their own activity, their own user, their roles and policies and what those hold, and the
+ * project settings; updating their own profile (Directus's app-access minimal permissions — never their role,
+ * status, policies, token or TFA secret, which only an admin or an explicit permission may change).
  */
 import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-rule.js';
@@ -77,4 +78,9 @@ export const APP_ACCESS_RULES: PermissionRule[] = [
   read('service_access', '*', { _or: [{ user: { _eq: '$CURRENT_USER' } }, { role: { _in: '$CURRENT_ROLES' } }] }),
   read('service_permissions', '*', { policy: { _in: '$CURRENT_POLICIES' } }),
   read('service_settings', '*', null),
+  // Directus's schema access: these open /collections, /fields and /relations and list the metadata collections there.
+  read('service_collections', '*', null),
+  read('service_fields', '*', null),
+  read('service_relations', '*', null),
+  read('service_activity', '*', { user: { _eq: '$CURRENT_USER' } }),
 ];

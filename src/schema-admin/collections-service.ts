@@ -65,28 +65,52 @@ export class CollectionsService {
   async create(accountability: Accountability, body: unknown): Promise<CollectionObject> {
     requireAdmin(accountability);
     const input = parseCollectionCreate(body);
+    await this.createAll([input], `Collection "${input.collection}" could not be created`);
+    return this.describe(input.collection);
+  }
+
+  /** POST /collections: one collection object, or an array of them (createMany). */
+  createOneOrMany(accountability: Accountability, body: unknown): Promise<CollectionObject | CollectionObject[]> {
+    return Array.isArray(body) ? this.createMany(accountability, body) : this.create(accountability, body);
+  }
+
+  /**
+   * POST /collections with an array (Directus's createMany): every collection is created, or none — one transaction
+   * where DDL is transactional, the tables already made undone on MySQL/MariaDB (schema-changes.ts).
+   */
+  async createMany(accountability: Accountability, body: unknown[]): Promise<CollectionObject[]> {
+    requireAdmin(accountability);
+    const inputs = body.map((item) => parseCollectionCreate(item));
+    if (inputs.length) await this.createAll(inputs, 'Collections could not be created');
+    return inputs.map((input) => this.describe(input.collection));
+  }
+
+  private async createAll(inputs: CollectionInput[], failure: string): Promise<void> {
     await this.deps.changes.run((schema) => {
-      const name = input.collection;
-      if (Object.keys(schema.collections).some((existing) => existing.toLowerCase() === name.toLowerCase())) {
-        throw new InvalidPayloadError(`Collection "${name}" already exists`);
-      }
-      const plan = new SchemaChangePlan(`Collection "${name}" could not be created`);
-      // No schema and no fields: a folder, which is its metadata row alone.
-      const folder = input.schema === null || (input.schema === undefined && input.fields === undefined);
-      if (folder) {
-        if (input.fields?.length)
-          throw new InvalidPayloadError(`Collection "${name}" is a folder (schema null) and can't have fields`);
-        plan.write({
-          kind: 'insertRow',
-          table: 'service_collections',
-          row: { collection: name, ...collectionMetaRow(input.meta ?? {}) },
-        });
-      } else {
-        this.planTable(plan, { schema, ddl: this.deps.ddl }, input);
+      const taken = new Set(Object.keys(schema.collections).map((name) => name.toLowerCase()));
+      const plan = new SchemaChangePlan(failure);
+      for (const input of inputs) {
+        const name = input.collection;
+        if (taken.has(name.toLowerCase())) throw new InvalidPayloadError(`Collection "${name}" already exists`);
+        taken.add(name.toLowerCase());
+        this.planCreate(plan, { schema, ddl: this.deps.ddl }, input);
       }
       return { plan, result: undefined };
     });
-    return this.describe(input.collection);
+  }
+
+  private planCreate(plan: SchemaChangePlan, ctx: PlanContext, input: CollectionInput): void {
+    const name = input.collection;
+    // No schema and no fields: a folder, which is its metadata row alone.
+    const folder = input.schema === null || (input.schema === undefined && input.fields === undefined);
+    if (!folder) return this.planTable(plan, ctx, input);
+    if (input.fields?.length)
+      throw new InvalidPayloadError(`Collection "${name}" is a folder (schema null) and can't have fields`);
+    plan.write({
+      kind: 'insertRow',
+      table: 'service_collections',
+      row: { collection: name, ...collectionMetaRow(input.meta ?? {}) },
+    });
   }
 
   private planTable(plan: SchemaChangePlan, ctx: PlanContext, input: CollectionInput): void {

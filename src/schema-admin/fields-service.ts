@@ -20,8 +20,9 @@ import type { PermissionStore } from '../permissions/permission-store.js';
 import {
   existingCollection,
   requireAdmin,
+  fieldsWritableCollection,
   schemaVisibility,
-  writableCollection,
+  writableField,
   type SchemaVisibility,
 } from './schema-access.js';
 
@@ -79,7 +80,7 @@ export class FieldsService {
     requireAdmin(accountability);
     const input = parseFieldCreate(body, collection);
     await this.deps.changes.run((schema) => {
-      writableCollection(schema, collection);
+      fieldsWritableCollection(schema, collection);
       const plan = new SchemaChangePlan(`Field "${input.field}" could not be added to collection "${collection}"`);
       planFieldCreate(plan, this.context(schema), collection, input);
       return { plan, result: undefined };
@@ -91,8 +92,7 @@ export class FieldsService {
     requireAdmin(accountability);
     const input = parseFieldUpdate(body, collection, field);
     await this.deps.changes.run((schema) => {
-      const found = writableCollection(schema, collection).fields[field];
-      if (!found) throw fieldForbidden(field, collection);
+      const found = writableField(schema, collection, field);
       const plan = new SchemaChangePlan(`Field "${field}" in collection "${collection}" could not be changed`);
       planFieldUpdate(plan, this.context(schema), collection, found, input);
       return { plan, result: undefined };
@@ -105,11 +105,9 @@ export class FieldsService {
     requireAdmin(accountability);
     const inputs = parseFieldBatch(body, collection);
     await this.deps.changes.run((schema) => {
-      const target = writableCollection(schema, collection);
       const plan = new SchemaChangePlan(`Fields of collection "${collection}" could not be changed`);
       for (const input of inputs) {
-        const found = target.fields[input.field];
-        if (!found) throw fieldForbidden(input.field, collection);
+        const found = writableField(schema, collection, input.field);
         planFieldUpdate(plan, this.context(schema), collection, found, input);
       }
       return { plan, result: undefined };
@@ -120,7 +118,7 @@ export class FieldsService {
   async delete(accountability: Accountability, collection: string, field: string): Promise<void> {
     requireAdmin(accountability);
     await this.deps.changes.run((schema) => {
-      if (!writableCollection(schema, collection).fields[field]) throw fieldForbidden(field, collection);
+      writableField(schema, collection, field);
       const plan = new SchemaChangePlan(`Field "${field}" could not be deleted from collection "${collection}"`);
       planFieldDelete(plan, this.context(schema), collection, field, newDeleteState());
       return { plan, result: undefined };

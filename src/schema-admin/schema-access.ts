@@ -5,11 +5,12 @@
  * collections with at least one read rule (and the folders that group them), fields in their read field sets,
  * relations whose collections and fields are all visible. Anyone else gets 403.
  */
-import { collectionForbidden, ForbiddenError } from '../errors/catalogue.js';
+import { collectionForbidden, fieldForbidden, ForbiddenError } from '../errors/catalogue.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionStore } from '../permissions/permission-store.js';
 import { SYSTEM_PREFIX } from './input/collection-input.js';
-import type { CollectionOverview, RelationOverview, SchemaOverview } from '../schema/types.js';
+import { EXTENSIBLE_SYSTEM_COLLECTIONS, isCustomSystemField } from '../schema/system-meta.js';
+import type { CollectionOverview, FieldOverview, RelationOverview, SchemaOverview } from '../schema/types.js';
 
 export function requireAdmin(accountability: Accountability): void {
   if (!accountability.admin) throw new ForbiddenError();
@@ -26,6 +27,24 @@ export function writableCollection(schema: SchemaOverview, collection: string): 
   const found = existingCollection(schema, collection);
   if (found.system || collection.startsWith(SYSTEM_PREFIX))
     throw new ForbiddenError(`Collection "${collection}" is a system collection and can't be changed`);
+  return found;
+}
+
+/**
+ * A collection whose fields the API may add: a user collection, or a system collection open to an admin's own fields
+ * (service_users and the others served as items; system-meta.ts).
+ */
+export function fieldsWritableCollection(schema: SchemaOverview, collection: string): CollectionOverview {
+  const found = existingCollection(schema, collection);
+  return EXTENSIBLE_SYSTEM_COLLECTIONS.has(collection) ? found : writableCollection(schema, collection);
+}
+
+/** A field the API may change or delete: any of a user collection; of a system collection, only an admin's own. */
+export function writableField(schema: SchemaOverview, collection: string, field: string): FieldOverview {
+  const found = fieldsWritableCollection(schema, collection).fields[field];
+  if (!found) throw fieldForbidden(field, collection);
+  if (schema.collections[collection]!.system && !isCustomSystemField(collection, field))
+    throw new ForbiddenError(`Field "${field}" of collection "${collection}" is a system field and can't be changed`);
   return found;
 }
 

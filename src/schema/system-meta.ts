@@ -15,6 +15,33 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
   'service_settings',
 ]);
 
+/**
+ * The system collections admins may add fields of their own to (POST /fields/service_users...), as Directus opens
+ * its user-facing ones: those served as items, where a custom field is read and written through the API. The
+ * internal ones (sessions, activity, revisions, the schema metadata, migrations) stay closed.
+ */
+export const EXTENSIBLE_SYSTEM_COLLECTIONS: ReadonlySet<string> = ITEM_SYSTEM_COLLECTIONS;
+
+/**
+ * The columns Strata's migrations give those collections (src/db/migrations). They, and the built-in alias fields
+ * of SYSTEM_FIELDS, are the system fields: /fields never changes them and snapshots never carry them; any other
+ * field of these collections is an admin's own.
+ */
+const BUILT_IN_COLUMNS: Record<string, string> = {
+  service_users:
+    'id first_name last_name email password location title description tags avatar language tfa_secret status role ' +
+    'token last_access last_page provider external_identifier auth_data email_notifications appearance theme_dark ' +
+    'theme_light theme_light_overrides theme_dark_overrides text_direction',
+  service_roles: 'id name icon description parent',
+  service_policies: 'id name icon description ip_access enforce_tfa admin_access app_access',
+  service_access: 'id role user policy sort',
+  service_permissions: 'id collection action permissions validation presets fields policy',
+  service_settings:
+    'id project_name project_url project_color project_logo public_foreground public_background public_note ' +
+    'auth_login_attempts auth_password_policy storage_asset_transform storage_asset_presets custom_css ' +
+    'default_language project_descriptor default_appearance',
+};
+
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
 const UUID_COLUMNS: [string, string][] = [
   ['service_users', 'id'],
@@ -137,4 +164,20 @@ export function systemCollectionMeta(collection: string): CollectionMeta & { sys
     ...SYSTEM_COLLECTION_META[collection],
     system: true,
   };
+}
+
+const BUILT_IN_FIELDS = new Map<string, ReadonlySet<string>>(
+  Object.entries(BUILT_IN_COLUMNS).map(([collection, columns]) => [
+    collection,
+    new Set([
+      ...columns.split(' '),
+      ...SYSTEM_FIELDS.filter((row) => row.collection === collection).map((row) => String(row.field)),
+    ]),
+  ]),
+);
+
+/** A field of a system collection that an admin added (not one of Strata's own). */
+export function isCustomSystemField(collection: string, field: string): boolean {
+  const builtIn = BUILT_IN_FIELDS.get(collection);
+  return builtIn !== undefined && !builtIn.has(field);
 }

@@ -87,7 +87,9 @@ const CASES: Case[] = [
   ],
   ['GET', '/graphql', undefined, 'Must provide query string'],
   // Schema management.
-  ['POST', '/collections', '[]', 'Payload must be an object'],
+  // An array is a batch (Directus's createMany): each of its items is checked as one body.
+  ['POST', '/collections', '[1]', 'Payload must be an object'],
+  ['POST', '/collections', '"x"', 'Payload must be an object'],
   ['POST', '/collections', '{}', '"collection" is required'],
   [
     'POST',

@@ -179,6 +179,38 @@ export function dataCommandsSuite(client: DbClient): [string, () => void] {
         assert.match(again.stdout, /nothing to do/);
       });
 
+      it('schema snapshot and apply keep the fields an admin added to system collections (issue 30)', async () => {
+        const file = `custom-${client}.json`;
+        assert.equal((await cli(['schema', 'snapshot', file])).status, 0);
+        const snapshot = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+        assert.ok(!snapshot.fields.some((f: { collection: string }) => f.collection.startsWith('service_')));
+        snapshot.fields.push({
+          collection: 'service_users',
+          field: 'cli_note',
+          type: 'string',
+          meta: { note: 'From a snapshot' },
+          schema: { name: 'cli_note', table: 'service_users', max_length: 80, is_nullable: true },
+        });
+        writeFileSync(path.join(dir, file), JSON.stringify(snapshot));
+        const dry = await cli(['schema', 'apply', file, '--dry-run']);
+        assert.match(dry.stdout, /create field "service_users\.cli_note"/);
+        const applied = await cli(['schema', 'apply', file, '--yes']);
+        assert.equal(applied.status, 0, applied.stderr);
+        const again = `custom-again-${client}.json`;
+        assert.equal((await cli(['schema', 'snapshot', again])).status, 0);
+        const kept = JSON.parse(readFileSync(path.join(dir, again), 'utf8')).fields.filter(
+          (f: { collection: string }) => f.collection.startsWith('service_'),
+        );
+        assert.deepEqual(
+          kept.map((f: { field: string; meta: { note: string } }) => [f.field, f.meta.note]),
+          [['cli_note', 'From a snapshot']],
+        );
+        // The empty database has the first test's schema: applying adds the system collection's field alone.
+        const onEmpty = await cli(['schema', 'apply', again, '--yes', '--json'], empty);
+        assert.equal(onEmpty.status, 0, onEmpty.stderr);
+        assert.deepEqual(JSON.parse(onEmpty.stdout).applied, ['create field "service_users.cli_note" (string)']);
+      });
+
       it('users create --role refuses a name two roles share; messages name flags as typed (--force)', async () => {
         const ids: string[] = [];
         for (let i = 0; i < 2; i++) {

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { CollectionsService } from '../../schema-admin/collections-service.js';
 import {
   CollectionBatchBody,
-  CollectionCreateBody,
+  CollectionCreateManyBody,
   CollectionUpdateBody,
 } from '../../schema-admin/input/collection-input.js';
 import { ignoreBodylessDeleteContentType } from '../bodyless-delete.js';
@@ -36,10 +36,10 @@ export const COLLECTION_ROUTES = {
   create: {
     method: 'POST',
     url: '/collections',
-    summary: 'Create a collection (with its fields)',
+    summary: 'Create a collection (with its fields), or several (an array: all or none)',
     tags,
     audience: 'admin',
-    body: CollectionCreateBody,
+    body: CollectionCreateManyBody,
     response: ANY_DATA,
   },
   updateMany: {
@@ -88,7 +88,7 @@ export function collectionRoutes(context: CollectionRoutesDeps): FastifyPluginAs
     }));
 
     declareRoute(app, routes.create, async (request) => ({
-      data: await context.collections.create(request.accountability, request.body),
+      data: await context.collections.createOneOrMany(request.accountability, request.body),
     }));
 
     declareRoute(app, routes.updateMany, async (request) => ({

@@ -72,6 +72,9 @@ export const CollectionCreateBody = compileSchema(
   ]),
 );
 
+/** POST /collections: one collection, or an array of them (each checked as CollectionCreateBody). */
+export const CollectionCreateManyBody = Type.Union([CollectionCreateBody, Type.Array(CollectionCreateBody)]);
+
 export const CollectionUpdateBody = compileSchema(ObjectSteps('Payload', [OptionalMeta]));
 
 /** One element of PATCH /collections (array), or the change of `{keys, data}`. */

@@ -2,12 +2,14 @@
  * Schema snapshots in Directus's format (`{version, directus, vendor, collections, fields, relations}`), built from
  * the schema overview. The `schema` parts hold the database-independent attributes only (no `data_type`, constraint
  * names or precision of integer types): a snapshot taken on one database compares with, and applies to, another.
- * Service tables are left out, as Directus leaves out its directus_* tables.
+ * Service tables are left out, as Directus leaves out its directus_* tables, except the fields an admin added to them
+ * (service_users...), which a snapshot keeps as Directus keeps its custom fields of system collections.
  */
 import { createHash } from 'node:crypto';
 import type { FieldOverview, SchemaOverview, ServiceType } from '../../schema/types.js';
 import { collectionObject, fieldObject, relationObject } from '../schema-objects.js';
 import { VERSION } from '../../version.js';
+import { isCustomSystemField } from '../../schema/system-meta.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -78,9 +80,12 @@ export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
     const object = collectionObject(schema.collections[name]!);
     return { collection: name, meta: plain(object.meta), schema: object.schema ? { name: object.schema.name } : null };
   });
-  const fields = names.flatMap((name) => {
+  // Every field of a user collection; of a system collection, only an admin's own.
+  const kept = (name: string, field: string) => !schema.collections[name]!.system || isCustomSystemField(name, field);
+  const fields = Object.keys(schema.collections).flatMap((name) => {
     const collection = schema.collections[name]!;
     return collection.fieldOrder
+      .filter((field) => kept(name, field))
       .map((f) => collection.fields[f]!)
       .map((field) => ({
         collection: name,
