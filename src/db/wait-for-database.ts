@@ -24,7 +24,7 @@ export async function waitForDatabase(
       lastError = error;
       if (failureKind(db.dialect, error) !== 'connection')
         throw new DatabaseUnreachableError(
-          `The ${db.dialect.label} database at ${where(config)} refused: ${describe(error)}`,
+          `Cannot connect to the ${db.dialect.label} database at ${where(config)}: ${describe(error)}`,
         );
       if (attempt < config.dbConnectRetries) {
         log.warn(`Database not reachable (try ${attempt}/${config.dbConnectRetries}): ${describe(error)}; retrying`);
