@@ -97,10 +97,17 @@ async function stream(
   return { status: res.statusCode!, headers: res.headers, body, sent, closed: wasClosed };
 }
 
+/** The server's open connections, once those being closed have closed (waits a little for 0, then tells). */
 async function openConnections(t: TestApp): Promise<number> {
-  return new Promise((resolve, reject) =>
-    t.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
-  );
+  const count = () =>
+    new Promise<number>((resolve, reject) =>
+      t.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))),
+    );
+  for (let i = 0; i < 50; i++) {
+    if ((await count()) === 0) return 0;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return count();
 }
 
 function boundary(): string {
