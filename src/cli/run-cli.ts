@@ -24,7 +24,7 @@ export interface RunCliOptions extends CliIo {
   signals?: SignalSource;
 }
 
-const NO_SIGNALS: SignalSource = { once: () => {}, removeListener: () => {} };
+const NO_SIGNALS: SignalSource = { on: () => {}, removeListener: () => {} };
 
 /**
  * Settings from the environment, then `.env` in the working directory for what the environment leaves unset;

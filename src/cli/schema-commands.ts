@@ -7,8 +7,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
 import type { Config } from '../config/config.js';
-import { SchemaSync } from '../schema-admin/sync/schema-sync-service.js';
-import { CLI_ACCOUNTABILITY, CliError, EXIT, resolvePath, withContext, type Output } from './cli-support.js';
+import { openUnchanged } from '../db/open-unchanged.js';
+import { waitForDatabase } from '../db/wait-for-database.js';
+import { SchemaStore } from '../schema/schema-store.js';
+import { SchemaComparison, SchemaSync, type SchemaView } from '../schema-admin/sync/schema-sync-service.js';
+import {
+  CLI_ACCOUNTABILITY,
+  CliError,
+  EXIT,
+  resolvePath,
+  withContext,
+  type CliIo,
+  type Output,
+} from './cli-support.js';
 
 const isYaml = (file: string) => /\.ya?ml$/i.test(file);
 
@@ -56,6 +67,20 @@ export async function runApply(
       EXIT.error,
     );
   }
+  if (options.dryRun) {
+    await withSchemaView(config, out.io, (view) => {
+      const comparison = new SchemaComparison(view);
+      const diff = comparison.diff(CLI_ACCOUNTABILITY, snapshot, options.force === true, '--force');
+      const steps = diff ? comparison.plan(CLI_ACCOUNTABILITY, diff).map((s) => s.description) : [];
+      out.result(
+        { steps, applied: [] },
+        steps.length
+          ? `Planned changes (dry run, nothing applied):\n${steps.map((s) => `  - ${s}`).join('\n')}`
+          : 'The schema already matches the snapshot: nothing to do',
+      );
+    });
+    return;
+  }
   await withContext(config, out.io, async (context) => {
     const sync = new SchemaSync(context);
     const diff = sync.diff(CLI_ACCOUNTABILITY, snapshot, options.force === true, '--force');
@@ -64,13 +89,6 @@ export async function runApply(
       return;
     }
     const steps = sync.plan(CLI_ACCOUNTABILITY, diff).map((s) => s.description);
-    if (options.dryRun) {
-      out.result(
-        { steps, applied: [] },
-        `Planned changes (dry run, nothing applied):\n${steps.map((s) => `  - ${s}`).join('\n')}`,
-      );
-      return;
-    }
     out.note(`Planned changes:\n${steps.map((s) => `  - ${s}`).join('\n')}`);
     if (!options.yes) {
       if (!out.io.stdin.isTTY)
@@ -89,4 +107,20 @@ export async function runApply(
     const applied = await sync.apply(CLI_ACCOUNTABILITY, diff, (step) => out.note(`  ✓ ${step.description}`));
     out.result({ steps, applied }, `Applied ${applied.length} change${applied.length === 1 ? '' : 's'}`);
   });
+}
+
+/**
+ * The schema as it is, for a dry run: unlike withContext, no bootstrap (no service_* table created or migrated), no
+ * undo of a change a stopped process cut short, no bus, and no SQLite file created where there is none.
+ */
+async function withSchemaView(config: Config, io: CliIo, work: (view: SchemaView) => void): Promise<void> {
+  const db = openUnchanged(config.db);
+  try {
+    await waitForDatabase(db, config, { warn: (msg) => io.stderr.write(`${msg}\n`) });
+    const schema = new SchemaStore(db);
+    await schema.load();
+    work({ schema, db });
+  } finally {
+    await db.close();
+  }
 }

@@ -7,9 +7,14 @@ import type { CliIo } from './cli-support.js';
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 export const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/** Where stop signals come from: the process for the binary, an emitter of the caller's when run in process. */
+/**
+ * Where stop signals come from: the process for the binary, an emitter of the caller's when run in process. Listened
+ * to with `on`, not `once`: Ctrl-C signals the terminal's whole process group, so the server gets SIGINT from the
+ * terminal and again from `npm start`'s wrapper that passes signals on; with `once`, the second found no listener
+ * and Node's default action killed the server half-way through closing (no stop line, SQLite's -wal and -shm left).
+ */
 export interface SignalSource {
-  once(signal: StopSignal, listener: () => void): unknown;
+  on(signal: StopSignal, listener: () => void): unknown;
   removeListener(signal: StopSignal, listener: () => void): unknown;
 }
 
@@ -50,7 +55,7 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
       stopped(code);
     }
   };
-  listeners.forEach(([signal, listener]) => signals.once(signal, listener));
+  listeners.forEach(([signal, listener]) => signals.on(signal, listener));
 
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -97,6 +97,9 @@ const DB_CLIENT_ALIASES: Record<string, DbClient> = {
   'better-sqlite3': 'sqlite3',
 };
 
+/** The scheme of a connection URL of each database served over the network. */
+const URL_SCHEME: Record<DbClient, string> = { pg: 'postgres', mysql: 'mysql', sqlite3: 'file' };
+
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** A positive integer, or Infinity (the default) when unset or `Infinity`. */
@@ -112,6 +115,25 @@ function limit(env: Env, name: string): number {
   const v = str(env, name);
   if (v === null || /^infinity$/i.test(v.trim())) return Infinity;
   return int(env, name, Infinity, 1);
+}
+
+/**
+ * A valid URL whose scheme, when it names a database, names DB_CLIENT's: a URL of the other database would reach a
+ * server speaking another protocol (an unexpected message, or a timeout) and be retried as "not reachable".
+ */
+function checkConnectionString(connectionString: string, client: DbClient, rawClient: string): void {
+  let scheme: string;
+  try {
+    scheme = new URL(connectionString).protocol.replace(/:$/, '');
+  } catch {
+    throw new ConfigError('DB_CONNECTION_STRING', 'not a valid URL (e.g. postgres://user@127.0.0.1:5432/db)');
+  }
+  const named = DB_CLIENT_ALIASES[scheme.toLowerCase()];
+  if (client !== 'sqlite3' && named && named !== client && named !== 'sqlite3')
+    throw new ConfigError(
+      'DB_CONNECTION_STRING',
+      `a ${scheme}:// URL while DB_CLIENT is ${rawClient}: set DB_CLIENT=${named}, or give a ${URL_SCHEME[client]}:// URL`,
+    );
 }
 
 /** Reads `.env` from the working directory (if present) into process.env without overriding set variables. */
@@ -131,13 +153,7 @@ export function readConfig(env: Env = process.env): Config {
   if (client !== 'sqlite3' && !connectionString && !str(env, 'DB_DATABASE')) {
     throw new ConfigError('DB_DATABASE', `required with DB_CLIENT=${client} unless DB_CONNECTION_STRING is set`);
   }
-  if (connectionString) {
-    try {
-      new URL(connectionString);
-    } catch {
-      throw new ConfigError('DB_CONNECTION_STRING', 'not a valid URL (e.g. postgres://user@127.0.0.1:5432/db)');
-    }
-  }
+  if (connectionString) checkConnectionString(connectionString, client, rawClient);
 
   const searchPath = (text: string) => {
     const schemas = text

@@ -1,10 +1,15 @@
 import type { Config } from '../config/config.js';
 import { DatabaseError } from '../errors/database-error.js';
 import type { Database } from './connection.js';
+import { failureKind } from './failure-kind.js';
 
 export class DatabaseUnreachableError extends Error {}
 
-/** A database that is still starting gets a few tries; then start-up stops with one clear line. */
+/**
+ * A database that is still starting (the connection refused, a timeout, a server not yet taking connections) gets a
+ * few tries; a server that answers and refuses (a wrong password or user, a database that does not exist) is told at
+ * once, since trying again cannot change its answer. Either way start-up stops with one clear line.
+ */
 export async function waitForDatabase(
   db: Database,
   config: Pick<Config, 'dbConnectRetries' | 'dbConnectRetryDelayMs' | 'db'>,
@@ -17,18 +22,28 @@ export async function waitForDatabase(
       return;
     } catch (error) {
       lastError = error;
+      if (failureKind(db.dialect, error) !== 'connection')
+        throw new DatabaseUnreachableError(
+          `Cannot connect to the ${db.dialect.label} database at ${where(config)}: ${describe(error)}`,
+        );
       if (attempt < config.dbConnectRetries) {
         log.warn(`Database not reachable (try ${attempt}/${config.dbConnectRetries}): ${describe(error)}; retrying`);
         await new Promise((resolve) => setTimeout(resolve, config.dbConnectRetryDelayMs));
       }
     }
   }
-  const where =
-    config.db.client === 'sqlite3'
-      ? config.db.filename
-      : (config.db.connectionString ?? `${config.db.host}:${config.db.port ?? 'default port'}/${config.db.database}`);
   throw new DatabaseUnreachableError(
-    `Cannot connect to the ${db.dialect.label} database at ${redact(where)} after ${config.dbConnectRetries} tries: ${describe(lastError)}`,
+    `Cannot connect to the ${db.dialect.label} database at ${where(config)} after ${config.dbConnectRetries} tries: ${describe(lastError)}`,
+  );
+}
+
+/** Where the database is, its password hidden. */
+function where(config: Pick<Config, 'db'>): string {
+  const { db } = config;
+  return redact(
+    db.client === 'sqlite3'
+      ? db.filename
+      : (db.connectionString ?? `${db.host}:${db.port ?? 'default port'}/${db.database}`),
   );
 }
 

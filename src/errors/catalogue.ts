@@ -240,10 +240,15 @@ export class MethodNotAllowedError extends ServiceError {
   }
 }
 
-/** An upload larger than its limit (IMPORT_MAX_FILE_SIZE), as Directus 12 answers it. */
+/** An upload larger than its limit, as Directus 12 answers it; the message names the setting that sets the limit. */
 export class ContentTooLargeError extends ServiceError {
-  constructor(limit: number) {
-    super('CONTENT_TOO_LARGE', 413, `Uploaded content is too large (more than ${limit} bytes).`, { limit });
+  constructor(limit: number, setting: string) {
+    super(
+      'CONTENT_TOO_LARGE',
+      413,
+      `Uploaded content is too large (more than ${limit} bytes, the ${setting} setting).`,
+      { limit, setting },
+    );
   }
 }
 

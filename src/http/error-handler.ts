@@ -25,7 +25,11 @@ export function httpServiceError(error: unknown, request: FastifyRequest): Servi
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new UnsupportedMediaTypeError(String(request.headers['content-type'] ?? ''), 'Content-Type header');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new InvalidPayloadError('request entity too large');
+      // Directus's reason; the message also names the setting (Fastify refuses from Content-Length before reading).
+      return new InvalidPayloadError(
+        `request entity too large (more than ${request.routeOptions.bodyLimit} bytes, the MAX_PAYLOAD_SIZE setting)`,
+        { reason: 'request entity too large' },
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new InvalidPayloadError('Payload in body is required');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -1,6 +1,7 @@
 /**
  * Hooks every request passes through whatever its route: its stage timer (the `Server-Timing` header), the NUL check
- * of its path before the body is read, the rate limiters, and `connection: close` once the server is closing.
+ * of its path before the body is read, the rate limiters, and `connection: close` once the server is closing or when
+ * the answer comes before the request's body was read to its end.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { consume, type RateLimiters } from '../bus/rate-limiters.js';
@@ -47,8 +48,22 @@ export function registerRequestHooks(app: FastifyInstance, rateLimiters: RateLim
     closing = true;
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+    if (closing || bodyLeftUnread(request)) reply.header('connection', 'close');
     reply.header('server-timing', timerOf(request).header());
     done(null, payload);
   });
+}
+
+/**
+ * The answer is sent before the body was read to its end (a refusal before reading it, a failed import part-way
+ * through a large upload). Kept alive, the connection would wait for the rest of a body that nothing reads any more:
+ * the client, paused by TCP, never finishes sending, and the connection stays open until a timeout minutes later,
+ * holding shutdown for SHUTDOWN_TIMEOUT. Closed after the answer (as Fastify does for a body over its limit), the
+ * client gets the error at once and stops sending. Injected requests have no `complete` flag: nothing to close.
+ */
+function bodyLeftUnread(request: FastifyRequest): boolean {
+  const { raw } = request;
+  if (raw.complete !== false) return false;
+  const length = raw.headers['content-length'];
+  return (length !== undefined && length !== '0') || raw.headers['transfer-encoding'] !== undefined;
 }

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -41,8 +41,82 @@ function packageRoot(scratch: string): string {
   return root;
 }
 
+/** `npm start` in a process group of its own, on a SQLite file in `dir`, serving on a free port. */
+async function startNpm(dir: string) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // The admin app is left out: its build is the e2e tests' business, not this one's.
+  const npm = spawn('npm', ['start', '--silent'], {
+    cwd: packageRoot(dir),
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: path.join(dir, 'data'),
+      DB_CLIENT: 'sqlite3',
+      DB_FILENAME: path.join(dir, 'data', 'strata.db'),
+      ADMIN_APP_ENABLED: 'false',
+      LOG_LEVEL: 'info',
+      ADMIN_PASSWORD: 'npm-start-signal-test',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that whatever it leaves behind can be ended by the test.
+    detached: true,
+  });
+  const run = { npm, url, output: '' };
+  npm.stdout.on('data', (chunk) => (run.output += chunk));
+  npm.stderr.on('data', (chunk) => (run.output += chunk));
+  let up = false;
+  for (let i = 0; i < 1800 && !up && npm.exitCode === null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    up = await pings(url);
+  }
+  assert.ok(up, `the server started:\n${run.output}`);
+  return run;
+}
+
 // Side by side: each has its own folder, port and process group.
 describe('npm start', { concurrency: true }, () => {
+  it(
+    'Ctrl-C (SIGINT to the whole process group) stops the server cleanly, saying how long it took',
+    { timeout: 240_000 },
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'strata-npm-start-'));
+      let pid: number | undefined;
+      try {
+        const run = await startNpm(dir);
+        pid = run.npm.pid!;
+        // Every process of the group is gone once the group's stdout and stderr are closed (the server holds them too).
+        const closed = new Promise<void>((resolve) => run.npm.once('close', () => resolve()));
+        const sent = Date.now();
+        process.kill(-pid, 'SIGINT');
+        await closed;
+        const waited = Date.now() - sent;
+        assert.ok(!(await pings(run.url)), 'the server no longer answers');
+        const lines = run.output.match(/Stopped on SIGINT after (\d+) ms/g) ?? [];
+        assert.equal(lines.length, 1, `one stop line:\n${run.output}`);
+        // The time it gives is measured: no more than the test saw between the signal and the end of the group.
+        const taken = Number(/after (\d+) ms/.exec(lines[0]!)![1]);
+        assert.ok(taken <= waited, `${taken} ms reported, ${waited} ms seen:\n${run.output}`);
+        const data = path.join(dir, 'data');
+        assert.ok(existsSync(path.join(data, 'strata.db')));
+        assert.deepEqual(
+          readdirSync(data).filter((name) => /-(wal|shm)$/.test(name)),
+          [],
+          `SQLite's -wal and -shm files are gone:\n${run.output}`,
+        );
+      } finally {
+        try {
+          if (pid) process.kill(-pid, 'SIGKILL');
+        } catch {
+          // the group is already gone
+        }
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`stops the server when npm receives ${signal}`, { timeout: 240_000 }, async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'strata-npm-start-'));

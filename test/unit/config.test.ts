@@ -22,6 +22,10 @@ describe('config', () => {
   it('reads the database settings for each client', () => {
     const pg = readConfig({ DB_CLIENT: 'pg', DB_CONNECTION_STRING: 'postgres://u:p@h:5433/d' });
     assert.equal(pg.db.client, 'pg');
+    // Any scheme that names the same database (or none) is taken.
+    for (const url of ['postgresql://u@h/d', 'pg://u@h/d', 'tcp://u@h/d'])
+      assert.equal(readConfig({ DB_CLIENT: 'postgres', DB_CONNECTION_STRING: url }).db.connectionString, url);
+    assert.equal(readConfig({ DB_CLIENT: 'mariadb', DB_CONNECTION_STRING: 'mysql://u@h/d' }).db.client, 'mysql');
     const mysql = readConfig({
       DB_CLIENT: 'mysql',
       DB_HOST: 'db',
@@ -48,6 +52,8 @@ describe('config', () => {
       { LOG_LEVEL: 'loud' },
       { DB_CLIENT: 'pg' },
       { DB_CLIENT: 'pg', DB_CONNECTION_STRING: 'not a url' },
+      { DB_CLIENT: 'pg', DB_CONNECTION_STRING: 'mysql://root@127.0.0.1:3306/app' },
+      { DB_CLIENT: 'mysql', DB_CONNECTION_STRING: 'postgresql://postgres@127.0.0.1/app' },
       { SECRET: 'short' },
       { ADMIN_EMAIL: 'nope' },
     ];

@@ -1,14 +1,20 @@
 /**
  * `POST /utils/import/{collection}`: a CSV, JSON (array) or NDJSON file, sent as multipart (`file` field, as
  * Directus's app and SDK do) or as the raw body with its content type. The upload is never buffered: it is parsed
- * as it arrives and written in IMPORT_BATCH_SIZE batches inside one transaction; IMPORT_MAX_FILE_SIZE bounds it.
+ * as it arrives and written in IMPORT_BATCH_SIZE batches inside one transaction; IMPORT_MAX_FILE_SIZE bounds it, from
+ * the Content-Length before anything is read when the client sends one. An answer sent before the body was read to
+ * its end closes the connection (http/request-hooks.ts).
  */
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
 import { ContentTooLargeError, InvalidPayloadError, UnsupportedMediaTypeError } from '../../errors/catalogue.js';
 import { importFormatOf, importRecords, type ImportFormat } from '../../io/import-records.js';
 import type { ItemsApi } from '../../app/ports.js';
+
+const SETTING = 'IMPORT_MAX_FILE_SIZE';
+/** What a multipart body may hold besides its file (boundaries, part headers, small fields) within the file limit. */
+const MULTIPART_ENVELOPE = 64 * 1024;
 
 const RAW_TYPES = [
   'application/json',
@@ -31,6 +37,7 @@ export function importRoutes(context: ItemsApi): FastifyPluginAsync {
     app.post<{ Params: { collection: string } }>('/import/:collection', async (request, reply) => {
       const { collection } = request.params;
       const target = await context.writer.open(collection, 'create', request.accountability);
+      refuseAnnouncedSize(request, limit);
       let source: Readable;
       let format: ImportFormat | null;
       const mediaType = request.headers['content-type'];
@@ -62,13 +69,20 @@ export function importRoutes(context: ItemsApi): FastifyPluginAsync {
   };
 }
 
+/** A body whose Content-Length is over the limit is refused before a byte of it is read. */
+function refuseAnnouncedSize(request: FastifyRequest, limit: number): void {
+  const announced = Number(request.headers['content-length']);
+  const allowed = request.isMultipart() ? limit + MULTIPART_ENVELOPE : limit;
+  if (Number.isFinite(announced) && announced > allowed) throw new ContentTooLargeError(limit, SETTING);
+}
+
 /** The records, then 413 CONTENT_TOO_LARGE if the upload was cut at its limit (before anything is committed). */
 async function* untruncated<T>(records: AsyncIterable<T>, truncated: () => boolean, limit: number): AsyncGenerator<T> {
   for await (const record of records) {
-    if (truncated()) throw new ContentTooLargeError(limit);
+    if (truncated()) throw new ContentTooLargeError(limit, SETTING);
     yield record;
   }
-  if (truncated()) throw new ContentTooLargeError(limit);
+  if (truncated()) throw new ContentTooLargeError(limit, SETTING);
 }
 
 /** Passes bytes through until `limit`, then fails with 413 CONTENT_TOO_LARGE. */
@@ -77,7 +91,7 @@ function byteLimit(limit: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen > limit) callback(new ContentTooLargeError(limit));
+      if (seen > limit) callback(new ContentTooLargeError(limit, SETTING));
       else callback(null, chunk);
     },
   });

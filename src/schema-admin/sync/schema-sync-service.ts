@@ -2,17 +2,25 @@
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import type { Accountability } from '../../permissions/accountability.js';
 import type { SchemaAdminApi } from '../../app/ports.js';
+import type { SchemaOverview } from '../../schema/types.js';
 import { requireAdmin } from '../schema-access.js';
 import { planApply, runApply, type ApplyStep } from './apply.js';
 import { diffSnapshots, isEmptyDiff, parseDiffAnswer, parseSnapshot, type DiffAnswer } from './diff.js';
 import { snapshotHash, takeSnapshot, type Snapshot } from './snapshot.js';
 
-export class SchemaSync {
-  constructor(private readonly context: SchemaAdminApi) {}
+/** What snapshots, diffs and plans read: the current overview and the database's vendor, nothing they could change. */
+export interface SchemaView {
+  schema: { readonly current: SchemaOverview };
+  db: { readonly dialect: { readonly snapshotVendor: string } };
+}
+
+/** Snapshot, diff and plan: reads only (a dry run uses this alone, over a database it must leave as it is). */
+export class SchemaComparison {
+  constructor(private readonly view: SchemaView) {}
 
   snapshot(accountability: Accountability): Snapshot {
     requireAdmin(accountability);
-    return takeSnapshot(this.context.schema.current, this.context.db.dialect.snapshotVendor);
+    return takeSnapshot(this.view.schema.current, this.view.db.dialect.snapshotVendor);
   }
 
   /**
@@ -45,6 +53,13 @@ export class SchemaSync {
         'The diff was computed against a different schema than the current one (hash mismatch); compute it again',
       );
     return planApply(current, diff);
+  }
+}
+
+/** Comparison, and the apply that runs a plan's steps. */
+export class SchemaSync extends SchemaComparison {
+  constructor(private readonly context: SchemaAdminApi) {
+    super(context);
   }
 
   async apply(accountability: Accountability, body: unknown, onStep?: (step: ApplyStep) => void): Promise<string[]> {
