@@ -238,10 +238,11 @@ describe('planCreate', () => {
   });
 
   it('refuses payloads nested deeper than a hundred relations, with a coded error', () => {
-    let author: Record<string, unknown> = { name: 'leaf' };
-    for (let i = 0; i < 120; i++) author = { name: `a${i}`, articles: [{ title: `t${i}`, author }] };
+    // Pages holding pages through their m2a sections (an o2m item's back-reference would be the parent's own).
+    let page: Record<string, unknown> = {};
+    for (let i = 0; i < 120; i++) page = { sections: [{ collection: 'pages', item: page }] };
     assert.equal(
-      code(() => planCreate('authors', [author], false, ctx)),
+      code(() => planCreate('pages', [page], false, ctx)),
       'INVALID_PAYLOAD',
     );
   });
