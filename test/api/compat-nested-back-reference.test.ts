@@ -149,6 +149,17 @@ for (const client of testClients()) {
         data: { author: { name: byQuery } },
       });
       assert.equal((await rows('authors', { name: byQuery })).length, 1);
+      const byIds = name('Shared');
+      const res = await t.request({
+        method: 'POST',
+        url: '/graphql',
+        payload: JSON.stringify({
+          query: `mutation { update_articles_items(ids: [${a.id}, ${b.id}], data: { author: { name: "${byIds}" } }) { id } }`,
+        }),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(json(res).errors, undefined, res.body);
+      assert.equal((await rows('authors', { name: byIds })).length, 1);
     });
 
     it('counts the shared m2o object once against MAX_BATCH_MUTATION', async () => {
