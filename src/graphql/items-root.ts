@@ -94,7 +94,7 @@ export function levelQuery(
   const query: Query = { ...queryArgs(args, filterType, limits), fields: level.fields.length ? level.fields : ['*'] };
   if (Object.keys(level.alias).length) query.alias = level.alias;
   if (Object.keys(level.deep).length) query.deep = level.deep;
-  checkDepth(query, limits.maxRelationalDepth);
+  checkDepth(query, limits.maxRelationalDepth, level.depth);
   return query;
 }
 
@@ -210,6 +210,8 @@ function aggregateQuery(info: GraphQLResolveInfo, args: Args, filter: GraphQLInp
   for (const [fn, fields] of Object.entries(aggregate)) if (!fields.length) delete aggregate[fn];
   if (!Object.keys(aggregate).length) delete query.aggregate;
   if (!query.aggregate && !query.groupBy) throw new InvalidQueryError('"aggregate" needs at least one function');
+  // As Directus validates an aggregated query: its filter, sort and groups count (it selects no fields).
+  checkDepth(query, limits.maxRelationalDepth);
   return query;
 }
 

@@ -6,7 +6,7 @@
 import { getNamedType, GraphQLInputObjectType, type GraphQLInputType } from 'graphql';
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { searchTerm, sortFields } from '../request/input-bounds.js';
-import { parseFilter } from '../request/parse-filter.js';
+import { countedFilter } from '../request/parse-query.js';
 import type { DeepQuery, SortClause } from '../request/query.js';
 import type { FilterKey } from './collection-types.js';
 
@@ -22,10 +22,13 @@ export function queryArgs(
   const parts: Omit<DeepQuery, 'deep' | 'alias'> = {};
   if (args.filter !== undefined && args.filter !== null) {
     const type = filterType ? getNamedType(filterType) : undefined;
-    parts.filter = parseFilter(
-      type instanceof GraphQLInputObjectType
-        ? toDirectusFilter(args.filter as Record<string, unknown>, type)
-        : args.filter,
+    Object.assign(
+      parts,
+      countedFilter(
+        type instanceof GraphQLInputObjectType
+          ? toDirectusFilter(args.filter as Record<string, unknown>, type)
+          : args.filter,
+      ),
     );
   }
   if (Array.isArray(args.sort)) parts.sort = sortClauses(args.sort as (string | null)[]);

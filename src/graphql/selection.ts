@@ -34,6 +34,12 @@ export interface Level {
   fields: string[];
   alias: Record<string, string>;
   deep: Record<string, DeepQuery>;
+  /**
+   * The longest `fields` path Directus makes of these selections (MAX_RELATIONAL_DEPTH): each selected field is one
+   * segment, a relation adds its selections' depth (none when it selects only `__typename`); `fields` is shaped for
+   * reading instead (an o2m of keys only, `*` for an empty selection).
+   */
+  depth: number;
 }
 
 /** Response key → the field nodes selecting it on an object of type `typeName`. */
@@ -78,7 +84,7 @@ function included(node: { directives?: readonly unknown[] }, ctx: WalkContext): 
 /** The level read for `type` from the selection sets of `nodes`. */
 export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ctx: WalkContext): Level {
   // Keyed by response keys, which the client names (an alias may be `__proto__`): on no prototype.
-  const level: Level = { fields: [], alias: emptyRecord(), deep: emptyRecord() };
+  const level: Level = { fields: [], alias: emptyRecord(), deep: emptyRecord(), depth: 0 };
   const defs = type.getFields();
   for (const [key, fieldNodes] of collectFields(
     type.name,
@@ -92,6 +98,7 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
     switch (read.kind) {
       case 'value':
         level.fields.push(read.field);
+        level.depth = Math.max(level.depth, 1);
         break;
       case 'func': {
         const fnType = getNamedType(def.type) as GraphQLObjectType;
@@ -105,6 +112,7 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
           const alias = functionKey(key, fn);
           level.alias[alias] = `${fn}(${read.field})`;
           level.fields.push(alias);
+          level.depth = Math.max(level.depth, 1);
         }
         break;
       }
@@ -112,6 +120,7 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
       case 'o2m': {
         if (key !== read.field) level.alias[key] = read.field;
         const child = levelOf(getNamedType(def.type) as GraphQLObjectType, fieldNodes, ctx);
+        if (child.depth) level.depth = Math.max(level.depth, 1 + child.depth);
         // Only the related key of an o2m: REST's key list, a lighter statement (keyListResolver makes the objects).
         const keysOnly =
           ctx.keyLists !== false &&
@@ -145,6 +154,8 @@ export function levelOf(type: GraphQLObjectType, nodes: readonly FieldNode[], ct
           const collection =
             (member.extensions?.strata as { collection?: string } | undefined)?.collection ?? member.name;
           scoped = true;
+          // `item:<collection>.<field>`: the scoped item is one segment, as Directus writes its path.
+          if (child.depth) level.depth = Math.max(level.depth, 1 + child.depth);
           level.fields.push(...child.fields.map((f) => `${key}:${collection}.${f}`));
           const deep: DeepQuery = {};
           if (Object.keys(child.alias).length) deep.alias = child.alias;

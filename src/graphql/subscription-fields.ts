@@ -79,6 +79,6 @@ function dataQuery(type: GraphQLObjectType, view: CollectionView, info: GraphQLR
   };
   if (Object.keys(level.alias).length) query.alias = level.alias;
   if (Object.keys(level.deep).length) query.deep = level.deep;
-  checkDepth(query, limits.maxRelationalDepth);
+  checkDepth(query, limits.maxRelationalDepth, level.depth);
   return query;
 }

@@ -31,6 +31,8 @@ interface Entry {
   scopes: Map<string, string[]>;
   /** Named in `fields` (not only reached through `*`): what the caller may not read is then an error, not omitted. */
   explicit: boolean;
+  /** Asked for as a field of this level (named alone, or through `*`), not only as the head of a longer path. */
+  plain: boolean;
 }
 
 export function planSelection(
@@ -72,10 +74,11 @@ type Guard = PlannedOutput['guard'];
 function collectEntries(ctx: SelectionContext, paths: string[], alias: Record<string, string>): Map<string, Entry> {
   const { collection, readable } = ctx;
   const entries = new Map<string, Entry>();
-  const entry = (key: string, target: string, explicit: boolean) => {
+  const entry = (key: string, target: string, explicit: boolean, plain: boolean) => {
     let found = entries.get(key);
-    if (!found) entries.set(key, (found = { key, target, children: [], scopes: new Map(), explicit }));
+    if (!found) entries.set(key, (found = { key, target, children: [], scopes: new Map(), explicit, plain }));
     found.explicit ||= explicit;
+    found.plain ||= plain;
     return found;
   };
   for (const written of paths) {
@@ -87,17 +90,17 @@ function collectEntries(ctx: SelectionContext, paths: string[], alias: Record<st
       for (const name of collection.fieldOrder) {
         if (readable?.guard(name) === undefined) continue;
         const relational = Boolean(collection.links[name]);
-        const e = entry(name, name, false);
+        const e = entry(name, name, false, true);
         if (sub !== null && relational) e.children.push(sub);
       }
       for (const [key, target] of Object.entries(alias)) {
-        const e = entry(key, target, false);
+        const e = entry(key, target, false, true);
         if (sub !== null && collection.links[target]) e.children.push(sub);
       }
       continue;
     }
     const [name, scope] = (isJsonFunction(head!) ? [head] : head!.split(':')) as [string, string | undefined];
-    const e = entry(name, alias[name] ?? name, true);
+    const e = entry(name, alias[name] ?? name, true, sub === null && scope === undefined);
     if (scope !== undefined) {
       const list = e.scopes.get(scope) ?? [];
       list.push(sub ?? '*');
@@ -137,15 +140,13 @@ function planEntry(ctx: SelectionContext, e: Entry): PlannedOutput | null {
       guard: null,
     };
   }
+  // A longer path (or `json(a.b, …)`) through a field that is no relation — unknown, or a plain column — is ignored,
+  // as Directus ignores it; the field itself is still read where it is also asked for alone.
+  if (!collection.links[base] && !e.plain) return null;
   const field = fieldOf(scope, collection, base, where);
   const guard = ctx.readable!.guard(field.field) ?? null;
   const link = collection.links[field.field];
   if (!link) {
-    if (e.children.length || e.scopes.size) {
-      throw new ForbiddenError(
-        `Field "${field.field}" in collection "${collection.collection}" is not relational; "${here(ctx, e.key)}.${[...e.children, ...e.scopes.keys()][0]}" can't be read. Queried in ${where}.`,
-      );
-    }
     // Presentation-only alias fields hold no data; they are simply absent from reads.
     return field.schema ? { kind: 'value', key: e.key, operand: { kind: 'field', field }, field, guard } : null;
   }

@@ -69,14 +69,20 @@ export function planSingleton(collection: CollectionOverview, payload: Payload, 
   return { collection, rows, rowCount: planning.rowCount };
 }
 
-/** PATCH: each payload updates the row of its key; a key that cannot be one is FORBIDDEN (as a missing row is). */
+/**
+ * PATCH: each payload updates the row of its key; a key that cannot be one is FORBIDDEN (as a missing row is).
+ * `shared`: the entries carry one `data` for many keys (`{keys, data}`, `{query, data}`), whose m2o / a2o objects
+ * are one row for all of them (o2m items are still written per key, as Directus writes them).
+ */
 export function planUpdate(
   collection: CollectionOverview,
   entries: { key: unknown; payload: Payload }[],
   many: boolean,
   ctx: WriteContext,
+  shared = false,
 ): MutationPlan {
   const planning = startPlanning(ctx);
+  if (shared) planning.sharedParents = new Map();
   const rows = entries.map(({ key, payload }, i) => {
     if (key === undefined || key === null)
       throw new InvalidPayloadError(`"[${i}]" must contain the primary key "${collection.keyFields.join('", "')}"`);
@@ -146,7 +152,11 @@ export function planRow(
     // A concealed value sent back as read (`**********`) is not a new value: the stored one stays.
     if (field.concealed && value === CONCEALED && action !== 'create') continue;
     if (isPayload(value) && (link?.kind === 'm2o' || link?.kind === 'a2o')) {
-      row.parents.push(planParent(planRow, planning, collection, link, payload, value, [...path, name]));
+      const shared = path.length === 0 ? planning.sharedParents : undefined;
+      const parent =
+        shared?.get(name) ?? planParent(planRow, planning, collection, link, payload, value, [...path, name]);
+      shared?.set(name, parent);
+      row.parents.push(parent);
       continue;
     }
     setValue(planning, row, field, value);

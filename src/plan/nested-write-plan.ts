@@ -10,7 +10,8 @@ import { collectionForbidden, ForbiddenError, InvalidPayloadError } from '../err
 import type { Payload } from '../request/write-body.js';
 import type { CollectionOverview, RelationalLink } from '../schema/types.js';
 import type { ChildWrites, Key, O2mLink, ParentWrite, RowWrite } from './mutation-plan.js';
-import { hasCompositeKey, keyOfValues, parseKey } from './row-key.js';
+import { emptyRecord } from '../request/prototype-keys.js';
+import { hasCompositeKey, isKeyField, keyOfValues, parseKey } from './row-key.js';
 import { isPayload, writeTarget, type Planning, type PlanRow } from './write-context.js';
 import { checkField, rulesFor } from './write-rules.js';
 
@@ -82,6 +83,18 @@ export function planParent(
   return { field: link.field, anyCollection: link.kind === 'a2o', row };
 }
 
+/**
+ * A nested o2m item without its back-reference: the parent being written fills it, whatever the item says there (an
+ * object builds no other parent; a placeholder such as `policy: "+"` is no value to check), as Directus overwrites it.
+ * A back-reference that is part of a composite key stays: it names which row the item is.
+ */
+function withoutBackReference(element: Payload, related: CollectionOverview, field: string): Payload {
+  if (element[field] === undefined || isKeyField(related, field)) return element;
+  const rest: Payload = Object.assign(emptyRecord(), element);
+  delete rest[field];
+  return rest;
+}
+
 /** The value under an o2m field: the related rows to create, update, link and unlink. Null changes nothing. */
 export function planChildren(
   planRow: PlanRow,
@@ -102,7 +115,8 @@ export function planChildren(
     remove: [],
     deselect: [],
   };
-  const item = (element: Payload, at: (string | number)[], mode: 'create' | 'upsert' | 'update'): RowWrite => {
+  const item = (named: Payload, at: (string | number)[], mode: 'create' | 'upsert' | 'update'): RowWrite => {
+    const element = withoutBackReference(named, related, link.relatedField);
     const given = givenKey(related, element, link.relatedField, at);
     if (mode === 'update' && given === undefined)
       throw new InvalidPayloadError(

@@ -14,7 +14,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { Payload } from '../request/write-body.js';
 import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.js';
-import type { Key, RowWrite } from './mutation-plan.js';
+import type { Key, ParentWrite, RowWrite } from './mutation-plan.js';
 import type { WriteAccess } from './write-access.js';
 import { lengthProblem, writeValue, WriteValueProblem } from './write-values.js';
 
@@ -53,6 +53,11 @@ export interface Planning {
    * error, so a create does not also call the field missing (as Directus answers).
    */
   refused: WeakMap<RowWrite, Set<string>>;
+  /**
+   * A batch update's one `data` for many keys: its m2o / a2o objects by field, planned once and shared by every
+   * key's row (written once, counted once), as Directus writes them before updating the keys.
+   */
+  sharedParents?: Map<string, ParentWrite>;
 }
 
 export function startPlanning(ctx: WriteContext, rowCount = 0): Planning {

@@ -82,6 +82,8 @@ interface Resolution {
   lookups: WriteLookups;
   hashes: WriteHashes;
   kept: Map<string, Set<string>>;
+  /** Parents already resolved: a batch update's m2o object is one row under every key's row. */
+  parents: Map<RowWrite, RowWrite>;
 }
 
 /** Draft + lookups + hashes → the plan; every failure found is thrown together (finishPlanning). */
@@ -96,6 +98,7 @@ export function resolvePlan(
     lookups,
     hashes,
     kept: keptKeys(draft.rows, lookups.singleton ?? null),
+    parents: new Map(),
   };
   const rows = draft.rows.map((row) => resolveRow(r, row, null, lookups.singleton));
   finishPlanning(r.planning);
@@ -132,7 +135,11 @@ function resolveRow(r: Resolution, draft: RowWrite, parentKey: Key | null, singl
     settleUpsert(r.planning, row, payload, found === true, draft.parents.length + draft.children.length > 0);
   }
   hashValues(r, draft, row);
-  row.parents = draft.parents.map((parent) => ({ ...parent, row: resolveRow(r, parent.row, null) }));
+  row.parents = draft.parents.map((parent) => {
+    const resolved = r.parents.get(parent.row) ?? resolveRow(r, parent.row, null);
+    r.parents.set(parent.row, resolved);
+    return { ...parent, row: resolved };
+  });
   row.children = draft.children.map((set) =>
     resolveChildren(r, set, row, childParentKey(row, row.key, set.link.localField)),
   );

@@ -61,6 +61,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** `filter` as given (object, or JSON string) → FilterNode, or null when empty. */
 export function parseFilter(input: unknown): FilterNode | null {
+  const value = filterObject(input);
+  return value ? parseObject(value, [], 1) : null;
+}
+
+/** `filter` as given → its FilterNode and its relational depth as written (`writtenDepth`), for a query's IR. */
+export function parseQueryFilter(input: unknown): { filter: FilterNode | null; depth: number } {
+  const value = filterObject(input);
+  if (!value) return { filter: null, depth: 0 };
+  const filter = parseObject(value, [], 1);
+  // Parsed first: a rule nested past MAX_FILTER_DEPTH is refused before it is walked again.
+  return { filter, depth: writtenDepth(value) };
+}
+
+function filterObject(input: unknown): Record<string, unknown> | null {
   if (input === undefined || input === null || input === '') return null;
   let value = input;
   if (typeof value === 'string') {
@@ -72,7 +86,27 @@ export function parseFilter(input: unknown): FilterNode | null {
     refuseQueryKeys(value, 'filter');
   }
   if (!isPlainObject(value)) throw new InvalidQueryError('"filter" has to be an object');
-  return parseObject(value, [], 1);
+  return value;
+}
+
+/**
+ * The relational depth of a filter as written, as Directus counts it for MAX_RELATIONAL_DEPTH: every key that is
+ * no operator is a level, its rule counted below it — an empty rule (`{author: {}}`) too, which the parsed filter
+ * drops; `_and` / `_or` items and `_some` / `_none` rules add no level of their own; other operators hold values.
+ */
+function writtenDepth(rule: Record<string, unknown>): number {
+  let depth = 0;
+  for (const [key, value] of Object.entries(rule)) {
+    if (key === '_and' || key === '_or') {
+      const items = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : [];
+      for (const item of items) if (isPlainObject(item)) depth = Math.max(depth, writtenDepth(item));
+    } else if (key === '_some' || key === '_none') {
+      if (isPlainObject(value)) depth = Math.max(depth, writtenDepth(value));
+    } else if (!key.startsWith('_')) {
+      depth = Math.max(depth, 1 + (isPlainObject(value) ? writtenDepth(value) : 0));
+    }
+  }
+  return depth;
 }
 
 /** `depth` counts the objects around this one; it is checked before recursing, so no nesting overflows the stack. */

@@ -5,7 +5,7 @@
 import { InvalidQueryError } from '../errors/catalogue.js';
 import { splitFieldPath, splitTopLevel } from './field-path.js';
 import { isJsonFunction, jsonPathDepth, parseJsonFunction } from './json-path.js';
-import { filterDepth, parseFilter } from './parse-filter.js';
+import { filterDepth, parseQueryFilter } from './parse-filter.js';
 import { safeInteger, searchTerm, sortFields } from './input-bounds.js';
 import { queryKeyError, refuseQueryKeys } from './prototype-keys.js';
 import type { DeepQuery, MetaKind, Query, SortClause } from './query.js';
@@ -25,7 +25,7 @@ export function parseQuery(raw: Record<string, unknown>, options: QueryParseOpti
   if (refused) throw refused;
   const query: Query = {};
   if (raw.fields !== undefined) query.fields = parseList(raw.fields, 'fields', true);
-  if (raw.filter !== undefined) query.filter = parseFilter(raw.filter);
+  if (raw.filter !== undefined) Object.assign(query, countedFilter(raw.filter));
   if (raw.sort !== undefined) query.sort = parseSort(raw.sort);
   if (raw.limit !== undefined) query.limit = parseLimit(raw.limit, options.queryLimitMax);
   if (raw.offset !== undefined) query.offset = parseInteger(raw.offset, 'offset', 0);
@@ -165,7 +165,7 @@ function parseDeep(
     for (const [key, param] of Object.entries(value as Record<string, unknown>)) {
       switch (key) {
         case '_filter':
-          level.filter = parseFilter(param);
+          Object.assign(level, countedFilter(param));
           break;
         case '_sort':
           level.sort = parseSort(param);
@@ -193,6 +193,20 @@ function parseDeep(
   return result;
 }
 
+/**
+ * A query's (or deep level's) `filter` from the filter as given, with `filterDepth` where the written filter is deeper
+ * than the parsed one (it ends in an empty rule).
+ */
+export function countedFilter(input: unknown): Pick<Query, 'filter' | 'filterDepth'> {
+  const { filter, depth } = parseQueryFilter(input);
+  return depth > filterDepth(filter) ? { filter, filterDepth: depth } : { filter };
+}
+
+/** The relational depth a query's (or deep level's) filter counts: as written where that is known. */
+function writtenFilterDepth(level: Pick<Query, 'filter' | 'filterDepth'>): number {
+  return Math.max(filterDepth(level.filter), level.filterDepth ?? 0);
+}
+
 function deepDepth(deep: Record<string, DeepQuery> | undefined): number {
   if (!deep) return 0;
   return Math.max(
@@ -202,7 +216,7 @@ function deepDepth(deep: Record<string, DeepQuery> | undefined): number {
         1 +
         Math.max(
           deepDepth(level.deep),
-          filterDepth(level.filter),
+          writtenFilterDepth(level),
           ...(level.sort ?? []).map((s) => splitFieldPath(s.field).length),
         ),
     ),
@@ -231,14 +245,17 @@ function checkJsonPaths(query: Query, max: number): void {
 
 /**
  * MAX_RELATIONAL_DEPTH as Directus counts it: dot segments of each field and sort path, relational levels of the
- * filter and of `deep` (its `_filter` keys not counted, the fields under them counted). An aggregate read selects
- * no fields (its `groupBy` paths count instead), as in Directus. GraphQL checks the Query IR of its selections here
- * too.
+ * filter as written (an empty rule included) and of `deep` (its `_filter` keys not counted, the fields under them
+ * counted). An aggregate read selects no fields (its `groupBy` paths count instead), as in Directus. GraphQL checks
+ * the Query IR of its selections here too, with `selectedDepth`: its selections' depth as Directus turns them into
+ * `fields` paths (the IR's fields are shaped for reading: an o2m of keys only is one segment there).
  */
-export function checkDepth(query: Query, max: number): void {
+export function checkDepth(query: Query, max: number, selectedDepth?: number): void {
   const selected =
     query.groupBy ?? (query.aggregate && Object.keys(query.aggregate).length ? [] : (query.fields ?? []));
-  const paths = [...selected, ...(query.sort ?? []).map((s) => s.field)];
-  const deepest = Math.max(0, ...paths.map(pathDepth), filterDepth(query.filter), deepDepth(query.deep));
+  const fieldsDepth =
+    selectedDepth !== undefined && !query.groupBy ? selectedDepth : Math.max(0, ...selected.map(pathDepth));
+  const sortDepth = Math.max(0, ...(query.sort ?? []).map((s) => pathDepth(s.field)));
+  const deepest = Math.max(fieldsDepth, sortDepth, writtenFilterDepth(query), deepDepth(query.deep));
   if (deepest > max) throw new InvalidQueryError('Max relational depth exceeded');
 }

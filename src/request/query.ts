@@ -76,6 +76,12 @@ export interface Query {
   /** Dot paths as written (`id`, `*`, `author.name`, `year(date)`); undefined = `*`. */
   fields?: string[];
   filter?: FilterNode | null;
+  /**
+   * The filter's relational depth as written, for MAX_RELATIONAL_DEPTH (request/parse-filter.ts `writtenDepth`): an
+   * empty rule (`{author: {}}`) is a level there, though `filter` drops it. Absent (the usual case): counted from
+   * `filter`.
+   */
+  filterDepth?: number;
   sort?: SortClause[];
   /** -1 = no limit. */
   limit?: number;
@@ -96,6 +102,8 @@ export interface Query {
 /** `deep[<relation>]`: the sub-query of one relational level (Directus docs: Query parameters: deep). */
 export interface DeepQuery {
   filter?: FilterNode | null;
+  /** As Query's. */
+  filterDepth?: number;
   sort?: SortClause[];
   /** -1 = no limit. */
   limit?: number;

@@ -73,7 +73,8 @@ for (const client of testClients()) {
       for (const url of [
         '/items/articles?filter[toString][_eq]=1',
         '/items/articles?filter[valueOf][_null]=true',
-        '/items/articles?deep[hasOwnProperty][_limit]=1&fields=id,hasOwnProperty.id',
+        // Asked for by itself: a path through an unknown field (`hasOwnProperty.id`) is ignored, as Directus does.
+        '/items/articles?deep[hasOwnProperty][_limit]=1&fields=id,hasOwnProperty',
       ]) {
         const res = await get(url);
         assert.equal(res.statusCode, 403, `${url}: ${res.body}`);

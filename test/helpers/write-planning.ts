@@ -17,8 +17,9 @@ export function planUpdate(
   entries: { key: unknown; payload: Payload }[],
   many: boolean,
   ctx: WriteContext,
+  shared = false,
 ): MutationPlan {
-  return planner.planUpdate(planner.itemsCollection(name, ctx, 'update'), entries, many, ctx);
+  return planner.planUpdate(planner.itemsCollection(name, ctx, 'update'), entries, many, ctx, shared);
 }
 
 export function planDelete(name: string, keys: unknown[], ctx: WriteContext): DeletePlan {

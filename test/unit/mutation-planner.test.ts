@@ -237,11 +237,30 @@ describe('planCreate', () => {
     );
   });
 
+  it('drops an o2m item\'s back-reference: the parent being written fills it (an object, a "+" placeholder)', () => {
+    for (const author of [{ name: 'Other' }, '+', 7]) {
+      const [row] = planCreate(
+        'authors',
+        [
+          { name: 'A', articles: { create: [{ title: 'T', author }] } },
+          { name: 'B', articles: [{ title: 'U', author }] },
+        ],
+        true,
+        ctx,
+      ).rows;
+      const child = row!.children[0]!.rows[0]!;
+      assert.deepEqual(child.parents, []);
+      assert.equal(child.values.author, undefined);
+      assert.equal(child.filledByParent, 'author');
+    }
+  });
+
   it('refuses payloads nested deeper than a hundred relations, with a coded error', () => {
-    let author: Record<string, unknown> = { name: 'leaf' };
-    for (let i = 0; i < 120; i++) author = { name: `a${i}`, articles: [{ title: `t${i}`, author }] };
+    // Pages holding pages through their m2a sections (an o2m item's back-reference would be the parent's own).
+    let page: Record<string, unknown> = {};
+    for (let i = 0; i < 120; i++) page = { sections: [{ collection: 'pages', item: page }] };
     assert.equal(
-      code(() => planCreate('authors', [author], false, ctx)),
+      code(() => planCreate('pages', [page], false, ctx)),
       'INVALID_PAYLOAD',
     );
   });
@@ -275,6 +294,20 @@ describe('planCreate', () => {
 });
 
 describe('planUpdate and planDelete', () => {
+  it("shares one data's m2o object between the keys' rows (planned, resolved and counted once), not its o2m items", () => {
+    const data = { author: { name: 'Shared' }, tags: [{ tags_id: 1 }] };
+    const entries = [1, 2, 3].map((key) => ({ key, payload: data }));
+    const draft = planUpdate('articles', entries, false, ctx, true);
+    const parents = new Set(draft.rows.map((row) => row.parents[0]!.row));
+    assert.equal(parents.size, 1);
+    assert.equal(new Set(draft.rows.map((row) => row.children[0]!.rows[0])).size, 3);
+    // 3 rows + 1 author + 3 junction rows.
+    assert.equal(draft.rowCount, 7);
+    const plan = resolvePlan(draft, lookups({ articles: { 1: true, 2: true, 3: true } }), new Map(), ctx);
+    assert.equal(new Set(plan.rows.map((row) => row.parents[0]!.row)).size, 1);
+    assert.equal(planUpdate('articles', entries, false, ctx).rowCount, 9);
+  });
+
   it('refuses keys that cannot be keys, and key changes', () => {
     assert.equal(
       code(() => planUpdate('authors', [{ key: 'abc', payload: { name: 'x' } }], false, ctx)),

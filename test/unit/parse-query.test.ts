@@ -115,12 +115,22 @@ describe('parseQuery', () => {
       [{ filter: { a: { b: { c: { d: { _eq: 1 } } } } } }, 'depth'],
       [{ deep: { a: { b: { c: { d: { _limit: 1 } } } } } }, 'depth'],
       [{ deep: { a: { b: { _sort: 'c.d' } } } }, 'depth'],
+      // An empty rule is a level, as Directus counts the filter as written.
+      [{ filter: { a: { b: { c: { d: {} } } } } }, 'depth'],
+      [{ filter: { a: { _some: { b: { c: { d: {} } } } } } }, 'depth'],
+      [{ deep: { a: { _filter: { b: { c: { d: {} } } } } } }, 'depth'],
     ];
     for (const [raw, word] of cases) {
       const result = reason(() => parse(raw));
       assert.match(result, /^INVALID_QUERY: /, JSON.stringify(raw));
       assert.ok(result.includes(word), `${result} should name ${word}`);
     }
+    for (const within of [{ filter: { a: { b: { c: {} } } } }, { deep: { a: { _filter: { b: { c: {} } } } } }])
+      assert.equal(
+        reason(() => parse(within)),
+        'OK',
+        JSON.stringify(within),
+      );
     assert.match(
       reason(() => parse({ limit: 51 }, { ...options, queryLimitMax: 50 })),
       /INVALID_QUERY: "limit"/,

@@ -27,7 +27,7 @@ const ALLOWED: Record<string, string> = {
   'io/import-records.ts#parseElement': 'an imported file',
   'permissions/access-resolver.ts#dynamicValues': "the database's JSON text of the caller's user or role row",
   'permissions/permission-store.ts#json': 'a JSON column of service_permissions',
-  'request/parse-filter.ts#parseFilter': 'a filter sent as a JSON string in the URL',
+  'request/parse-filter.ts#filterObject': 'a filter sent as a JSON string in the URL',
   'request/parse-query.ts#parseObjectParam': 'a query parameter sent as a JSON string in the URL',
   'request/parse-query.ts#deepObject': 'a query parameter sent as a JSON string in the URL',
   'realtime/websocket/session.ts#receive': 'a message sent by the WebSocket client',

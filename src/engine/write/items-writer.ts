@@ -244,6 +244,7 @@ export class ItemsWriter {
         keys.map((key) => ({ key, payload: body.data })),
         false,
         ctx,
+        true,
       );
     }
     marks.mark('plan');

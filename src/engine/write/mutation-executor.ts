@@ -104,7 +104,8 @@ export class MutationExecutor {
     for (const row of rows)
       if (row.action === 'upsert')
         throw new Error(`An unresolved upsert of ${row.collection.collection} reached the executor`);
-    const parents = rows.flatMap((row) => row.parents.map((parent) => parent.row));
+    // A parent several rows share (a batch update's m2o object) is written once.
+    const parents = [...new Set(rows.flatMap((row) => row.parents.map((parent) => parent.row)))];
     await this.writeRows(parents);
     for (const row of rows) {
       for (const parent of row.parents)

@@ -77,7 +77,11 @@ export class WriteLookupStage {
     // Rows named by key, at every depth (a composite-key child completed by its parent's key when that is known).
     const named = new KeyRequests();
     const parents: { row: RowWrite; key: Key | null }[] = [];
+    // A batch update's m2o object is one row under every key's row (plan/mutation-planner.ts): visited once.
+    const seen = new Set<RowWrite>();
     const visit = (row: RowWrite, parentKey: Key | null, top: boolean) => {
+      if (seen.has(row)) return;
+      seen.add(row);
       const key = top && singletonKey !== undefined && singletonKey !== null ? singletonKey : draftKey(row, parentKey);
       if ((row.action === 'update' || row.action === 'upsert') && key !== null) named.add(row.collection, key);
       parents.push({ row, key });
