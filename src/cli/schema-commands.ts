@@ -5,7 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
+import { parse as parseYaml } from 'yaml';
+import { toYaml } from '../io/yaml.js';
 import type { Config } from '../config/config.js';
 import { SchemaSync } from '../schema-admin/sync/schema-sync-service.js';
 import { CLI_ACCOUNTABILITY, CliError, EXIT, resolvePath, withContext, type Output } from './cli-support.js';
@@ -17,12 +18,12 @@ export async function runSnapshot(config: Config, out: Output, file: string | un
     new SchemaSync(context).snapshot(CLI_ACCOUNTABILITY),
   );
   if (!file) {
-    out.io.stdout.write(out.json ? `${JSON.stringify(snapshot, null, 2)}\n` : yamlStringify(snapshot));
+    out.io.stdout.write(out.json ? `${JSON.stringify(snapshot, null, 2)}\n` : toYaml(snapshot));
     return;
   }
   writeFileSync(
     resolvePath(out.io, file),
-    isYaml(file) ? yamlStringify(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`,
+    isYaml(file) ? toYaml(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`,
   );
   out.result(
     {

@@ -20,7 +20,9 @@ export function normalizeAction(action: string | null | undefined): string | nul
 
 /**
  * A column default as the catalog writes it → a JS value: literals become numbers, strings (unquoted, casts
- * dropped) and booleans; clock functions become `CURRENT_TIMESTAMP`; other expressions stay as text.
+ * dropped) and booleans; clock functions become `CURRENT_TIMESTAMP`, date functions `CURRENT_DATE` and random uuid
+ * functions `gen_random_uuid()` (one spelling for every database, so that snapshots compare); other expressions stay
+ * as text.
  */
 export function parseDefaultValue(raw: unknown): unknown {
   if (raw === null || raw === undefined) return null;
@@ -35,7 +37,10 @@ export function parseDefaultValue(raw: unknown): unknown {
   if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)) return numericDefault(text);
   if (/^true$/i.test(text)) return true;
   if (/^false$/i.test(text)) return false;
-  if (/^(now\(\)|current_timestamp(\(\d*\))?|localtimestamp|getdate\(\))$/i.test(text)) return 'CURRENT_TIMESTAMP';
+  if (/^(now\(\)|current_timestamp(\(\d*\))?|localtimestamp(\(\d*\))?|getdate\(\)|datetime\('now'\))$/i.test(text))
+    return 'CURRENT_TIMESTAMP';
+  if (/^(current_date(\(\))?|curdate\(\)|date\('now'\))$/i.test(text)) return 'CURRENT_DATE';
+  if (/^(gen_random_uuid|uuid|uuid_generate_v4)\(\)$/i.test(text)) return 'gen_random_uuid()';
   return text;
 }
 

@@ -2,7 +2,9 @@
  * Schema snapshots in Directus's format (`{version, directus, vendor, collections, fields, relations}`), built from
  * the schema overview. The `schema` parts hold the database-independent attributes only (no `data_type`, constraint
  * names or precision of integer types): a snapshot taken on one database compares with, and applies to, another.
- * Service tables are left out, as Directus leaves out its directus_* tables.
+ * Service tables are left out, as Directus leaves out its directus_* tables, and so are views: their definition is
+ * SQL a snapshot does not carry, and an apply would create them as tables. Fields are listed in column order (alias
+ * fields last), the order an apply creates them in.
  */
 import { createHash } from 'node:crypto';
 import type { FieldOverview, SchemaOverview, ServiceType } from '../../schema/types.js';
@@ -39,7 +41,8 @@ export interface Snapshot {
   relations: SnapshotRelation[];
 }
 
-const SIZED: ServiceType[] = ['string', 'csv', 'hash', 'uuid'];
+/** Types whose length means the same everywhere (a uuid is `uuid` on PostgreSQL, `char(36)` on MariaDB). */
+const SIZED: ServiceType[] = ['string', 'csv', 'hash'];
 
 function plain<T>(value: T): Json {
   return JSON.parse(JSON.stringify(value ?? null)) as Json;
@@ -57,7 +60,7 @@ function fieldSchema(field: FieldOverview, collection: string): Record<string, J
   return {
     name: schema.name,
     table: schema.table,
-    default_value: schema.has_auto_increment ? null : plain(schema.default_value),
+    default_value: schema.has_auto_increment ? null : portableDefault(field.type, plain(schema.default_value)),
     max_length: SIZED.includes(field.type) ? schema.max_length : null,
     numeric_precision: field.type === 'decimal' ? schema.numeric_precision : null,
     numeric_scale: field.type === 'decimal' ? schema.numeric_scale : null,
@@ -70,9 +73,26 @@ function fieldSchema(field: FieldOverview, collection: string): Record<string, J
   };
 }
 
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * A default as every database spells it: a timestamp literal as an ISO instant (PostgreSQL reads back
+ * `2024-01-02 03:04:05+00`, MariaDB `2024-01-02 03:04:05.000`, SQLite the ISO text it was given), a dateTime literal
+ * as `YYYY-MM-DD HH:mm:ss`. Function defaults are spelled alike by introspection already.
+ */
+export function portableDefault(type: string, value: Json): Json {
+  if (typeof value !== 'string' || (type !== 'timestamp' && type !== 'dateTime')) return value;
+  const m = DATE_TIME.exec(value.trim());
+  if (!m) return value;
+  if (type === 'dateTime') return `${m[1]} ${m[2]}${m[3] ?? ':00'}`;
+  const zone = !m[5] ? 'Z' : m[5].length === 3 && m[5] !== 'Z' ? `${m[5]}:00` : m[5];
+  const instant = new Date(`${m[1]}T${m[2]}${m[3] ?? ':00'}${(m[4] ?? '').slice(0, 4)}${zone}`);
+  return Number.isNaN(instant.getTime()) ? value : instant.toISOString();
+}
+
 export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
   const names = Object.keys(schema.collections)
-    .filter((name) => !schema.collections[name]!.system)
+    .filter((name) => !schema.collections[name]!.system && !schema.collections[name]!.view)
     .sort();
   const collections = names.map((name) => {
     const object = collectionObject(schema.collections[name]!);
@@ -90,7 +110,6 @@ export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
         schema: fieldSchema(field, name),
       }));
   });
-  fields.sort((a, b) => a.collection.localeCompare(b.collection) || a.field.localeCompare(b.field));
   const relations = schema.relations
     .filter((relation) => names.includes(relation.collection))
     .map(relationObject)

@@ -151,6 +151,15 @@ class MysqlDdl extends DdlRenderer {
     return `current_timestamp${fraction ? `(${fraction})` : ''}`;
   }
 
+  /** Functions other than the clock are defaults in parentheses (MySQL 8 wants them; MariaDB takes them). */
+  protected override todayDefault(): string {
+    return '(curdate())';
+  }
+
+  protected override randomUuidDefault(): string {
+    return '(uuid())';
+  }
+
   /** Date-time literals take a space and no zone here (the session runs in UTC). */
   protected override textDefault(spec: ColumnSpec, text: string): string {
     if (spec.type === 'timestamp' || spec.type === 'dateTime') return literal(text.replace('T', ' ').replace(/Z$/, ''));
