@@ -21,10 +21,7 @@ export async function runSnapshot(config: Config, out: Output, file: string | un
     out.io.stdout.write(out.json ? `${JSON.stringify(snapshot, null, 2)}\n` : toYaml(snapshot));
     return;
   }
-  writeFileSync(
-    resolvePath(out.io, file),
-    isYaml(file) ? toYaml(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`,
-  );
+  writeFileSync(resolvePath(out.io, file), isYaml(file) ? toYaml(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`);
   out.result(
     {
       file,

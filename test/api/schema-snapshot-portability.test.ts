@@ -53,7 +53,9 @@ describe(
           changed_at timestamp default CURRENT_TIMESTAMP,
           day date default CURRENT_DATE,
           fixed timestamptz default '2024-01-02 03:04:05+00')`);
-        await knex.raw(`create table parts (id serial primary key, thing uuid references things (id) on delete cascade)`);
+        await knex.raw(
+          `create table parts (id serial primary key, thing uuid references things (id) on delete cascade)`,
+        );
         await knex.raw(`create view thing_names as select id, name from things`);
       } finally {
         await knex.destroy();
@@ -83,7 +85,10 @@ describe(
         assert.match(defaults.created_at, /^(now\(\)|CURRENT_TIMESTAMP)$/);
         assert.match(defaults.changed_at, /^(now\(\)|CURRENT_TIMESTAMP)$/);
         assert.match(defaults.day, /^CURRENT_DATE$/);
-        const views = await knex('information_schema.tables').where({ table_schema: 'public', table_name: 'thing_names' });
+        const views = await knex('information_schema.tables').where({
+          table_schema: 'public',
+          table_name: 'thing_names',
+        });
         assert.deepEqual(views, []);
       } finally {
         await knex.destroy();
@@ -93,6 +98,27 @@ describe(
       assert.match(created.day, /^\d{4}-\d{2}-\d{2}$/);
       assert.equal(new Date(created.fixed).toISOString(), '2024-01-02T03:04:05.000Z');
     });
+
+    for (const client of clients.filter((c) => c !== 'pg')) {
+      it(`applies to ${clientLabel(client)} with the same defaults: a new row gets a uuid and today's date`, async () => {
+        const other = await startTestApp(client, { fixture: false });
+        try {
+          assert.equal(await applyThenDiffAgain(other, await snapshotOf(source)), 'settled');
+          const fields = await ok(other, 'GET', '/fields/things');
+          const defaults = Object.fromEntries(fields.map((f: any) => [f.field, f.schema.default_value]));
+          assert.equal(defaults.id, 'gen_random_uuid()');
+          assert.equal(defaults.day, 'CURRENT_DATE');
+          assert.equal(defaults.created_at, 'CURRENT_TIMESTAMP');
+          const [a, b] = [await ok(other, 'POST', '/items/things', {}), await ok(other, 'POST', '/items/things', {})];
+          assert.match(a.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+          assert.notEqual(a.id, b.id);
+          assert.match(a.day, /^\d{4}-\d{2}-\d{2}$/);
+          assert.equal(a.name, 'x');
+        } finally {
+          await other.close();
+        }
+      });
+    }
   },
 );
 

@@ -5,7 +5,13 @@
  */
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import { sameStorage, type SchemaDdl } from '../../db/schema-ddl.js';
-import { FUNCTION_DEFAULTS, type ColumnChanges, type ColumnDefault, type ColumnSpec, type StorageType } from './column-spec.js';
+import {
+  FUNCTION_DEFAULTS,
+  type ColumnChanges,
+  type ColumnDefault,
+  type ColumnSpec,
+  type StorageType,
+} from './column-spec.js';
 import { conversionCheck, storageOfField, type ConversionCheck } from './type-conversions.js';
 import type { FieldInput, SchemaInput } from '../input/field-input.js';
 import type { ColumnInfo, FieldOverview, ServiceType } from '../../schema/types.js';
@@ -109,7 +115,8 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
     case 'date': {
       if (typeof value === 'string' && TODAY.test(value.trim())) return { kind: 'today' };
       const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
-      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw bad('a date (YYYY-MM-DD) or "CURRENT_DATE"');
+      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3])))
+        throw bad('a date (YYYY-MM-DD) or "CURRENT_DATE"');
       return { kind: 'value', value: value as string };
     }
     case 'dateTime':
@@ -120,7 +127,10 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
         throw bad('a date and time (YYYY-MM-DDTHH:mm:ss) or "CURRENT_TIMESTAMP"');
       if (spec.type === 'dateTime')
         return { kind: 'value', value: `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6] ?? '00'}` };
-      const text = (value as string).trim().replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00');
+      const text = (value as string)
+        .trim()
+        .replace(' ', 'T')
+        .replace(/([+-]\d{2})$/, '$1:00');
       const instant = new Date(m[8] ? text : `${text}Z`);
       if (Number.isNaN(instant.getTime())) throw bad('a date and time');
       return { kind: 'value', value: instant.toISOString() };

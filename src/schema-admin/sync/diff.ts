@@ -9,7 +9,14 @@ import { InvalidPayloadError } from '../../errors/catalogue.js';
 import { checkBody, compileSchema } from '../../request/body-check.js';
 import { prototypeKeyReason, refusedKeyPath } from '../../request/prototype-keys.js';
 import { changeProblem, type Change } from './changes.js';
-import { portableDefault, type Json, type Snapshot, type SnapshotCollection, type SnapshotField, type SnapshotRelation } from './snapshot.js';
+import {
+  portableDefault,
+  type Json,
+  type Snapshot,
+  type SnapshotCollection,
+  type SnapshotField,
+  type SnapshotRelation,
+} from './snapshot.js';
 
 export interface SchemaDiff {
   collections: { collection: string; diff: Change[] }[];
