@@ -79,7 +79,7 @@ export abstract class DdlRenderer implements SchemaDdl {
     return 'CURRENT_DATE';
   }
 
-  /** The default that gives each new row a new version 4 uuid. */
+  /** The default that gives each new row a new uuid. */
   protected randomUuidDefault(): string {
     return 'gen_random_uuid()';
   }

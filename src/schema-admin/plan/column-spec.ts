@@ -22,7 +22,7 @@ export type StorageType =
 
 /**
  * A column default: none, a function the database calls for each new row (`now`: the clock, `CURRENT_TIMESTAMP`;
- * `today`: the date, `CURRENT_DATE`; `randomUuid`: a new version 4 uuid, `gen_random_uuid()`), or a literal (json
+ * `today`: the date, `CURRENT_DATE`; `randomUuid`: a new uuid, `gen_random_uuid()`), or a literal (json
  * defaults are their JSON text).
  */
 export type ColumnDefault =

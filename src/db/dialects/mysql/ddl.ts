@@ -151,7 +151,10 @@ class MysqlDdl extends DdlRenderer {
     return `current_timestamp${fraction ? `(${fraction})` : ''}`;
   }
 
-  /** Functions other than the clock are defaults in parentheses (MySQL 8 wants them; MariaDB takes them). */
+  /**
+   * Functions other than the clock are defaults in parentheses (MySQL 8 wants them; MariaDB takes them). `uuid()` makes
+   * version 1 uuids (MariaDB before 11.7 has no random ones): unique all the same.
+   */
   protected override todayDefault(): string {
     return '(curdate())';
   }
