@@ -180,6 +180,22 @@ describe('a cross-vendor apply settles', () => {
 });
 
 for (const client of clients) {
+  it(`an o2m field without metadata goes with its relation's one_field (${clientLabel(client)})`, async () => {
+    const t = await startTestApp(client, { fixture: false });
+    try {
+      await petsSchema(t);
+      const snapshot = await snapshotOf(t);
+      snapshot.fields = snapshot.fields.filter((f: any) => !(f.collection === 'owners' && f.field === 'pets'));
+      snapshot.relations.find((r: any) => r.field === 'owner').meta.one_field = null;
+      assert.equal(await applyThenDiffAgain(t, snapshot), 'settled');
+      assert.equal((await t.request({ method: 'GET', url: '/fields/owners/pets' })).statusCode, 403);
+    } finally {
+      await t.close();
+    }
+  });
+}
+
+for (const client of clients) {
   describe(`snapshot column order and timestamp defaults (${clientLabel(client)})`, () => {
     let source: TestApp;
     before(async () => {

@@ -216,7 +216,8 @@ function deleteSteps(
     });
   }
   for (const t of fieldTargets) {
-    if (t.kind !== 'delete' || deleted.has(t.item.collection)) continue;
+    // An o2m field without metadata goes with its relation's change (made above), as it came with it.
+    if (t.kind !== 'delete' || deleted.has(t.item.collection) || madeByRelation(t.item)) continue;
     const { collection, field } = t.item;
     steps.push({
       description: `delete field "${collection}.${field}"`,
