@@ -52,6 +52,7 @@ describe(
           created_at timestamptz default now(),
           changed_at timestamp default CURRENT_TIMESTAMP,
           day date default CURRENT_DATE,
+          since date default now(),
           fixed timestamptz default '2024-01-02 03:04:05+00')`);
         await knex.raw(
           `create table parts (id serial primary key, thing uuid references things (id) on delete cascade)`,
@@ -85,6 +86,7 @@ describe(
         assert.match(defaults.created_at, /^(now\(\)|CURRENT_TIMESTAMP)$/);
         assert.match(defaults.changed_at, /^(now\(\)|CURRENT_TIMESTAMP)$/);
         assert.match(defaults.day, /^CURRENT_DATE$/);
+        assert.match(defaults.since, /^CURRENT_DATE$/);
         const views = await knex('information_schema.tables').where({
           table_schema: 'public',
           table_name: 'thing_names',

@@ -113,7 +113,7 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
       if (value === false || value === 0 || value === '0' || value === 'false') return { kind: 'value', value: false };
       throw bad('a boolean');
     case 'date': {
-      if (typeof value === 'string' && TODAY.test(value.trim())) return { kind: 'today' };
+      if (typeof value === 'string' && (TODAY.test(value.trim()) || NOW.test(value.trim()))) return { kind: 'today' };
       const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
       if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3])))
         throw bad('a date (YYYY-MM-DD) or "CURRENT_DATE"');

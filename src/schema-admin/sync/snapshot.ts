@@ -78,9 +78,11 @@ const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?(\.\d+)?(Z|[+-]
 /**
  * A default as every database spells it: a timestamp literal as an ISO instant (PostgreSQL reads back
  * `2024-01-02 03:04:05+00`, MariaDB `2024-01-02 03:04:05.000`, SQLite the ISO text it was given), a dateTime literal
- * as `YYYY-MM-DD HH:mm:ss`. Function defaults are spelled alike by introspection already.
+ * as `YYYY-MM-DD HH:mm:ss`; the clock as a date's default is the date (PostgreSQL takes `now()` there). Function
+ * defaults are spelled alike by introspection already.
  */
 export function portableDefault(type: string, value: Json): Json {
+  if (type === 'date' && value === 'CURRENT_TIMESTAMP') return 'CURRENT_DATE';
   if (typeof value !== 'string' || (type !== 'timestamp' && type !== 'dateTime')) return value;
   const m = DATE_TIME.exec(value.trim());
   if (!m) return value;
