@@ -37,6 +37,7 @@ export abstract class DdlRenderer implements SchemaDdl {
   abstract readonly transactional: boolean;
   abstract readonly comments: boolean;
   abstract readonly nativeUuid: boolean;
+  abstract readonly autoIncrementBesideKey: boolean;
   abstract run(knex: Knex, sql: string, params?: unknown[]): Promise<Record<string, any>[]>;
 
   /** The declared type of each storage type, where the type takes no length or precision. */

@@ -34,6 +34,7 @@ describe('parseDefaultValue', () => {
     ['CURRENT_DATE', 'CURRENT_DATE'],
     ["(datetime('now'))", 'CURRENT_TIMESTAMP'],
     ['LOCALTIMESTAMP(0)', 'CURRENT_TIMESTAMP'],
+    ["(now() AT TIME ZONE 'utc'::text)", "now() AT TIME ZONE 'utc'::text"],
     [7, 7],
   ];
   for (const [raw, expected] of cases) {

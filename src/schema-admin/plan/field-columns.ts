@@ -213,8 +213,16 @@ function currentDefault(column: ColumnInfo): ColumnDefault {
   return { kind: 'value', value: JSON.stringify(value) };
 }
 
-/** The column of a new field (not alias). `primaryKeyAllowed`: only while creating a collection. */
-export function newColumn(input: FieldInput, type: ServiceType, primaryKeyAllowed: boolean): ColumnSpec {
+/**
+ * The column of a new field (not alias). `primaryKeyAllowed`: only while creating a collection;
+ * `autoIncrementBesideKey`: the database can auto-increment a column that is no key.
+ */
+export function newColumn(
+  input: FieldInput,
+  type: ServiceType,
+  primaryKeyAllowed: boolean,
+  autoIncrementBesideKey = false,
+): ColumnSpec {
   const storage = storageFor(type);
   if (!storage) throw new InvalidPayloadError(`Type "${type}" can't be stored in a column`);
   const s: SchemaInput = input.schema ?? {};
@@ -226,9 +234,12 @@ export function newColumn(input: FieldInput, type: ServiceType, primaryKeyAllowe
       `Field "${input.field}": a primary key can only be set when the collection is created`,
     );
   const autoIncrement = s.has_auto_increment === true;
-  if (autoIncrement && (!primaryKey || (storage !== 'integer' && storage !== 'bigInteger'))) {
+  if (
+    autoIncrement &&
+    ((!primaryKey && !autoIncrementBesideKey) || (storage !== 'integer' && storage !== 'bigInteger'))
+  ) {
     throw new InvalidPayloadError(
-      `Field "${input.field}": only an integer or bigInteger primary key can auto-increment`,
+      `Field "${input.field}": only an integer or bigInteger ${autoIncrementBesideKey ? 'field' : 'primary key'} can auto-increment`,
     );
   }
   const precision = storage === 'decimal' ? (s.numeric_precision ?? 10) : null;

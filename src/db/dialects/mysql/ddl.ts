@@ -95,6 +95,7 @@ function isIncompatibleKey(error: unknown): boolean {
 class MysqlDdl extends DdlRenderer {
   readonly transactional = false;
   readonly comments = true;
+  readonly autoIncrementBesideKey = false;
   readonly nativeUuid = false;
   readonly run = run;
 

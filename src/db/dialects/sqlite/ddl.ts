@@ -126,6 +126,7 @@ function dropForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerato
 class SqliteDdl extends DdlRenderer {
   readonly transactional = true;
   readonly comments = false;
+  readonly autoIncrementBesideKey = false;
   readonly nativeUuid = true;
   readonly run = run;
 
