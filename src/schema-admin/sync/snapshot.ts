@@ -87,7 +87,8 @@ export function portableDefault(type: string, value: Json): Json {
   const m = DATE_TIME.exec(value.trim());
   if (!m) return value;
   if (type === 'dateTime') return `${m[1]} ${m[2]}${m[3] ?? ':00'}`;
-  const zone = !m[5] ? 'Z' : m[5].length === 3 && m[5] !== 'Z' ? `${m[5]}:00` : m[5];
+  const offset = m[5] && m[5] !== 'Z' ? m[5].replace(':', '') : null;
+  const zone = offset ? `${offset.slice(0, 3)}:${offset.slice(3) || '00'}` : 'Z';
   const instant = new Date(`${m[1]}T${m[2]}${m[3] ?? ':00'}${(m[4] ?? '').slice(0, 4)}${zone}`);
   return Number.isNaN(instant.getTime()) ? value : instant.toISOString();
 }
