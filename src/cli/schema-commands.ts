@@ -5,7 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
+import { parse as parseYaml } from 'yaml';
+import { toYaml } from '../io/yaml.js';
 import type { Config } from '../config/config.js';
 import { openUnchanged } from '../db/open-unchanged.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
@@ -28,13 +29,10 @@ export async function runSnapshot(config: Config, out: Output, file: string | un
     new SchemaSync(context).snapshot(CLI_ACCOUNTABILITY),
   );
   if (!file) {
-    out.io.stdout.write(out.json ? `${JSON.stringify(snapshot, null, 2)}\n` : yamlStringify(snapshot));
+    out.io.stdout.write(out.json ? `${JSON.stringify(snapshot, null, 2)}\n` : toYaml(snapshot));
     return;
   }
-  writeFileSync(
-    resolvePath(out.io, file),
-    isYaml(file) ? yamlStringify(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`,
-  );
+  writeFileSync(resolvePath(out.io, file), isYaml(file) ? toYaml(snapshot) : `${JSON.stringify(snapshot, null, 2)}\n`);
   out.result(
     {
       file,

@@ -37,6 +37,7 @@ export abstract class DdlRenderer implements SchemaDdl {
   abstract readonly transactional: boolean;
   abstract readonly comments: boolean;
   abstract readonly nativeUuid: boolean;
+  abstract readonly autoIncrementBesideKey: boolean;
   abstract run(knex: Knex, sql: string, params?: unknown[]): Promise<Record<string, any>[]>;
 
   /** The declared type of each storage type, where the type takes no length or precision. */
@@ -74,6 +75,16 @@ export abstract class DdlRenderer implements SchemaDdl {
     return 'CURRENT_TIMESTAMP';
   }
 
+  /** The default that gives each new row the current date. */
+  protected todayDefault(): string {
+    return 'CURRENT_DATE';
+  }
+
+  /** The default that gives each new row a new uuid. */
+  protected randomUuidDefault(): string {
+    return 'gen_random_uuid()';
+  }
+
   /** A text default of the column (json defaults are their JSON text). */
   protected textDefault(_spec: ColumnSpec, text: string): string {
     return this.literal(text);
@@ -84,6 +95,8 @@ export abstract class DdlRenderer implements SchemaDdl {
     const value = spec.default;
     if (value.kind === 'none') return null;
     if (value.kind === 'now') return this.clockDefault(columnType);
+    if (value.kind === 'today') return this.todayDefault();
+    if (value.kind === 'randomUuid') return this.randomUuidDefault();
     if (typeof value.value === 'boolean') return this.booleanLiteral(value.value);
     if (typeof value.value === 'number') return String(value.value);
     return this.textDefault(spec, value.value);

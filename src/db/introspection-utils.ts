@@ -20,23 +20,40 @@ export function normalizeAction(action: string | null | undefined): string | nul
 
 /**
  * A column default as the catalog writes it → a JS value: literals become numbers, strings (unquoted, casts
- * dropped) and booleans; clock functions become `CURRENT_TIMESTAMP`; other expressions stay as text.
+ * dropped) and booleans; clock functions become `CURRENT_TIMESTAMP`, date functions `CURRENT_DATE` and random uuid
+ * functions `gen_random_uuid()` (one spelling for every database, so that snapshots compare); other expressions stay
+ * as text.
  */
 export function parseDefaultValue(raw: unknown): unknown {
   if (raw === null || raw === undefined) return null;
   if (typeof raw !== 'string') return raw;
   let text = raw.trim();
   if (text === '' || text.toUpperCase() === 'NULL') return null;
-  // Casts such as 'draft'::character varying or (0)::numeric.
-  text = text.replace(/::[\w\s"[\]().]+$/, '').trim();
+  // Casts such as 'draft'::character varying or (0)::numeric; not one inside parentheses (`(now() at time zone
+  // 'utc'::text)`), whose closing parenthesis the pattern would take with it.
+  const uncast = text.replace(/::[\w\s"[\]().]+$/, '').trim();
+  if (balanced(uncast)) text = uncast;
   while (wrappedInParentheses(text)) text = text.slice(1, -1).trim();
   const quoted = /^'((?:[^']|'')*)'$/s.exec(text);
   if (quoted) return quoted[1]!.replace(/''/g, "'");
   if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)) return numericDefault(text);
   if (/^true$/i.test(text)) return true;
   if (/^false$/i.test(text)) return false;
-  if (/^(now\(\)|current_timestamp(\(\d*\))?|localtimestamp|getdate\(\))$/i.test(text)) return 'CURRENT_TIMESTAMP';
+  if (/^(now\(\)|current_timestamp(\(\d*\))?|localtimestamp(\(\d*\))?|getdate\(\)|datetime\('now'\))$/i.test(text))
+    return 'CURRENT_TIMESTAMP';
+  if (/^(current_date(\(\))?|curdate\(\)|date\('now'\))$/i.test(text)) return 'CURRENT_DATE';
+  if (/^(gen_random_uuid|uuid|uuid_generate_v4)\(\)$/i.test(text)) return 'gen_random_uuid()';
   return text;
+}
+
+/** Whether every parenthesis outside quotes closes. */
+function balanced(text: string): boolean {
+  let depth = 0;
+  for (const ch of text.replace(/'(?:[^']|'')*'/g, "''")) {
+    if (ch === '(') depth++;
+    else if (ch === ')' && --depth < 0) return false;
+  }
+  return depth === 0;
 }
 
 /** `(0)` yes, `(a) + (b)` no: the first parenthesis must close at the very end. */

@@ -43,6 +43,8 @@ export interface SchemaDdl {
   readonly comments: boolean;
   /** A uuid column is recognisable as such without the `uuid` special flag. */
   readonly nativeUuid: boolean;
+  /** A column that is no key can auto-increment (a PostgreSQL `serial`), as a snapshot of such a table asks. */
+  readonly autoIncrementBesideKey: boolean;
   /**
    * Runs a schema change in a transaction suited to it (SQLite: foreign keys off for table rebuilds, checked before
    * commit). The transaction is the DdlCatalog.session of the steps run in it.

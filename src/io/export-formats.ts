@@ -3,7 +3,7 @@
  * time, so an export of any size is written with the memory of one batch. The first batch also fixes the CSV
  * header (rows of one read share their keys; see `csvHeader`).
  */
-import { yamlModule } from './yaml.js';
+import { toYaml } from './yaml.js';
 import type { Row } from '../db/connection.js';
 
 export const EXPORT_FORMATS = ['csv', 'csv_utf8', 'json', 'ndjson', 'xml', 'yaml'] as const;
@@ -89,7 +89,7 @@ class YamlWriter implements ExportWriter {
   rows(batch: Row[]): string {
     if (!batch.length) return '';
     this.empty = false;
-    return yamlModule().stringify(batch);
+    return toYaml(batch);
   }
   end(): string {
     return this.empty ? '[]\n' : '';

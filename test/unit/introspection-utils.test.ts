@@ -27,6 +27,14 @@ describe('parseDefaultValue', () => {
     ['CURRENT_TIMESTAMP(3)', 'CURRENT_TIMESTAMP'],
     ['(a) + (b)', '(a) + (b)'],
     ['gen_random_uuid()', 'gen_random_uuid()'],
+    // One spelling per function default, whichever database wrote it (snapshots compare across databases).
+    ['uuid()', 'gen_random_uuid()'],
+    ['uuid_generate_v4()', 'gen_random_uuid()'],
+    ['curdate()', 'CURRENT_DATE'],
+    ['CURRENT_DATE', 'CURRENT_DATE'],
+    ["(datetime('now'))", 'CURRENT_TIMESTAMP'],
+    ['LOCALTIMESTAMP(0)', 'CURRENT_TIMESTAMP'],
+    ["(now() AT TIME ZONE 'utc'::text)", "now() AT TIME ZONE 'utc'::text"],
     [7, 7],
   ];
   for (const [raw, expected] of cases) {

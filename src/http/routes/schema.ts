@@ -10,7 +10,7 @@ import type { SchemaAdminApi } from '../../app/ports.js';
 import { DiffAnswerShape, SnapshotShape } from '../../schema-admin/sync/diff.js';
 import { SchemaSync } from '../../schema-admin/sync/schema-sync-service.js';
 import { contentDisposition } from '../../io/export-stream.js';
-import { yamlModule } from '../../io/yaml.js';
+import { toYaml, yamlModule } from '../../io/yaml.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
 import { ANY_DATA } from './route-answers.js';
 
@@ -89,7 +89,7 @@ export function schemaRoutes(context: SchemaAdminApi): FastifyPluginAsync {
         return reply.type('application/json; charset=utf-8').send({ data: snapshot });
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
       void reply.header('content-disposition', contentDisposition(`snapshot-${stamp}.${format}`));
-      if (format === 'yaml') return reply.type('text/yaml; charset=utf-8').send(yamlModule().stringify(snapshot));
+      if (format === 'yaml') return reply.type('text/yaml; charset=utf-8').send(toYaml(snapshot));
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(snapshot, null, 2));
     });
 

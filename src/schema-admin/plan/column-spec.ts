@@ -20,8 +20,20 @@ export type StorageType =
   | 'uuid'
   | 'binary';
 
-/** A column default: none, the clock (`CURRENT_TIMESTAMP`), or a literal (json defaults are their JSON text). */
-export type ColumnDefault = { kind: 'none' } | { kind: 'now' } | { kind: 'value'; value: string | number | boolean };
+/**
+ * A column default: none, a function the database calls for each new row (`now`: the clock, `CURRENT_TIMESTAMP`;
+ * `today`: the date, `CURRENT_DATE`; `randomUuid`: a new uuid, `gen_random_uuid()`), or a literal (json
+ * defaults are their JSON text).
+ */
+export type ColumnDefault =
+  | { kind: 'none' }
+  | { kind: 'now' }
+  | { kind: 'today' }
+  | { kind: 'randomUuid' }
+  | { kind: 'value'; value: string | number | boolean };
+
+/** How snapshots and field objects spell the function defaults (introspection reads every database's spelling so). */
+export const FUNCTION_DEFAULTS = { now: 'CURRENT_TIMESTAMP', today: 'CURRENT_DATE', randomUuid: 'gen_random_uuid()' };
 
 /** The column a field should have. */
 export interface ColumnSpec {

@@ -5,7 +5,13 @@
  */
 import { InvalidPayloadError } from '../../errors/catalogue.js';
 import { sameStorage, type SchemaDdl } from '../../db/schema-ddl.js';
-import type { ColumnChanges, ColumnDefault, ColumnSpec, StorageType } from './column-spec.js';
+import {
+  FUNCTION_DEFAULTS,
+  type ColumnChanges,
+  type ColumnDefault,
+  type ColumnSpec,
+  type StorageType,
+} from './column-spec.js';
 import { conversionCheck, storageOfField, type ConversionCheck } from './type-conversions.js';
 import type { FieldInput, SchemaInput } from '../input/field-input.js';
 import type { ColumnInfo, FieldOverview, ServiceType } from '../../schema/types.js';
@@ -56,6 +62,10 @@ export function specialFor(
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const NOW = /^(current_timestamp|now\(\)|now)$/i;
+const TODAY = /^(current_date(\(\))?|curdate\(\))$/i;
+const RANDOM_UUID = /^(gen_random_uuid|uuid|uuid_generate_v4)\(\)$/i;
+/** A date and time literal; the zone as `Z`, `+01:00`, `+0100` or `+01` (PostgreSQL writes `+00`). */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 function validDate(y: number, m: number, d: number): boolean {
   const date = new Date(Date.UTC(y, m - 1, d));
@@ -73,7 +83,8 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
     case 'uuid': {
       const text = typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
       if (typeof text !== 'string') throw bad('a string');
-      if (spec.type === 'uuid' && !UUID.test(text)) throw bad('a uuid');
+      if (spec.type === 'uuid' && RANDOM_UUID.test(text.trim())) return { kind: 'randomUuid' };
+      if (spec.type === 'uuid' && !UUID.test(text)) throw bad('a uuid or "gen_random_uuid()"');
       if (spec.type === 'string' && text.length > (spec.maxLength ?? 255))
         throw bad(`at most ${spec.maxLength ?? 255} characters long`);
       return { kind: 'value', value: text };
@@ -102,22 +113,24 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
       if (value === false || value === 0 || value === '0' || value === 'false') return { kind: 'value', value: false };
       throw bad('a boolean');
     case 'date': {
+      if (typeof value === 'string' && (TODAY.test(value.trim()) || NOW.test(value.trim()))) return { kind: 'today' };
       const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
-      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw bad('a date (YYYY-MM-DD)');
+      if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3])))
+        throw bad('a date (YYYY-MM-DD) or "CURRENT_DATE"');
       return { kind: 'value', value: value as string };
     }
     case 'dateTime':
     case 'timestamp': {
       if (typeof value === 'string' && NOW.test(value.trim())) return { kind: 'now' };
-      const m =
-        typeof value === 'string'
-          ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim())
-          : null;
+      const m = typeof value === 'string' ? DATE_TIME.exec(value.trim()) : null;
       if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3])))
         throw bad('a date and time (YYYY-MM-DDTHH:mm:ss) or "CURRENT_TIMESTAMP"');
       if (spec.type === 'dateTime')
         return { kind: 'value', value: `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6] ?? '00'}` };
-      const text = (value as string).trim().replace(' ', 'T');
+      const text = (value as string)
+        .trim()
+        .replace(' ', 'T')
+        .replace(/([+-]\d{2})$/, '$1:00');
       const instant = new Date(m[8] ? text : `${text}Z`);
       if (Number.isNaN(instant.getTime())) throw bad('a date and time');
       return { kind: 'value', value: instant.toISOString() };
@@ -145,7 +158,9 @@ export function parseDefault(value: unknown, spec: Pick<ColumnSpec, 'type' | 'ma
 /** Whether the introspected default (ColumnInfo.default_value) is the default `target` asks for. */
 export function sameDefault(current: unknown, target: ColumnDefault, type: StorageType): boolean {
   if (current === null || current === undefined) return target.kind === 'none';
-  if (current === 'CURRENT_TIMESTAMP' && (type === 'dateTime' || type === 'timestamp')) return target.kind === 'now';
+  if (current === FUNCTION_DEFAULTS.now && (type === 'dateTime' || type === 'timestamp')) return target.kind === 'now';
+  if (current === FUNCTION_DEFAULTS.today && type === 'date') return target.kind === 'today';
+  if (current === FUNCTION_DEFAULTS.randomUuid && type === 'uuid') return target.kind === 'randomUuid';
   if (target.kind !== 'value') return false;
   const value = target.value;
   switch (type) {
@@ -190,14 +205,24 @@ function instant(value: unknown, type: StorageType): number {
 function currentDefault(column: ColumnInfo): ColumnDefault {
   const value = column.default_value;
   if (value === null || value === undefined || column.has_auto_increment) return { kind: 'none' };
-  if (value === 'CURRENT_TIMESTAMP') return { kind: 'now' };
+  if (value === FUNCTION_DEFAULTS.now) return { kind: 'now' };
+  if (value === FUNCTION_DEFAULTS.today) return { kind: 'today' };
+  if (value === FUNCTION_DEFAULTS.randomUuid) return { kind: 'randomUuid' };
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
     return { kind: 'value', value };
   return { kind: 'value', value: JSON.stringify(value) };
 }
 
-/** The column of a new field (not alias). `primaryKeyAllowed`: only while creating a collection. */
-export function newColumn(input: FieldInput, type: ServiceType, primaryKeyAllowed: boolean): ColumnSpec {
+/**
+ * The column of a new field (not alias). `primaryKeyAllowed`: only while creating a collection;
+ * `autoIncrementBesideKey`: the database can auto-increment a column that is no key.
+ */
+export function newColumn(
+  input: FieldInput,
+  type: ServiceType,
+  primaryKeyAllowed: boolean,
+  autoIncrementBesideKey = false,
+): ColumnSpec {
   const storage = storageFor(type);
   if (!storage) throw new InvalidPayloadError(`Type "${type}" can't be stored in a column`);
   const s: SchemaInput = input.schema ?? {};
@@ -209,9 +234,12 @@ export function newColumn(input: FieldInput, type: ServiceType, primaryKeyAllowe
       `Field "${input.field}": a primary key can only be set when the collection is created`,
     );
   const autoIncrement = s.has_auto_increment === true;
-  if (autoIncrement && (!primaryKey || (storage !== 'integer' && storage !== 'bigInteger'))) {
+  if (
+    autoIncrement &&
+    ((!primaryKey && !autoIncrementBesideKey) || (storage !== 'integer' && storage !== 'bigInteger'))
+  ) {
     throw new InvalidPayloadError(
-      `Field "${input.field}": only an integer or bigInteger primary key can auto-increment`,
+      `Field "${input.field}": only an integer or bigInteger ${autoIncrementBesideKey ? 'field' : 'primary key'} can auto-increment`,
     );
   }
   const precision = storage === 'decimal' ? (s.numeric_precision ?? 10) : null;

@@ -46,7 +46,7 @@ export function fieldCreation(
   }
   if (input.schema === null)
     throw new InvalidPayloadError(`Field "${input.field}" of type ${type} needs a column: "schema" can't be null`);
-  const column = newColumn(input, type, primaryKeyAllowed);
+  const column = newColumn(input, type, primaryKeyAllowed, ctx.ddl.autoIncrementBesideKey);
   const needsRow = meta !== null || (special !== null && special.length > 0);
   return {
     column,

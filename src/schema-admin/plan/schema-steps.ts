@@ -90,6 +90,8 @@ function column(spec: ColumnSpec): string {
   if (spec.primaryKey) parts.push(spec.autoIncrement ? 'primary key auto-increment' : 'primary key');
   else if (!spec.nullable) parts.push('not null');
   if (spec.default.kind === 'now') parts.push('default now');
+  if (spec.default.kind === 'today') parts.push('default today');
+  if (spec.default.kind === 'randomUuid') parts.push('default random uuid');
   if (spec.default.kind === 'value') parts.push(`default ${JSON.stringify(spec.default.value)}`);
   if (spec.unique && !spec.primaryKey) parts.push('unique');
   else if (spec.indexed && !spec.primaryKey) parts.push('indexed');

@@ -86,15 +86,24 @@ type CollectionTarget = Target<Snapshot['collections'][number]>;
 type FieldTarget = Target<SnapshotField>;
 type RelationTarget = Target<Snapshot['relations'][number]>;
 
-/** New collections, each with its new fields. */
+/**
+ * An o2m field without metadata is no row of its own: the relation that names it makes it (creating it would add a
+ * metadata row the snapshot does not have).
+ */
+const madeByRelation = (field: SnapshotField) => field.type === 'alias' && field.meta === null;
+
+const isKey = (field: SnapshotField) => (field.schema as Record<string, Json> | null)?.is_primary_key === true;
+
+/** New collections, each with its new fields: in the snapshot's order, keys first. */
 function createCollectionSteps(collectionTargets: CollectionTarget[], fieldTargets: FieldTarget[]): ApplyStep[] {
   const steps: ApplyStep[] = [];
   for (const t of collectionTargets) {
     if (t.kind !== 'create') continue;
     const { collection, meta, schema } = t.item;
-    const own = fieldTargets
-      .filter((f) => f.kind === 'create' && f.item.collection === collection)
-      .map((f) => fieldBody(f.item as SnapshotField, true));
+    const created = fieldTargets
+      .filter((f) => f.kind === 'create' && f.item.collection === collection && !madeByRelation(f.item))
+      .map((f) => f.item);
+    const own = [...created.filter(isKey), ...created.filter((f) => !isKey(f))].map((f) => fieldBody(f, true));
     steps.push({
       description: `create collection "${collection}"${schema ? ` with ${own.length} field${own.length === 1 ? '' : 's'}` : ' (folder)'}`,
       run: (ctx, acc) =>
@@ -114,7 +123,7 @@ function fieldSteps(fieldTargets: FieldTarget[], created: Set<string>): ApplySte
   const steps: ApplyStep[] = [];
   for (const t of fieldTargets) {
     const { collection, field } = t.item;
-    if (t.kind === 'create' && !created.has(collection)) {
+    if (t.kind === 'create' && !created.has(collection) && !madeByRelation(t.item)) {
       steps.push({
         description: `create field "${collection}.${field}" (${t.item.type})`,
         run: (ctx, acc) => ctx.fields.create(acc, collection, fieldBody(t.item, true)),
@@ -207,7 +216,8 @@ function deleteSteps(
     });
   }
   for (const t of fieldTargets) {
-    if (t.kind !== 'delete' || deleted.has(t.item.collection)) continue;
+    // An o2m field without metadata goes with its relation's change (made above), as it came with it.
+    if (t.kind !== 'delete' || deleted.has(t.item.collection) || madeByRelation(t.item)) continue;
     const { collection, field } = t.item;
     steps.push({
       description: `delete field "${collection}.${field}"`,

@@ -9,7 +9,14 @@ import { InvalidPayloadError } from '../../errors/catalogue.js';
 import { checkBody, compileSchema } from '../../request/body-check.js';
 import { prototypeKeyReason, refusedKeyPath } from '../../request/prototype-keys.js';
 import { changeProblem, type Change } from './changes.js';
-import type { Json, Snapshot, SnapshotCollection, SnapshotField, SnapshotRelation } from './snapshot.js';
+import {
+  portableDefault,
+  type Json,
+  type Snapshot,
+  type SnapshotCollection,
+  type SnapshotField,
+  type SnapshotRelation,
+} from './snapshot.js';
 
 export interface SchemaDiff {
   collections: { collection: string; diff: Change[] }[];
@@ -43,12 +50,72 @@ function diffItems<T extends object>(
   return out;
 }
 
+/** Metadata values a row holds when it was made for a field given none (`width` is the column's default). */
+const PLAIN_META: Record<string, Json> = Object.assign(Object.create(null) as Record<string, Json>, {
+  interface: null,
+  options: null,
+  display: null,
+  display_options: null,
+  readonly: false,
+  hidden: false,
+  sort: null,
+  width: 'full',
+  translations: null,
+  note: null,
+  conditions: null,
+  required: false,
+  group: null,
+  validation: null,
+  validation_message: null,
+  searchable: true,
+});
+
+/** The special flags a field of `type` may carry without them saying anything its type does not. */
+const IMPLIED_SPECIAL: Record<string, string[]> = { uuid: ['uuid'], alias: ['o2m'] };
+
+/**
+ * A metadata row that says nothing beyond the field's type: the one a database without a native uuid type keeps for
+ * a uuid field given no metadata (its `uuid` flag), or an o2m field's made by an apply. The same as none.
+ */
+function plainMeta(field: SnapshotField): boolean {
+  const meta = field.meta;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return false;
+  const special = meta.special ?? [];
+  const implied = IMPLIED_SPECIAL[field.type] ?? [];
+  if (!Array.isArray(special) || special.some((flag) => !implied.includes(flag as string))) return false;
+  return Object.entries(meta).every(
+    ([key, value]) =>
+      key === 'collection' || key === 'field' || key === 'special' || !(key in PLAIN_META) || PLAIN_META[key] === value,
+  );
+}
+
+/**
+ * The current fields as the wanted ones would spell them: where the wanted field has no metadata and the current
+ * one's says nothing (plainMeta), none; defaults of wanted fields in the portable spelling (a snapshot edited by
+ * hand, or from another version, may spell them as its database does).
+ */
+function comparableFields(current: SnapshotField[], wanted: SnapshotField[]): [SnapshotField[], SnapshotField[]] {
+  const wantedByKey = new Map(wanted.map((f) => [`${f.collection}.${f.field}`, f]));
+  const now = current.map((field) => {
+    const other = wantedByKey.get(`${field.collection}.${field.field}`);
+    return other && other.meta === null && plainMeta(field) ? { ...field, meta: null } : field;
+  });
+  const want = wanted.map((field) => {
+    const value = field.schema?.default_value;
+    if (value === undefined || !field.schema) return field;
+    const portable = portableDefault(field.type, value);
+    return portable === value ? field : { ...field, schema: { ...field.schema, default_value: portable } };
+  });
+  return [now, want];
+}
+
 export function diffSnapshots(current: Snapshot, wanted: Snapshot): SchemaDiff {
+  const [currentFields, wantedFields] = comparableFields(current.fields, wanted.fields);
   return {
     collections: diffItems<SnapshotCollection>(current.collections, wanted.collections, (c) => c.collection).map(
       ({ item, diff }) => ({ collection: item.collection, diff }),
     ),
-    fields: diffItems<SnapshotField>(current.fields, wanted.fields, (f) => `${f.collection}.${f.field}`).map(
+    fields: diffItems<SnapshotField>(currentFields, wantedFields, (f) => `${f.collection}.${f.field}`).map(
       ({ item, diff }) => ({ collection: item.collection, field: item.field, diff }),
     ),
     relations: diffItems<SnapshotRelation>(

@@ -50,7 +50,8 @@ export class SchemaComparison {
     const { hash, diff } = parseDiffAnswer(body);
     if (hash !== snapshotHash(current))
       throw new InvalidPayloadError(
-        'The diff was computed against a different schema than the current one (hash mismatch); compute it again',
+        "Provided hash does not match the current instance's schema hash, indicating the schema has changed after " +
+          'this diff was generated. Please generate a new diff and try again',
       );
     return planApply(current, diff);
   }

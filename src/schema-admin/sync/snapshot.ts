@@ -3,7 +3,9 @@
  * the schema overview. The `schema` parts hold the database-independent attributes only (no `data_type`, constraint
  * names or precision of integer types): a snapshot taken on one database compares with, and applies to, another.
  * Service tables are left out, as Directus leaves out its directus_* tables, except the fields an admin added to them
- * (service_users...), which a snapshot keeps as Directus keeps its custom fields of system collections.
+ * (service_users...), which a snapshot keeps as Directus keeps its custom fields of system collections. Views are left
+ * out too: their definition is SQL a snapshot does not carry, and an apply would create them as tables. Fields are
+ * listed in column order (alias fields last), the order an apply creates them in.
  */
 import { createHash } from 'node:crypto';
 import type { FieldOverview, SchemaOverview, ServiceType } from '../../schema/types.js';
@@ -41,7 +43,8 @@ export interface Snapshot {
   relations: SnapshotRelation[];
 }
 
-const SIZED: ServiceType[] = ['string', 'csv', 'hash', 'uuid'];
+/** Types whose length means the same everywhere (a uuid is `uuid` on PostgreSQL, `char(36)` on MariaDB). */
+const SIZED: ServiceType[] = ['string', 'csv', 'hash'];
 
 function plain<T>(value: T): Json {
   return JSON.parse(JSON.stringify(value ?? null)) as Json;
@@ -59,7 +62,7 @@ function fieldSchema(field: FieldOverview, collection: string): Record<string, J
   return {
     name: schema.name,
     table: schema.table,
-    default_value: schema.has_auto_increment ? null : plain(schema.default_value),
+    default_value: schema.has_auto_increment ? null : portableDefault(field.type, plain(schema.default_value)),
     max_length: SIZED.includes(field.type) ? schema.max_length : null,
     numeric_precision: field.type === 'decimal' ? schema.numeric_precision : null,
     numeric_scale: field.type === 'decimal' ? schema.numeric_scale : null,
@@ -72,9 +75,29 @@ function fieldSchema(field: FieldOverview, collection: string): Record<string, J
   };
 }
 
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * A default as every database spells it: a timestamp literal as an ISO instant (PostgreSQL reads back
+ * `2024-01-02 03:04:05+00`, MariaDB `2024-01-02 03:04:05.000`, SQLite the ISO text it was given), a dateTime literal
+ * as `YYYY-MM-DD HH:mm:ss`; the clock as a date's default is the date (PostgreSQL takes `now()` there). Function
+ * defaults are spelled alike by introspection already.
+ */
+export function portableDefault(type: string, value: Json): Json {
+  if (type === 'date' && value === 'CURRENT_TIMESTAMP') return 'CURRENT_DATE';
+  if (typeof value !== 'string' || (type !== 'timestamp' && type !== 'dateTime')) return value;
+  const m = DATE_TIME.exec(value.trim());
+  if (!m) return value;
+  if (type === 'dateTime') return `${m[1]} ${m[2]}${m[3] ?? ':00'}`;
+  const offset = m[5] && m[5] !== 'Z' ? m[5].replace(':', '') : null;
+  const zone = offset ? `${offset.slice(0, 3)}:${offset.slice(3) || '00'}` : 'Z';
+  const instant = new Date(`${m[1]}T${m[2]}${m[3] ?? ':00'}${(m[4] ?? '').slice(0, 4)}${zone}`);
+  return Number.isNaN(instant.getTime()) ? value : instant.toISOString();
+}
+
 export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
   const names = Object.keys(schema.collections)
-    .filter((name) => !schema.collections[name]!.system)
+    .filter((name) => !schema.collections[name]!.system && !schema.collections[name]!.view)
     .sort();
   const collections = names.map((name) => {
     const object = collectionObject(schema.collections[name]!);
@@ -95,7 +118,6 @@ export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
         schema: fieldSchema(field, name),
       }));
   });
-  fields.sort((a, b) => a.collection.localeCompare(b.collection) || a.field.localeCompare(b.field));
   const relations = schema.relations
     .filter((relation) => names.includes(relation.collection))
     .map(relationObject)

@@ -95,6 +95,7 @@ function isIncompatibleKey(error: unknown): boolean {
 class MysqlDdl extends DdlRenderer {
   readonly transactional = false;
   readonly comments = true;
+  readonly autoIncrementBesideKey = false;
   readonly nativeUuid = false;
   readonly run = run;
 
@@ -149,6 +150,18 @@ class MysqlDdl extends DdlRenderer {
   protected override clockDefault(columnType: string): string {
     const fraction = /\((\d)\)/.exec(columnType)?.[1];
     return `current_timestamp${fraction ? `(${fraction})` : ''}`;
+  }
+
+  /**
+   * Functions other than the clock are defaults in parentheses (MySQL 8 wants them; MariaDB takes them). `uuid()` makes
+   * version 1 uuids (MariaDB before 11.7 has no random ones): unique all the same.
+   */
+  protected override todayDefault(): string {
+    return '(curdate())';
+  }
+
+  protected override randomUuidDefault(): string {
+    return '(uuid())';
   }
 
   /** Date-time literals take a space and no zone here (the session runs in UTC). */

@@ -118,6 +118,7 @@ class PostgresDdl extends DdlRenderer {
   readonly transactional = true;
   readonly comments = true;
   readonly nativeUuid = true;
+  readonly autoIncrementBesideKey = true;
   readonly run = run;
 
   protected readonly types: Record<StorageType, string> = {

@@ -15,6 +15,7 @@ import type { ColumnSpec, StorageType } from '../../../schema-admin/plan/column-
 import type { ConversionCheck } from '../../../schema-admin/plan/type-conversions.js';
 import { quoteName, sameName } from './table-definition.js';
 import { rebuildTable, rebuiltTables } from './table-rebuild.js';
+import { RANDOM_UUID_SQL } from './uuid-default.js';
 
 const q = quoteName;
 
@@ -125,6 +126,7 @@ function dropForeignKey(catalog: DdlCatalog, key: ForeignKeyInfo): AsyncGenerato
 class SqliteDdl extends DdlRenderer {
   readonly transactional = true;
   readonly comments = false;
+  readonly autoIncrementBesideKey = false;
   readonly nativeUuid = true;
   readonly run = run;
 
@@ -189,6 +191,9 @@ class SqliteDdl extends DdlRenderer {
           rebuiltTables.set(trx, rebuilt);
           const result = await work(trx);
           for (const table of rebuilt) {
+            // A table rebuilt by one change of a batch and dropped by a later one has nothing left to check.
+            if (!(await run(trx, `select 1 from sqlite_master where type = 'table' and name = ?`, [table])).length)
+              continue;
             const broken = await run(trx, `pragma foreign_key_check(${q(table)})`);
             if (broken.length) throw new ForeignKeyViolationError(table, broken.length);
           }
@@ -203,10 +208,15 @@ class SqliteDdl extends DdlRenderer {
     }
   }
 
-  /** ADD COLUMN takes neither a NOT NULL column without default nor a clock default; a rebuild takes both. */
+  protected override randomUuidDefault(): string {
+    return `(${RANDOM_UUID_SQL})`;
+  }
+
+  /** ADD COLUMN takes neither a NOT NULL column without default nor a function default; a rebuild takes both. */
   protected override async *addColumn(step: StepOf<'addColumn'>, catalog: DdlCatalog): AsyncGenerator<DdlStatement> {
     const { table, column } = step;
-    if ((!column.nullable && column.default.kind === 'none') || column.default.kind === 'now') {
+    const kind = column.default.kind;
+    if ((!column.nullable && kind === 'none') || (kind !== 'none' && kind !== 'value')) {
       const dflt = this.defaultSql(column);
       const clauses = [...(column.nullable ? [] : ['not null']), ...(dflt === null ? [] : [`default ${dflt}`])];
       yield* rebuildTable(catalog, table, {

@@ -1,5 +1,6 @@
 /** SQLite: sqlite_master + PRAGMA table_xinfo / index_list / index_info / foreign_key_list, per table (in-process). */
 import type { Knex } from 'knex';
+import { isRandomUuidSql } from './uuid-default.js';
 import type { ColumnInfo, ForeignKeyInfo, ServiceType, TableInfo } from '../../../schema/types.js';
 import {
   applyIndexesAndKeys,
@@ -104,7 +105,7 @@ function toColumn(table: string, c: CatalogRow, pkCount: number, createSql: stri
   // INTEGER PRIMARY KEY aliases the rowid: the database assigns it.
   column.has_auto_increment = c.pk === 1 && pkCount === 1 && base === 'integer';
   if (column.has_auto_increment) column.is_nullable = false;
-  column.default_value = parseDefaultValue(c.dflt_value);
+  column.default_value = isRandomUuidSql(c.dflt_value) ? 'gen_random_uuid()' : parseDefaultValue(c.dflt_value);
   return column;
 }
 
