@@ -247,7 +247,8 @@ export class ItemsWriter {
       );
     }
     marks.mark('plan');
-    const keys = await this.execute(target, draft);
+    // An array updates each item on its own, as Directus's updateBatch does (and announces each apart).
+    const keys = await this.execute(target, draft, false, body.kind === 'batch');
     marks.mark('write');
     const result = await readKeys(this.deps.items, target, keys, query);
     marks.mark('read');
@@ -372,13 +373,25 @@ export class ItemsWriter {
     if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
   }
 
-  /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */
-  private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
+  /**
+   * Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys.
+   * `apart`: the plan's top-level updates are announced item by item (ChangeEvent.apart).
+   */
+  private async execute(
+    target: OpenedCollection<Reread>,
+    draft: MutationPlan,
+    singleton = false,
+    apart = false,
+  ): Promise<Key[]> {
     const { ctx } = target;
     const hashes = await hashWriteValues(draft, ctx, this.deps.hash);
     const touched =
       this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
-    return this.transaction(ctx, touched, (tx, changes) => this.run(tx, draft, ctx, hashes, changes, singleton));
+    return this.transaction(ctx, touched, async (tx, changes) => {
+      const keys = await this.run(tx, draft, ctx, hashes, changes, singleton);
+      if (apart) changes.markApart(draft.collection.collection, 'update');
+      return keys;
+    });
   }
 
   private async run(
