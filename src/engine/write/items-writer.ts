@@ -23,6 +23,7 @@ import type { WriteContext } from '../../plan/write-context.js';
 import { checkDeletes, resolvePlan } from '../../plan/write-resolution.js';
 import type { Query } from '../../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../../request/write-body.js';
+import { ITEM_SYSTEM_COLLECTIONS } from '../../schema/system-meta.js';
 import type { CollectionOverview, SchemaOverview } from '../../schema/types.js';
 import { NO_MARKS, type ItemsService, type StageMarks } from '../read/items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
@@ -312,7 +313,9 @@ export class ItemsWriter {
       share: { access: share },
     });
     if (accountability.admin) return answer(true, true, true);
-    const ctx = await this.context(accountability, {});
+    // The system collections served as items (users, roles, policies…) are judged as their routes write them: by the
+    // caller's rules there, the app-access minimal ones included (a user may update its own profile).
+    const ctx = await this.context(accountability, { system: ITEM_SYSTEM_COLLECTIONS.has(name) });
     let collection: CollectionOverview;
     let keys: Key[];
     try {
