@@ -73,9 +73,10 @@ export const mysqlSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${mysqlSql.stringLiteral(k)}, ${v}`).join(', ')})`,
+  // MariaDB writes `{"id": 1, "title": …}`; the answer is compacted once, at the top, to the form SQLite writes.
   jsonArrayText: (expression, orderBy) =>
-    `cast(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array()) as char)`,
-  jsonText: (expression) => `cast(${expression} as char)`,
+    `cast(json_compact(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array())) as char)`,
+  jsonText: (expression) => `cast(json_compact(${expression}) as char)`,
   // A deep page sorts the whole table where the keys alone walk the sort column's index (docs/design/index-friendly-sql.md).
   keysFirst: (limit, offset) => limit !== null && offset > 0,
   literalLimits: false,

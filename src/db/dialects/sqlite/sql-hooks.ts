@@ -32,6 +32,11 @@ function normalisedDate(column: string, format: string): string {
   return `case when typeof(${column}) in ('integer', 'real') then strftime('${format}', ${column} / 1000.0, 'unixepoch') else strftime('${format}', ${column}) end`;
 }
 
+/** SQLite writes a whole real as `2.0` in JSON; JSON.stringify, PostgreSQL and MariaDB write `2`. */
+function wholeAsInteger(real: string): string {
+  return `case when ${real} = cast(${real} as integer) and abs(${real}) < 1e15 then cast(${real} as integer) else ${real} end`;
+}
+
 export const sqliteSql: SqlDialect = {
   quote: (id) => `"${id.replace(/"/g, '""')}"`,
   placeholder: () => '?',
@@ -72,6 +77,8 @@ export const sqliteSql: SqlDialect = {
         return `json(case when json_valid(${column}) then ${column} else json_quote(${column}) end)`;
       case 'csv':
         return `json(case when ${column} is null then null when ${column} = '' then '[]' else '[' || replace(json_quote(${column}), ',', '","') || ']' end)`;
+      case 'float':
+        return wholeAsInteger(column);
       case 'binary':
         return `hex(${column})`;
       default:
@@ -113,7 +120,7 @@ export const sqliteSql: SqlDialect = {
   jsonLength: (column) =>
     `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
-  toFloat: (expression) => `cast(${expression} as real)`,
+  toFloat: (expression) => wholeAsInteger(`cast(${expression} as real)`),
   // SQLite has only binary floats: avg(16.24, 16.25) is 16.244999999999997. Fifteen significant digits (what a
   // double holds exactly) give the decimal answer the other databases compute (16.245).
   average: (expression) =>
