@@ -27,10 +27,19 @@ const PART_FORMAT: Record<string, string> = {
   second: '%S',
 };
 
-/** SQLite databases hold dates as text or as epoch milliseconds: both normalise to the wire format. */
-function normalisedDate(column: string, format: string): string {
-  return `case when typeof(${column}) in ('integer', 'real') then strftime('${format}', ${column} / 1000.0, 'unixepoch') else strftime('${format}', ${column}) end`;
+/**
+ * SQLite databases hold dates as text or as epoch milliseconds: both normalise to the wire format. Epoch
+ * milliseconds are what Directus writes (a JS Date); it reads them back as a moment for `timestamp` and in the
+ * server's time zone for `date` and `dateTime` (the Date's local fields), so those read in the zone the process runs
+ * in now (SQLite's `localtime` is the process's TZ): after a time-zone change they read as Directus reads them.
+ */
+function normalisedDate(column: string, format: string, local: boolean): string {
+  const zone = local ? `, 'localtime'` : '';
+  return `case when typeof(${column}) in ('integer', 'real') then strftime('${format}', ${column} / 1000.0, 'unixepoch'${zone}) else strftime('${format}', ${column}) end`;
 }
+
+/** Types Directus reads in the server's time zone (the other date types are moments, or times of day). */
+const LOCAL_TYPES = new Set(['date', 'dateTime']);
 
 /** SQLite writes a whole real as `2.0` in JSON; JSON.stringify, PostgreSQL and MariaDB write `2`. */
 function wholeAsInteger(real: string): string {
@@ -47,7 +56,7 @@ export const sqliteSql: SqlDialect = {
   bind: (_field, value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value),
   comparable(column, field) {
     const format = DATE_FORMATS[field.type];
-    return format ? normalisedDate(column, format) : column;
+    return format ? normalisedDate(column, format, LOCAL_TYPES.has(field.type)) : column;
   },
   sortable: (column) => column,
   indexableBound: dateBound,
@@ -56,7 +65,7 @@ export const sqliteSql: SqlDialect = {
   wireValue(column: string, field: FieldOverview): string {
     if (field.concealed) return `case when ${column} is null then null else ${CONCEALED_SQL} end`;
     const format = DATE_FORMATS[field.type];
-    if (format) return normalisedDate(column, format);
+    if (format) return normalisedDate(column, format, LOCAL_TYPES.has(field.type));
     switch (field.type) {
       case 'boolean':
         // Text columns read as booleans (cast-boolean) hold '1'/'true'; numeric ones are truthy as numbers.
