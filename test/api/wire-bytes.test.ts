@@ -15,6 +15,8 @@ const READS = [
   '/items/authors?fields=*,articles.id,articles.title,articles.score&sort=id&meta=*',
   '/items/articles/4?fields=id,title,score,author.name,author.articles',
   '/items/articles?aggregate[count]=*&aggregate[sum]=rating&groupBy[]=status&sort=status',
+  // A JSON field's parts (an array and a value have no key order to differ in).
+  '/items/articles?fields=id,json(metadata, tags),json(metadata, lang)&sort=id',
 ];
 const GRAPHQL =
   '{ articles(sort: ["id"]) { id title score price author { id name active } tags { tags_id { name } } } }';

@@ -119,6 +119,8 @@ export const mysqlSql: SqlDialect = {
   datePart: (part, column) => DATE_PART[part]!(column),
   jsonPath: (column, path) =>
     `json_extract(case when json_valid(${column}) then json_extract(${column}, ${mysqlSql.stringLiteral(jsonPathText(path))}) end, '$')`,
+  // The answer is compacted as a whole (jsonText, jsonArrayText).
+  jsonPathOutput: (expression) => expression,
   jsonLength: (column) =>
     `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
   keyFromText: (expression) => expression,

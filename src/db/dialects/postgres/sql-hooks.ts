@@ -149,6 +149,8 @@ export const postgresSql: SqlDialect = {
   // Keys and indexes alike are text arguments of jsonb_extract_path (an index reads an array element).
   jsonPath: (column, path) =>
     `jsonb_extract_path(${column}::jsonb${path.map((segment) => `, ${postgresSql.stringLiteral(String(segment))}`).join('')})`,
+  // jsonb writes `["a", "b"]`.
+  jsonPathOutput: (expression) => compactJson(`(${expression})::text`),
   jsonLength(column, field) {
     const value = field.schema?.data_type === 'json' ? column : `${column}::json`;
     return `case when json_typeof(${value}) = 'array' then json_array_length(${value}) end`;

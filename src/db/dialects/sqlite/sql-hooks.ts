@@ -126,6 +126,7 @@ export const sqliteSql: SqlDialect = {
   // `->` answers the value's JSON text (strings quoted, objects whole); json() gives it the JSON subtype to nest.
   jsonPath: (column, path) =>
     `json(case when json_valid(${column}) then ${column} -> ${sqliteSql.stringLiteral(jsonPathText(path))} end)`,
+  jsonPathOutput: (expression) => expression,
   jsonLength: (column) =>
     `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
