@@ -16,8 +16,11 @@ import {
 } from './catalogue.js';
 
 export interface DatabaseFailure {
-  /** `read_only`: a value for a column the database fills itself (a GENERATED ALWAYS identity or generated column). */
-  kind: 'unique' | 'foreign_key' | 'not_null' | 'too_long' | 'out_of_range' | 'invalid_value' | 'read_only';
+  /**
+   * `read_only`: a value for a column the database fills itself (a GENERATED ALWAYS identity or generated column).
+   * `check`: a CHECK constraint refused the row.
+   */
+  kind: 'unique' | 'foreign_key' | 'not_null' | 'too_long' | 'out_of_range' | 'invalid_value' | 'read_only' | 'check';
   /** The table the driver names, or null. */
   table: string | null;
   /** The column the driver names, or null. */
@@ -28,6 +31,10 @@ export interface DatabaseFailure {
   maxLength: number | null;
   /** For foreign_key: true when a delete or key change left rows pointing at the row (not a bad reference). */
   referenced?: boolean;
+  /** For check: the constraint's name as the driver gives it, or null (SQLite gives an unnamed check's expression). */
+  constraint?: string | null;
+  /** For check: the identifiers of the check's expression, where the driver gives that instead of a name. */
+  checkNames?: string[];
 }
 
 /** The statement that failed: its collection and the logical values of the rows it wrote (by field). */
@@ -46,9 +53,13 @@ export function translateFailure(failed: DatabaseFailure, target: WriteTarget, s
   const field =
     failed.column && collection.fields[failed.column]
       ? failed.column
-      : guessField(failed, collection === target.collection ? target : null);
+      : failed.kind === 'check'
+        ? checkedField(failed, collection, collection === target.collection ? target : null)
+        : guessField(failed, collection === target.collection ? target : null);
   const name = collection.collection;
   switch (failed.kind) {
+    case 'check':
+      return checkError(name, field, failed.constraint ?? null);
     case 'unique':
       return new RecordNotUniqueError(name, field, failed.value ?? (field ? valueOf(target, field) : null));
     case 'foreign_key':
@@ -101,6 +112,7 @@ function guessField(failed: DatabaseFailure, target: WriteTarget | null): string
       break;
     case 'out_of_range':
     case 'invalid_value':
+    case 'check':
       candidates = written.map((f) => f!.field);
       if (failed.value !== null)
         candidates = candidates.filter((name) => holds(name, (v) => String(v) === failed.value));
@@ -120,6 +132,45 @@ function guessField(failed: DatabaseFailure, target: WriteTarget | null): string
       break;
   }
   return candidates.length === 1 ? candidates[0]! : null;
+}
+
+/**
+ * The field a failed CHECK is on: the constraint's name when it is the field's (MariaDB names a column's own check
+ * after the column, PostgreSQL `<table>_<column>_check`), the one field its expression names (SQLite), else the one
+ * field written when the constraint is unnamed. A named check over several columns names no field.
+ */
+function checkedField(
+  failed: DatabaseFailure,
+  collection: CollectionOverview,
+  target: WriteTarget | null,
+): string | null {
+  const has = (name: string) => Object.hasOwn(collection.fields, name) && Boolean(collection.fields[name]!.schema);
+  const constraint = failed.constraint ?? null;
+  if (constraint !== null) {
+    // MariaDB names a column's own check `<table>.<column>`.
+    const own = constraint.slice(constraint.lastIndexOf('.') + 1);
+    if (has(own)) return own;
+    const base = constraint.replace(/_check\d*$/, '');
+    const table = collection.schema?.name ?? collection.collection;
+    const named = Object.keys(collection.fields).filter((f) => has(f) && (base === f || base === `${table}_${f}`));
+    return named.length === 1 ? named[0]! : null;
+  }
+  if (failed.checkNames?.length) {
+    const named = [...new Set(failed.checkNames.filter(has))];
+    return named.length === 1 ? named[0]! : null;
+  }
+  return guessField(failed, target);
+}
+
+/** INVALID_PAYLOAD naming the field, the constraint (unless it is only the field's name), or both. */
+function checkError(collection: string, field: string | null, constraint: string | null): ServiceError {
+  // A constraint named only after its column (`level`, MariaDB's `gauges.level`) says no more than the field.
+  const shown = constraint !== null && constraint !== field && !constraint.endsWith(`.${field}`) ? constraint : null;
+  const rule = shown ? `the check constraint "${shown}"` : 'its check constraint';
+  const reason = field
+    ? `Value for field "${field}" in collection "${collection}" doesn't satisfy ${rule}`
+    : `A value in collection "${collection}" doesn't satisfy ${rule}`;
+  return new InvalidPayloadError(reason, { collection, field, ...(shown ? { constraint: shown } : {}) });
 }
 
 function valueOf(target: WriteTarget, field: string): unknown {

@@ -36,6 +36,11 @@ export interface GraphQLContext {
   cookieChanges: CookieChange[];
   /** Over the GraphQL socket: its rights as they change (subscriptions follow them); absent over HTTP. */
   live?: LiveRights;
+  /**
+   * Over the GraphQL socket: ends the hold on events its subscribe message took (realtime/hub/event-hold.ts), called
+   * once the operation's subscription is queued in the hub; absent over HTTP.
+   */
+  subscribed?: () => void;
 }
 
 /** A socket's rights while it lives (realtime/graphql-ws/connection-auth.ts). */

@@ -65,6 +65,7 @@ export async function mutationEvents(
         if (ended) queue.end(new ServiceError(error.code, 500, error.message));
       },
     },
+    queued: ctx.subscribed,
   });
   queue.attach(subscription);
   // The socket's rights changed during the first read: the subscription follows them (the hub checks them).

@@ -100,6 +100,8 @@ export interface SqlDialect {
    * the column holds no JSON or the path leads nowhere.
    */
   jsonPath(column: string, path: JsonPathSegment[]): string;
+  /** A jsonPath value as an answer carries it (in the compact form every dialect answers). */
+  jsonPathOutput(expression: string): string;
   /** Number of elements of a JSON array column; null for anything else. */
   jsonLength(column: string, field: FieldOverview): string;
   /** A key held as text (m2a junction `item`) as a value comparable with `keyField`; null when it cannot be one. */

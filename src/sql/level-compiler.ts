@@ -56,10 +56,9 @@ function outputValue(output: PlannedOutput, st: Statement, alias: string): strin
       if (output.as === 'text') return d.toText(value);
       if (output.as === 'number') return d.toFloat(value);
       if (output.operand.kind === 'field') return d.wireValue(value, output.field);
+      if (innermost(output.operand).kind !== 'json-path') return value;
       // A JSON value that went through a CASE (a field permission's guard) is embedded as JSON again.
-      return innermost(output.operand).kind === 'json-path' && output.operand.kind !== 'json-path'
-        ? d.embedJson(value)
-        : value;
+      return d.jsonPathOutput(output.operand.kind !== 'json-path' ? d.embedJson(value) : value);
     }
     case 'object':
       return d.embedJson(relatedObject(output.level, output.join, st, alias));

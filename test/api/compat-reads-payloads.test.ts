@@ -12,7 +12,7 @@ import { clientLabel, testClients } from '../helpers/test-db.js';
 for (const client of testClients()) {
   describe(`Directus reads and payloads (${clientLabel(client)})`, () => {
     let t: TestApp;
-    let editor: { token: string };
+    let editor: { id: string; token: string };
     const get = (url: string, token?: string | null) => t.request({ method: 'GET', url, token });
 
     before(async () => {
@@ -57,6 +57,36 @@ for (const client of testClients()) {
       assert.deepEqual(json(await get('/permissions/me/authors/1', editor.token)).data, none);
       assert.deepEqual(json(await get('/permissions/me/nowhere/1', editor.token)).data, none);
       assert.equal(errorCode(await get('/permissions/me/articles/1', null)), 'FORBIDDEN');
+    });
+
+    it('answers GET /permissions/me/{collection}/{key} on system collections with the caller’s rules there', async () => {
+      const none = { update: { access: false }, delete: { access: false }, share: { access: false } };
+      // App access: Directus's minimal permissions let a user update its own profile, and no other user.
+      const appPolicy = await createPolicy(t, { app_access: true, permissions: [] });
+      const appUser = await createUserWithPolicies(t, [appPolicy]);
+      assert.deepEqual(json(await get(`/permissions/me/service_users/${appUser.id}`, appUser.token)).data, {
+        update: { access: true },
+        delete: { access: false },
+        share: { access: false },
+      });
+      assert.deepEqual(json(await get(`/permissions/me/service_users/${editor.id}`, appUser.token)).data, none);
+      // Without app access and without a rule on users: nothing, even on itself.
+      assert.deepEqual(json(await get(`/permissions/me/service_users/${editor.id}`, editor.token)).data, none);
+      // A policy's rules on a system collection count as on any other (roles: update all, delete those named "Keep").
+      const rolesPolicy = await createPolicy(t, {
+        permissions: [
+          { collection: 'service_roles', action: 'read' },
+          { collection: 'service_roles', action: 'update' },
+          { collection: 'service_roles', action: 'delete', permissions: { name: { _eq: 'Keep' } } },
+        ],
+      });
+      const manager = await createUserWithPolicies(t, [rolesPolicy]);
+      assert.deepEqual(json(await get(`/permissions/me/service_roles/${manager.role}`, manager.token)).data, {
+        update: { access: true },
+        delete: { access: false },
+        share: { access: false },
+      });
+      assert.deepEqual(json(await get(`/permissions/me/service_users/${manager.id}`, manager.token)).data, none);
     });
 
     it('matches nothing with a malformed uuid in a filter, instead of an error', async () => {

@@ -1,7 +1,7 @@
 /**
  * The subscription messages of /websocket as Directus 11 sends them (Directus docs: WebSockets, Subscriptions): a
  * subscription without a `uid` is apart from every one with a `uid`; `unsubscribe` is answered; `event` picks the changes sent;
- * one message per created item, delete keys as strings.
+ * one message per created item and per item of an array update, delete keys as strings.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +26,15 @@ for (const client of testClients()) {
       ws.send({ type: 'auth', access_token: ADMIN.token });
       assert.equal((await ws.next()).status, 'ok');
       return ws;
+    };
+    /** The next message; a message that does not come within 5 s closes the socket (the test fails, not hangs). */
+    const soon = async (ws: WsClient) => {
+      const timer = setTimeout(() => ws.close(), 5_000);
+      try {
+        return await ws.next();
+      } finally {
+        clearTimeout(timer);
+      }
     };
     const post = async (name: string): Promise<number> => {
       const res = await t.request({ method: 'POST', url: '/items/authors?fields=id', payload: { name } });
@@ -114,6 +123,53 @@ for (const client of testClients()) {
       const deleted = await ws.next();
       assert.equal(deleted.event, 'delete');
       assert.deepEqual([...deleted.data].sort(), ids.map(String).sort());
+      ws.close();
+    });
+
+    it('an update of an array of items sends one message per item; one of keys with data, one message', async () => {
+      const ws = await authed();
+      ws.send({
+        type: 'subscribe',
+        collection: 'authors',
+        query: { fields: ['id', 'name'], filter: { name: { _starts_with: 'Apart ' } } },
+        uid: 'p',
+      });
+      assert.equal((await soon(ws)).event, 'init');
+      const ids = [await post('Apart a'), await post('Apart b'), await post('Apart c')];
+      for (let i = 0; i < ids.length; i++) assert.equal((await soon(ws)).event, 'create');
+      // An array: Directus updates each item on its own (updateBatch → updateOne), one event and message each.
+      const batch = await t.request({
+        method: 'PATCH',
+        url: '/items/authors',
+        payload: ids.map((id, i) => ({ id, name: `Apart batch ${i}` })),
+      });
+      assert.equal(batch.statusCode, 200, batch.body);
+      const apart = [await soon(ws), await soon(ws), await soon(ws)];
+      for (const message of apart) assert.deepEqual([message.event, message.data.length], ['update', 1]);
+      assert.deepEqual(
+        apart.map((message) => message.data[0]).sort((a, b) => a.id - b.id),
+        ids.map((id, i) => ({ id, name: `Apart batch ${i}` })),
+      );
+      // Keys with data: one update of them all (updateMany), one message with every row, as Directus sends it.
+      const keyed = await t.request({
+        method: 'PATCH',
+        url: '/items/authors',
+        payload: { keys: ids, data: { name: 'Apart keyed' } },
+      });
+      assert.equal(keyed.statusCode, 200, keyed.body);
+      const together = await soon(ws);
+      assert.equal(together.event, 'update');
+      assert.deepEqual(
+        [...together.data].sort((a, b) => a.id - b.id),
+        ids.map((id) => ({ id, name: 'Apart keyed' })),
+      );
+      const after = await post('Apart after');
+      assert.deepEqual(await soon(ws), {
+        type: 'subscription',
+        event: 'create',
+        data: [{ id: after, name: 'Apart after' }],
+        uid: 'p',
+      });
       ws.close();
     });
 

@@ -161,3 +161,49 @@ describe('SQLite errors', () => {
     assert.equal(translateSqliteError({ code: 'SQLITE_ERROR', message: 'no such table: x' }), null);
   });
 });
+
+describe('CHECK constraint errors', () => {
+  const check = (f: ReturnType<typeof translateMysqlError>) =>
+    f && { kind: f.kind, constraint: f.constraint ?? null, names: f.checkNames ?? [] };
+
+  it('read the constraint where the driver names it', () => {
+    const pg = {
+      code: '23514',
+      table: 'gauges',
+      constraint: 'gauges_level_check',
+      message: 'new row for relation "gauges" violates check constraint "gauges_level_check"',
+    };
+    assert.deepEqual(check(translatePostgresError(pg)), {
+      kind: 'check',
+      constraint: 'gauges_level_check',
+      names: [],
+    });
+    assert.equal(translatePostgresError({ ...pg, constraint: undefined })!.constraint, 'gauges_level_check');
+    assert.deepEqual(
+      check(translateMysqlError({ errno: 4025, message: 'CONSTRAINT `gauges.level` failed for `db`.`gauges`' })),
+      {
+        kind: 'check',
+        constraint: 'gauges.level',
+        names: [],
+      },
+    );
+    assert.equal(
+      translateMysqlError({ errno: 3819, message: "Check constraint 'gauges_chk_1' is violated." })!.constraint,
+      'gauges_chk_1',
+    );
+    assert.deepEqual(
+      check(
+        translateSqliteError({ code: 'SQLITE_CONSTRAINT_CHECK', message: 'CHECK constraint failed: gauges_range' }),
+      ),
+      { kind: 'check', constraint: 'gauges_range', names: [] },
+    );
+  });
+
+  it("read an unnamed SQLite check's identifiers, not its strings", () => {
+    const failed = translateSqliteError({
+      code: 'SQLITE_CONSTRAINT_CHECK',
+      message: `CHECK constraint failed: "level" >= 0 and kind <> 'low level'`,
+    });
+    assert.deepEqual(check(failed), { kind: 'check', constraint: null, names: ['level', 'and', 'kind'] });
+  });
+});

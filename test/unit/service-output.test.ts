@@ -31,6 +31,7 @@ const ALLOWED: Record<string, string> = {
   'request/parse-query.ts#parseObjectParam': 'a query parameter sent as a JSON string in the URL',
   'request/parse-query.ts#deepObject': 'a query parameter sent as a JSON string in the URL',
   'realtime/websocket/session.ts#receive': 'a message sent by the WebSocket client',
+  'realtime/graphql-ws/server.ts#subscribeId': 'a graphql-ws message sent by the client (its type and id)',
   'schema/overview-builder.ts#jsonValue': 'a JSON column of service_fields / service_collections',
   'schema-admin/sync/snapshot.ts#plain': 'a deep copy of a snapshot value',
   'schema-admin/plan/field-columns.ts#parseDefault': 'a default value sent in a field body',

@@ -16,6 +16,11 @@ export interface ChangeEvent {
   collection: string;
   action: ChangeAction;
   keys: Key[];
+  /**
+   * The write changed these items each on its own (an update of an array of items): Directus announces each apart,
+   * one message per item on /websocket, where it announces an update of keys with one data as one message.
+   */
+  apart?: boolean;
 }
 
 export type ChangeListener = (event: ChangeEvent) => void;
@@ -36,6 +41,12 @@ export class ChangeRecorder {
       const text = String(key);
       if (!entry.seen.has(text)) (entry.event.keys.push(key), entry.seen.add(text));
     }
+  }
+
+  /** The items of this collection and action were each written on its own (see ChangeEvent.apart). */
+  markApart(collection: string, action: ChangeAction): void {
+    const entry = this.byTarget.get(`${action}\u0000${collection}`);
+    if (entry) entry.event.apart = true;
   }
 
   /** Creates of a collection come before its updates, and deletes last, as a reader of the events expects them. */
@@ -62,7 +73,12 @@ export class ChangeEvents {
     this.remote = remote;
     await remote?.subscribe(CHANGES_CHANNEL, (notice) => {
       if (isChangeEvent(notice))
-        this.deliver({ collection: notice.collection, action: notice.action, keys: notice.keys });
+        this.deliver({
+          collection: notice.collection,
+          action: notice.action,
+          keys: notice.keys,
+          ...(notice.apart === true ? { apart: true } : {}),
+        });
     });
   }
 

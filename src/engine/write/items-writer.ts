@@ -23,6 +23,7 @@ import type { WriteContext } from '../../plan/write-context.js';
 import { checkDeletes, resolvePlan } from '../../plan/write-resolution.js';
 import type { Query } from '../../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../../request/write-body.js';
+import { ITEM_SYSTEM_COLLECTIONS } from '../../schema/system-meta.js';
 import type { CollectionOverview, SchemaOverview } from '../../schema/types.js';
 import { NO_MARKS, type ItemsService, type StageMarks } from '../read/items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
@@ -248,7 +249,8 @@ export class ItemsWriter {
       );
     }
     marks.mark('plan');
-    const keys = await this.execute(target, draft);
+    // An array updates each item on its own, as Directus's updateBatch does (and announces each apart).
+    const keys = await this.execute(target, draft, false, body.kind === 'batch');
     marks.mark('write');
     const result = await readKeys(this.deps.items, target, keys, query);
     marks.mark('read');
@@ -312,7 +314,9 @@ export class ItemsWriter {
       share: { access: share },
     });
     if (accountability.admin) return answer(true, true, true);
-    const ctx = await this.context(accountability, {});
+    // The system collections served as items (users, roles, policies…) are judged as their routes write them: by the
+    // caller's rules there, the app-access minimal ones included (a user may update its own profile).
+    const ctx = await this.context(accountability, { system: ITEM_SYSTEM_COLLECTIONS.has(name) });
     let collection: CollectionOverview;
     let keys: Key[];
     try {
@@ -373,13 +377,25 @@ export class ItemsWriter {
     if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
   }
 
-  /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */
-  private async execute(target: OpenedCollection<Reread>, draft: MutationPlan, singleton = false): Promise<Key[]> {
+  /**
+   * Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys.
+   * `apart`: the plan's top-level updates are announced item by item (ChangeEvent.apart).
+   */
+  private async execute(
+    target: OpenedCollection<Reread>,
+    draft: MutationPlan,
+    singleton = false,
+    apart = false,
+  ): Promise<Key[]> {
     const { ctx } = target;
     const hashes = await hashWriteValues(draft, ctx, this.deps.hash);
     const touched =
       this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
-    return this.transaction(ctx, touched, (tx, changes) => this.run(tx, draft, ctx, hashes, changes, singleton));
+    return this.transaction(ctx, touched, async (tx, changes) => {
+      const keys = await this.run(tx, draft, ctx, hashes, changes, singleton);
+      if (apart) changes.markApart(draft.collection.collection, 'update');
+      return keys;
+    });
   }
 
   private async run(

@@ -66,6 +66,7 @@ export function graphqlSocketHandler(
         log: request.log,
       },
       bounds,
+      () => context.subscriptions.holdEvents(),
     );
   };
   return { wsHandler, preValidation };

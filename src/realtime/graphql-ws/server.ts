@@ -55,6 +55,12 @@ export interface SocketExtra {
   closed: boolean;
   /** The socket's credentials, set at `connection_init` and checked again before each operation and message. */
   auth?: GraphQLSocketAuth;
+  /**
+   * Per operation id, the hold on change events its `subscribe` message took when it was read (event-hold.ts): a
+   * write committed while the operation starts is not missed. Released once the hub has the subscription, or once
+   * the operation turns out to be something else, fails, or the socket closes.
+   */
+  holds: Map<string, () => void>;
 }
 
 type InitPayload = Record<string, unknown> | undefined;
@@ -150,7 +156,7 @@ export function graphqlSocketServer(
     return null;
   };
 
-  const contextOf = (ctx: SocketContext, accountability: Accountability): GraphQLContext => ({
+  const contextOf = (ctx: SocketContext, id: string, accountability: Accountability): GraphQLContext => ({
     app,
     accountability,
     marks: NO_MARKS,
@@ -161,12 +167,13 @@ export function graphqlSocketServer(
     sdl: (scope) => service.sdl(scope, accountability),
     oas: () => oas(accountability),
     live: ctx.extra.auth,
+    subscribed: () => release(ctx, id),
   });
 
   return makeServer<InitPayload, SocketExtra>({
     connectionInitWaitTimeout: authTimeoutMs,
     onConnect: (ctx) => authenticate(ctx),
-    onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+    onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
       const guard = ctx.extra.auth!;
       if (!(await guard.valid(true)))
         return refusal(new ServiceError('FORBIDDEN', 403, 'The connection is no longer authenticated.'));
@@ -181,9 +188,11 @@ export function graphqlSocketServer(
         document,
         operationName: payload.operationName ?? undefined,
         variableValues: payload.variables ?? undefined,
-        contextValue: contextOf(ctx, accountability),
+        contextValue: contextOf(ctx, id, accountability),
       };
     },
+    // The operation has started (a query or mutation ran, or the subscription is in the hub or refused).
+    onOperation: (ctx, id) => release(ctx, id),
     onNext: async (ctx, _id, _payload, _args, result) => {
       // An expired or withdrawn token closes the socket here, and the message is then not sent (the link drops it).
       if (!(await ctx.extra.auth!.valid(false))) return;
@@ -195,13 +204,34 @@ export function graphqlSocketServer(
         ),
       };
     },
-    onError: (ctx, _id, _payload, errors) =>
-      errors.map((error) =>
+    onError: (ctx, id, _payload, errors) => {
+      release(ctx, id);
+      return errors.map((error) =>
         error.extensions?.code
           ? (error.toJSON() as GraphQLFormattedError)
           : (executionErrors(error, ctx.extra.log)[0] as unknown as GraphQLFormattedError),
-      ),
+      );
+    },
   });
+}
+
+/** Ends the hold the operation's subscribe message took, if it still has one. */
+function release(ctx: SocketContext, id: string): void {
+  const hold = ctx.extra.holds.get(id);
+  if (!hold) return;
+  ctx.extra.holds.delete(id);
+  hold();
+}
+
+/** The id of a `subscribe` frame (graphql-ws parses it again and refuses what is malformed), or null. */
+function subscribeId(text: string): string | null {
+  if (!text.includes('subscribe')) return null;
+  try {
+    const frame = JSON.parse(text) as { type?: unknown; id?: unknown };
+    return frame?.type === 'subscribe' && typeof frame.id === 'string' ? frame.id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** What bounds a socket's frames (the WEBSOCKETS_* settings). */
@@ -218,13 +248,15 @@ const MESSAGE_TOO_BIG = 1009;
 export function openGraphQLSocket(
   server: Server<SocketExtra>,
   socket: import('ws').WebSocket,
-  extra: Omit<SocketExtra, 'close' | 'closed'>,
+  extra: Omit<SocketExtra, 'close' | 'closed' | 'holds'>,
   bounds: SocketBounds,
+  holdEvents: () => () => void,
 ): void {
   const full: SocketExtra = {
     ...extra,
     close: (code, reason) => socket.close(code, reason),
     closed: false,
+    holds: new Map(),
   };
   let slow = false;
   const link: WebSocket = {
@@ -248,7 +280,11 @@ export function openGraphQLSocket(
         const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
         if (size > bounds.maxMessageBytes)
           return void socket.close(MESSAGE_TOO_BIG, `A message is at most ${bounds.maxMessageBytes} bytes`);
-        handle(data.toString()).catch((error: unknown) => {
+        const text = data.toString();
+        // Taken now, as the message is read: the subscription is live from here (see SocketExtra.holds).
+        const id = subscribeId(text);
+        if (id !== null && !full.holds.has(id) && full.auth) full.holds.set(id, holdEvents());
+        handle(text).catch((error: unknown) => {
           extra.log.error({ err: error }, 'GraphQL socket message failed');
           socket.close(4500, 'Internal server error');
         });
@@ -258,6 +294,8 @@ export function openGraphQLSocket(
   socket.once('close', (code, reason) => {
     full.closed = true;
     full.auth?.release();
+    for (const hold of full.holds.values()) hold();
+    full.holds.clear();
     void closed(code, reason.toString());
   });
   socket.on('error', () => socket.terminate());

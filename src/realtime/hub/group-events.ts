@@ -21,7 +21,8 @@ export type Outcome =
   | { kind: 'rows'; rows: Row[]; keyOf: (row: Row) => string; readable: Set<string> }
   | { kind: 'failed'; error: unknown };
 
-export type Send = (group: SubscriptionGroup, name: SubscriptionEventName, data: Row[] | Key[]) => void;
+/** `apart`: the event's items were each written on its own (ChangeEvent.apart). */
+export type Send = (group: SubscriptionGroup, name: SubscriptionEventName, data: Row[] | Key[], apart: boolean) => void;
 
 /** The service_* collections with items semantics are subscribable like /users reads them (their rules apply). */
 export function readOptions(collection: string): { system?: boolean } {
@@ -77,8 +78,11 @@ export function applyEvent(
   group: SubscriptionGroup,
   event: ChangeEvent,
   outcome: Exclude<Outcome, { kind: 'failed' }>,
-  send: Send,
+  sendAll: Send,
 ): void {
+  const apart = event.apart === true;
+  const send = (group: SubscriptionGroup, name: SubscriptionEventName, data: Row[] | Key[]) =>
+    sendAll(group, name, data, apart);
   if (outcome.kind === 'delete') {
     const whole = group.overflowed || group.readsEveryRow;
     const gone = outcome.keys.filter((key) => group.forget(String(key)) || whole);

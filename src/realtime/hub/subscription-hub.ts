@@ -28,6 +28,7 @@ import type { Query } from '../../request/query.js';
 import type { SchemaOverview } from '../../schema/types.js';
 import type { ItemsService } from '../../engine/read/items-service.js';
 import type { ChangeEvent, ChangeEvents } from '../../engine/write/change-events.js';
+import { EventHold } from './event-hold.js';
 import { applyEvent, asRows, mapLimited, readEvent, readOptions, type Row } from './group-events.js';
 import { canonicalJson, GroupKeys } from './group-key.js';
 import { SubscriptionGroup, type Member } from './subscription-group.js';
@@ -81,6 +82,7 @@ export class SubscriptionHub {
   private readonly waiting = new Map<string, ChangeEvent>();
   private readonly stopListening: () => void;
   private readonly quota: SubscriptionQuota;
+  private readonly hold = new EventHold((event) => this.queueEvent(event));
   /** Moves on at every rights notice: reads that began before one are not sent. */
   private epoch = 0;
   /** Per collection, the epoch its groups were last regrouped at. */
@@ -91,7 +93,9 @@ export class SubscriptionHub {
   private readonly memberChanges = new Map<string, number>();
 
   constructor(private readonly deps: HubDeps) {
-    this.stopListening = deps.changes.listen((event) => this.queueEvent(event));
+    this.stopListening = deps.changes.listen((event) => {
+      if (!this.hold.offer(event)) this.queueEvent(event);
+    });
     this.quota = new SubscriptionQuota(deps.limits);
   }
 
@@ -107,6 +111,14 @@ export class SubscriptionHub {
       );
   }
 
+  /**
+   * Holds events back until the returned function is called: a subscription on its way here (event-hold.ts) will
+   * get the events committed since its front end read it, once `subscribe` has been called (it queues synchronously).
+   */
+  holdEvents(): () => void {
+    return this.hold.take();
+  }
+
   /** Throws ServiceError (FORBIDDEN, INVALID_QUERY, …) when the caller may not read what it asks for. */
   async subscribe(request: SubscribeRequest): Promise<HubSubscription> {
     const { collection, accountability, sink } = request;
@@ -117,13 +129,19 @@ export class SubscriptionHub {
     const query: Query = { ...request.query, meta: undefined };
     if (addedKeys.length) query.fields = [...fields!, ...addedKeys];
     const replaced = request.replaces ? this.tickets.get(request.replaces) : undefined;
-    const ticket = this.quota.take(
-      accountability.user,
-      request.ip ?? null,
-      `${collection}\u0000${canonicalJson(query)}`,
-      replaced,
-    );
-    return this.serialise(
+    let ticket: QuotaTicket;
+    try {
+      ticket = this.quota.take(
+        accountability.user,
+        request.ip ?? null,
+        `${collection}\u0000${canonicalJson(query)}`,
+        replaced,
+      );
+    } catch (error) {
+      request.queued?.();
+      throw error;
+    }
+    const subscribed = this.serialise(
       collection,
       async () => {
         // The first read checks the collection and the caller's right to read it (its error answers the subscribe);
@@ -163,6 +181,8 @@ export class SubscriptionHub {
       this.quota.release(ticket);
       throw error;
     });
+    request.queued?.();
+    return subscribed;
   }
 
   /** Subscriptions alive, and the groups serving them (tests and the bench read these). */
@@ -194,7 +214,7 @@ export class SubscriptionHub {
     // A subscription whose first read is queued counts too: the event may postdate that read.
     if (!this.byCollection.has(collection) && !this.queues.has(collection)) return;
     const last = this.waiting.get(collection);
-    if (last && last.action === event.action) {
+    if (last && last.action === event.action && Boolean(last.apart) === Boolean(event.apart)) {
       const known = new Set(last.keys.map(String));
       for (const key of event.keys) if (!known.has(String(key))) last.keys.push(key);
       return;
@@ -381,13 +401,13 @@ export class SubscriptionHub {
     }
   }
 
-  private send(group: SubscriptionGroup, name: SubscriptionEventName, data: Row[] | Key[]): void {
+  private send(group: SubscriptionGroup, name: SubscriptionEventName, data: Row[] | Key[], apart: boolean): void {
     const items = data.map((item) => JSON.stringify(item));
     const json = `[${items.join(',')}]`;
     for (const member of group.members) {
       if (member.closed) continue;
       try {
-        member.sink.event(name, data, json, items);
+        member.sink.event(name, data, json, items, apart);
       } catch (error) {
         this.logError(error, `Realtime: a subscriber of ${group.collection} failed to take an event`);
       }

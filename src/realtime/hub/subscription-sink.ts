@@ -18,13 +18,15 @@ export interface SubscriptionSink {
   /**
    * create/update: rows as this subscriber may read them (its fields, its item rules); delete: the keys.
    * `json` is `data` already serialised and `items` each of its items (shared by every subscriber of the group:
-   * splice them, don't re-encode).
+   * splice them, don't re-encode). `apart`: the items were each written on its own (an update of an array of items),
+   * which Directus announces one message per item.
    */
   event(
     name: SubscriptionEventName,
     data: Record<string, unknown>[] | Key[],
     json: string,
     items: readonly string[],
+    apart: boolean,
   ): void;
   /**
    * The subscription could not be served. `ended`: it never will be again (collection gone, read access revoked)
@@ -43,6 +45,11 @@ export interface SubscribeRequest {
   /** A subscription this one replaces (a `subscribe` reusing a uid): not counted against the limits meanwhile. */
   replaces?: HubSubscription;
   sink: SubscriptionSink;
+  /**
+   * Called once the subscription is queued (or refused): events from then on reach it. The front end's hold on
+   * events (event-hold.ts) ends here.
+   */
+  queued?: () => void;
 }
 
 export interface HubSubscription {

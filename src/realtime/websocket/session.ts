@@ -405,12 +405,13 @@ export class SocketSession {
         replaces: this.subscriptions.get(key),
         sink: {
           // The hub fans out one serialised list to many sockets: the message is spliced around it, not re-encoded.
-          event: (name, _data, json, items) => {
+          event: (name, _data, json, items, apart) => {
             if (only !== undefined && name !== only) return;
-            // Directus announces each created item apart (one message each); an update or a delete as one message.
-            if (name !== 'create')
+            // Directus announces each created item apart (one message each), and each item of an array update; an
+            // update of keys with one data or a delete as one message.
+            if (name !== 'create' && !apart)
               return this.deliver(`{"type":"subscription","event":"${name}","data":${json}${tail}`);
-            for (const item of items) this.deliver(`{"type":"subscription","event":"create","data":[${item}]${tail}`);
+            for (const item of items) this.deliver(`{"type":"subscription","event":"${name}","data":[${item}]${tail}`);
           },
           error: (error, ended) => {
             if (ended && this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);

@@ -1,6 +1,6 @@
 -- aggregate grouped by a field, a date part and an m2o path, sorted by count
 select (
-  select cast(coalesce(json_arrayagg(json_object('author', json_object('name', `t3`.`g0`), 'updated_at_year', `t3`.`g1`, 'count', `t3`.`a0`, 'sum', json_object('price', cast(`t3`.`a1` as char)), 'avg', json_object('rating', cast(`t3`.`a2` as double))) order by `t3`.`a0` desc, `t3`.`g0` asc, `t3`.`g1` asc), json_array()) as char)
+  select cast(json_compact(coalesce(json_arrayagg(json_object('author', json_object('name', `t3`.`g0`), 'updated_at_year', `t3`.`g1`, 'count', `t3`.`a0`, 'sum', json_object('price', cast(`t3`.`a1` as char)), 'avg', json_object('rating', cast(`t3`.`a2` as double))) order by `t3`.`a0` desc, `t3`.`g0` asc, `t3`.`g1` asc), json_array())) as char)
   from (
     select `t2`.`g0` as `g0`, `t2`.`g1` as `g1`, count(*) as `a0`, sum(`t2`.`v1`) as `a1`, avg(`t2`.`v2`) as `a2`
     from (

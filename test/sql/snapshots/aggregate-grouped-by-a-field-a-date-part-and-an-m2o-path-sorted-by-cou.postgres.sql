@@ -1,6 +1,6 @@
 -- aggregate grouped by a field, a date part and an m2o path, sorted by count
 select (
-  select coalesce(json_agg(json_build_object('author', json_build_object('name', "t3"."g0"), 'updated_at_year', "t3"."g1", 'count', "t3"."a0", 'sum', json_build_object('price', "t3"."a1"::text), 'avg', json_build_object('rating', ("t3"."a2")::double precision)) order by "t3"."a0" desc, "t3"."g0" asc, "t3"."g1" asc), '[]'::json)::text
+  select coalesce('[' || string_agg(('{' || '"author":' || ('{' || '"name":' || coalesce(to_json("t3"."g0")::text, 'null') || '}') || ',"updated_at_year":' || coalesce(to_json("t3"."g1")::text, 'null') || ',"count":' || coalesce(to_json("t3"."a0")::text, 'null') || ',"sum":' || ('{' || '"price":' || coalesce(to_json("t3"."a1"::text)::text, 'null') || '}') || ',"avg":' || ('{' || '"rating":' || coalesce(to_json(("t3"."a2")::double precision)::text, 'null') || '}') || '}'), ',' order by "t3"."a0" desc, "t3"."g0" asc, "t3"."g1" asc) || ']', '[]')
   from (
     select "t2"."g0" as "g0", "t2"."g1" as "g1", count(*) as "a0", sum("t2"."v1") as "a1", avg("t2"."v2") as "a2"
     from (

@@ -1,6 +1,6 @@
 -- filter, sort, limit and offset
 select (
-  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`, 'title', `t0`.`title`) order by `t0`.`__strata_s0` desc, `t0`.`id` asc), json_array()) as char)
+  select cast(json_compact(coalesce(json_arrayagg(json_object('id', `t0`.`id`, 'title', `t0`.`title`) order by `t0`.`__strata_s0` desc, `t0`.`id` asc), json_array())) as char)
   from (
     select `t0`.`id`, `t0`.`title`, `t0`.`rating` as `__strata_s0`
     from (

@@ -1,6 +1,6 @@
 -- filter, sort, limit and offset
 select (
-  select coalesce(json_agg(json_build_object('id', "t0"."id", 'title', "t0"."title") order by "t0"."__strata_s0" desc, "t0"."id" asc), '[]'::json)::text
+  select coalesce('[' || string_agg(('{' || '"id":' || coalesce(to_json("t0"."id")::text, 'null') || ',"title":' || coalesce(to_json("t0"."title")::text, 'null') || '}'), ',' order by "t0"."__strata_s0" desc, "t0"."id" asc) || ']', '[]')
   from (
     select "t0"."id", "t0"."title", "t0"."rating" as "__strata_s0"
     from "articles" as "t0"

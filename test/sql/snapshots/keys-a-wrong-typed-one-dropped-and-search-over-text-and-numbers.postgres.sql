@@ -1,6 +1,6 @@
 -- keys (a wrong-typed one dropped) and search over text and numbers
 select (
-  select coalesce(json_agg(json_build_object('id', "t0"."id") order by "t0"."id" asc), '[]'::json)::text
+  select coalesce('[' || string_agg(('{' || '"id":' || coalesce(to_json("t0"."id")::text, 'null') || '}'), ',' order by "t0"."id" asc) || ']', '[]')
   from (
     select "t0"."id"
     from "articles" as "t0"

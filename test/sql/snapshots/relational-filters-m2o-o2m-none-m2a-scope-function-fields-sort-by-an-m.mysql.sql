@@ -1,9 +1,9 @@
 -- relational filters (m2o, o2m _none, m2a scope), function fields, sort by an m2o path, filter_count
 select (
-  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`, 'updated_at_year', year(`t0`.`updated_at`), 'comments_count', (
-            select count(*)
-            from `comments` as `t6`
-            where `t6`.`article` = `t0`.`id`)) order by `t0`.`__strata_s0` desc), json_array()) as char)
+  select cast(json_compact(coalesce(json_arrayagg(json_object('id', `t0`.`id`, 'updated_at_year', year(`t0`.`updated_at`), 'comments_count', (
+              select count(*)
+              from `comments` as `t6`
+              where `t6`.`article` = `t0`.`id`)) order by `t0`.`__strata_s0` desc), json_array())) as char)
   from (
     select `t0`.`id`, `t0`.`updated_at`, (
       select `t5`.`name`

@@ -1,9 +1,9 @@
 -- relational filters (m2o, o2m _none, m2a scope), function fields, sort by an m2o path, filter_count
 select (
-  select coalesce(json_agg(json_build_object('id', "t0"."id", 'updated_at_year', floor(extract(year from "t0"."updated_at"))::integer, 'comments_count', (
-          select count(*)
-          from "comments" as "t6"
-          where "t6"."article" = "t0"."id")) order by "t0"."__strata_s0" desc), '[]'::json)::text
+  select coalesce('[' || string_agg(('{' || '"id":' || coalesce(to_json("t0"."id")::text, 'null') || ',"updated_at_year":' || coalesce(to_json(floor(extract(year from "t0"."updated_at"))::integer)::text, 'null') || ',"comments_count":' || coalesce(to_json((
+              select count(*)
+              from "comments" as "t6"
+              where "t6"."article" = "t0"."id"))::text, 'null') || '}'), ',' order by "t0"."__strata_s0" desc) || ']', '[]')
   from (
     select "t0"."id", "t0"."updated_at", (
       select "t5"."name"

@@ -1,6 +1,6 @@
 -- search-like filter with LIKE escapes, both counts, no limit
 select (
-  select cast(coalesce(json_arrayagg(json_object('id', `t0`.`id`) order by `t0`.`id` asc), json_array()) as char)
+  select cast(json_compact(coalesce(json_arrayagg(json_object('id', `t0`.`id`) order by `t0`.`id` asc), json_array())) as char)
   from (
     select `t0`.`id`
     from `articles` as `t0`

@@ -67,9 +67,15 @@ export function translateMysqlError(error: unknown): DatabaseFailure | null {
     case 1292:
     case 1411:
     case 3140:
-    case 3819:
-    case 4025:
       return failure('invalid_value', { column: quotedColumn(message) });
+    case 4025:
+    case 3819:
+      // MariaDB `CONSTRAINT `level` failed for `db`.`t`` (a column's own check is named after it); MySQL
+      // `Check constraint 't_chk_1' is violated.`
+      return failure('check', {
+        constraint:
+          /CONSTRAINT `([^`]+)` failed/.exec(message)?.[1] ?? /constraint '([^']+)'/i.exec(message)?.[1] ?? null,
+      });
     default:
       return null;
   }

@@ -73,9 +73,10 @@ export const mysqlSql: SqlDialect = {
     }
   },
   jsonObject: (pairs) => `json_object(${pairs.map(([k, v]) => `${mysqlSql.stringLiteral(k)}, ${v}`).join(', ')})`,
+  // MariaDB writes `{"id": 1, "title": …}`; the answer is compacted once, at the top, to the form SQLite writes.
   jsonArrayText: (expression, orderBy) =>
-    `cast(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array()) as char)`,
-  jsonText: (expression) => `cast(${expression} as char)`,
+    `cast(json_compact(coalesce(json_arrayagg(${expression}${orderBy ? ` order by ${orderBy}` : ''}), json_array())) as char)`,
+  jsonText: (expression) => `cast(json_compact(${expression}) as char)`,
   // A deep page sorts the whole table where the keys alone walk the sort column's index (docs/design/index-friendly-sql.md).
   keysFirst: (limit, offset) => limit !== null && offset > 0,
   literalLimits: false,
@@ -118,6 +119,8 @@ export const mysqlSql: SqlDialect = {
   datePart: (part, column) => DATE_PART[part]!(column),
   jsonPath: (column, path) =>
     `json_extract(case when json_valid(${column}) then json_extract(${column}, ${mysqlSql.stringLiteral(jsonPathText(path))}) end, '$')`,
+  // The answer is compacted as a whole (jsonText, jsonArrayText).
+  jsonPathOutput: (expression) => expression,
   jsonLength: (column) =>
     `case when json_valid(${column}) and json_type(${column}) = 'ARRAY' then json_length(${column}) end`,
   keyFromText: (expression) => expression,

@@ -10,6 +10,7 @@ interface PgError {
   code?: string;
   table?: string;
   column?: string;
+  constraint?: string;
   detail?: string;
   message: string;
 }
@@ -49,14 +50,19 @@ export function translatePostgresError(error: unknown): DatabaseFailure | null {
     case '428C9':
       // `cannot insert a non-DEFAULT value into column "id"` (GENERATED ALWAYS identity).
       return failure('read_only', { table, column: /column "([^"]+)"/.exec(e.message)?.[1] ?? null });
+    case '23514':
+      // `new row for relation "t" violates check constraint "t_level_check"`: the constraint, not the column.
+      return failure('check', {
+        table,
+        constraint: e.constraint ?? /check constraint "([^"]+)"/.exec(e.message)?.[1] ?? null,
+      });
     case '22P02':
     case '22007':
     case '22008':
     case '22023':
     case '22025':
     case '2202E':
-    case '22021':
-    case '23514': {
+    case '22021': {
       // `invalid input syntax for type integer: "abc"`: the value, from which the field is found.
       const value = /: "(.*)"$/.exec(e.message);
       return failure('invalid_value', { table, column: e.column ?? null, value: value ? value[1]! : null });

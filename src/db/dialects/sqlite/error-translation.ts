@@ -17,6 +17,21 @@ function tableColumn(message: string): { table: string | null; column: string | 
   return match ? { table: match[1]!, column: match[2]! } : { table: null, column: null };
 }
 
+/**
+ * `CHECK constraint failed: gauges_range` (a named constraint) or `CHECK constraint failed: level >= 0` (an unnamed
+ * one's expression: its identifiers, from which the field is found).
+ */
+function checkFailure(message: string): DatabaseFailure {
+  const text = /CHECK constraint failed: (.*)$/s.exec(message)?.[1]?.trim() ?? '';
+  if (/^[A-Za-z_][A-Za-z0-9_$]*$/.test(text)) return failure('check', { constraint: text });
+  const names = [
+    ...text
+      .replace(/'(?:[^']|'')*'/g, ' ')
+      .matchAll(/"((?:[^"]|"")+)"|`([^`]+)`|\[([^\]]+)\]|([A-Za-z_][A-Za-z0-9_$]*)/g),
+  ].map((m) => (m[1]?.replace(/""/g, '"') ?? m[2] ?? m[3] ?? m[4])!);
+  return failure('check', { checkNames: names });
+}
+
 export function translateSqliteError(error: unknown): DatabaseFailure | null {
   const e = error as SqliteError;
   if (typeof e?.code !== 'string' || !e.code.startsWith('SQLITE_')) return null;
@@ -35,6 +50,7 @@ export function translateSqliteError(error: unknown): DatabaseFailure | null {
     case 'SQLITE_TOOBIG':
       return failure('too_long');
     case 'SQLITE_CONSTRAINT_CHECK':
+      return checkFailure(e.message);
     case 'SQLITE_MISMATCH':
       return failure('invalid_value');
     default:

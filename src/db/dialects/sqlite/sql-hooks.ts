@@ -27,9 +27,23 @@ const PART_FORMAT: Record<string, string> = {
   second: '%S',
 };
 
-/** SQLite databases hold dates as text or as epoch milliseconds: both normalise to the wire format. */
-function normalisedDate(column: string, format: string): string {
-  return `case when typeof(${column}) in ('integer', 'real') then strftime('${format}', ${column} / 1000.0, 'unixepoch') else strftime('${format}', ${column}) end`;
+/**
+ * SQLite databases hold dates as text or as epoch milliseconds: both normalise to the wire format. Epoch
+ * milliseconds are what Directus writes (a JS Date); it reads them back as a moment for `timestamp` and in the
+ * server's time zone for `date` and `dateTime` (the Date's local fields), so those read in the zone the process runs
+ * in now (SQLite's `localtime` is the process's TZ): after a time-zone change they read as Directus reads them.
+ */
+function normalisedDate(column: string, format: string, local: boolean): string {
+  const zone = local ? `, 'localtime'` : '';
+  return `case when typeof(${column}) in ('integer', 'real') then strftime('${format}', ${column} / 1000.0, 'unixepoch'${zone}) else strftime('${format}', ${column}) end`;
+}
+
+/** Types Directus reads in the server's time zone (the other date types are moments, or times of day). */
+const LOCAL_TYPES = new Set(['date', 'dateTime']);
+
+/** SQLite writes a whole real as `2.0` in JSON; JSON.stringify, PostgreSQL and MariaDB write `2`. */
+function wholeAsInteger(real: string): string {
+  return `case when ${real} = cast(${real} as integer) and abs(${real}) < 1e15 then cast(${real} as integer) else ${real} end`;
 }
 
 export const sqliteSql: SqlDialect = {
@@ -42,7 +56,7 @@ export const sqliteSql: SqlDialect = {
   bind: (_field, value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value),
   comparable(column, field) {
     const format = DATE_FORMATS[field.type];
-    return format ? normalisedDate(column, format) : column;
+    return format ? normalisedDate(column, format, LOCAL_TYPES.has(field.type)) : column;
   },
   sortable: (column) => column,
   indexableBound: dateBound,
@@ -51,7 +65,7 @@ export const sqliteSql: SqlDialect = {
   wireValue(column: string, field: FieldOverview): string {
     if (field.concealed) return `case when ${column} is null then null else ${CONCEALED_SQL} end`;
     const format = DATE_FORMATS[field.type];
-    if (format) return normalisedDate(column, format);
+    if (format) return normalisedDate(column, format, LOCAL_TYPES.has(field.type));
     switch (field.type) {
       case 'boolean':
         // Text columns read as booleans (cast-boolean) hold '1'/'true'; numeric ones are truthy as numbers.
@@ -72,6 +86,8 @@ export const sqliteSql: SqlDialect = {
         return `json(case when json_valid(${column}) then ${column} else json_quote(${column}) end)`;
       case 'csv':
         return `json(case when ${column} is null then null when ${column} = '' then '[]' else '[' || replace(json_quote(${column}), ',', '","') || ']' end)`;
+      case 'float':
+        return wholeAsInteger(column);
       case 'binary':
         return `hex(${column})`;
       default:
@@ -110,10 +126,11 @@ export const sqliteSql: SqlDialect = {
   // `->` answers the value's JSON text (strings quoted, objects whole); json() gives it the JSON subtype to nest.
   jsonPath: (column, path) =>
     `json(case when json_valid(${column}) then ${column} -> ${sqliteSql.stringLiteral(jsonPathText(path))} end)`,
+  jsonPathOutput: (expression) => expression,
   jsonLength: (column) =>
     `case when json_valid(${column}) and json_type(${column}) = 'array' then json_array_length(${column}) end`,
   keyFromText: (expression) => expression,
-  toFloat: (expression) => `cast(${expression} as real)`,
+  toFloat: (expression) => wholeAsInteger(`cast(${expression} as real)`),
   // SQLite has only binary floats: avg(16.24, 16.25) is 16.244999999999997. Fifteen significant digits (what a
   // double holds exactly) give the decimal answer the other databases compute (16.245).
   average: (expression) =>
