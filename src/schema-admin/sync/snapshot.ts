@@ -103,8 +103,10 @@ export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
     const object = collectionObject(schema.collections[name]!);
     return { collection: name, meta: plain(object.meta), schema: object.schema ? { name: object.schema.name } : null };
   });
-  // Every field of a user collection; of a system collection, only an admin's own.
-  const kept = (name: string, field: string) => !schema.collections[name]!.system || isCustomSystemField(name, field);
+  // Every field of a user collection (views left out); of a system collection, only an admin's own.
+  const userCollections = new Set(names);
+  const kept = (name: string, field: string) =>
+    userCollections.has(name) || (schema.collections[name]!.system && isCustomSystemField(name, field));
   const fields = Object.keys(schema.collections).flatMap((name) => {
     const collection = schema.collections[name]!;
     return collection.fieldOrder
@@ -119,7 +121,7 @@ export function takeSnapshot(schema: SchemaOverview, vendor: string): Snapshot {
       }));
   });
   const relations = schema.relations
-    .filter((relation) => names.includes(relation.collection))
+    .filter((relation) => userCollections.has(relation.collection))
     .map(relationObject)
     .map((relation) => ({
       collection: relation.collection,
