@@ -34,6 +34,8 @@ import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
 import { openDatabase } from './open-database.js';
+import type { FilesService } from '../engine/files/files-service.js';
+import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 
 export interface AppContext {
@@ -64,6 +66,10 @@ export interface AppContext {
   invalidation: Invalidation;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
+  /** The storage locations that hold the files' bytes. */
+  storage: StorageLocations;
+  /** File uploads, replacements and deletes (bytes and rows together). */
+  files: FilesService;
   /** Realtime subscriptions of this instance, re-read once per group of alike subscribers per event. */
   subscriptions: SubscriptionHub;
   /** Tells live sockets and the hub at once when rights change or a login ends (rights-notices.ts). */
@@ -162,6 +168,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
         subscriptions.close();
         await bus.close();
         if (openRedisClient) await openRedisClient.close().catch(() => {});
+        engine.storage.close();
         await db.close();
       },
     };

@@ -15,6 +15,8 @@ import { AccessResolver } from '../permissions/access-resolver.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { SettingsService } from '../project/settings-service.js';
 import { SchemaStore } from '../schema/schema-store.js';
+import { FilesService } from '../engine/files/files-service.js';
+import { StorageLocations } from '../storage/storage-locations.js';
 
 export interface Engine {
   permissions: PermissionStore;
@@ -23,6 +25,10 @@ export interface Engine {
   writer: ItemsWriter;
   settings: SettingsService;
   changes: ChangeEvents;
+  /** The storage locations (STORAGE_LOCATIONS) that hold the files' bytes. */
+  storage: StorageLocations;
+  /** Uploads, replacements and deletes of files: bytes and rows together. */
+  files: FilesService;
   /** Announces a permissions change (system writes call it after they commit). */
   permissionsChanged(): Promise<void>;
 }
@@ -72,5 +78,7 @@ export function buildEngine(
     changes,
     hash: (plain) => hashPassword(plain, config.hash),
   });
-  return { permissions, access, items, writer, settings, changes, permissionsChanged };
+  const storage = new StorageLocations(config.storage);
+  const files = new FilesService({ config: config.storage, storage, writer, items });
+  return { permissions, access, items, writer, settings, changes, storage, files, permissionsChanged };
 }

@@ -30,6 +30,8 @@ export interface WriteContext {
   access?: WriteAccess;
   /** Opens the service_* collections that have routes of their own (the system routes set it). */
   system?: boolean;
+  /** Fields of one collection that the service sets from what it measured, whatever the caller's field rules. */
+  serviceFields?: { collection: string; fields: ReadonlySet<string> };
 }
 
 /** Plans one payload item under `collection` (mutation-planner.ts); nested planning calls back through it. */

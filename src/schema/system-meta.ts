@@ -13,13 +13,14 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
   'service_access',
   'service_permissions',
   'service_settings',
+  'service_files',
+  'service_folders',
 ]);
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
 const UUID_COLUMNS: [string, string][] = [
   ['service_users', 'id'],
   ['service_users', 'role'],
-  ['service_users', 'avatar'],
   ['service_roles', 'id'],
   ['service_roles', 'parent'],
   ['service_policies', 'id'],
@@ -28,6 +29,13 @@ const UUID_COLUMNS: [string, string][] = [
   ['service_access', 'user'],
   ['service_access', 'policy'],
   ['service_permissions', 'policy'],
+  ['service_settings', 'project_logo'],
+  ['service_settings', 'public_foreground'],
+  ['service_settings', 'public_background'],
+  ['service_files', 'id'],
+  ['service_files', 'folder'],
+  ['service_folders', 'id'],
+  ['service_folders', 'parent'],
 ];
 
 export const SYSTEM_FIELDS: Record<string, unknown>[] = [
@@ -49,6 +57,14 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_permissions', field: 'validation', special: 'cast-json' },
   { collection: 'service_permissions', field: 'presets', special: 'cast-json' },
   { collection: 'service_permissions', field: 'fields', special: 'cast-csv' },
+  { collection: 'service_users', field: 'avatar', special: 'uuid,file' },
+  { collection: 'service_files', field: 'uploaded_by', special: 'user-created' },
+  { collection: 'service_files', field: 'created_on', special: 'date-created' },
+  { collection: 'service_files', field: 'modified_by', special: 'user-updated' },
+  { collection: 'service_files', field: 'modified_on', special: 'date-updated' },
+  { collection: 'service_files', field: 'tags', special: 'cast-json' },
+  { collection: 'service_files', field: 'metadata', special: 'cast-json' },
+  { collection: 'service_files', field: 'tus_data', special: 'cast-json' },
 ].map((row, i) => ({ id: -1 - i, ...row }));
 
 export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
@@ -81,6 +97,14 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
     one_collection: 'service_policies',
     one_field: 'permissions',
   },
+  { many_collection: 'service_files', many_field: 'folder', one_collection: 'service_folders' },
+  { many_collection: 'service_files', many_field: 'uploaded_by', one_collection: 'service_users' },
+  { many_collection: 'service_files', many_field: 'modified_by', one_collection: 'service_users' },
+  { many_collection: 'service_folders', many_field: 'parent', one_collection: 'service_folders' },
+  { many_collection: 'service_users', many_field: 'avatar', one_collection: 'service_files' },
+  { many_collection: 'service_settings', many_field: 'project_logo', one_collection: 'service_files' },
+  { many_collection: 'service_settings', many_field: 'public_foreground', one_collection: 'service_files' },
+  { many_collection: 'service_settings', many_field: 'public_background', one_collection: 'service_files' },
 ].map((row, i) => ({ id: null, ...row, sort: i }));
 
 /**
@@ -102,6 +126,12 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_access: { icon: 'key', note: 'Policies attached to roles and users' },
   service_permissions: { icon: 'admin_panel_settings', note: 'Permission rules of the policies' },
   service_settings: { icon: 'tune', singleton: true },
+  service_files: {
+    icon: 'folder',
+    note: 'Metadata of the files in storage',
+    display_template: '{{ $thumbnail }} {{ title }}',
+  },
+  service_folders: { icon: 'folder', note: 'Folders that group files', display_template: '{{ name }}' },
   service_collections: { icon: 'list_alt', note: 'Collection metadata' },
   service_fields: { icon: 'input', note: 'Field metadata' },
   service_relations: { icon: 'merge_type', note: 'Relation metadata' },
