@@ -23,6 +23,7 @@ const ALLOWED: Record<string, string> = {
   'db/schema-journal.ts#statements': 'a JSON column of service_schema_journal',
   'request/graphql-body.ts#parseVariables': 'GraphQL variables of a GET request',
   'io/import-records.ts#csvPayload': 'an imported file',
+  'request/upload-form.ts#formValue': 'a form field of a multipart upload',
   'io/import-records.ts#record': 'an imported file',
   'io/import-records.ts#parseElement': 'an imported file',
   'permissions/access-resolver.ts#dynamicValues': "the database's JSON text of the caller's user or role row",

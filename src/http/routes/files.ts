@@ -8,9 +8,10 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ItemsApi } from '../../app/ports.js';
 import type { FilesService, IncomingFile } from '../../engine/files/files-service.js';
-import { ContentTooLargeError, InvalidPayloadError } from '../../errors/catalogue.js';
+import { ContentTooLargeError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
-import { isPrototypeKey, emptyRecord } from '../../request/prototype-keys.js';
+import { emptyRecord } from '../../request/prototype-keys.js';
+import { addFormField, checkFileCount } from '../../request/upload-form.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, type Payload } from '../../request/write-body.js';
 import { sendData } from '../data-reply.js';
 
@@ -43,8 +44,7 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
     let fields: Payload = emptyRecord();
     for await (const part of request.parts()) {
       if (part.type === 'field') {
-        if (isPrototypeKey(part.fieldname)) throw new InvalidPayloadError(`"${part.fieldname}" is not a field name`);
-        fields[part.fieldname] = formValue(part.value);
+        addFormField(fields, part.fieldname, part.value);
         continue;
       }
       yield { fields, file: { stream: part.file, filename: part.filename || 'file', mimetype: part.mimetype } };
@@ -68,7 +68,7 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
       checkLength(request);
       const keys: string[] = [];
       for await (const { fields, file } of fileParts(request)) keys.push(await files.upload(target, fields, file));
-      if (keys.length === 0) throw new InvalidPayloadError('No file was sent');
+      checkFileCount(keys.length, Infinity);
       request.timer.mark('write');
       return sendData(reply, await files.reread(target, keys, keys.length > 1, query(request)));
     });
@@ -82,13 +82,12 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
       }
       const target = await files.open(request.accountability, 'update', true);
       checkLength(request);
-      let replaced = false;
+      let count = 0;
       for await (const { fields, file } of fileParts(request)) {
-        if (replaced) throw new InvalidPayloadError('Only one file can replace a file');
+        checkFileCount(++count, 1);
         await files.replace(target, pk, fields, file);
-        replaced = true;
       }
-      if (!replaced) throw new InvalidPayloadError('No file was sent');
+      checkFileCount(count, 1);
       return sendData(reply, await files.reread(target, [pk], false, query(request)));
     });
 
@@ -104,18 +103,4 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
       return reply.code(204).send();
     });
   };
-}
-
-/** A form value: JSON for what reads as a JSON array or object (tags, metadata, location), else the text. */
-function formValue(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  if ((text.startsWith('[') && text.endsWith(']')) || (text.startsWith('{') && text.endsWith('}'))) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return value;
-    }
-  }
-  return value;
 }
