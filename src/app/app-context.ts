@@ -35,6 +35,7 @@ import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
 import { openDatabase } from './open-database.js';
 import type { FilesService } from '../engine/files/files-service.js';
+import type { AssetService } from '../engine/files/asset-service.js';
 import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 
@@ -70,6 +71,8 @@ export interface AppContext {
   storage: StorageLocations;
   /** File uploads, replacements and deletes (bytes and rows together). */
   files: FilesService;
+  /** What /assets serves: originals and image variants. */
+  assets: AssetService;
   /** Realtime subscriptions of this instance, re-read once per group of alike subscribers per event. */
   subscriptions: SubscriptionHub;
   /** Tells live sockets and the hub at once when rights change or a login ends (rights-notices.ts). */

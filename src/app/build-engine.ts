@@ -16,6 +16,7 @@ import { PermissionStore } from '../permissions/permission-store.js';
 import { SettingsService } from '../project/settings-service.js';
 import { SchemaStore } from '../schema/schema-store.js';
 import { FilesService } from '../engine/files/files-service.js';
+import { AssetService } from '../engine/files/asset-service.js';
 import { StorageLocations } from '../storage/storage-locations.js';
 
 export interface Engine {
@@ -29,6 +30,8 @@ export interface Engine {
   storage: StorageLocations;
   /** Uploads, replacements and deletes of files: bytes and rows together. */
   files: FilesService;
+  /** What /assets serves: originals and image variants. */
+  assets: AssetService;
   /** Announces a permissions change (system writes call it after they commit). */
   permissionsChanged(): Promise<void>;
 }
@@ -80,5 +83,11 @@ export function buildEngine(
   });
   const storage = new StorageLocations(config.storage);
   const files = new FilesService({ config: config.storage, storage, writer, items });
-  return { permissions, access, items, writer, settings, changes, storage, files, permissionsChanged };
+  const assets = new AssetService({
+    config: config.storage,
+    storage,
+    items,
+    settings: () => settings.assetSettings(),
+  });
+  return { permissions, access, items, writer, settings, changes, storage, files, assets, permissionsChanged };
 }

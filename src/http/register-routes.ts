@@ -16,6 +16,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { docsRoutes } from './routes/docs.js';
 import { fieldRoutes } from './routes/fields.js';
 import { fileRoutes } from './routes/files.js';
+import { assetRoutes } from './routes/assets.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { importRoutes } from './routes/import.js';
 import { itemRoutes } from './routes/items.js';
@@ -66,6 +67,7 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   app.register(named('usersMe', usersMeRoutes(context)));
   app.register(named('systemCollection', systemCollectionRoutes(context)));
   app.register(named('file', fileRoutes(context)));
+  app.register(named('asset', assetRoutes(context)));
   app.register(named('field', fieldRoutes(context)));
   app.register(named('collection', collectionRoutes(context)));
   app.register(named('relation', relationRoutes(context)));

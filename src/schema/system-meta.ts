@@ -58,6 +58,7 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_permissions', field: 'presets', special: 'cast-json' },
   { collection: 'service_permissions', field: 'fields', special: 'cast-csv' },
   { collection: 'service_users', field: 'avatar', special: 'uuid,file' },
+  { collection: 'service_settings', field: 'storage_asset_presets', special: 'cast-json' },
   { collection: 'service_files', field: 'uploaded_by', special: 'user-created' },
   { collection: 'service_files', field: 'created_on', special: 'date-created' },
   { collection: 'service_files', field: 'modified_by', special: 'user-updated' },

@@ -24,6 +24,8 @@ const ALLOWED: Record<string, string> = {
   'request/graphql-body.ts#parseVariables': 'GraphQL variables of a GET request',
   'io/import-records.ts#csvPayload': 'an imported file',
   'request/upload-form.ts#formValue': 'a form field of a multipart upload',
+  'project/settings-service.ts#assetPresets': 'a JSON column of service_settings',
+  'request/asset-query.ts#parseTransforms': 'a transforms list sent as a JSON string in the URL',
   'io/import-records.ts#record': 'an imported file',
   'io/import-records.ts#parseElement': 'an imported file',
   'permissions/access-resolver.ts#dynamicValues': "the database's JSON text of the caller's user or role row",
