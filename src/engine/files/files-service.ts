@@ -174,12 +174,12 @@ export class FilesService {
       storage,
       filename_disk: key,
       type: guard.type,
-      filesize: guard.size,
+      filesize: guard.received,
       width: null,
       height: null,
       metadata: null,
     };
-    if (IMAGE_TYPES.has(guard.type) && guard.size > 0) {
+    if (IMAGE_TYPES.has(guard.type) && guard.received > 0) {
       try {
         const source = await this.deps.storage.run(storage, (driver) => driver.read(key));
         if (source) Object.assign(stored, await imageInfo(source));

@@ -19,7 +19,8 @@ export function mimeAllowed(type: string, allowList: string[]): boolean {
 }
 
 export class UploadGuard extends Transform {
-  size = 0;
+  /** Bytes seen so far (not `size`: stream consumers such as the S3 SDK read a `size` as the stream's length). */
+  received = 0;
   type: string;
   private head: Buffer[] = [];
   private headSize = 0;
@@ -35,8 +36,8 @@ export class UploadGuard extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.size > this.limit) return callback(new ContentTooLargeError(this.limit));
+    this.received += chunk.length;
+    if (this.received > this.limit) return callback(new ContentTooLargeError(this.limit));
     if (this.checked) return callback(null, chunk);
     this.head.push(chunk);
     this.headSize += chunk.length;
