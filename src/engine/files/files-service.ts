@@ -22,6 +22,7 @@ import type { OpenedCollection, WriteResult } from '../write/opened-collection.j
 import { keysByQuery, readKey, readKeys } from '../write/write-reread.js';
 import { IMAGE_TYPES, imageInfo } from './image-info.js';
 import { UploadGuard } from './upload-guard.js';
+import { UrlImport } from './url-import.js';
 
 export const FILES = 'service_files';
 
@@ -68,7 +69,21 @@ export interface FilesServiceDeps {
 const ADMIN: Accountability = { user: null, role: null, roles: [], policies: [], admin: true, app: true, ip: null };
 
 export class FilesService {
-  constructor(private readonly deps: FilesServiceDeps) {}
+  private readonly urls: UrlImport;
+
+  constructor(private readonly deps: FilesServiceDeps) {
+    this.urls = new UrlImport(deps.config.importFromUrl, deps.config.maxUploadSize);
+  }
+
+  /** POST /files/import: the file at `url` stored as an upload with the row's fields `data`; answers its key. */
+  async importUrl(target: OpenedCollection, url: URL, data: Payload): Promise<string> {
+    const file = await this.urls.fetch(url);
+    try {
+      return await this.upload(target, data, file);
+    } finally {
+      file.done();
+    }
+  }
 
   /**
    * service_files opened for `action` under the caller's rules (the one check, before the body is read). `measured`:

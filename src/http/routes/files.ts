@@ -11,13 +11,27 @@ import type { FilesService, IncomingFile } from '../../engine/files/files-servic
 import { ContentTooLargeError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import { emptyRecord } from '../../request/prototype-keys.js';
-import { addFormField, checkFileCount } from '../../request/upload-form.js';
+import { addFormField, checkFileCount, ImportFileBody, parseImportFileBody } from '../../request/upload-form.js';
+import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
+import { ANY_DATA } from './route-answers.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, type Payload } from '../../request/write-body.js';
 import { sendData } from '../data-reply.js';
 
 export interface FileRoutesDeps extends ItemsApi {
   files: FilesService;
 }
+
+export const FILE_ROUTES = {
+  importUrl: {
+    method: 'POST',
+    url: '/files/import',
+    summary: 'Import a file from a URL (http or https; private addresses are refused)',
+    tags: ['Files'],
+    audience: 'user',
+    body: ImportFileBody,
+    response: ANY_DATA,
+  },
+} satisfies Record<string, RouteDeclaration>;
 
 /** Form fields a multipart upload may send before its files. */
 const MAX_FIELDS = 100;
@@ -71,6 +85,14 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
       checkFileCount(keys.length, Infinity);
       request.timer.mark('write');
       return sendData(reply, await files.reread(target, keys, keys.length > 1, query(request)));
+    });
+
+    declareRoute(app, FILE_ROUTES.importUrl, async (request, reply) => {
+      const target = await files.open(request.accountability, 'create', true);
+      const { url, data } = parseImportFileBody(request.body);
+      request.timer.mark('parse');
+      const key = await files.importUrl(target, url, data);
+      return sendData(reply, await files.reread(target, [key], false, query(request)));
     });
 
     app.patch<{ Params: { pk: string } }>('/files/:pk', async (request, reply) => {
