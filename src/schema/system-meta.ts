@@ -169,3 +169,27 @@ export function systemCollectionMeta(collection: string): CollectionMeta & { sys
     system: true,
   };
 }
+
+/**
+ * A field with the `file` special (Directus's file and image interfaces) is a many-to-one to service_files even when
+ * no service_relations row says so: the relation Directus's app would have created with it.
+ */
+export function impliedFileRelations(
+  fields: Record<string, unknown>[],
+  ownRelations: ReadonlySet<string>,
+): Record<string, unknown>[] {
+  return fields
+    .filter(
+      (row) =>
+        String(row.special ?? '')
+          .split(/[^a-z0-9-]+/i)
+          .includes('file') && !ownRelations.has(`${row.collection}\u0000${row.field}`),
+    )
+    .map((row) => ({
+      id: null,
+      many_collection: row.collection,
+      many_field: row.field,
+      one_collection: 'service_files',
+      sort: null,
+    }));
+}
