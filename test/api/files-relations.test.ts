@@ -4,7 +4,7 @@
  * /files, /folders, /files/import and /assets.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -81,6 +81,23 @@ for (const client of testClients()) {
         payload: { query: `{ files_by_id(id: "${fileId}") { filename_download } }` },
       });
       assert.deepEqual(json(byId).data, { files_by_id: { filename_download: 'cover.txt' } });
+    });
+
+    it('delete_files_item removes the bytes with the row', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/files',
+        ...multipartBody([{ name: 'file', filename: 'gone.txt', type: 'text/plain', content: 'gone' }]),
+      });
+      const file = json(res).data;
+      assert.ok(readdirSync(root).includes(file.filename_disk));
+      const del = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: { query: `mutation { delete_files_item(id: "${file.id}") { id } }` },
+      });
+      assert.deepEqual(json(del).data, { delete_files_item: { id: file.id } });
+      assert.ok(!readdirSync(root).includes(file.filename_disk));
     });
 
     it('the OpenAPI document describes files, folders, imports and assets', async () => {

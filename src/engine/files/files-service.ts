@@ -7,7 +7,6 @@
  * caller's rules, then their bytes and variants.
  */
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { StorageConfig } from '../../config/storage-config.js';
 import { ForbiddenError, InvalidPayloadError } from '../../errors/catalogue.js';
 import type { Accountability } from '../../permissions/accountability.js';
@@ -18,9 +17,10 @@ import { extensionOf, originalKey } from '../../storage/storage-keys.js';
 import { unavailable, type StorageLocations } from '../../storage/storage-locations.js';
 import type { ItemsService } from '../read/items-service.js';
 import type { ItemsWriter } from '../write/items-writer.js';
-import type { OpenedCollection, WriteResult } from '../write/opened-collection.js';
+import type { OpenedCollection, Reread, WriteResult } from '../write/opened-collection.js';
 import { keysByQuery, readKey, readKeys } from '../write/write-reread.js';
 import { IMAGE_TYPES, imageInfo } from './image-info.js';
+import type { IncomingFile } from './incoming-file.js';
 import { UploadGuard } from './upload-guard.js';
 import { UrlImport } from './url-import.js';
 
@@ -39,13 +39,6 @@ export const SERVICE_FIELDS: ReadonlySet<string> = new Set([
   'uploaded_on',
   'charset',
 ]);
-
-/** A file arriving: its bytes, the name and type the client gave. */
-export interface IncomingFile {
-  stream: Readable;
-  filename: string;
-  mimetype: string;
-}
 
 interface Stored {
   storage: string;
@@ -146,7 +139,7 @@ export class FilesService {
   }
 
   /** DELETE by keys or query, under the caller's rules; then the bytes and variants of the deleted rows. */
-  async delete(target: OpenedCollection, body: DeleteBody): Promise<void> {
+  async delete(target: OpenedCollection<Reread>, body: DeleteBody): Promise<void> {
     const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
     const stored = await this.storedOf(keys.map(String));
     await this.deps.writer.delete(target, { kind: 'keys', keys });

@@ -17,7 +17,7 @@ import {
   ServiceError,
   ServiceUnavailableError,
 } from '../../errors/catalogue.js';
-import type { IncomingFile } from './files-service.js';
+import type { IncomingFile } from './incoming-file.js';
 
 const MAX_REDIRECTS = 5;
 

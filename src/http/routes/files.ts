@@ -7,7 +7,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ItemsApi } from '../../app/ports.js';
-import type { FilesService, IncomingFile } from '../../engine/files/files-service.js';
+import type { FilesService } from '../../engine/files/files-service.js';
+import type { IncomingFile } from '../../engine/files/incoming-file.js';
 import { ContentTooLargeError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import { emptyRecord } from '../../request/prototype-keys.js';
