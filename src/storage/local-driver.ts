@@ -1,10 +1,12 @@
 /**
  * A folder on this machine. Writes go to a temporary name in the same folder and are renamed into place once
  * complete (rename is atomic on one file system), so a reader never sees half a file and a failed write leaves none.
+ * Originals lie in the folder itself; the variants of a file (`<id>__<rest>`) in `.variants/<id>/<rest>`, so that
+ * finding them (to delete a file) reads one small folder, not the whole library.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, opendir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, opendir, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,19 +15,25 @@ import { checkKey } from './storage-keys.js';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException)?.code === 'ENOENT';
 
+/** A variant's key: the file's id, then what names the variant. */
+const VARIANT = /^(.+?)__(.+)$/;
+const VARIANTS = '.variants';
+
 export class LocalDriver implements StorageDriver {
   private ready: Promise<unknown> | null = null;
 
   constructor(private readonly root: string) {}
 
   private file(key: string): string {
-    return path.join(this.root, checkKey(key));
+    const variant = VARIANT.exec(checkKey(key));
+    return variant ? path.join(this.root, VARIANTS, variant[1]!, variant[2]!) : path.join(this.root, key);
   }
 
   async write(key: string, source: Readable): Promise<void> {
     const target = this.file(key);
     this.ready ??= mkdir(this.root, { recursive: true });
     await this.ready;
+    if (VARIANT.test(key)) await mkdir(path.dirname(target), { recursive: true });
     // A leading dot keeps a temporary name out of KEY, so it is never listed or served.
     const temporary = path.join(this.root, `.${randomBytes(8).toString('hex')}.partial`);
     try {
@@ -58,12 +66,24 @@ export class LocalDriver implements StorageDriver {
   }
 
   async delete(key: string): Promise<void> {
-    await unlink(this.file(key)).catch((error) => {
+    const file = this.file(key);
+    await unlink(file).catch((error) => {
       if (!isMissing(error)) throw error;
     });
+    // The last variant of a file takes its folder with it (rmdir fails on a folder that still holds some).
+    if (VARIANT.test(key)) await rmdir(path.dirname(file)).catch(() => {});
   }
 
   async *list(prefix: string): AsyncIterable<string> {
+    const variants = /^(.+)__$/.exec(prefix);
+    if (variants) {
+      const names = await readdir(path.join(this.root, VARIANTS, checkKey(variants[1]!))).catch((error) => {
+        if (isMissing(error)) return [] as string[];
+        throw error;
+      });
+      for (const name of names) if (!name.startsWith('.')) yield `${prefix}${name}`;
+      return;
+    }
     let dir;
     try {
       dir = await opendir(this.root);
