@@ -69,6 +69,22 @@ for (const client of testClients()) {
       assert.deepEqual(read, { title: 'A red square', folder: null });
     });
 
+    it('EXIF is kept as metadata (ifd0, exif); a rotated photo reports its upright dimensions', async () => {
+      const jpeg = await sharp({ create: { width: 60, height: 20, channels: 3, background: '#00aa00' } })
+        .jpeg()
+        .withMetadata({ orientation: 6 })
+        .withExif({ IFD0: { Copyright: 'Strata tests', ImageDescription: 'A green strip' } })
+        .toBuffer();
+      const res = await upload([{ name: 'file', filename: 'photo.jpg', type: 'image/jpeg', content: jpeg }]);
+      assert.equal(res.statusCode, 200, res.body);
+      const file = json(res).data;
+      assert.equal(file.type, 'image/jpeg');
+      assert.deepEqual([file.width, file.height], [20, 60]);
+      assert.equal(file.metadata.ifd0.Copyright, 'Strata tests');
+      assert.equal(file.metadata.ifd0.ImageDescription, 'A green strip');
+      assert.equal(file.metadata.orientation, 6);
+    });
+
     it('several files in one request, each with the fields sent before it; a title from the name', async () => {
       const res = await upload([
         { name: 'title', value: 'First' },
