@@ -2,6 +2,8 @@
  * The configured storage locations (STORAGE_LOCATIONS), each with its driver. A driver's failure reaches callers as
  * 503 SERVICE_UNAVAILABLE naming the location (`unavailable`), never as the SDK's or the file system's message.
  */
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { StorageConfig } from '../config/storage-config.js';
 import { InvalidPayloadError, ServiceError, ServiceUnavailableError } from '../errors/catalogue.js';
 import { LocalDriver } from './local-driver.js';
@@ -41,6 +43,23 @@ export class StorageLocations {
     } catch (error) {
       throw unavailable(name, error);
     }
+  }
+
+  /** Writes, reads back and deletes a small object in `name` (the health check); fails as any storage operation. */
+  async probe(name: string): Promise<void> {
+    const key = `health-${randomBytes(8).toString('hex')}`;
+    const content = Buffer.from(key);
+    await this.run(name, async (driver) => {
+      try {
+        await driver.write(key, Readable.from([content]));
+        const back = await driver.read(key);
+        const chunks: Buffer[] = [];
+        for await (const chunk of back ?? []) chunks.push(chunk as Buffer);
+        if (!Buffer.concat(chunks).equals(content)) throw new Error('read back differs');
+      } finally {
+        await driver.delete(key);
+      }
+    });
   }
 
   close(): void {

@@ -111,7 +111,9 @@ for (const client of testClients()) {
       assert.equal(bad.statusCode, 400);
     });
 
-    it('the server gone: 503 SERVICE_UNAVAILABLE and no row', async () => {
+    it('the server gone: 503 SERVICE_UNAVAILABLE, no row, the health check says so', async () => {
+      const up = json(await t.request({ method: 'GET', url: '/server/health' }));
+      assert.equal(up.checks['storage:cloud:responseTime'][0].status, 'ok');
       const count = async () => json(await t.request({ method: 'GET', url: '/files?aggregate[count]=*' })).data[0];
       const rows = await count();
       await s3.stop();
@@ -120,6 +122,9 @@ for (const client of testClients()) {
         assert.equal(res.statusCode, 503, res.body);
         assert.equal(errorCode(res), 'SERVICE_UNAVAILABLE');
         assert.deepEqual(await count(), rows);
+        const health = json(await t.request({ method: 'GET', url: '/server/health' }));
+        assert.equal(health.checks['storage:cloud:responseTime'][0].status, 'error');
+        assert.equal(health.checks['storage:local:responseTime'][0].status, 'ok');
       } finally {
         await s3.resume();
       }

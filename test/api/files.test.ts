@@ -85,6 +85,16 @@ for (const client of testClients()) {
       assert.equal(file.metadata.orientation, 6);
     });
 
+    it('the health check probes every storage location (for admins)', async () => {
+      const health = json(await t.request({ method: 'GET', url: '/server/health' }));
+      assert.equal(health.status, 'ok');
+      assert.equal(health.checks['storage:local:responseTime'][0].status, 'ok');
+      assert.deepEqual(
+        readdirSync(root).filter((name) => name.startsWith('health-')),
+        [],
+      );
+    });
+
     it('several files in one request, each with the fields sent before it; a title from the name', async () => {
       const res = await upload([
         { name: 'title', value: 'First' },
@@ -236,6 +246,11 @@ describe('files: a failing storage', () => {
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(errorCode(res), 'SERVICE_UNAVAILABLE');
       assert.deepEqual(json(await t.request({ method: 'GET', url: '/files' })).data, []);
+      const health = await t.request({ method: 'GET', url: '/server/health' });
+      assert.equal(health.statusCode, 503);
+      assert.equal(json(health).checks['storage:local:responseTime'][0].status, 'error');
+      const anonymous = await t.request({ method: 'GET', url: '/server/health', token: null });
+      assert.deepEqual(json(anonymous), { status: 'ok' });
     } finally {
       await t.close();
       rmSync(dir, { recursive: true, force: true });
