@@ -104,6 +104,7 @@ for (const client of testClients()) {
       const doc = json(await t.request({ method: 'GET', url: '/server/specs/oas' }));
       for (const p of ['/files', '/files/{id}', '/folders', '/folders/{id}', '/files/import', '/assets/{pk}'])
         assert.ok(doc.paths[p], `${p} is described`);
+      assert.ok(doc.paths['/files'].post.requestBody.content['multipart/form-data']);
     });
   });
 }
