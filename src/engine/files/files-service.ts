@@ -19,7 +19,7 @@ import type { ItemsService } from '../read/items-service.js';
 import type { ItemsWriter } from '../write/items-writer.js';
 import type { OpenedCollection, Reread, WriteResult } from '../write/opened-collection.js';
 import { keysByQuery, readKey, readKeys } from '../write/write-reread.js';
-import { IMAGE_TYPES, imageInfo } from './image-info.js';
+import { HEADER_BYTES, IMAGE_TYPES, imageInfo } from './image-info.js';
 import type { IncomingFile } from './incoming-file.js';
 import { UploadGuard } from './upload-guard.js';
 import { UrlImport } from './url-import.js';
@@ -189,14 +189,22 @@ export class FilesService {
     };
     if (IMAGE_TYPES.has(guard.type) && guard.received > 0) {
       try {
-        const source = await this.deps.storage.run(storage, (driver) => driver.read(key));
-        if (source) Object.assign(stored, await imageInfo(source));
+        Object.assign(stored, await this.headerInfo(storage, key, guard.received));
       } catch (error) {
         await this.removeBytes(storage, key);
         throw error;
       }
     }
     return stored;
+  }
+
+  /** An image's dimensions and metadata, from its header: the file itself where local, else its first bytes. */
+  private async headerInfo(storage: string, key: string, size: number): Promise<Partial<Stored>> {
+    const driver = this.deps.storage.driver(storage);
+    if (driver.localPath) return imageInfo(driver.localPath(key));
+    const range = { start: 0, end: Math.min(size, HEADER_BYTES) - 1 };
+    const source = await this.deps.storage.run(storage, (d) => d.read(key, range));
+    return source ? imageInfo(source) : {};
   }
 
   /** Removes a file's bytes and every variant made of it. */
