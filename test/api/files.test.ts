@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { multipartBody, type FormPart } from '../helpers/multipart.js';
+import { wav } from '../helpers/media.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 
 export async function pngOf(width: number, height: number): Promise<Buffer> {
@@ -93,6 +94,16 @@ for (const client of testClients()) {
         readdirSync(root).filter((name) => name.startsWith('health-')),
         [],
       );
+    });
+
+    it('audio and video get their duration (seconds)', async () => {
+      const res = await upload([
+        { name: 'file', filename: 'tone.wav', type: 'application/octet-stream', content: wav(3) },
+      ]);
+      assert.equal(res.statusCode, 200, res.body);
+      const file = json(res).data;
+      assert.match(file.type, /^audio\//);
+      assert.equal(file.duration, 3);
     });
 
     it('several files in one request, each with the fields sent before it; a title from the name', async () => {
