@@ -199,6 +199,17 @@ for (const client of testClients()) {
       await settings({ storage_asset_transform: 'all' });
     });
 
+    it('a filename_disk edited to climb out of storage is refused, never read', async () => {
+      const victim = await upload('victim.txt', 'text/plain', 'mine');
+      for (const name of ['../../../etc/passwd', '/etc/passwd', '.variants', 'a/b']) {
+        const edit = await t.request({ method: 'PATCH', url: `/files/${victim}`, payload: { filename_disk: name } });
+        assert.equal(edit.statusCode, 200, edit.body);
+        const res = await asset(`/assets/${victim}`);
+        assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
+        assert.equal(errorCode(res), 'INVALID_PAYLOAD');
+      }
+    });
+
     it('DELETE removes the original and every variant', async () => {
       const gone = await upload('gone.png', 'image/png', png);
       await asset(`/assets/${gone}?width=10`);
