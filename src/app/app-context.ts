@@ -34,6 +34,9 @@ import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
 import { openDatabase } from './open-database.js';
+import type { FilesService } from '../engine/files/files-service.js';
+import type { AssetService } from '../engine/files/asset-service.js';
+import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 
 export interface AppContext {
@@ -64,6 +67,12 @@ export interface AppContext {
   invalidation: Invalidation;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
+  /** The storage locations that hold the files' bytes. */
+  storage: StorageLocations;
+  /** File uploads, replacements and deletes (bytes and rows together). */
+  files: FilesService;
+  /** What /assets serves: originals and image variants. */
+  assets: AssetService;
   /** Realtime subscriptions of this instance, re-read once per group of alike subscribers per event. */
   subscriptions: SubscriptionHub;
   /** Tells live sockets and the hub at once when rights change or a login ends (rights-notices.ts). */
@@ -100,7 +109,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const caches = new CacheRegistry();
     const invalidation = new Invalidation(caches);
     const schema = await loadSchema(db, invalidation);
-    const engine = buildEngine(db, config, schema, caches, invalidation);
+    const engine = buildEngine(db, config, schema, caches, invalidation, log);
     const { items, changes, permissions, permissionsChanged } = engine;
     const clock = options.clock ?? systemClock;
     const { logins, accountability } = buildCallers(db, secret, config, clock, caches);
@@ -162,6 +171,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
         subscriptions.close();
         await bus.close();
         if (openRedisClient) await openRedisClient.close().catch(() => {});
+        engine.storage.close();
         await db.close();
       },
     };

@@ -15,6 +15,10 @@ import { AccessResolver } from '../permissions/access-resolver.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { SettingsService } from '../project/settings-service.js';
 import { SchemaStore } from '../schema/schema-store.js';
+import { FilesService } from '../engine/files/files-service.js';
+import { AssetService } from '../engine/files/asset-service.js';
+import { StorageLocations } from '../storage/storage-locations.js';
+import type { StartLog } from './start-log.js';
 
 export interface Engine {
   permissions: PermissionStore;
@@ -23,6 +27,12 @@ export interface Engine {
   writer: ItemsWriter;
   settings: SettingsService;
   changes: ChangeEvents;
+  /** The storage locations (STORAGE_LOCATIONS) that hold the files' bytes. */
+  storage: StorageLocations;
+  /** Uploads, replacements and deletes of files: bytes and rows together. */
+  files: FilesService;
+  /** What /assets serves: originals and image variants. */
+  assets: AssetService;
   /** Announces a permissions change (system writes call it after they commit). */
   permissionsChanged(): Promise<void>;
 }
@@ -42,6 +52,7 @@ export function buildEngine(
   schema: SchemaStore,
   caches: CacheRegistry,
   invalidation: Invalidation,
+  log?: StartLog,
 ): Engine {
   const permissions = new PermissionStore(db, caches);
   const access = new AccessResolver({ db, permissions });
@@ -72,5 +83,20 @@ export function buildEngine(
     changes,
     hash: (plain) => hashPassword(plain, config.hash),
   });
-  return { permissions, access, items, writer, settings, changes, permissionsChanged };
+  const storage = new StorageLocations(config.storage);
+  const files = new FilesService({
+    config: config.storage,
+    storage,
+    writer,
+    items,
+    // The row is gone; bytes left behind are reported, not answered (the client's delete did what it asked).
+    onOrphan: (location, key) => log?.warn(`Storage "${location}": could not remove ${key}; it is left unused`),
+  });
+  const assets = new AssetService({
+    config: config.storage,
+    storage,
+    items,
+    settings: () => settings.assetSettings(),
+  });
+  return { permissions, access, items, writer, settings, changes, storage, files, assets, permissionsChanged };
 }

@@ -16,6 +16,7 @@ import { readGraphQLSocketConfig, type GraphQLSocketConfig } from './graphql-soc
 import { readRealtimeConfig, type RealtimeConfig } from './realtime-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
+import { readStorageConfig, type StorageConfig } from './storage-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -56,6 +57,8 @@ export interface Config extends ScaleConfig {
   docs: DocsConfig;
   /** Import and export batch sizes and file limit. */
   io: IoConfig;
+  /** Storage locations, upload limits, assets and image transforms. */
+  storage: StorageConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -225,6 +228,7 @@ export function readConfig(env: Env = process.env): Config {
     adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
     docs: readDocsConfig(env),
     io: readIoConfig(env),
+    storage: readStorageConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

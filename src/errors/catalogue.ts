@@ -260,3 +260,17 @@ export function atLine(error: ServiceError, line: number): ServiceError {
     line,
   });
 }
+
+/** A Range header that selects no byte of the file (Directus: RANGE_NOT_SATISFIABLE). */
+export class RangeNotSatisfiableError extends ServiceError {
+  constructor(range: string) {
+    super('RANGE_NOT_SATISFIABLE', 416, `Range "${range}" is invalid or out of bounds.`, { range });
+  }
+}
+
+/** An asset transform the settings or the limits do not allow (Directus: ILLEGAL_ASSET_TRANSFORMATION). */
+export class IllegalAssetTransformationError extends ServiceError {
+  constructor(reason: string) {
+    super('ILLEGAL_ASSET_TRANSFORMATION', 400, `Illegal asset transformation: ${reason}.`, { reason });
+  }
+}

@@ -9,6 +9,7 @@ import type { ServerInfoApi } from '../project/server-info.js';
 import type { SubscriptionHub } from '../realtime/hub/subscription-hub.js';
 import type { StageMarks } from '../engine/read/items-service.js';
 import type { ClientInfo, CookieChange } from '../auth/auth-service.js';
+import type { FilesService } from '../engine/files/files-service.js';
 
 /**
  * What the GraphQL front end reaches: items and the system collections, schema admin, accounts, server info, and what
@@ -19,6 +20,8 @@ export interface GraphQLApi extends ItemsApi, SchemaAdminApi, AccountApi, Caller
   permissions: PermissionStore;
   caches: CacheRegistry;
   subscriptions: SubscriptionHub;
+  /** Deletes of files remove their bytes too. */
+  files: FilesService;
 }
 
 export interface GraphQLContext {

@@ -14,6 +14,7 @@ import {
 import type { Query } from '../request/query.js';
 import type { WriteAction } from '../plan/write-access.js';
 import type { OpenedCollection } from '../engine/write/opened-collection.js';
+import { FILES } from '../engine/files/files-service.js';
 import { SYSTEM_SINGLETONS, type CollectionView } from './access-view.js';
 import type { TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
@@ -108,6 +109,12 @@ export function writeOnlyMutations(types: TypeSet, view: CollectionView): Fields
   return mutation;
 }
 
+/** A delete of keys: through the files engine for service_files (the bytes go with the rows), else the writer. */
+async function deleteKeys(ctx: GraphQLContext, target: OpenedCollection<'rows'>, keys: string[]): Promise<void> {
+  if (target.collection.collection === FILES) await ctx.app.files.delete(target, { kind: 'keys', keys });
+  else await ctx.app.writer.delete(target, { kind: 'keys', keys }, ctx.marks);
+}
+
 /** `delete_<c>_items` / `delete_<c>_item`: they read nothing, so they are the same whether the caller reads or not. */
 export function deleteMutations(
   root: string,
@@ -119,7 +126,7 @@ export function deleteMutations(
       args: { ids: { type: new GraphQLNonNull(new GraphQLList(GraphQLID)) } },
       resolve: async (_r, args: Args, ctx) => {
         const ids = (args.ids as (string | null)[]).filter((k): k is string => k !== null);
-        await ctx.app.writer.delete(await open(ctx, 'delete'), { kind: 'keys', keys: ids }, ctx.marks);
+        await deleteKeys(ctx, await open(ctx, 'delete'), ids);
         return { ids };
       },
     },
@@ -127,7 +134,7 @@ export function deleteMutations(
       type: DELETE_ONE,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: async (_r, args: Args, ctx) => {
-        await ctx.app.writer.delete(await open(ctx, 'delete'), { kind: 'keys', keys: [String(args.id)] }, ctx.marks);
+        await deleteKeys(ctx, await open(ctx, 'delete'), [String(args.id)]);
         return { id: args.id };
       },
     },

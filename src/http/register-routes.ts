@@ -15,6 +15,8 @@ import { authRoutes } from './routes/auth.js';
 import { collectionRoutes } from './routes/collections.js';
 import { docsRoutes } from './routes/docs.js';
 import { fieldRoutes } from './routes/fields.js';
+import { fileRoutes } from './routes/files.js';
+import { assetRoutes } from './routes/assets.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { importRoutes } from './routes/import.js';
 import { itemRoutes } from './routes/items.js';
@@ -64,6 +66,8 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   app.register(named('item', itemRoutes(context)), { prefix: '/items' });
   app.register(named('usersMe', usersMeRoutes(context)));
   app.register(named('systemCollection', systemCollectionRoutes(context)));
+  app.register(named('file', fileRoutes(context)));
+  app.register(named('asset', assetRoutes(context)));
   app.register(named('field', fieldRoutes(context)));
   app.register(named('collection', collectionRoutes(context)));
   app.register(named('relation', relationRoutes(context)));

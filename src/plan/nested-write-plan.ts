@@ -16,7 +16,7 @@ import { isPayload, writeTarget, type Planning, type PlanRow } from './write-con
 import { checkField, rulesFor } from './write-rules.js';
 
 function target(planning: Planning, name: string): CollectionOverview {
-  const collection = writeTarget(name, planning.ctx);
+  const collection = writeTarget(name, planning.ctx, true);
   if (collection.keyFields.length === 0) throw collectionForbidden(name);
   return collection;
 }

@@ -30,6 +30,8 @@ export interface WriteContext {
   access?: WriteAccess;
   /** Opens the service_* collections that have routes of their own (the system routes set it). */
   system?: boolean;
+  /** Fields of one collection that the service sets from what it measured, whatever the caller's field rules. */
+  serviceFields?: { collection: string; fields: ReadonlySet<string> };
 }
 
 /** Plans one payload item under `collection` (mutation-planner.ts); nested planning calls back through it. */
@@ -94,11 +96,18 @@ export function where(path: (string | number)[]): string {
   return path.length ? path.join('.') : 'root';
 }
 
-/** A collection writes may reach: a table (not a view); a service_* one only from the system routes. */
-export function writeTarget(name: string, ctx: WriteContext): CollectionOverview {
+/** service_* collections an item's nested write may reach (an article creating its image's row, as in Directus). */
+const NESTED_SYSTEM: ReadonlySet<string> = new Set(['service_files', 'service_folders']);
+
+/**
+ * A collection writes may reach: a table (not a view); a service_* one only from the system routes, or nested
+ * (`nested`) for the file library's.
+ */
+export function writeTarget(name: string, ctx: WriteContext, nested = false): CollectionOverview {
   const collection = ctx.schema.collections[name];
   if (!collection || !collection.schema) throw collectionForbidden(name);
-  if (collection.system && !(ctx.system && ITEM_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
+  const reachable = ctx.system || (nested && NESTED_SYSTEM.has(name));
+  if (collection.system && !(reachable && ITEM_SYSTEM_COLLECTIONS.has(name))) throw collectionForbidden(name);
   if (!ctx.accountability.admin && !ctx.access) throw collectionForbidden(name);
   if (collection.view)
     throw new MethodNotAllowedError(['GET', 'SEARCH'], `Collection "${name}" is a view: its items are read-only`);

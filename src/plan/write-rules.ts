@@ -39,6 +39,7 @@ export function checkField(
   path: (string | number)[],
 ): void {
   if (ctx.accountability.admin) return;
+  if (ctx.serviceFields?.collection === collection.collection && ctx.serviceFields.fields.has(field)) return;
   if (ADMIN_ONLY_FIELDS[collection.collection]?.includes(field))
     throw fieldForbidden(field, collection.collection, where(path));
   if (rules && rules.fields !== '*' && !rules.fields.has(field))

@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import type { SettingsService } from './settings-service.js';
+import type { StorageLocations } from '../storage/storage-locations.js';
 
 const HEALTH_THRESHOLD_MS = 150;
 
@@ -12,6 +13,26 @@ export interface ServerInfoApi {
   config: Config;
   db: Database;
   settings: SettingsService;
+  storage: StorageLocations;
+}
+
+type Check = { status: string; componentType: string; observedUnit: string; observedValue: number; threshold: number };
+
+const worst = (statuses: string[]) =>
+  statuses.includes('error') ? 'error' : statuses.includes('warn') ? 'warn' : 'ok';
+
+/** One timed check: error when it throws, warn past the threshold. */
+async function timed(componentType: string, run: () => Promise<void>, threshold: number): Promise<Check> {
+  const started = performance.now();
+  let ok = true;
+  try {
+    await run();
+  } catch {
+    ok = false;
+  }
+  const observedValue = Math.round((performance.now() - started) * 100) / 100;
+  const status = !ok ? 'error' : observedValue > threshold ? 'warn' : 'ok';
+  return { status, componentType, observedUnit: 'ms', observedValue, threshold };
 }
 
 /** `/server/health`'s body (also GraphQL's `server_health`): admins see the checks. */
@@ -19,30 +40,22 @@ export async function healthReport(
   context: ServerInfoApi,
   accountability: Accountability,
 ): Promise<{ status: string } & Record<string, unknown>> {
-  const started = performance.now();
-  let dbOk = true;
-  try {
-    await context.db.ping();
-  } catch {
-    dbOk = false;
-  }
-  const elapsed = Math.round((performance.now() - started) * 100) / 100;
-  const dbStatus = !dbOk ? 'error' : elapsed > HEALTH_THRESHOLD_MS ? 'warn' : 'ok';
-  const body: { status: string } & Record<string, unknown> = { status: dbStatus };
+  const storageThreshold = HEALTH_THRESHOLD_MS * 5;
+  // Storage is probed (an object written, read and deleted) for admins only: a public probe would let anyone write.
+  const locations = accountability.admin ? context.storage.names() : [];
+  const [db, ...storage] = await Promise.all([
+    timed('datastore', () => context.db.ping(), HEALTH_THRESHOLD_MS),
+    ...locations.map((name) => timed('objectstore', () => context.storage.probe(name), storageThreshold)),
+  ]);
+  const body: { status: string } & Record<string, unknown> = {
+    status: worst([db!.status, ...storage.map((check) => check.status)]),
+  };
   if (accountability.admin) {
     body.releaseId = VERSION;
     body.serviceId = 'strata';
-    body.checks = {
-      [`${context.db.dialect.client}:responseTime`]: [
-        {
-          status: dbStatus,
-          componentType: 'datastore',
-          observedUnit: 'ms',
-          observedValue: elapsed,
-          threshold: HEALTH_THRESHOLD_MS,
-        },
-      ],
-    };
+    const checks: Record<string, Check[]> = { [`${context.db.dialect.client}:responseTime`]: [db!] };
+    locations.forEach((name, i) => (checks[`storage:${name}:responseTime`] = [storage[i]!]));
+    body.checks = checks;
   }
   return body;
 }

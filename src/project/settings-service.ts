@@ -18,14 +18,20 @@ export interface ProjectInfo {
   custom_css: string | null;
 }
 
+/** What /assets may do (`storage_asset_transform`: all, none or presets) and the presets by key. */
+export interface AssetSettings {
+  transform: 'all' | 'none' | 'presets';
+  presets: Map<string, Record<string, unknown>>;
+}
+
 export class SettingsService {
   /** What is read from the row, by what; cleared by the `settings` change (cache/invalidation.ts). */
-  private readonly cache: Cache<'info' | 'policy', ProjectInfo | string | null>;
+  private readonly cache: Cache<'info' | 'policy' | 'assets', ProjectInfo | AssetSettings | string | null>;
   private readonly settings: SettingsRepository;
 
   constructor(db: Database, caches = new CacheRegistry()) {
     this.settings = new SettingsRepository(db);
-    this.cache = caches.create('settings', { max: 2, ttlMs: CACHE_MS });
+    this.cache = caches.create('settings', { max: 3, ttlMs: CACHE_MS });
   }
 
   /** Drops what was read (tests; a running Strata clears through cache/invalidation.ts). */
@@ -41,6 +47,17 @@ export class SettingsService {
         ? row.auth_password_policy
         : null;
     }) as Promise<string | null>;
+  }
+
+  assetSettings(): Promise<AssetSettings> {
+    return this.cache.load('assets', async () => {
+      const row: SettingsRow = (await this.settings.row()) ?? {};
+      const transform = row.storage_asset_transform;
+      return {
+        transform: transform === 'none' || transform === 'presets' ? transform : 'all',
+        presets: assetPresets(row.storage_asset_presets),
+      };
+    }) as Promise<AssetSettings>;
   }
 
   projectInfo(): Promise<ProjectInfo> {
@@ -61,4 +78,22 @@ export class SettingsService {
       custom_css: row.custom_css ?? null,
     };
   }
+}
+
+/** The presets of the settings row (a JSON list of `{key, width, height, fit, ...}`); malformed entries are skipped. */
+function assetPresets(value: unknown): Map<string, Record<string, unknown>> {
+  const presets = new Map<string, Record<string, unknown>>();
+  let list: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      list = JSON.parse(value);
+    } catch {
+      return presets;
+    }
+  }
+  if (!Array.isArray(list)) return presets;
+  for (const preset of list)
+    if (preset && typeof preset === 'object' && typeof (preset as { key?: unknown }).key === 'string')
+      presets.set((preset as { key: string }).key, preset as Record<string, unknown>);
+  return presets;
 }

@@ -14,7 +14,7 @@ import type {
   TableInfo,
 } from './types.js';
 import { attachRelationalLinks } from './relation-links.js';
-import { SYSTEM_FIELDS, SYSTEM_RELATIONS, systemCollectionMeta } from './system-meta.js';
+import { impliedFileRelations, SYSTEM_FIELDS, SYSTEM_RELATIONS, systemCollectionMeta } from './system-meta.js';
 import type { Row } from '../db/connection.js';
 
 export interface OverviewInput {
@@ -58,6 +58,7 @@ export function buildSchemaOverview(input: OverviewInput): SchemaOverview {
           present.has(String(row.one_collection)) &&
           !ownRelations.has(`${row.many_collection}\u0000${row.many_field}`),
       ),
+      ...(present.has('service_files') ? impliedFileRelations(input.fields, ownRelations) : []),
     ],
   };
   const collectionMeta = new Map(input.collections.map((row) => [String(row.collection), decodeCollectionMeta(row)]));

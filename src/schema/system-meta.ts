@@ -13,6 +13,8 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
   'service_access',
   'service_permissions',
   'service_settings',
+  'service_files',
+  'service_folders',
 ]);
 
 /**
@@ -40,13 +42,17 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
     'id project_name project_url project_color project_logo public_foreground public_background public_note ' +
     'auth_login_attempts auth_password_policy storage_asset_transform storage_asset_presets custom_css ' +
     'default_language project_descriptor default_appearance',
+  service_files:
+    'id storage filename_disk filename_download title type folder uploaded_by created_on modified_by modified_on ' +
+    'charset filesize width height duration embed description location tags metadata focal_point_x focal_point_y ' +
+    'tus_id tus_data uploaded_on',
+  service_folders: 'id name parent',
 };
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
 const UUID_COLUMNS: [string, string][] = [
   ['service_users', 'id'],
   ['service_users', 'role'],
-  ['service_users', 'avatar'],
   ['service_roles', 'id'],
   ['service_roles', 'parent'],
   ['service_policies', 'id'],
@@ -55,6 +61,13 @@ const UUID_COLUMNS: [string, string][] = [
   ['service_access', 'user'],
   ['service_access', 'policy'],
   ['service_permissions', 'policy'],
+  ['service_settings', 'project_logo'],
+  ['service_settings', 'public_foreground'],
+  ['service_settings', 'public_background'],
+  ['service_files', 'id'],
+  ['service_files', 'folder'],
+  ['service_folders', 'id'],
+  ['service_folders', 'parent'],
 ];
 
 export const SYSTEM_FIELDS: Record<string, unknown>[] = [
@@ -76,6 +89,15 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_permissions', field: 'validation', special: 'cast-json' },
   { collection: 'service_permissions', field: 'presets', special: 'cast-json' },
   { collection: 'service_permissions', field: 'fields', special: 'cast-csv' },
+  { collection: 'service_users', field: 'avatar', special: 'uuid,file' },
+  { collection: 'service_settings', field: 'storage_asset_presets', special: 'cast-json' },
+  { collection: 'service_files', field: 'uploaded_by', special: 'user-created' },
+  { collection: 'service_files', field: 'created_on', special: 'date-created' },
+  { collection: 'service_files', field: 'modified_by', special: 'user-updated' },
+  { collection: 'service_files', field: 'modified_on', special: 'date-updated' },
+  { collection: 'service_files', field: 'tags', special: 'cast-json' },
+  { collection: 'service_files', field: 'metadata', special: 'cast-json' },
+  { collection: 'service_files', field: 'tus_data', special: 'cast-json' },
 ].map((row, i) => ({ id: -1 - i, ...row }));
 
 export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
@@ -108,6 +130,14 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
     one_collection: 'service_policies',
     one_field: 'permissions',
   },
+  { many_collection: 'service_files', many_field: 'folder', one_collection: 'service_folders' },
+  { many_collection: 'service_files', many_field: 'uploaded_by', one_collection: 'service_users' },
+  { many_collection: 'service_files', many_field: 'modified_by', one_collection: 'service_users' },
+  { many_collection: 'service_folders', many_field: 'parent', one_collection: 'service_folders' },
+  { many_collection: 'service_users', many_field: 'avatar', one_collection: 'service_files' },
+  { many_collection: 'service_settings', many_field: 'project_logo', one_collection: 'service_files' },
+  { many_collection: 'service_settings', many_field: 'public_foreground', one_collection: 'service_files' },
+  { many_collection: 'service_settings', many_field: 'public_background', one_collection: 'service_files' },
 ].map((row, i) => ({ id: null, ...row, sort: i }));
 
 /**
@@ -129,6 +159,12 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_access: { icon: 'key', note: 'Policies attached to roles and users' },
   service_permissions: { icon: 'admin_panel_settings', note: 'Permission rules of the policies' },
   service_settings: { icon: 'tune', singleton: true },
+  service_files: {
+    icon: 'folder',
+    note: 'Metadata of the files in storage',
+    display_template: '{{ $thumbnail }} {{ title }}',
+  },
+  service_folders: { icon: 'folder', note: 'Folders that group files', display_template: '{{ name }}' },
   service_collections: { icon: 'list_alt', note: 'Collection metadata' },
   service_fields: { icon: 'input', note: 'Field metadata' },
   service_relations: { icon: 'merge_type', note: 'Relation metadata' },
@@ -180,4 +216,28 @@ const BUILT_IN_FIELDS = new Map<string, ReadonlySet<string>>(
 export function isCustomSystemField(collection: string, field: string): boolean {
   const builtIn = BUILT_IN_FIELDS.get(collection);
   return builtIn !== undefined && !builtIn.has(field);
+}
+
+/**
+ * A field with the `file` special (Directus's file and image interfaces) is a many-to-one to service_files even when
+ * no service_relations row says so: the relation Directus's app would have created with it.
+ */
+export function impliedFileRelations(
+  fields: Record<string, unknown>[],
+  ownRelations: ReadonlySet<string>,
+): Record<string, unknown>[] {
+  return fields
+    .filter(
+      (row) =>
+        String(row.special ?? '')
+          .split(/[^a-z0-9-]+/i)
+          .includes('file') && !ownRelations.has(`${row.collection}\u0000${row.field}`),
+    )
+    .map((row) => ({
+      id: null,
+      many_collection: row.collection,
+      many_field: row.field,
+      one_collection: 'service_files',
+      sort: null,
+    }));
 }

@@ -82,6 +82,23 @@ export function importPath(c: CollectionPaths): Record<string, JsonSchema> {
 }
 
 /** Paths keyed by OpenAPI path, each holding the operations the caller may perform. */
+/**
+ * POST /files also takes multipart uploads: the file's fields as form fields, then one or more `file` parts (JSON
+ * creates rows without content, as in Directus).
+ */
+function withUpload(operation: JsonSchema, create: JsonSchema): JsonSchema {
+  const upload = {
+    allOf: [create, { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } }],
+  };
+  const requestBody = operation.requestBody as { content: Record<string, JsonSchema> };
+  return {
+    ...operation,
+    summary:
+      'Upload one or more files (multipart: form fields first, then the files), or create rows without content (JSON)',
+    requestBody: { ...requestBody, content: { 'multipart/form-data': { schema: upload }, ...requestBody.content } },
+  };
+}
+
 export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> {
   if (c.singleton) return singletonPaths(c);
   const { view } = c;
@@ -112,6 +129,8 @@ export function collectionPaths(c: CollectionPaths): Record<string, JsonSchema> 
       requestBody: { required: true, content: json({ oneOf: [create, { type: 'array', items: create }] }) },
       responses: { ...writeAnswers(view, 'The created item(s)', { oneOf: [item, list] }), ...errorResponses(true) },
     };
+    if (view.collection.collection === 'service_files')
+      collectionOps.post = withUpload(collectionOps.post as JsonSchema, create);
   }
   if (view.update) {
     collectionOps.patch = {

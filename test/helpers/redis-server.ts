@@ -10,7 +10,7 @@ export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version']).status === 0;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -1,6 +1,8 @@
 /**
  * A Strata app over a throwaway database, driven with Fastify `inject`. Bootstrapped like `npm start` does.
  */
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { readConfig } from '../../src/config/config.js';
 import type { Config, DbClient } from '../../src/config/config.js';
@@ -37,6 +39,8 @@ function testEnv(testDb: TestDb, env: Record<string, string> = {}): Record<strin
     // Tests fire requests faster than any sane limit and share two cores; the limit tests switch these on.
     RATE_LIMITER_ENABLED: 'false',
     PRESSURE_LIMITER_ENABLED: 'false',
+    // Uploads of tests that name no folder of their own go to the temporary folder, not the working tree.
+    STORAGE_LOCAL_ROOT: path.join(tmpdir(), `strata-test-uploads-${process.pid}`),
     ...env,
   };
 }

@@ -3,6 +3,7 @@ import * as systemTables from './0001-system-tables.js';
 import * as serviceNotices from './0002-service-notices.js';
 import * as sessionFamilies from './0003-session-families.js';
 import * as schemaJournal from './0004-schema-journal.js';
+import * as files from './0005-files.js';
 
 export interface Migration {
   version: string;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. Versions are never reused or reordered. */
-export const MIGRATIONS: readonly Migration[] = [systemTables, serviceNotices, sessionFamilies, schemaJournal];
+export const MIGRATIONS: readonly Migration[] = [systemTables, serviceNotices, sessionFamilies, schemaJournal, files];

@@ -72,7 +72,10 @@ export class ItemsWriter {
     accountability: Accountability,
     options: WriteOptions<R> = {},
   ): Promise<OpenedCollection<R>> {
-    const ctx = await this.context(accountability, options);
+    const base = await this.context(accountability, options);
+    const ctx = options.serviceFields
+      ? { ...base, serviceFields: { collection, fields: options.serviceFields } }
+      : base;
     return { collection: itemsCollection(collection, ctx, action ?? undefined), ctx, options };
   }
 

@@ -13,6 +13,11 @@ export interface WriteOptions<R extends Reread = 'json'> {
   reread?: R;
   /** The JSON form of the values read back (see items-service.ts). */
   form?: OutputForm;
+  /**
+   * Fields of the opened collection that the service itself sets from what it measured (a file's storage, size,
+   * type, dimensions): written whatever the caller's field rules say. The front end never takes them from the caller.
+   */
+  serviceFields?: ReadonlySet<string>;
 }
 
 export type Reread = 'json' | 'rows';

@@ -75,6 +75,8 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   policies: 'service_policies',
   access: 'service_access',
   permissions: 'service_permissions',
+  files: 'service_files',
+  folders: 'service_folders',
 };
 
 export interface SystemCollectionRoutesDeps extends ItemsApi {

@@ -20,6 +20,9 @@ import { sendData } from '../data-reply.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
 import { ANY_DATA } from './route-answers.js';
 
+/** Routes whose creates, single updates and deletes carry bytes (files.ts registers them): batch PATCH only here. */
+const CONTENT_ROUTES: ReadonlySet<string> = new Set(['files']);
+
 export const ME_WRITE_ROUTES = {
   updateUser: {
     method: 'PATCH',
@@ -79,18 +82,19 @@ export function registerSystemWrites(
   });
 
   for (const [route, table] of Object.entries(routes)) {
-    app.post(`/${route}`, async (request, reply) => {
-      const target = await writer.open(table, 'create', request.accountability, system);
-      const { many, items } = parseCreateBody(request.body);
-      request.timer.mark('parse');
-      return sendData(reply, await writer.create(target, items, many, query(request), request.timer));
-    });
-
     app.patch(`/${route}`, async (request, reply) => {
       const target = await writer.open(table, 'update', request.accountability, system);
       const body = parseUpdateBody(request.body, parseOptions);
       request.timer.mark('parse');
       return sendData(reply, await writer.updateMany(target, body, query(request), request.timer));
+    });
+    if (CONTENT_ROUTES.has(route)) continue;
+
+    app.post(`/${route}`, async (request, reply) => {
+      const target = await writer.open(table, 'create', request.accountability, system);
+      const { many, items } = parseCreateBody(request.body);
+      request.timer.mark('parse');
+      return sendData(reply, await writer.create(target, items, many, query(request), request.timer));
     });
 
     app.patch<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
