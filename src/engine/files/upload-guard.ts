@@ -37,7 +37,7 @@ export class UploadGuard extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.received += chunk.length;
-    if (this.received > this.limit) return callback(new ContentTooLargeError(this.limit));
+    if (this.received > this.limit) return callback(new ContentTooLargeError(this.limit, 'FILES_MAX_UPLOAD_SIZE'));
     if (this.checked) return callback(null, chunk);
     this.head.push(chunk);
     this.headSize += chunk.length;

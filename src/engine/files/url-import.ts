@@ -120,7 +120,7 @@ export class UrlImport {
       const length = Number(response.headers['content-length']);
       if (Number.isFinite(length) && length > this.maxSize) {
         response.destroy();
-        throw new ContentTooLargeError(this.maxSize);
+        throw new ContentTooLargeError(this.maxSize, 'FILES_MAX_UPLOAD_SIZE');
       }
       response.once('error', () => {});
       signal.addEventListener('abort', () =>

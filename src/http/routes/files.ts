@@ -56,7 +56,7 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
   const checkLength = (request: FastifyRequest) => {
     const length = Number(request.headers['content-length']);
     if (Number.isFinite(length) && length > maxUpload + config.maxPayloadSize)
-      throw new ContentTooLargeError(maxUpload);
+      throw new ContentTooLargeError(maxUpload, 'FILES_MAX_UPLOAD_SIZE');
   };
 
   /** Each file part with the fields sent before it (the fields start again after each file, as in Directus). */
