@@ -28,6 +28,7 @@ import { NO_MARKS, type ItemsService, type StageMarks } from '../read/items-serv
 import { MutationExecutor } from './mutation-executor.js';
 import { ChangeRecorder, type ChangeEvents } from './change-events.js';
 import type { SystemWrites } from './system-writes.js';
+import type { GuardedAction, PayloadGuard } from './payload-guard.js';
 import { WriteLookupStage } from './write-lookups.js';
 import { hashWriteValues } from './write-hashes.js';
 import { keysByQuery, readKey, readKeys, reread } from './write-reread.js';
@@ -52,6 +53,8 @@ export interface ItemsWriterDeps {
   hash: (plain: string) => Promise<string>;
   /** Where the changes of each committed write are announced (realtime subscriptions). */
   changes?: ChangeEvents;
+  /** Payload checks of system collections that need reads (content versions, comments). */
+  guard?: PayloadGuard;
 }
 
 /** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
@@ -104,7 +107,7 @@ export class ItemsWriter {
   ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}`);
-    await this.checkSystemPayloads(target, items, many);
+    await this.checkSystemPayloads(target, 'create', items, many);
     const draft = planCreate(collection, items, many, ctx);
     marks.mark('plan');
     const keys = await this.execute(target, draft);
@@ -208,7 +211,7 @@ export class ItemsWriter {
   ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}/${key}`);
-    await this.checkSystemPayloads(target, [payload], false);
+    await this.checkSystemPayloads(target, 'update', [payload], false);
     const draft = planUpdate(collection, [{ key, payload }], false, ctx);
     marks.mark('plan');
     const [written] = await this.execute(target, draft);
@@ -228,7 +231,7 @@ export class ItemsWriter {
     const { collection, ctx } = target;
     let draft: MutationPlan;
     if (body.kind === 'batch') {
-      await this.checkSystemPayloads(target, body.items, true);
+      await this.checkSystemPayloads(target, 'update', body.items, true);
       draft = planUpdate(
         collection,
         body.items.map((payload) => ({ key: keyOfValues(collection, payload) ?? undefined, payload })),
@@ -236,7 +239,7 @@ export class ItemsWriter {
         ctx,
       );
     } else {
-      await this.checkSystemPayloads(target, [body.data], false);
+      await this.checkSystemPayloads(target, 'update', [body.data], false);
       const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
       if (keys.length === 0) return readKeys(this.deps.items, target, [], query);
       draft = planUpdate(
@@ -367,10 +370,14 @@ export class ItemsWriter {
 
   private async checkSystemPayloads(
     target: OpenedCollection<Reread>,
+    action: GuardedAction,
     payloads: Payload[],
     many: boolean,
   ): Promise<void> {
-    if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
+    if (!target.ctx.system) return;
+    const name = target.collection.collection;
+    await this.deps.systemWrites?.checkPayloads(name, payloads, many);
+    await this.deps.guard?.check(name, action, payloads, target.ctx.accountability);
   }
 
   /** Hashes first (no connection held), then one transaction: lookups, the plan, its execution. The rows' keys. */

@@ -75,6 +75,8 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   policies: 'service_policies',
   access: 'service_access',
   permissions: 'service_permissions',
+  versions: 'service_versions',
+  comments: 'service_comments',
 };
 
 export interface SystemCollectionRoutesDeps extends ItemsApi {
