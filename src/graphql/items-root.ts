@@ -150,17 +150,20 @@ export function collectionRootFields(
           type,
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
           extensions: { strata: { root: { collection: name, kind: 'by_id', options, limits } satisfies RootRead } },
-          resolve: async (_root, args, ctx, info) =>
-            data(
-              await ctx.app.items.rowsOne(
+          resolve: async (_root, args, ctx, info) => {
+            const q = selectionQuery(info, {}, undefined, limits);
+            // `version`: the item as of that content version (versions-service.ts); `main` or none, the item.
+            if (typeof args.version === 'string' && args.version !== '')
+              return ctx.app.versions.readAs(
                 name,
                 String(args.id),
-                selectionQuery(info, {}, undefined, limits),
+                args.version,
+                q,
                 ctx.accountability,
-                ctx.marks,
-                options,
-              ),
-            ),
+                options.system,
+              );
+            return data(await ctx.app.items.rowsOne(name, String(args.id), q, ctx.accountability, ctx.marks, options));
+          },
         };
       }
       query[`${root}_aggregated`] = {

@@ -73,7 +73,11 @@ for (const client of testClients()) {
       }));
       editor = await createUserWithPolicies(t, [
         await createPolicy(t, {
-          permissions: [leafletsRead, { collection: 'leaflets', action: 'update', fields: 'title,body' }, ...versionRules],
+          permissions: [
+            leafletsRead,
+            { collection: 'leaflets', action: 'update', fields: 'title,body' },
+            ...versionRules,
+          ],
         }),
       ]);
       reader = await createUserWithPolicies(t, [
@@ -87,7 +91,12 @@ for (const client of testClients()) {
     });
 
     it('creates a version of an item: hash, creator and date filled, key and name kept, listed with the query language', async () => {
-      const version = await ok('POST', '/versions', { key: 'draft', name: 'Draft', collection: 'leaflets', item: leafletId });
+      const version = await ok('POST', '/versions', {
+        key: 'draft',
+        name: 'Draft',
+        collection: 'leaflets',
+        item: leafletId,
+      });
       assert.equal(version.key, 'draft');
       assert.equal(version.name, 'Draft');
       assert.equal(version.collection, 'leaflets');
@@ -166,7 +175,9 @@ for (const client of testClients()) {
       });
       const asVersion = await ok('GET', `/items/leaflets/${leafletId}?version=spring&fields=id,title,body`);
       assert.deepEqual(asVersion, { id: leafletId, title: 'Spring home', body: 'Spring is here' });
-      assert.deepEqual(await ok('GET', `/items/leaflets/${leafletId}?version=spring&fields=title`), { title: 'Spring home' });
+      assert.deepEqual(await ok('GET', `/items/leaflets/${leafletId}?version=spring&fields=title`), {
+        title: 'Spring home',
+      });
       assert.equal((await ok('GET', `/items/leaflets/${leafletId}?version=main`)).title, 'Home');
       assert.equal((await ok('GET', `/items/leaflets/${leafletId}`)).title, 'Home');
       await refused(403, 'FORBIDDEN', 'GET', `/items/leaflets/${leafletId}?version=nosuch`);
@@ -260,6 +271,23 @@ for (const client of testClients()) {
         `mutation { create_versions_item(data: {key: "n", collection: "memos", item: "${memoId}"}) { id } }`,
       );
       assert.equal(refusedCreate.errors[0].extensions.code, 'UNPROCESSABLE_CONTENT');
+    });
+
+    it('reads an item as of a version through `<collection>_by_id(version:)` on /graphql', async () => {
+      const query = async (q: string, token?: string) => json(await send('POST', '/graphql', { query: q }, token));
+      const spring = await query(`{ leaflets_by_id(id: ${leafletId}, version: "spring") { id title body } }`);
+      assert.equal(spring.errors, undefined, JSON.stringify(spring.errors));
+      assert.deepEqual(spring.data.leaflets_by_id, {
+        id: String(leafletId),
+        title: 'Spring home',
+        body: 'Spring is here',
+      });
+      const main = await query(`{ leaflets_by_id(id: ${leafletId}, version: "main") { title } }`);
+      assert.deepEqual(main.data.leaflets_by_id, { title: 'Home' });
+      const plain = await query(`{ leaflets_by_id(id: ${leafletId}) { title } }`);
+      assert.deepEqual(plain.data.leaflets_by_id, { title: 'Home' });
+      const unknown = await query(`{ leaflets_by_id(id: ${leafletId}, version: "nosuch") { title } }`);
+      assert.equal(unknown.errors[0].extensions.code, 'FORBIDDEN');
     });
   });
 }

@@ -64,10 +64,18 @@ export class VersionsService {
   /**
    * GET /items/{collection}/{key}?version=<key>: the item as `query` reads it, with the version's delta over it
    * (only over the fields the read returned: the caller's rights and `fields` decide what shows). `main` is the item
-   * itself; an unknown version is FORBIDDEN, as an unknown item is.
+   * itself; an unknown version is FORBIDDEN, as an unknown item is. `system`: the service_* collections open (their
+   * own routes and /graphql/system), as /items keeps them closed.
    */
-  async readAs(collection: string, key: string, versionKey: string, query: Query, accountability: Accountability) {
-    const main = await this.deps.lookups.item(collection, key, query, accountability, false);
+  async readAs(
+    collection: string,
+    key: string,
+    versionKey: string,
+    query: Query,
+    accountability: Accountability,
+    system = false,
+  ): Promise<Row> {
+    const main = await this.deps.lookups.item(collection, key, query, accountability, system);
     if (versionKey === MAIN_VERSION) return main;
     const [version] = await this.deps.lookups.versions(
       { key: { _eq: versionKey }, collection: { _eq: collection }, item: { _eq: key } },
@@ -115,11 +123,9 @@ export class VersionsService {
   }
 }
 
-/** The stored delta (JSON text on some databases, an object once read through cast-json). */
+/** The stored delta as read (cast-json: the read engine hands it over as an object). */
 function deltaOf(value: unknown): Row | null {
-  if (value === null || value === undefined) return null;
-  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
-  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Row) : null;
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : null;
 }
 
 /** The main item with the delta's values over the fields the item read holds. */
