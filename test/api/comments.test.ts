@@ -182,5 +182,11 @@ for (const client of testClients()) {
       );
       assert.equal(refusedCreate.errors[0].extensions.code, 'FORBIDDEN');
     });
+
+    it('drops the comments of a collection with the collection', async () => {
+      assert.ok((await ok('GET', '/comments?filter[collection][_eq]=tickets')).length > 0);
+      assert.equal((await send('DELETE', '/collections/tickets')).statusCode, 204);
+      assert.deepEqual(await ok('GET', '/comments?filter[collection][_eq]=tickets'), []);
+    });
   });
 }

@@ -289,5 +289,11 @@ for (const client of testClients()) {
       const unknown = await query(`{ leaflets_by_id(id: ${leafletId}, version: "nosuch") { title } }`);
       assert.equal(unknown.errors[0].extensions.code, 'FORBIDDEN');
     });
+
+    it('drops the versions of a collection with the collection', async () => {
+      assert.ok((await ok('GET', '/versions?filter[collection][_eq]=leaflets')).length > 0);
+      assert.equal((await send('DELETE', '/collections/leaflets')).statusCode, 204);
+      assert.deepEqual(await ok('GET', '/versions?filter[collection][_eq]=leaflets'), []);
+    });
   });
 }
