@@ -245,6 +245,9 @@ for (const client of testClients()) {
       const version = await ok('POST', '/versions', { key: 'hidden', collection: 'leaflets', item: leafletId });
       await refused(403, 'FORBIDDEN', 'GET', `/items/leaflets/${leafletId}?version=hidden`, undefined, reader.token);
       await refused(403, 'FORBIDDEN', 'GET', `/versions/${version.id}/compare`, undefined, reader.token);
+      // Saving needs the main item readable too: nothing is written when it is not.
+      await refused(403, 'FORBIDDEN', 'POST', `/versions/${version.id}/save`, { title: 'x' }, reader.token);
+      assert.equal((await ok('GET', `/versions/${version.id}`)).delta, null);
       const plain = await createUserWithPolicies(t, [await createPolicy(t, { permissions: [] })]);
       await refused(403, 'FORBIDDEN', 'GET', `/versions/${version.id}`, undefined, plain.token);
       await refused(403, 'FORBIDDEN', 'POST', `/versions/${version.id}/save`, { title: 'x' }, plain.token);

@@ -53,11 +53,12 @@ export class VersionsService {
     for (const field of Object.keys(changes))
       if (!collection.fields[field])
         throw new InvalidPayloadError(`Field "${field}" doesn't exist in collection "${version.collection}"`);
+    // The caller must be able to read the main item, before anything is written.
+    const main = await this.deps.lookups.item(version.collection, version.item, { fields: ['*'] }, accountability);
     const delta = Object.assign(Object.create(null) as Row, version.delta, changes);
     const sudo = trusted(accountability);
     const target = await this.deps.writer.open('service_versions', 'update', sudo, { system: true, reread: 'rows' });
     await this.deps.writer.updateOne(target, id, { delta }, { fields: ['id'] });
-    const main = await this.deps.lookups.item(version.collection, version.item, { fields: ['*'] }, accountability);
     return applied(main, delta);
   }
 
