@@ -276,7 +276,7 @@ for (const client of testClients()) {
       assert.equal(refusedCreate.errors[0].extensions.code, 'UNPROCESSABLE_CONTENT');
     });
 
-    it('reads an item as of a version through `<collection>_by_id(version:)` on /graphql', async () => {
+    it('reads an item as of a version through `<collection>_by_id(version:)` and `<collection>_by_version` on /graphql', async () => {
       const query = async (q: string, token?: string) => json(await send('POST', '/graphql', { query: q }, token));
       const spring = await query(`{ leaflets_by_id(id: ${leafletId}, version: "spring") { id title body } }`);
       assert.equal(spring.errors, undefined, JSON.stringify(spring.errors));
@@ -291,6 +291,24 @@ for (const client of testClients()) {
       assert.deepEqual(plain.data.leaflets_by_id, { title: 'Home' });
       const unknown = await query(`{ leaflets_by_id(id: ${leafletId}, version: "nosuch") { title } }`);
       assert.equal(unknown.errors[0].extensions.code, 'FORBIDDEN');
+      // Directus's `<c>_by_version` (`version_<c>`), on collections with versioning.
+      const byVersion = await query(
+        `{ v: leaflets_by_version(version: "spring", id: ${leafletId}) { id heading: title body __typename } }`,
+      );
+      assert.equal(byVersion.errors, undefined, JSON.stringify(byVersion.errors));
+      assert.deepEqual(byVersion.data.v, {
+        id: String(leafletId),
+        heading: 'Spring home',
+        body: 'Spring is here',
+        __typename: 'version_leaflets',
+      });
+      const hidden = await query(
+        `{ leaflets_by_version(version: "spring", id: ${leafletId}) { secret } }`,
+        editor.token,
+      );
+      assert.equal(hidden.errors[0].extensions.code, 'GRAPHQL_VALIDATION');
+      const unversioned = await send('POST', '/graphql', { query: `{ memos_by_version(version: "a", id: 1) { id } }` });
+      assert.equal(unversioned.statusCode, 400);
     });
 
     it('drops the versions of a collection with the collection', async () => {
