@@ -159,6 +159,10 @@ for (const client of testClients()) {
       await refused(400, 'INVALID_PAYLOAD', 'PATCH', `/versions/${taken.id}`, { hash: 'x' });
       await refused(400, 'INVALID_PAYLOAD', 'PATCH', `/versions/${taken.id}`, { key: 'main' });
       assert.equal((await ok('PATCH', `/versions/${taken.id}`, { name: 'Renamed' })).name, 'Renamed');
+      // A key taken by another version of the item: the unique index answers, on every database.
+      const other = await ok('POST', '/versions', { key: 'other', collection: 'leaflets', item: leafletId });
+      await refused(400, 'RECORD_NOT_UNIQUE', 'PATCH', `/versions/${other.id}`, { key: 'taken' });
+      assert.equal((await send('DELETE', `/versions/${other.id}`)).statusCode, 204);
       assert.equal((await send('DELETE', `/versions/${taken.id}`)).statusCode, 204);
     });
 
