@@ -16,6 +16,7 @@ import { Invalidation } from '../cache/invalidation.js';
 import type { ItemsService } from '../engine/read/items-service.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
+import type { VersionsService } from '../engine/versions/versions-service.js';
 import type { AccessResolver } from '../permissions/access-resolver.js';
 import type { PermissionStore } from '../permissions/permission-store.js';
 import type { SettingsService } from '../project/settings-service.js';
@@ -45,6 +46,8 @@ export interface AppContext {
   schema: SchemaStore;
   items: ItemsService;
   writer: ItemsWriter;
+  /** Content versions beyond their rows: save, read as of, compare, promote. */
+  versions: VersionsService;
   /** Schema management (fields, collections, relations), serialised through `schemaChanges`. */
   schemaChanges: SchemaChanges;
   fields: FieldsService;

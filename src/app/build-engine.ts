@@ -11,6 +11,9 @@ import { ItemsService } from '../engine/read/items-service.js';
 import { ChangeEvents } from '../engine/write/change-events.js';
 import { ItemsWriter } from '../engine/write/items-writer.js';
 import { SystemWrites } from '../engine/write/system-writes.js';
+import { ContentGuard } from '../engine/versions/content-guard.js';
+import { ItemLookups } from '../engine/versions/item-lookups.js';
+import { VersionsService } from '../engine/versions/versions-service.js';
 import { AccessResolver } from '../permissions/access-resolver.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { SettingsService } from '../project/settings-service.js';
@@ -33,6 +36,8 @@ export interface Engine {
   files: FilesService;
   /** What /assets serves: originals and image variants. */
   assets: AssetService;
+  /** Content versions: save, read as of, compare, promote. */
+  versions: VersionsService;
   /** Announces a permissions change (system writes call it after they commit). */
   permissionsChanged(): Promise<void>;
 }
@@ -73,6 +78,7 @@ export function buildEngine(
     passwordPolicy: () => settings.passwordPolicy(),
   });
   const changes = new ChangeEvents();
+  const lookups = new ItemLookups({ schema: () => schema.current, items });
   const writer = new ItemsWriter({
     db,
     schema: () => schema.current,
@@ -81,6 +87,7 @@ export function buildEngine(
     maxBatchMutation: config.maxBatchMutation,
     systemWrites,
     changes,
+    guard: new ContentGuard(lookups),
     hash: (plain) => hashPassword(plain, config.hash),
   });
   const storage = new StorageLocations(config.storage);
@@ -98,5 +105,18 @@ export function buildEngine(
     items,
     settings: () => settings.assetSettings(),
   });
-  return { permissions, access, items, writer, settings, changes, storage, files, assets, permissionsChanged };
+  const versions = new VersionsService({ lookups, writer });
+  return {
+    permissions,
+    access,
+    items,
+    writer,
+    settings,
+    changes,
+    storage,
+    files,
+    assets,
+    versions,
+    permissionsChanged,
+  };
 }

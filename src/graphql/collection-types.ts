@@ -86,6 +86,7 @@ export class TypeSet {
   private readonly aggregates = new Map<string, GraphQLObjectType>();
   private readonly inputs = new Map<string, GraphQLInputObjectType>();
   private readonly unions = new Map<string, GraphQLUnionType>();
+  private readonly versions = new Map<string, GraphQLObjectType>();
 
   constructor(
     readonly view: AccessView,
@@ -161,6 +162,27 @@ export class TypeSet {
       }
     }
     return fields;
+  }
+
+  /**
+   * `version_<c>`: an item as of a content version (`<c>_by_version`), as Directus types it: the values of the
+   * collection's fields, relational ones as JSON (their keys, as the version holds them).
+   */
+  versioned(name: string): GraphQLObjectType {
+    let type = this.versions.get(name);
+    if (type) return type;
+    const view = this.view.get(name)!;
+    const { collection } = view;
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const field of view.fields) {
+      const overview = collection.fields[field]!;
+      if (collection.links[field]) fields[field] = { type: GraphQLJSON };
+      else if (overview.schema)
+        fields[field] = { type: field === collection.primary ? new GraphQLNonNull(GraphQLID) : scalarFor(overview) };
+    }
+    type = new GraphQLObjectType({ name: `version_${view.typeName}`, fields });
+    this.versions.set(name, type);
+    return type;
   }
 
   /** `<junction>_<field>_union` over the allowed collections the caller may read; null when none. */

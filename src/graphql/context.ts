@@ -8,6 +8,7 @@ import type { PermissionStore } from '../permissions/permission-store.js';
 import type { ServerInfoApi } from '../project/server-info.js';
 import type { SubscriptionHub } from '../realtime/hub/subscription-hub.js';
 import type { StageMarks } from '../engine/read/items-service.js';
+import type { VersionsService } from '../engine/versions/versions-service.js';
 import type { ClientInfo, CookieChange } from '../auth/auth-service.js';
 import type { FilesService } from '../engine/files/files-service.js';
 
@@ -22,6 +23,7 @@ export interface GraphQLApi extends ItemsApi, SchemaAdminApi, AccountApi, Caller
   subscriptions: SubscriptionHub;
   /** Deletes of files remove their bytes too. */
   files: FilesService;
+  versions: VersionsService;
 }
 
 export interface GraphQLContext {

@@ -150,19 +150,24 @@ export function collectionRootFields(
           type,
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
           extensions: { strata: { root: { collection: name, kind: 'by_id', options, limits } satisfies RootRead } },
-          resolve: async (_root, args, ctx, info) =>
-            data(
-              await ctx.app.items.rowsOne(
+          resolve: async (_root, args, ctx, info) => {
+            const q = selectionQuery(info, {}, undefined, limits);
+            // `version`: the item as of that content version (versions-service.ts); `main` or none, the item.
+            if (typeof args.version === 'string' && args.version !== '')
+              return ctx.app.versions.readAs(
                 name,
                 String(args.id),
-                selectionQuery(info, {}, undefined, limits),
+                args.version,
+                q,
                 ctx.accountability,
-                ctx.marks,
-                options,
-              ),
-            ),
+                options.system,
+              );
+            return data(await ctx.app.items.rowsOne(name, String(args.id), q, ctx.accountability, ctx.marks, options));
+          },
         };
       }
+      if (view.collection.meta?.versioning && view.collection.primary)
+        query[`${root}_by_version`] = byVersionRoot(types, name, options.system, limits);
       query[`${root}_aggregated`] = {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(types.aggregated(name)))),
         args: { groupBy: { type: new GraphQLList(GraphQLString) }, ...QUERY_ARGS(filter) },
@@ -176,6 +181,31 @@ export function collectionRootFields(
     addMutations(mutation, types, view, limits);
   }
   return { query, mutation };
+}
+
+/**
+ * `<c>_by_version(version:, id:)` on collections with content versioning: the item as of the version, its relational
+ * fields as the keys the version holds (`version_<c>`). Left to this resolver by the pass-through (no read plan).
+ */
+function byVersionRoot(types: TypeSet, name: string, system: boolean, limits: ReadLimits): Fields[string] {
+  const type = types.versioned(name);
+  return {
+    type,
+    args: { version: { type: new GraphQLNonNull(GraphQLString) }, id: { type: new GraphQLNonNull(GraphQLID) } },
+    resolve: async (_root, args, ctx, info) => {
+      const walk = { fragments: info.fragments, variables: info.variableValues, options: limits };
+      const selected = collectFields(
+        type.name,
+        info.fieldNodes.map((n) => n.selectionSet),
+        walk,
+      );
+      const fields = [...new Set([...selected.values()].map((nodes) => nodes[0]!.name.value))].filter(
+        (field) => !field.startsWith('__'),
+      );
+      const query = { fields: fields.length ? fields : [types.view.get(name)!.collection.primary!] };
+      return ctx.app.versions.readAs(name, String(args.id), String(args.version), query, ctx.accountability, system);
+    },
+  };
 }
 
 function aggregateQuery(info: GraphQLResolveInfo, args: Args, filter: GraphQLInputType, limits: ReadLimits): Query {

@@ -158,6 +158,8 @@ function planRoots(
     const type = getNamedType(def.type) as GraphQLObjectType;
     if (!plain(type, nodes, ctx)) return null;
     const args = getArgumentValues(def, nodes[0]!, variables);
+    // An item as of a content version is the resolver's to read (the version's delta over the row).
+    if (typeof args.version === 'string' && args.version !== '') return null;
     // As the resolvers do: only lists take query arguments (`_by_id`'s id names the row).
     const query = levelQuery(
       type,

@@ -27,6 +27,7 @@ import { specsRoutes } from './routes/specs.js';
 import { SYSTEM_ROUTES, systemCollectionRoutes } from './routes/system-collections.js';
 import { usersMeRoutes } from './routes/users-me.js';
 import { utilsRoutes } from './routes/utils.js';
+import { versionRoutes } from './routes/versions.js';
 import { websocketRoutes } from './routes/websocket-upgrade.js';
 import { boundConnections, closeWebSockets } from './upgrade-sockets.js';
 
@@ -68,6 +69,7 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   app.register(named('systemCollection', systemCollectionRoutes(context)));
   app.register(named('file', fileRoutes(context)));
   app.register(named('asset', assetRoutes(context)));
+  app.register(named('version', versionRoutes(context)));
   app.register(named('field', fieldRoutes(context)));
   app.register(named('collection', collectionRoutes(context)));
   app.register(named('relation', relationRoutes(context)));

@@ -3,7 +3,8 @@
  * reading the schema metadata (collections, fields, relations: what each shows is cut down to what the caller may
  * read, schema-access.ts), their own activity, their own user, their roles and policies and what those hold, and the
  * project settings; updating their own profile (Directus's app-access minimal permissions — never their role,
- * status, policies, token or TFA secret, which only an admin or an explicit permission may change).
+ * status, policies, token or TFA secret, which only an admin or an explicit permission may change); and their own
+ * comments (read, write, delete) and new comments on items they may read.
  */
 import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-rule.js';
@@ -50,17 +51,29 @@ const OWN_PROFILE_FIELDS = [
   'theme_dark_overrides',
 ];
 
-function read(collection: string, fields: string[] | '*', rule: Record<string, unknown> | null): PermissionRule {
+function rule(
+  action: PermissionRule['action'],
+  collection: string,
+  fields: string[] | '*',
+  permissions: Record<string, unknown> | null,
+  validation: Record<string, unknown> | null = null,
+): PermissionRule {
   return {
     policy: '$app',
     collection,
-    action: 'read',
+    action,
     fields,
-    permissions: rule ? parseFilter(rule) : null,
-    validation: null,
+    permissions: permissions ? parseFilter(permissions) : null,
+    validation: validation ? parseFilter(validation) : null,
     presets: null,
   };
 }
+
+function read(collection: string, fields: string[] | '*', permissions: Record<string, unknown> | null): PermissionRule {
+  return rule('read', collection, fields, permissions);
+}
+
+const OWN_COMMENTS = { user_created: { _eq: '$CURRENT_USER' } };
 
 export const APP_ACCESS_RULES: PermissionRule[] = [
   {
@@ -83,4 +96,10 @@ export const APP_ACCESS_RULES: PermissionRule[] = [
   read('service_fields', '*', null),
   read('service_relations', '*', null),
   read('service_activity', '*', { user: { _eq: '$CURRENT_USER' } }),
+  // Directus's comment rules: a user reads, edits and deletes their own comments and comments on items they may
+  // read (the comments guard checks the item); reading others' comments takes a policy's rule. Versions: none.
+  read('service_comments', '*', OWN_COMMENTS),
+  rule('create', 'service_comments', '*', null, { comment: { _nnull: true } }),
+  rule('update', 'service_comments', ['comment'], OWN_COMMENTS),
+  rule('delete', 'service_comments', '*', OWN_COMMENTS),
 ];

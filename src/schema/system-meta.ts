@@ -15,6 +15,8 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
   'service_settings',
   'service_files',
   'service_folders',
+  'service_versions',
+  'service_comments',
 ]);
 
 /**
@@ -22,7 +24,9 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
  * its user-facing ones: those served as items, where a custom field is read and written through the API. The
  * internal ones (sessions, activity, revisions, the schema metadata, migrations) stay closed.
  */
-export const EXTENSIBLE_SYSTEM_COLLECTIONS: ReadonlySet<string> = ITEM_SYSTEM_COLLECTIONS;
+export const EXTENSIBLE_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(
+  [...ITEM_SYSTEM_COLLECTIONS].filter((name) => name !== 'service_versions' && name !== 'service_comments'),
+);
 
 /**
  * The columns Strata's migrations give those collections (src/db/migrations). They, and the built-in alias fields
@@ -47,6 +51,8 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
     'charset filesize width height duration embed description location tags metadata focal_point_x focal_point_y ' +
     'tus_id tus_data uploaded_on',
   service_folders: 'id name parent',
+  service_versions: 'id key name collection item hash date_created date_updated user_created user_updated delta',
+  service_comments: 'id collection item comment date_created date_updated user_created user_updated',
 };
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
@@ -68,7 +74,20 @@ const UUID_COLUMNS: [string, string][] = [
   ['service_files', 'folder'],
   ['service_folders', 'id'],
   ['service_folders', 'parent'],
+  ...['service_versions', 'service_comments'].flatMap((c): [string, string][] => [
+    [c, 'id'],
+    [c, 'user_created'],
+    [c, 'user_updated'],
+  ]),
 ];
+
+/** Who made and last changed a version or a comment, and when (the write specials fill them). */
+const TRAIL_FIELDS = ['service_versions', 'service_comments'].flatMap((collection) => [
+  { collection, field: 'date_created', special: 'date-created' },
+  { collection, field: 'date_updated', special: 'date-updated' },
+  { collection, field: 'user_created', special: 'user-created' },
+  { collection, field: 'user_updated', special: 'user-updated' },
+]);
 
 export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   ...UUID_COLUMNS.map(([collection, field]) => ({ collection, field, special: 'uuid' })),
@@ -98,6 +117,8 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_files', field: 'tags', special: 'cast-json' },
   { collection: 'service_files', field: 'metadata', special: 'cast-json' },
   { collection: 'service_files', field: 'tus_data', special: 'cast-json' },
+  { collection: 'service_versions', field: 'delta', special: 'cast-json' },
+  ...TRAIL_FIELDS,
 ].map((row, i) => ({ id: -1 - i, ...row }));
 
 export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
@@ -138,6 +159,14 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
   { many_collection: 'service_settings', many_field: 'project_logo', one_collection: 'service_files' },
   { many_collection: 'service_settings', many_field: 'public_foreground', one_collection: 'service_files' },
   { many_collection: 'service_settings', many_field: 'public_background', one_collection: 'service_files' },
+  ...['service_versions', 'service_comments'].flatMap((many_collection) =>
+    ['user_created', 'user_updated'].map((many_field) => ({
+      many_collection,
+      many_field,
+      one_collection: 'service_users',
+      one_field: null,
+    })),
+  ),
 ].map((row, i) => ({ id: null, ...row, sort: i }));
 
 /**
@@ -171,6 +200,8 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_sessions: { icon: 'badge', note: 'Sessions and refresh tokens' },
   service_activity: { icon: 'access_time', accountability: null },
   service_revisions: { icon: 'change_history', accountability: null },
+  service_versions: { icon: 'published_with_changes', note: 'Content versions of items' },
+  service_comments: { icon: 'chat', note: 'Comments on items' },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },
 };

@@ -26,6 +26,8 @@ const SYSTEM_TABLES = [
   'service_settings',
   'service_activity',
   'service_revisions',
+  'service_versions',
+  'service_comments',
   'service_migrations',
 ];
 const SECRET = 'bootstrap-test-secret-0123456789';

@@ -77,6 +77,8 @@ for (const client of testClients()) {
         'service_access',
         'service_activity',
         'service_collections',
+        // Their own comments, as Directus's app access gives them.
+        'service_comments',
         'service_fields',
         'service_permissions',
         'service_policies',
@@ -139,6 +141,8 @@ for (const client of testClients()) {
           'service_access.policy',
           'service_access.role',
           'service_access.user',
+          'service_comments.user_created',
+          'service_comments.user_updated',
           'service_permissions.policy',
           'service_roles.parent',
           'service_users.role',

@@ -4,6 +4,7 @@ import * as serviceNotices from './0002-service-notices.js';
 import * as sessionFamilies from './0003-session-families.js';
 import * as schemaJournal from './0004-schema-journal.js';
 import * as files from './0005-files.js';
+import * as versionsComments from './0007-versions-comments.js';
 
 export interface Migration {
   version: string;
@@ -11,5 +12,15 @@ export interface Migration {
   up(knex: Knex): Promise<void>;
 }
 
-/** Every migration, oldest first. Versions are never reused or reordered. */
-export const MIGRATIONS: readonly Migration[] = [systemTables, serviceNotices, sessionFamilies, schemaJournal, files];
+/**
+ * Every migration, oldest first. Versions are never reused or reordered; gaps are allowed (numbers are taken by
+ * branches as they start): the runner applies whatever it has not recorded, in this order.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  systemTables,
+  serviceNotices,
+  sessionFamilies,
+  schemaJournal,
+  files,
+  versionsComments,
+];

@@ -4,17 +4,21 @@
  */
 import { queryBuilder, type Database } from '../connection.js';
 import { raised } from '../failure-kind.js';
-import { MIGRATIONS } from './index.js';
+import { MIGRATIONS, type Migration } from './index.js';
 
-export async function runMigrations(db: Database): Promise<string[]> {
+/**
+ * `migrations` (every one by default) in list order, each that service_migrations has not recorded: numbers may have
+ * gaps, and one that arrives later with a lower number (from another branch) is applied when it arrives.
+ */
+export async function runMigrations(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
   try {
-    return await migrate(db);
+    return await migrate(db, migrations);
   } catch (error) {
     throw raised(db.dialect, error);
   }
 }
 
-async function migrate(db: Database): Promise<string[]> {
+async function migrate(db: Database, migrations: readonly Migration[]): Promise<string[]> {
   const knex = queryBuilder(db);
   if (!(await knex.schema.hasTable('service_migrations'))) {
     await knex.schema.createTable('service_migrations', (t) => {
@@ -27,7 +31,7 @@ async function migrate(db: Database): Promise<string[]> {
     (await knex('service_migrations').select('version')).map((row: { version: string }) => row.version),
   );
   const applied: string[] = [];
-  for (const migration of MIGRATIONS) {
+  for (const migration of migrations) {
     if (done.has(migration.version)) continue;
     await knex.transaction(async (trx) => {
       await migration.up(trx);

@@ -29,6 +29,7 @@ import { NO_MARKS, type ItemsService, type StageMarks } from '../read/items-serv
 import { MutationExecutor } from './mutation-executor.js';
 import { ChangeRecorder, type ChangeEvents } from './change-events.js';
 import type { SystemWrites } from './system-writes.js';
+import type { GuardedAction, PayloadGuard } from './payload-guard.js';
 import { WriteLookupStage } from './write-lookups.js';
 import { hashWriteValues } from './write-hashes.js';
 import { keysByQuery, readKey, readKeys, reread } from './write-reread.js';
@@ -53,6 +54,8 @@ export interface ItemsWriterDeps {
   hash: (plain: string) => Promise<string>;
   /** Where the changes of each committed write are announced (realtime subscriptions). */
   changes?: ChangeEvents;
+  /** Payload checks of system collections that need reads (content versions, comments). */
+  guard?: PayloadGuard;
 }
 
 /** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
@@ -108,7 +111,7 @@ export class ItemsWriter {
   ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}`);
-    await this.checkSystemPayloads(target, items, many);
+    await this.checkSystemPayloads(target, 'create', items, many);
     const draft = planCreate(collection, items, many, ctx);
     marks.mark('plan');
     const keys = await this.execute(target, draft);
@@ -212,7 +215,7 @@ export class ItemsWriter {
   ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     if (collection.singleton) throw new RouteNotFoundError(`/items/${collection.collection}/${key}`);
-    await this.checkSystemPayloads(target, [payload], false);
+    await this.checkSystemPayloads(target, 'update', [payload], false);
     const draft = planUpdate(collection, [{ key, payload }], false, ctx);
     marks.mark('plan');
     const [written] = await this.execute(target, draft);
@@ -232,7 +235,7 @@ export class ItemsWriter {
     const { collection, ctx } = target;
     let draft: MutationPlan;
     if (body.kind === 'batch') {
-      await this.checkSystemPayloads(target, body.items, true);
+      await this.checkSystemPayloads(target, 'update', body.items, true);
       draft = planUpdate(
         collection,
         body.items.map((payload) => ({ key: keyOfValues(collection, payload) ?? undefined, payload })),
@@ -240,7 +243,7 @@ export class ItemsWriter {
         ctx,
       );
     } else {
-      await this.checkSystemPayloads(target, [body.data], false);
+      await this.checkSystemPayloads(target, 'update', [body.data], false);
       const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
       if (keys.length === 0) return readKeys(this.deps.items, target, [], query);
       draft = planUpdate(
@@ -374,10 +377,14 @@ export class ItemsWriter {
 
   private async checkSystemPayloads(
     target: OpenedCollection<Reread>,
+    action: GuardedAction,
     payloads: Payload[],
     many: boolean,
   ): Promise<void> {
-    if (target.ctx.system) await this.deps.systemWrites?.checkPayloads(target.collection.collection, payloads, many);
+    if (!target.ctx.system) return;
+    const name = target.collection.collection;
+    await this.deps.systemWrites?.checkPayloads(name, payloads, many);
+    await this.deps.guard?.check(name, action, payloads, target.ctx.accountability);
   }
 
   /**

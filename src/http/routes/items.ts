@@ -9,6 +9,8 @@ import type { Query } from '../../request/query.js';
 import { deepFreeze } from '../query-string.js';
 import { parseSearchBody } from '../../request/search-body.js';
 import type { ItemsApi } from '../../app/ports.js';
+import type { VersionsService } from '../../engine/versions/versions-service.js';
+import { InvalidQueryError } from '../../errors/catalogue.js';
 import { sendData } from '../data-reply.js';
 import { registerItemWrites } from './item-writes.js';
 import { sendExport } from './export-reply.js';
@@ -16,7 +18,18 @@ import { sendExport } from './export-reply.js';
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
 
-export function itemRoutes(context: ItemsApi): FastifyPluginAsync {
+/** `?version=<key>`: an item as of a content version; absent or empty, the item itself. */
+function versionParam(value: unknown): string | null {
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string') throw new InvalidQueryError('"version" must be a string');
+  return value;
+}
+
+export interface ItemRoutesDeps extends ItemsApi {
+  versions: VersionsService;
+}
+
+export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
   const parseOptions = {
     queryLimitMax: context.config.queryLimitMax,
     maxRelationalDepth: context.config.maxRelationalDepth,
@@ -63,8 +76,14 @@ export function itemRoutes(context: ItemsApi): FastifyPluginAsync {
     });
 
     app.get<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
-      const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
+      const raw = request.query as Record<string, unknown>;
+      const query = parseQuery(raw, parseOptions);
       request.timer.mark('parse');
+      const version = versionParam(raw.version);
+      if (version !== null) {
+        const { collection, pk } = request.params;
+        return { data: await context.versions.readAs(collection, pk, version, query, request.accountability) };
+      }
       return sendData(
         reply,
         await context.items.readOne(

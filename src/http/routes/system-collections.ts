@@ -77,6 +77,8 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   permissions: 'service_permissions',
   files: 'service_files',
   folders: 'service_folders',
+  versions: 'service_versions',
+  comments: 'service_comments',
 };
 
 export interface SystemCollectionRoutesDeps extends ItemsApi {

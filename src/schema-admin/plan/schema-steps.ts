@@ -59,7 +59,9 @@ export type MetaTable =
   | 'service_relations'
   | 'service_permissions'
   | 'service_revisions'
-  | 'service_activity';
+  | 'service_activity'
+  | 'service_versions'
+  | 'service_comments';
 
 type Row = Record<string, unknown>;
 
