@@ -72,6 +72,49 @@ function filesSuite(client: DbClient): void {
           },
         });
         assert.equal(created.statusCode, 200, created.body);
+        // A gallery: the files interface, a many-to-many to service_files through a sorted junction.
+        for (const [url, payload] of [
+          [
+            '/collections',
+            {
+              collection: 'posts_files',
+              meta: { hidden: true },
+              fields: [
+                { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } },
+                { field: 'posts_id', type: 'integer' },
+                { field: 'service_files_id', type: 'uuid' },
+                { field: 'sort', type: 'integer' },
+              ],
+            },
+          ],
+          [
+            '/fields/posts',
+            { field: 'gallery', type: 'alias', meta: { interface: 'files', special: ['files'], sort: 3 } },
+          ],
+          [
+            '/relations',
+            {
+              collection: 'posts_files',
+              field: 'posts_id',
+              related_collection: 'posts',
+              meta: { one_field: 'gallery', junction_field: 'service_files_id', sort_field: 'sort' },
+              schema: { on_delete: 'CASCADE' },
+            },
+          ],
+          [
+            '/relations',
+            {
+              collection: 'posts_files',
+              field: 'service_files_id',
+              related_collection: 'service_files',
+              meta: { one_field: null, junction_field: 'posts_id' },
+              schema: { on_delete: 'CASCADE' },
+            },
+          ],
+        ] as const) {
+          const answer = await t.request({ method: 'POST', url, payload: payload as object });
+          assert.equal(answer.statusCode, 200, `${url}: ${answer.body}`);
+        }
         const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
         page = await context.newPage();
         page.setDefaultTimeout(15_000);
@@ -272,6 +315,42 @@ function filesSuite(client: DbClient): void {
         assert.deepEqual(removed, { cover: null });
       });
 
+      it('adds files to a files field (from the library and by upload), orders them, removes one and saves', async () => {
+        const form = page.getByRole('form', { name: 'posts item' });
+        const gallery = form.getByRole('group', { name: 'Gallery' });
+        await gallery.getByText('No files.').waitFor();
+        await gallery.getByRole('button', { name: 'Add from library' }).click();
+        await gallery.getByRole('button', { name: 'Choose Sunset over the bay' }).click();
+        await gallery.getByRole('button', { name: 'Add from library' }).click();
+        // A linked file cannot be added twice.
+        assert.equal(await gallery.getByRole('button', { name: 'Choose Sunset over the bay' }).isDisabled(), true);
+        await gallery.getByRole('button', { name: 'Choose Notes' }).click();
+        await gallery.getByRole('button', { name: 'Upload files' }).click();
+        const chooser = page.waitForEvent('filechooser');
+        await gallery.getByRole('button', { name: 'Choose files' }).click();
+        await (await chooser).setFiles([path.join(work, 'sunset.png'), path.join(work, 'forest.png')]);
+        await gallery.getByRole('img', { name: 'Sunset', exact: true }).waitFor();
+        await gallery.getByRole('img', { name: 'Forest', exact: true }).waitFor();
+        await gallery.getByRole('button', { name: 'Remove Notes' }).click();
+        await gallery.getByRole('button', { name: 'Move Sunset over the bay later' }).click();
+        await shot('7-files-field');
+        await form.getByRole('button', { name: 'Save and stay' }).click();
+        await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+        const saved = json(
+          await t.request({ method: 'GET', url: '/items/posts?fields=gallery.sort,gallery.service_files_id.title' }),
+        ).data[0].gallery;
+        saved.sort((a: any, b: any) => a.sort - b.sort);
+        assert.equal(saved.length, 3);
+        assert.equal(saved[1].service_files_id.title, 'Sunset over the bay');
+        assert.deepEqual(saved.map((row: any) => row.service_files_id.title).sort(), [
+          'Forest',
+          'Sunset',
+          'Sunset over the bay',
+        ]);
+        await page.reload();
+        await page.getByRole('group', { name: 'Gallery' }).getByRole('img', { name: 'Sunset over the bay' }).waitFor();
+      });
+
       it('deletes a file from its page after confirmation', async () => {
         await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Files' }).click();
         await files().getByRole('link', { name: 'Notes', exact: true }).click();
@@ -281,7 +360,7 @@ function filesSuite(client: DbClient): void {
         await page.waitForURL(/\/admin\/files$/);
         await files().getByRole('link', { name: 'Forest', exact: true }).first().waitFor();
         assert.equal(await files().getByRole('link', { name: 'Notes', exact: true }).count(), 0);
-        assert.equal((await fileRows()).length, 3);
+        assert.equal((await fileRows()).length, 5);
         assert.deepEqual(violations, []);
       });
     },
