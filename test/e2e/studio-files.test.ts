@@ -361,6 +361,25 @@ function filesSuite(client: DbClient): void {
         await files().getByRole('link', { name: 'Forest', exact: true }).first().waitFor();
         assert.equal(await files().getByRole('link', { name: 'Notes', exact: true }).count(), 0);
         assert.equal((await fileRows()).length, 5);
+      });
+
+      it('fits a phone-width window in the dark theme, and ran with nothing blocked by its Content-Security-Policy', async () => {
+        await page.setViewportSize({ width: 390, height: 800 });
+        await page.getByRole('button', { name: /^Theme/ }).click(); // auto → dark
+        await files().getByRole('link', { name: 'Sunset over the bay' }).waitFor();
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        assert.equal(overflow, 0, 'nothing wider than the window');
+        await shot('8-phone-dark');
+        await files().getByRole('link', { name: 'Sunset over the bay' }).click();
+        await page.getByRole('form', { name: 'File details' }).waitFor();
+        assert.equal(
+          await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+          0,
+        );
+        await shot('9-phone-file');
+        await page.setViewportSize({ width: 1280, height: 800 });
         assert.deepEqual(violations, []);
       });
     },
