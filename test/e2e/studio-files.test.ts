@@ -58,7 +58,7 @@ function filesSuite(client: DbClient): void {
         work = mkdtempSync(path.join(tmpdir(), 'strata-studio-files-'));
         writeFileSync(path.join(work, 'sunset.png'), await png(320, 200, { r: 230, g: 110, b: 40 }));
         writeFileSync(path.join(work, 'forest.png'), await png(200, 240, { r: 40, g: 140, b: 70 }));
-        writeFileSync(path.join(work, 'notes.txt'), 'Plain text, shown by its type.\n');
+        writeFileSync(path.join(work, 'river.txt'), 'Uploaded into the open folder.\n');
         const created = await t.request({
           method: 'POST',
           url: '/collections',
@@ -246,6 +246,11 @@ function filesSuite(client: DbClient): void {
         await page.waitForURL(/\/admin\/files\?folder=[0-9a-f-]+$/);
         await files().getByRole('link', { name: 'Forest', exact: true }).waitFor();
         await page.waitForFunction(() => document.querySelectorAll('.file-grid li.file-card').length === 2);
+        // An upload goes into the open folder.
+        const chooser = page.waitForEvent('filechooser');
+        await page.getByRole('button', { name: 'Choose files' }).click();
+        await (await chooser).setFiles(path.join(work, 'river.txt'));
+        await files().getByRole('link', { name: 'River', exact: true }).waitFor();
         await shot('4-folder');
         const folder = json(await t.request({ method: 'GET', url: '/folders?fields=id,name,parent' })).data;
         assert.deepEqual(
@@ -258,6 +263,7 @@ function filesSuite(client: DbClient): void {
           [
             ['Forest', true],
             ['Notes', false],
+            ['River', true],
             ['Sunset over the bay', true],
           ],
         );
@@ -305,7 +311,7 @@ function filesSuite(client: DbClient): void {
         const replaced = json(await t.request({ method: 'GET', url: '/items/posts?fields=cover.filename_download' }))
           .data[0];
         assert.deepEqual(replaced, { cover: { filename_download: 'forest.png' } });
-        assert.equal((await fileRows()).length, 4, 'the upload added a file to the library');
+        assert.equal((await fileRows()).length, 5, 'the upload added a file to the library');
 
         await cover.getByRole('button', { name: 'Remove' }).click();
         await cover.getByText('No image.').waitFor();
@@ -360,7 +366,7 @@ function filesSuite(client: DbClient): void {
         await page.waitForURL(/\/admin\/files$/);
         await files().getByRole('link', { name: 'Forest', exact: true }).first().waitFor();
         assert.equal(await files().getByRole('link', { name: 'Notes', exact: true }).count(), 0);
-        assert.equal((await fileRows()).length, 5);
+        assert.equal((await fileRows()).length, 6);
       });
 
       it('fits a phone-width window in the dark theme, and ran with nothing blocked by its Content-Security-Policy', async () => {
