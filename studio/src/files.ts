@@ -27,18 +27,39 @@ export interface FolderRow {
 }
 
 /** The fields a list of files reads. */
-export const FILE_FIELDS = ['id', 'title', 'filename_download', 'type', 'filesize', 'width', 'height', 'folder'];
+export const FILE_FIELDS = [
+  'id',
+  'title',
+  'filename_download',
+  'type',
+  'filesize',
+  'width',
+  'height',
+  'folder',
+  'focal_point_x',
+  'focal_point_y',
+];
 
 /** Images the transform pipeline can make thumbnails of (SVG and others are shown by their icon). */
 export const isThumbnailable = (type: string | null | undefined) =>
   /^image\/(jpeg|png|webp|gif|avif|tiff)$/.test(type ?? '');
 
-export function assetUrl(id: string, size?: number, extra: Record<string, string> = {}): string {
+/**
+ * A file's address; with a size, its square thumbnail. The thumbnail names the focal point it is cropped around, so a
+ * moved focal point is a new address (the browser keeps assets it has seen for the cache lifetime).
+ */
+export function assetUrl(id: string, size?: number, extra: Record<string, string> = {}, file?: FileRow): string {
   const query = new URLSearchParams(extra);
   if (size) {
     query.set('width', String(size));
     query.set('height', String(size));
     query.set('fit', 'cover');
+    const x = file?.focal_point_x;
+    const y = file?.focal_point_y;
+    if (typeof x === 'number' && typeof y === 'number') {
+      query.set('focal_point_x', String(x));
+      query.set('focal_point_y', String(y));
+    }
   }
   const text = query.toString();
   return `/assets/${encodeURIComponent(id)}${text ? `?${text}` : ''}`;

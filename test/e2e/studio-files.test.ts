@@ -236,6 +236,12 @@ function filesSuite(client: DbClient): void {
 
         await folders.getByRole('button', { name: 'All files' }).click();
         await files().getByRole('link', { name: 'Sunset over the bay' }).waitFor();
+        // The thumbnail is cropped around the focal point, at an address of its own.
+        const thumbnail = files()
+          .getByRole('listitem')
+          .filter({ has: page.getByRole('link', { name: 'Sunset over the bay' }) })
+          .locator('img.thumb');
+        assert.match(String(await thumbnail.getAttribute('src')), /&focal_point_x=80&focal_point_y=100$/);
         await page.getByLabel('Select Forest', { exact: true }).check();
         await page.getByLabel('Select Sunset over the bay').check();
         await page.getByLabel('Move to folder').selectOption({ label: 'Views' });
