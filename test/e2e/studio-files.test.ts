@@ -219,7 +219,7 @@ function filesSuite(client: DbClient): void {
         assert.equal(await form.getByLabel('Tags').inputValue(), 'sea, evening');
       });
 
-      it('creates a folder, renames it, moves a file into it, and lists it there', async () => {
+      it('creates a folder, renames it, moves files into it (selection, upload, drag onto a folder), deletes a folder', async () => {
         await page.getByRole('button', { name: 'Back' }).click();
         await page.waitForURL(/\/admin\/files$/);
         await page.getByRole('button', { name: '+ New folder' }).click();
@@ -273,6 +273,34 @@ function filesSuite(client: DbClient): void {
             ['Sunset over the bay', true],
           ],
         );
+
+        // A file dragged onto a folder moves there.
+        await files()
+          .getByRole('listitem')
+          .filter({ has: page.getByRole('link', { name: 'River', exact: true }) })
+          .dragTo(folders.getByRole('button', { name: 'All files' }));
+        await page.getByRole('status').filter({ hasText: 'Moved 1 file to All files (no folder).' }).waitFor();
+        await page.waitForFunction(() => document.querySelectorAll('.file-grid li.file-card').length === 2);
+        const river = json(
+          await t.request({ method: 'GET', url: '/files?filter[title][_eq]=River&fields=folder' }),
+        ).data;
+        assert.deepEqual(river, [{ folder: null }]);
+
+        // A folder is deleted after confirmation; its files stay.
+        await page.getByRole('button', { name: 'Delete folder' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+        await page.getByRole('button', { name: '+ New folder' }).click();
+        await page.getByLabel('New folder name').fill('Drafts');
+        await page.getByRole('button', { name: 'Create', exact: true }).click();
+        await page.getByRole('heading', { name: 'Drafts' }).waitFor();
+        await page.getByRole('button', { name: 'Delete folder' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+        await page.getByRole('status').filter({ hasText: 'Deleted the folder Drafts.' }).waitFor();
+        await page.getByRole('heading', { name: 'Views' }).waitFor();
+        assert.equal(await folders.getByRole('button', { name: 'Drafts' }).count(), 0);
+        const names = json(await t.request({ method: 'GET', url: '/folders?fields=name,parent' })).data;
+        assert.deepEqual(names, [{ name: 'Views', parent: null }]);
+        await folders.getByRole('button', { name: 'All files' }).click();
       });
 
       it('picks an uploaded image in an item form’s image field, saves, and shows the thumbnail after a reload', async () => {
