@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { DbClient } from '../../src/config/config.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { chromiumPath, launch } from './browser.js';
+import { chromiumPath, launch, screenshot } from './browser.js';
 
 const executable = chromiumPath();
 
@@ -42,6 +42,8 @@ function filesSuite(client: DbClient): void {
       let work: string;
       const violations: string[] = [];
       const shots = process.env.STUDIO_FILES_SHOTS;
+      /** STUDIO_SCREENSHOTS=1 (from SQLite) also saves the README's screenshots of the library. */
+      const docShot = (name: string) => (client === 'sqlite3' ? screenshot(page, name) : Promise.resolve());
       const shot = async (name: string) => {
         if (!shots) return;
         mkdirSync(shots, { recursive: true });
@@ -65,7 +67,12 @@ function filesSuite(client: DbClient): void {
           payload: {
             collection: 'posts',
             fields: [
-              { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } },
+              {
+                field: 'id',
+                type: 'integer',
+                schema: { is_primary_key: true, has_auto_increment: true },
+                meta: { hidden: true },
+              },
               { field: 'headline', type: 'string', meta: { interface: 'input', sort: 1 } },
               { field: 'cover', type: 'uuid', meta: { interface: 'file-image', special: ['file'], sort: 2 } },
             ],
@@ -201,6 +208,7 @@ function filesSuite(client: DbClient): void {
         await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
         await page.getByRole('heading', { name: 'Sunset over the bay' }).waitFor();
         await shot('3-file-page');
+        await docShot('file-page');
         const id = page.url().split('/').pop();
         const row = json(
           await t.request({
@@ -258,6 +266,7 @@ function filesSuite(client: DbClient): void {
         await (await chooser).setFiles(path.join(work, 'river.txt'));
         await files().getByRole('link', { name: 'River', exact: true }).waitFor();
         await shot('4-folder');
+        await docShot('file-library');
         const folder = json(await t.request({ method: 'GET', url: '/folders?fields=id,name,parent' })).data;
         assert.deepEqual(
           folder.map((f: any) => [f.name, f.parent]),
@@ -389,6 +398,10 @@ function filesSuite(client: DbClient): void {
         ]);
         await page.reload();
         await page.getByRole('group', { name: 'Gallery' }).getByRole('img', { name: 'Sunset over the bay' }).waitFor();
+        await page.waitForFunction(() =>
+          [...document.querySelectorAll<HTMLImageElement>('.files-list img.thumb')].every((img) => img.complete),
+        );
+        await docShot('files-field');
       });
 
       it('deletes a file from its page after confirmation', async () => {
