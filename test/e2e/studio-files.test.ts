@@ -225,6 +225,11 @@ function filesSuite(client: DbClient): void {
         });
         await page.reload();
         assert.equal(await form.getByLabel('Tags').inputValue(), 'sea, evening');
+        // Download is the original as an attachment.
+        const download = String(await page.getByRole('link', { name: 'Download' }).getAttribute('href'));
+        const original = await t.request({ method: 'GET', url: download });
+        assert.equal(original.statusCode, 200);
+        assert.match(String(original.headers['content-disposition']), /^attachment; filename="?sunset\.png/);
       });
 
       it('creates a folder, renames it, moves files into it (selection, upload, drag onto a folder), deletes a folder', async () => {
