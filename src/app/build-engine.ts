@@ -18,6 +18,7 @@ import { SchemaStore } from '../schema/schema-store.js';
 import { FilesService } from '../engine/files/files-service.js';
 import { AssetService } from '../engine/files/asset-service.js';
 import { StorageLocations } from '../storage/storage-locations.js';
+import type { StartLog } from './start-log.js';
 
 export interface Engine {
   permissions: PermissionStore;
@@ -51,6 +52,7 @@ export function buildEngine(
   schema: SchemaStore,
   caches: CacheRegistry,
   invalidation: Invalidation,
+  log?: StartLog,
 ): Engine {
   const permissions = new PermissionStore(db, caches);
   const access = new AccessResolver({ db, permissions });
@@ -82,7 +84,14 @@ export function buildEngine(
     hash: (plain) => hashPassword(plain, config.hash),
   });
   const storage = new StorageLocations(config.storage);
-  const files = new FilesService({ config: config.storage, storage, writer, items });
+  const files = new FilesService({
+    config: config.storage,
+    storage,
+    writer,
+    items,
+    // The row is gone; bytes left behind are reported, not answered (the client's delete did what it asked).
+    onOrphan: (location, key) => log?.warn(`Storage "${location}": could not remove ${key}; it is left unused`),
+  });
   const assets = new AssetService({
     config: config.storage,
     storage,

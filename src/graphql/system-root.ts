@@ -12,7 +12,8 @@ import {
   GraphQLString,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { InvalidCredentialsError } from '../errors/catalogue.js';
+import { ForbiddenError, InvalidCredentialsError } from '../errors/catalogue.js';
+import { parseImportFileBody } from '../request/upload-form.js';
 import type { Query } from '../request/query.js';
 import type { RowsRead } from '../engine/read/items-service.js';
 import type { SchemaOverview } from '../schema/types.js';
@@ -77,6 +78,7 @@ export function systemRootFields(
   const query: Fields = { ...serverAndSchemaQueries(), ...meQueries(types, limits) };
   const mutation: Fields = authMutations();
   if (types.collectionView('service_users')?.update) mutation.update_users_me = updateUsersMe(types, limits);
+  if (types.collectionView('service_files')?.create) mutation.import_file = importFile(types, limits);
   if (types.admin) Object.assign(mutation, schemaMutations());
   return { query, mutation };
 }
@@ -229,6 +231,29 @@ function authMutations(): Fields {
         await ctx.app.tfa.disable(ctx.accountability.user, a);
         return true;
       },
+    },
+  };
+}
+
+/** `import_file(url, data)`: POST /files/import's work, answered with the file as the selection reads it. */
+function importFile(types: TypeSet, limits: ReadLimits): Fields[string] {
+  return {
+    type: types.object('service_files'),
+    // The row's fields as JSON: the create input would require storage and filename_download, which the import sets.
+    args: { url: { type: required(GraphQLString) }, data: { type: GraphQLJSON } },
+    resolve: async (_r, a: Args, ctx, info) => {
+      const target = await ctx.app.files.open(ctx.accountability, 'create', true);
+      const { url, data } = parseImportFileBody({ url: a.url, data: a.data ?? undefined });
+      const key = await ctx.app.files.importUrl(target, url, data);
+      const query = selectionQuery(info, {}, undefined, limits);
+      try {
+        return (
+          await ctx.app.items.rowsOne('service_files', key, query, ctx.accountability, ctx.marks, { system: true })
+        ).data;
+      } catch (error) {
+        if (error instanceof ForbiddenError) return null;
+        throw error;
+      }
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The form fields of a multipart upload (Directus sends a file's metadata as form fields before its file part): the
- * text of each, or the JSON it holds for what reads as a JSON array or object (tags, metadata, location).
+ * text of each, or for a JSON field (tags, metadata) the JSON its text holds.
  */
 import { Type } from '@sinclair/typebox';
 import { InvalidPayloadError } from '../errors/catalogue.js';
@@ -8,9 +8,9 @@ import { checkBody, compileSchema } from './body-check.js';
 import type { Payload } from './write-body.js';
 import { isPrototypeKey } from './prototype-keys.js';
 
-export function addFormField(fields: Payload, name: string, value: unknown): void {
+export function addFormField(fields: Payload, name: string, value: unknown, json = false): void {
   if (isPrototypeKey(name)) throw new InvalidPayloadError(`"${name}" is not a field name`);
-  fields[name] = formValue(value);
+  fields[name] = json ? formValue(value) : value;
 }
 
 function formValue(value: unknown): unknown {

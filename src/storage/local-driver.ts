@@ -29,6 +29,10 @@ export class LocalDriver implements StorageDriver {
     return variant ? path.join(this.root, VARIANTS, variant[1]!, variant[2]!) : path.join(this.root, key);
   }
 
+  localPath(key: string): string {
+    return this.file(key);
+  }
+
   async write(key: string, source: Readable): Promise<void> {
     const target = this.file(key);
     this.ready ??= mkdir(this.root, { recursive: true });

@@ -28,4 +28,9 @@ export interface StorageDriver {
   delete(key: string): Promise<void>;
   /** Keys that start with `prefix`. */
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * Where the object is a file on this machine, its path (image work then reads only the parts it needs instead of
+   * taking the bytes as a stream, which the image library would hold whole in memory).
+   */
+  localPath?(key: string): string;
 }

@@ -147,6 +147,24 @@ for (const client of testClients()) {
       assert.equal(auto.headers['content-type'], 'image/webp');
     });
 
+    it('a cover crop keeps the focal point (the row’s, or the query’s) in view', async () => {
+      const halves = await sharp({ create: { width: 400, height: 100, channels: 3, background: '#ff0000' } })
+        .composite([{ input: await image(200, 100).png().toBuffer(), left: 200, top: 0 }])
+        .png()
+        .toBuffer();
+      const split = await upload('halves.png', 'image/png', halves);
+      const colour = async (query: string) => {
+        const res = await asset(`/assets/${split}?${query}`);
+        assert.equal(res.statusCode, 200, res.body);
+        const { data } = await sharp(res.rawPayload).raw().toBuffer({ resolveWithObject: true });
+        return data[0]! > 128 ? 'red' : 'blue';
+      };
+      assert.equal(await colour('width=50&height=50&focal_point_x=350&focal_point_y=50'), 'blue');
+      assert.equal(await colour('width=50&height=50&focal_point_x=40&focal_point_y=50'), 'red');
+      await t.request({ method: 'PATCH', url: `/files/${split}`, payload: { focal_point_x: 390, focal_point_y: 50 } });
+      assert.equal(await colour('width=60&height=60'), 'blue');
+    });
+
     it('bad and oversized transforms are 400 ILLEGAL_ASSET_TRANSFORMATION', async () => {
       for (const query of [
         'width=abc',
@@ -197,6 +215,17 @@ for (const client of testClients()) {
       assert.equal((await asset(`/assets/${id}?key=thumb`)).statusCode, 400);
       assert.equal((await asset(`/assets/${id}`)).statusCode, 200);
       await settings({ storage_asset_transform: 'all' });
+    });
+
+    it('a filename_disk edited to climb out of storage is refused, never read', async () => {
+      const victim = await upload('victim.txt', 'text/plain', 'mine');
+      for (const name of ['../../../etc/passwd', '/etc/passwd', '.variants', 'a/b']) {
+        const edit = await t.request({ method: 'PATCH', url: `/files/${victim}`, payload: { filename_disk: name } });
+        assert.equal(edit.statusCode, 200, edit.body);
+        const res = await asset(`/assets/${victim}`);
+        assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
+        assert.equal(errorCode(res), 'INVALID_PAYLOAD');
+      }
     });
 
     it('DELETE removes the original and every variant', async () => {

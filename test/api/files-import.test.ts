@@ -85,6 +85,24 @@ for (const client of testClients()) {
       assert.equal(json(redirected).data.type, 'image/png');
     });
 
+    it('GraphQL import_file does the same', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: {
+          query: `mutation { import_file(url: "${remote.base}/images/pic.png", data: {title: "Via GraphQL"}) { title type width } }`,
+        },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(json(res).data, { import_file: { title: 'Via GraphQL', type: 'image/png', width: 16 } });
+      const denied = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: { query: `mutation { import_file(url: "http://10.0.0.1/x") { id } }` },
+      });
+      assert.equal(json(denied).errors[0].extensions.code, 'INVALID_PAYLOAD');
+    });
+
     it('refuses what it must not fetch, and keeps nothing of what fails', async () => {
       const rows = await rowCount();
       const files = stored().length;

@@ -63,6 +63,59 @@ for (const client of testClients()) {
       assert.deepEqual(json(filtered).data, [{ id: 1 }]);
     });
 
+    it('a files field (m2m through a junction) lists files and links them nested', async () => {
+      const junction = await t.request({
+        method: 'POST',
+        url: '/collections',
+        payload: {
+          collection: 'articles_files',
+          schema: {},
+          meta: { hidden: true },
+          fields: [
+            { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } },
+            { field: 'articles_id', type: 'integer' },
+            { field: 'service_files_id', type: 'uuid' },
+          ],
+        },
+      });
+      assert.equal(junction.statusCode, 200, junction.body);
+      const steps = [
+        {
+          url: '/fields/articles',
+          payload: { field: 'attachments', type: 'alias', meta: { special: ['files'], interface: 'files' } },
+        },
+        {
+          url: '/relations',
+          payload: {
+            collection: 'articles_files',
+            field: 'service_files_id',
+            related_collection: 'service_files',
+            meta: { junction_field: 'articles_id' },
+          },
+        },
+        {
+          url: '/relations',
+          payload: {
+            collection: 'articles_files',
+            field: 'articles_id',
+            related_collection: 'articles',
+            meta: { one_field: 'attachments', junction_field: 'service_files_id' },
+          },
+        },
+      ];
+      for (const step of steps) {
+        const res = await t.request({ method: 'POST', ...step });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      const linked = await t.request({
+        method: 'PATCH',
+        url: '/items/articles/2?fields=attachments.service_files_id.title',
+        payload: { attachments: [{ service_files_id: fileId }] },
+      });
+      assert.equal(linked.statusCode, 200, linked.body);
+      assert.deepEqual(json(linked).data, { attachments: [{ service_files_id: { title: 'Cover' } }] });
+    });
+
     it('/graphql/system serves files and folders', async () => {
       await t.request({ method: 'POST', url: '/folders', payload: { name: 'Pictures' } });
       const res = await t.request({

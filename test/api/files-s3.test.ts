@@ -14,6 +14,7 @@ import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { multipartBody, type FormPart } from '../helpers/multipart.js';
 import { TestS3 } from '../helpers/s3-server.js';
+import { wav } from '../helpers/media.js';
 
 for (const client of testClients()) {
   describe(`files on s3 storage (${clientLabel(client)})`, () => {
@@ -96,6 +97,12 @@ for (const client of testClients()) {
       const over = await upload([{ name: 'file', filename: 'over.bin', content: Buffer.alloc(9 * 1024 * 1024, 2) }]);
       assert.equal(over.statusCode, 413, over.body);
       assert.deepEqual((await objects()).sort(), before.sort());
+    });
+
+    it('the duration of audio is read from the bucket', async () => {
+      const res = await upload([{ name: 'file', filename: 'tone.wav', type: 'audio/wav', content: wav(2) }]);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(json(res).data.duration, 2);
     });
 
     it('an upload may name another location', async () => {

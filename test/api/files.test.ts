@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { multipartBody, type FormPart } from '../helpers/multipart.js';
+import { wav } from '../helpers/media.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 
 export async function pngOf(width: number, height: number): Promise<Buffer> {
@@ -95,9 +96,19 @@ for (const client of testClients()) {
       );
     });
 
+    it('audio and video get their duration (seconds)', async () => {
+      const res = await upload([
+        { name: 'file', filename: 'tone.wav', type: 'application/octet-stream', content: wav(3) },
+      ]);
+      assert.equal(res.statusCode, 200, res.body);
+      const file = json(res).data;
+      assert.match(file.type, /^audio\//);
+      assert.equal(file.duration, 3);
+    });
+
     it('several files in one request, each with the fields sent before it; a title from the name', async () => {
       const res = await upload([
-        { name: 'title', value: 'First' },
+        { name: 'title', value: '[First]' },
         { name: 'file', filename: 'one.txt', type: 'text/plain', content: 'one' },
         { name: 'file', filename: 'second_file-name.txt', type: 'text/plain', content: 'two' },
       ]);
@@ -105,7 +116,8 @@ for (const client of testClients()) {
       const files = json(res).data;
       assert.equal(files.length, 2);
       const titles = files.map((f: { title: string }) => f.title).sort();
-      assert.deepEqual(titles, ['First', 'Second File Name']);
+      // A text field keeps text that looks like JSON; JSON fields (tags) read it as JSON.
+      assert.deepEqual(titles, ['Second File Name', '[First]']);
     });
 
     it('JSON POST /files creates a row without content; folders nest files', async () => {

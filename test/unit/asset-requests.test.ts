@@ -31,8 +31,15 @@ describe('byte ranges', () => {
 
   it('refuses ranges with no byte in the file', () => {
     for (const header of ['bytes=100-', 'bytes=5-2', 'bytes=-0', 'bytes=-', 'bytes=abc'])
-      assert.equal(code(() => parseByteRange(header, 100)), 'RANGE_NOT_SATISFIABLE', header);
-    assert.equal(code(() => parseByteRange('bytes=-1', 0)), 'RANGE_NOT_SATISFIABLE');
+      assert.equal(
+        code(() => parseByteRange(header, 100)),
+        'RANGE_NOT_SATISFIABLE',
+        header,
+      );
+    assert.equal(
+      code(() => parseByteRange('bytes=-1', 0)),
+      'RANGE_NOT_SATISFIABLE',
+    );
   });
 });
 
@@ -82,6 +89,10 @@ describe('asset queries', () => {
       { transforms: JSON.stringify(Array.from({ length: 6 }, () => ['flip'])) },
       { key: 'thumb', width: '10' },
     ])
-      assert.equal(code(() => parseAssetQuery(raw, 5)), 'ILLEGAL_ASSET_TRANSFORMATION', JSON.stringify(raw));
+      assert.equal(
+        code(() => parseAssetQuery(raw, 5)),
+        'ILLEGAL_ASSET_TRANSFORMATION',
+        JSON.stringify(raw),
+      );
   });
 });

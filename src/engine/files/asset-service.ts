@@ -5,6 +5,7 @@
  * storage beside the original (`<id>__<hash>.<ext>`) and served from there afterwards.
  */
 import { createHash } from 'node:crypto';
+import type { Sharp } from 'sharp';
 import type { Readable } from 'node:stream';
 import type { StorageConfig } from '../../config/storage-config.js';
 import {
@@ -142,25 +143,31 @@ export class AssetService {
     const existing = await this.stat(file.storage, key);
     if (existing) return this.asset(file.storage, key, type, name, existing);
     await this.queue.once(key, () =>
-      this.make(file, key, () => imageTransformer(spec, format, focal, { maxDimension, timeoutMs })),
+      this.make(file, key, (input) => imageTransformer(spec, format, focal, { maxDimension, timeoutMs }, input)),
     );
     return this.served(file, key, type, name);
   }
 
-  private async make(file: FileRow, key: string, transformer: () => ReturnType<typeof imageTransformer>) {
+  private async make(file: FileRow, key: string, transformer: (input?: string) => Sharp) {
     const { storage, config } = this.deps;
-    const image = transformer();
-    const source = await storage.run(file.storage, (driver) => driver.read(file.filename_disk!));
-    if (!source) throw new ForbiddenError();
-    source.on('error', (error) => image.destroy(error));
+    const driver = storage.driver(file.storage);
+    const path = driver.localPath?.(file.filename_disk!);
+    const image = transformer(path);
+    let output: Readable = image;
+    if (!path) {
+      const source = await storage.run(file.storage, (d) => d.read(file.filename_disk!));
+      if (!source) throw new ForbiddenError();
+      source.on('error', (error) => image.destroy(error));
+      output = source.pipe(image);
+    }
     const timer = setTimeout(
       () => image.destroy(new ServiceUnavailableError('assets', 'The image transform took too long')),
       config.transforms.timeoutMs,
     );
     try {
-      await storage.driver(file.storage).write(key, source.pipe(image));
+      await driver.write(key, output);
     } catch (error) {
-      source.destroy();
+      image.destroy();
       throw transformError(file.storage, error);
     } finally {
       clearTimeout(timer);

@@ -19,7 +19,8 @@ import type { ItemsService } from '../read/items-service.js';
 import type { ItemsWriter } from '../write/items-writer.js';
 import type { OpenedCollection, Reread, WriteResult } from '../write/opened-collection.js';
 import { keysByQuery, readKey, readKeys } from '../write/write-reread.js';
-import { IMAGE_TYPES, imageInfo } from './image-info.js';
+import { HEADER_BYTES, IMAGE_TYPES, imageInfo } from './image-info.js';
+import { isMedia, mediaDuration } from './media-info.js';
 import type { IncomingFile } from './incoming-file.js';
 import { UploadGuard } from './upload-guard.js';
 import { UrlImport } from './url-import.js';
@@ -35,6 +36,7 @@ export const SERVICE_FIELDS: ReadonlySet<string> = new Set([
   'filesize',
   'width',
   'height',
+  'duration',
   'metadata',
   'uploaded_on',
   'charset',
@@ -47,6 +49,7 @@ interface Stored {
   filesize: number;
   width: number | null;
   height: number | null;
+  duration: number | null;
   metadata: Record<string, unknown> | null;
 }
 
@@ -185,18 +188,32 @@ export class FilesService {
       filesize: guard.received,
       width: null,
       height: null,
+      duration: null,
       metadata: null,
     };
-    if (IMAGE_TYPES.has(guard.type) && guard.received > 0) {
+    if ((IMAGE_TYPES.has(guard.type) || isMedia(guard.type)) && guard.received > 0) {
       try {
-        const source = await this.deps.storage.run(storage, (driver) => driver.read(key));
-        if (source) Object.assign(stored, await imageInfo(source));
+        Object.assign(stored, await this.headerInfo(storage, key, guard.type, guard.received));
       } catch (error) {
         await this.removeBytes(storage, key);
         throw error;
       }
     }
     return stored;
+  }
+
+  /** An image's dimensions and metadata, from its header: the file itself where local, else its first bytes. */
+  private async headerInfo(storage: string, key: string, type: string, size: number): Promise<Partial<Stored>> {
+    const driver = this.deps.storage.driver(storage);
+    if (isMedia(type)) {
+      if (driver.localPath) return { duration: await mediaDuration(driver.localPath(key), type, size) };
+      const source = await this.deps.storage.run(storage, (d) => d.read(key));
+      return { duration: source ? await mediaDuration(source, type, size) : null };
+    }
+    if (driver.localPath) return imageInfo(driver.localPath(key));
+    const range = { start: 0, end: Math.min(size, HEADER_BYTES) - 1 };
+    const source = await this.deps.storage.run(storage, (d) => d.read(key, range));
+    return source ? imageInfo(source) : {};
   }
 
   /** Removes a file's bytes and every variant made of it. */

@@ -23,10 +23,16 @@ export interface ImageInfo {
   metadata: Record<string, unknown> | null;
 }
 
-export async function imageInfo(source: Readable): Promise<ImageInfo> {
-  const reader = sharp({ failOn: 'none' });
-  source.on('error', (error) => reader.destroy(error));
-  source.pipe(reader);
+/** How much of the start of a file is read for its header (dimensions and EXIF lie there in common formats). */
+export const HEADER_BYTES = 1024 * 1024;
+
+/** From a file on this machine (libvips reads the header only) or the first HEADER_BYTES of one elsewhere. */
+export async function imageInfo(source: Readable | string): Promise<ImageInfo> {
+  const reader = typeof source === 'string' ? sharp(source, { failOn: 'none' }) : sharp({ failOn: 'none' });
+  if (typeof source !== 'string') {
+    source.on('error', (error) => reader.destroy(error));
+    source.pipe(reader);
+  }
   try {
     const meta = await reader.metadata();
     const rotated = (meta.orientation ?? 1) >= 5;
@@ -49,8 +55,10 @@ export async function imageInfo(source: Readable): Promise<ImageInfo> {
   } catch {
     return { width: null, height: null, metadata: null };
   } finally {
-    source.unpipe(reader);
-    source.destroy();
+    if (typeof source !== 'string') {
+      source.unpipe(reader);
+      source.destroy();
+    }
   }
 }
 

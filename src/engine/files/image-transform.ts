@@ -46,18 +46,23 @@ export function checkSizes(spec: TransformSpec, maxDimension: number): void {
     throw new IllegalAssetTransformationError(`sizes are limited to ${maxDimension} pixels`);
 }
 
-/** A sharp pipeline (a duplex stream: original bytes in, variant bytes out) for `spec`. */
+/**
+ * A sharp pipeline for `spec`: from the file at `input` (a path on this machine), or a duplex stream (original bytes
+ * in, which sharp holds whole, variant bytes out).
+ */
 export function imageTransformer(
   spec: TransformSpec,
   format: VariantFormat,
   focal: { x: number; y: number; width: number; height: number } | null,
   limits: TransformLimits,
+  input?: string,
 ): Sharp {
-  const image = sharp({
+  const options = {
     limitInputPixels: limits.maxDimension * limits.maxDimension,
     sequentialRead: true,
-    failOn: 'error',
-  });
+    failOn: 'error' as const,
+  };
+  const image = input ? sharp(input, options) : sharp(options);
   image.rotate();
   if (spec.width || spec.height) {
     const fit = spec.fit ?? 'cover';

@@ -46,6 +46,11 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
   };
   const query = (request: FastifyRequest) => parseQuery(request.query as Record<string, unknown>, parseOptions);
   const maxUpload = config.storage.maxUploadSize;
+  /** Form fields whose text is JSON (tags, metadata...): the collection's json and csv fields. */
+  const jsonField = (name: string) => {
+    const type = context.schema.current.collections.service_files?.fields[name]?.type;
+    return type === 'json' || type === 'csv';
+  };
 
   /** Refuses from Content-Length an upload that cannot fit (the files, and the fields' share of MAX_PAYLOAD_SIZE). */
   const checkLength = (request: FastifyRequest) => {
@@ -59,7 +64,7 @@ export function fileRoutes(context: FileRoutesDeps): FastifyPluginAsync {
     let fields: Payload = emptyRecord();
     for await (const part of request.parts()) {
       if (part.type === 'field') {
-        addFormField(fields, part.fieldname, part.value);
+        addFormField(fields, part.fieldname, part.value, jsonField(part.fieldname));
         continue;
       }
       yield { fields, file: { stream: part.file, filename: part.filename || 'file', mimetype: part.mimetype } };
