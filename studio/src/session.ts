@@ -91,6 +91,8 @@ export const session = reactive({
   collections: [] as Collection[],
   fields: [] as Field[],
   relations: [] as Relation[],
+  /** The schema above has been read once for this user (views build their forms from it when they open). */
+  schemaLoaded: false,
 });
 
 /** Reads who is signed in (the session cookie survives reloads); false when nobody is. */
@@ -101,7 +103,12 @@ export async function loadSession(): Promise<void> {
     session.user = false;
     return;
   }
-  await loadSchema();
+  try {
+    await loadSchema();
+  } finally {
+    // A failed read shows the app with what it has (and the views' own errors), not an endless "Loading…".
+    session.schemaLoaded = true;
+  }
 }
 
 /** Collections, fields, relations and the caller's permissions; reloaded after every data-model change. */
@@ -131,6 +138,7 @@ export async function loadSchema(): Promise<void> {
   session.fields = fields as any;
   session.relations = relations as any;
   if ((settings as any)?.project_name) session.projectName = (settings as any).project_name;
+  session.schemaLoaded = true;
   document.title = `${session.projectName} · Studio`;
 }
 
@@ -149,6 +157,7 @@ export async function signOut(): Promise<void> {
     session.collections = [];
     session.fields = [];
     session.relations = [];
+    session.schemaLoaded = false;
   }
 }
 

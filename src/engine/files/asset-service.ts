@@ -127,20 +127,21 @@ export class AssetService {
     checkSizes(spec, maxDimension);
     const format = variantFormat(spec, file.type ?? '', accept);
     const { type, extension } = VARIANT_TYPES[format];
-    const hash = createHash('sha256')
-      .update(JSON.stringify([file.filename_disk, format, spec]))
-      .digest('hex')
-      .slice(0, 24);
-    const key = variantKey(file.id, hash, extension);
-    const name = `${file.filename_download.replace(/\.[^.]*$/, '')}${extension}`;
-    const existing = await this.stat(file.storage, key);
-    if (existing) return this.asset(file.storage, key, type, name, existing);
     const focalX = spec.focalPointX ?? file.focal_point_x;
     const focalY = spec.focalPointY ?? file.focal_point_y;
     const focal =
       focalX !== null && focalX !== undefined && focalY !== null && focalY !== undefined && file.width && file.height
         ? { x: focalX, y: focalY, width: file.width, height: file.height }
         : null;
+    // The focal point a crop is cut around is part of its name: a moved focal point makes a new variant.
+    const hash = createHash('sha256')
+      .update(JSON.stringify([file.filename_disk, format, spec, focal]))
+      .digest('hex')
+      .slice(0, 24);
+    const key = variantKey(file.id, hash, extension);
+    const name = `${file.filename_download.replace(/\.[^.]*$/, '')}${extension}`;
+    const existing = await this.stat(file.storage, key);
+    if (existing) return this.asset(file.storage, key, type, name, existing);
     await this.queue.once(key, () =>
       this.make(file, key, (input) => imageTransformer(spec, format, focal, { maxDimension, timeoutMs }, input)),
     );
