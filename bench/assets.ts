@@ -20,11 +20,15 @@ export interface BatchResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** The first non-200 answer's body (its error code and message), or null. */
+  firstError: string | null;
 }
 
 export interface AssetsResult {
   image: { width: number; height: number; bytes: number; uploadMs: number };
   original: LoadResult;
+  /** The original asked one at a time: what one download costs without the load's queueing. */
+  originalSequential: BatchResult;
   cachedTransform: LoadResult;
   freshTransforms: BatchResult;
   concurrentFresh: BatchResult & { concurrency: number; rssBeforeMb: number; peakRssMb: number };
@@ -78,6 +82,7 @@ async function batch(urls: string[], concurrency: number): Promise<BatchResult> 
   const times: number[] = [];
   const statuses: Record<string, number> = Object.create(null);
   let next = 0;
+  let firstError: string | null = null;
   const start = performance.now();
   const worker = async () => {
     while (next < urls.length) {
@@ -89,10 +94,12 @@ async function batch(urls: string[], concurrency: number): Promise<BatchResult> 
           headers: { authorization: `Bearer ${ADMIN.token}` },
           signal: AbortSignal.timeout(120_000),
         });
-        await response.arrayBuffer();
+        const body = await response.arrayBuffer();
         status = response.status;
-      } catch {
+        if (status !== 200) firstError ??= Buffer.from(body).toString('utf8').slice(0, 200);
+      } catch (error) {
         status = 0;
+        firstError ??= error instanceof Error ? error.message : String(error);
       }
       times.push(performance.now() - t);
       statuses[status] = (statuses[status] ?? 0) + 1;
@@ -109,6 +116,7 @@ async function batch(urls: string[], concurrency: number): Promise<BatchResult> 
     p50Ms: at(0.5),
     p99Ms: at(0.99),
     maxMs: Math.round(times[times.length - 1]!),
+    firstError,
   };
 }
 
@@ -126,6 +134,7 @@ export async function benchAssets(
   const asset = `${base}/assets/${id}`;
   console.log(`   assets: ${(jpeg.length / 1_048_576).toFixed(1)} MB JPEG uploaded in ${uploadMs} ms`);
 
+  const originalSequential = await batch(Array<string>(5).fill(asset), 1);
   const original = await load(asset, loadSettings);
   // The first request makes the variant; the load then reads it from storage.
   const cachedUrl = `${asset}?width=800&format=webp`;
@@ -149,6 +158,7 @@ export async function benchAssets(
   return {
     image: { width: WIDTH, height: HEIGHT, bytes: jpeg.length, uploadMs },
     original,
+    originalSequential,
     cachedTransform,
     freshTransforms,
     concurrentFresh: {
@@ -182,6 +192,7 @@ export function printAssets(result: AssetsResult): void {
   const c = result.concurrentFresh;
   console.table([
     fromLoad('(a) original', result.original),
+    fromBatch('(a) original, one at a time', result.originalSequential),
     fromLoad('(b) cached 800 px WebP', result.cachedTransform),
     fromBatch(`(c) ${result.freshTransforms.requests} fresh, one at a time`, result.freshTransforms),
     fromBatch(`(d) ${c.concurrency} fresh at once`, c),
@@ -189,4 +200,9 @@ export function printAssets(result: AssetsResult): void {
   console.log(
     `(d) Strata RSS ${c.rssBeforeMb} MB before, peak ${c.peakRssMb} MB during; statuses ${JSON.stringify(c.statuses)}`,
   );
+  for (const [name, r] of [
+    ['(c)', result.freshTransforms],
+    ['(d)', c],
+  ] as const)
+    if (r.firstError) console.log(`${name} first error: ${r.firstError}`);
 }
