@@ -4,6 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { AssetsResult } from './assets.js';
 import type { LoadResult } from './load.js';
 
 export interface SideResult {
@@ -67,6 +68,8 @@ export interface BenchReport {
   /** Strata's whole-life peak RSS (MiB), from the kernel's high-water mark. */
   strataMaxRssMb: number | null;
   scenarios: ScenarioResult[];
+  /** The assets scenario (bench/assets.ts), when it ran. */
+  assets?: AssetsResult;
 }
 
 export function printReport(report: BenchReport): void {

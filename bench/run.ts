@@ -6,7 +6,7 @@
  * by PID and the database dropped, also on Ctrl-C. Settings: docs/benchmarks.md.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,8 @@ import { Child } from './ipc.js';
 import { load, probe, type LoadResult, type LoadSettings, type Probe } from './load.js';
 import { printReport, writeReport, type BenchReport, type CeilingResult, type ScenarioResult } from './report.js';
 import { openRawDriver, scaleScenarios, type ScaleScenario } from './scale.js';
-import { selectScenarios, type Scenario } from './scenarios.js';
+import { assetsSelected, selectScenarios, type Scenario } from './scenarios.js';
+import { benchAssets, printAssets } from './assets.js';
 import { benchFanout, type FanoutSettings } from './fanout.js';
 import type { ServerCounters } from './server.js';
 
@@ -49,6 +50,8 @@ interface Settings {
   /** Fan-out mode (`--fanout`): realtime subscribers instead of the load scenarios. */
   fanout: FanoutSettings | null;
   scenarios: Scenario[];
+  /** The assets scenario (bench/assets.ts): null = not selected, else its count of fresh transforms one at a time. */
+  assetsFresh: number | null;
   /** Scale mode: the ids of the scale scenarios to run (BENCH_SCENARIOS; null = all). */
   scaleIds: string[] | null;
   profile: boolean;
@@ -78,6 +81,7 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
       : null,
     // The scale mode has scenarios of its own (bench/scale.ts), checked once their list is built.
     scenarios: rowsAt >= 0 ? [] : selectScenarios(env.BENCH_SCENARIOS),
+    assetsFresh: rowsAt < 0 && assetsSelected(env.BENCH_SCENARIOS) ? assetsFresh(env) : null,
     scaleIds: rowsAt >= 0 ? scaleIdsFrom(env.BENCH_SCENARIOS) : null,
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
   };
@@ -111,6 +115,13 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
   return value;
+}
+
+/** Fresh widths from 1000 up: at most 1000 of them keeps every width within ASSETS_TRANSFORM_IMAGE_MAX_DIMENSION. */
+function assetsFresh(env: NodeJS.ProcessEnv): number {
+  const fresh = positiveInt(env, 'BENCH_ASSETS_FRESH', 10);
+  if (fresh > 1000) throw new Error(`BENCH_ASSETS_FRESH must be at most 1000, not ${fresh}`);
+  return fresh;
 }
 
 function nonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -190,7 +201,10 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
         .toLocaleString('en-US')} rows in ${report.dataset.seconds} s`,
     );
 
-    const env = strataEnv(testDb);
+    // Uploads and their variants go to a folder of this run's own, removed with the database.
+    const uploads = mkdtempSync(path.join(os.tmpdir(), 'strata-bench-uploads-'));
+    const removeUploads = guard(async () => rmSync(uploads, { recursive: true, force: true }));
+    const env = { ...strataEnv(testDb), STORAGE_LOCAL_ROOT: uploads };
     await bootstrapWithRelations(env);
     // BENCH_PROFILE=1: a V8 CPU profile of Strata over all its scenarios, written when it stops.
     const execArgv = settings.profile ? ['--cpu-prof', '--cpu-prof-dir', PROFILES_DIR] : [];
@@ -203,10 +217,15 @@ async function benchDatabase(client: DbClient, settings: Settings): Promise<Benc
       const ceilingBase = `http://127.0.0.1:${await ceiling.call<number>('listen')}`;
       const servers = { strata, ceiling, strataBase, ceilingBase };
       for (const scenario of settings.scenarios) report.scenarios.push(await runScenario(scenario, servers, settings));
+      if (settings.assetsFresh !== null) {
+        const { duration, connections } = settings;
+        report.assets = await benchAssets(strata, strataBase, { duration, connections, fresh: settings.assetsFresh });
+      }
       report.strataMaxRssMb = (await strata.call<ServerCounters>('read')).maxRssMb;
     } finally {
       await stopCeiling();
       await stopStrata();
+      await removeUploads();
       if (settings.profile)
         console.log(
           `   CPU profile of Strata in ${path.relative(process.cwd(), PROFILES_DIR)}/ (open in Chrome DevTools)`,
@@ -653,6 +672,7 @@ try {
     }
     const report = await benchDatabase(client, settings);
     printReport(report);
+    if (report.assets) printAssets(report.assets);
     console.log(`written to ${path.relative(process.cwd(), writeReport(report, RESULTS_DIR))}`);
   }
 } catch (error) {

@@ -54,17 +54,25 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** The scenarios named in a comma list (`a,c`), or all of them. */
+/** Not a GET against a ceiling but a run of its own (bench/assets.ts); named in BENCH_SCENARIOS like the others. */
+export const ASSETS_SCENARIO = 'assets';
+
+/** Whether the assets scenario runs: with every scenario, or when the comma list names it. */
+export function assetsSelected(list: string | undefined): boolean {
+  return !list || list.split(',').some((s) => s.trim() === ASSETS_SCENARIO);
+}
+
+/** The scenarios named in a comma list (`a,c`), or all of them (the assets scenario apart: see assetsSelected). */
 export function selectScenarios(list: string | undefined): Scenario[] {
   if (!list) return SCENARIOS;
   const wanted = list
     .split(',')
     .map((s) => s.trim())
-    .filter(Boolean);
+    .filter((s) => s && s !== ASSETS_SCENARIO);
   const unknown = wanted.filter((id) => !SCENARIOS.some((s) => s.id === id));
   if (unknown.length)
     throw new Error(
-      `BENCH_SCENARIOS: unknown scenario ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.id).join(', ')})`,
+      `BENCH_SCENARIOS: unknown scenario ${unknown.join(', ')} (known: ${[...SCENARIOS.map((s) => s.id), ASSETS_SCENARIO].join(', ')})`,
     );
   return SCENARIOS.filter((s) => wanted.includes(s.id));
 }
