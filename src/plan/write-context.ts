@@ -30,6 +30,10 @@ export interface WriteContext {
   access?: WriteAccess;
   /** Opens the service_* collections that have routes of their own (the system routes set it). */
   system?: boolean;
+  /** Where the write came from, for its activity rows (ip, user agent, origin); default: the caller's ip. */
+  client?: { ip: string | null; userAgent: string | null; origin: string | null };
+  /** false: the write leaves no activity nor revisions. */
+  trail?: boolean;
 }
 
 /** Plans one payload item under `collection` (mutation-planner.ts); nested planning calls back through it. */

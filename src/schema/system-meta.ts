@@ -55,6 +55,7 @@ const UUID_COLUMNS: [string, string][] = [
   ['service_access', 'user'],
   ['service_access', 'policy'],
   ['service_permissions', 'policy'],
+  ['service_activity', 'user'],
 ];
 
 export const SYSTEM_FIELDS: Record<string, unknown>[] = [
@@ -76,6 +77,9 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_permissions', field: 'validation', special: 'cast-json' },
   { collection: 'service_permissions', field: 'presets', special: 'cast-json' },
   { collection: 'service_permissions', field: 'fields', special: 'cast-csv' },
+  { collection: 'service_activity', field: 'revisions', special: 'o2m' },
+  { collection: 'service_revisions', field: 'data', special: 'cast-json' },
+  { collection: 'service_revisions', field: 'delta', special: 'cast-json' },
 ].map((row, i) => ({ id: -1 - i, ...row }));
 
 export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
@@ -108,6 +112,14 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
     one_collection: 'service_policies',
     one_field: 'permissions',
   },
+  { many_collection: 'service_activity', many_field: 'user', one_collection: 'service_users', one_field: null },
+  {
+    many_collection: 'service_revisions',
+    many_field: 'activity',
+    one_collection: 'service_activity',
+    one_field: 'revisions',
+  },
+  { many_collection: 'service_revisions', many_field: 'parent', one_collection: 'service_revisions', one_field: null },
 ].map((row, i) => ({ id: null, ...row, sort: i }));
 
 /**

@@ -77,6 +77,12 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   permissions: 'service_permissions',
 };
 
+/** Read-only system collections (the audit trail): GET only, as Directus serves them. */
+export const READ_ONLY_SYSTEM_ROUTES: Record<string, string> = {
+  activity: 'service_activity',
+  revisions: 'service_revisions',
+};
+
 export interface SystemCollectionRoutesDeps extends ItemsApi {
   me: MeService;
 }
@@ -152,7 +158,7 @@ export function systemCollectionRoutes(context: SystemCollectionRoutesDeps): Fas
       ),
     );
 
-    for (const [route, table] of Object.entries(SYSTEM_ROUTES)) {
+    for (const [route, table] of Object.entries({ ...SYSTEM_ROUTES, ...READ_ONLY_SYSTEM_ROUTES })) {
       app.get(`/${route}`, async (request, reply) => {
         const format = (request.query as Record<string, unknown>).export;
         if (format !== undefined && format !== '')

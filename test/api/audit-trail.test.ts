@@ -1,0 +1,214 @@
+/**
+ * The audit trail (activity and revisions) over HTTP: every committed create, update and delete — REST, GraphQL,
+ * nested, import — leaves its service_activity rows, and with `accountability: all` its service_revisions rows (the
+ * item after the change, the delta, the activity, the parent revision of a nested write); a rolled-back write leaves
+ * none; `accountability` `activity` and null as Directus; logins; /activity and /revisions read with the caller's
+ * permissions, hidden fields stripped from data and delta; a revision's data restores the item through PATCH.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { clientLabel, testClients } from '../helpers/test-db.js';
+import { ADMIN, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { addWriteFixture } from '../helpers/write-fixture.js';
+import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
+
+type Row = Record<string, any>;
+
+for (const client of testClients()) {
+  describe(`audit trail (${clientLabel(client)})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(client, { relations: true });
+      await addWriteFixture(t.context);
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    const send = async (method: string, url: string, body?: unknown, token?: string | null, headers: Row = {}) =>
+      t.request({
+        method: method as 'GET',
+        url,
+        ...(token === undefined ? {} : { token }),
+        ...(body === undefined
+          ? { headers }
+          : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } }),
+      });
+    const ok = async (method: string, url: string, body?: unknown, token?: string, headers: Row = {}) => {
+      const res = await send(method, url, body, token, headers);
+      assert.ok(res.statusCode === 200 || res.statusCode === 204, `${method} ${url}: ${res.body}`);
+      return res.statusCode === 200 ? json(res).data : null;
+    };
+    const activityOf = async (collection: string, item: string | number): Promise<Row[]> =>
+      ok('GET', `/activity?filter[collection][_eq]=${collection}&filter[item][_eq]=${item}&sort=id&limit=-1`);
+    const revisionsOf = async (collection: string, item: string | number): Promise<Row[]> =>
+      ok(
+        'GET',
+        `/revisions?filter[collection][_eq]=${collection}&filter[item][_eq]=${item}&sort=id&limit=-1&fields=*,activity.*`,
+      );
+    const setAccountability = async (collection: string, value: string | null) =>
+      ok('PATCH', `/collections/${collection}`, { meta: { accountability: value } });
+
+    it('a REST create, update and delete record activity; create and update a revision each', async () => {
+      const headers = { 'user-agent': 'audit-test/1', origin: 'http://audit.example' };
+      const created = await ok('POST', '/items/authors?fields=id', { name: 'Audited' }, undefined, headers);
+      await ok('PATCH', `/items/authors/${created.id}`, { bio: 'changed' }, undefined, headers);
+      await ok('DELETE', `/items/authors/${created.id}`, undefined, undefined, headers);
+      const activity = await activityOf('authors', created.id);
+      assert.deepEqual(
+        activity.map((a) => a.action),
+        ['create', 'update', 'delete'],
+      );
+      const me = await ok('GET', '/users/me?fields=id');
+      for (const a of activity) {
+        assert.equal(a.user, me.id);
+        assert.equal(a.user_agent, 'audit-test/1');
+        assert.equal(a.origin, 'http://audit.example');
+        assert.equal(typeof a.ip, 'string');
+        assert.ok(a.timestamp);
+      }
+      const revisions = await revisionsOf('authors', created.id);
+      assert.equal(revisions.length, 2);
+      assert.equal(revisions[0]!.activity.id, activity[0]!.id);
+      assert.equal(revisions[0]!.data.name, 'Audited');
+      assert.equal(revisions[0]!.data.id, created.id);
+      assert.deepEqual(revisions[1]!.delta, { bio: 'changed' });
+      assert.equal(revisions[1]!.data.bio, 'changed');
+      assert.equal(revisions[1]!.data.name, 'Audited');
+    });
+
+    it('a batch create records one activity and one revision per item', async () => {
+      const created: Row[] = await ok(
+        'POST',
+        '/items/authors?fields=id',
+        Array.from({ length: 30 }, (_, i) => ({ name: `Batch ${i}` })),
+      );
+      for (const row of [created[0]!, created[29]!]) {
+        const [revision] = await revisionsOf('authors', row.id);
+        assert.equal(revision!.activity.action, 'create');
+        assert.equal(revision!.data.id, row.id);
+      }
+      const all: Row[] = await ok(
+        'GET',
+        `/activity?filter[collection][_eq]=authors&filter[item][_in]=${created.map((r) => r.id).join(',')}&limit=-1`,
+      );
+      assert.equal(all.length, 30);
+    });
+
+    it('a nested write links each nested revision to the revision of the item that nests it', async () => {
+      const article = await ok('POST', '/items/articles?fields=id,author,comments', {
+        title: 'Nested audit',
+        author: { name: 'Nested author' },
+        comments: [{ body: 'first' }, { body: 'second' }],
+      });
+      const [top] = await revisionsOf('articles', article.id);
+      const [author] = await revisionsOf('authors', article.author);
+      const comments = (await Promise.all(article.comments.map((id: number) => revisionsOf('comments', id)))).flat();
+      assert.equal(top!.parent, null);
+      assert.equal(author!.parent, top!.id);
+      assert.deepEqual(
+        comments.map((c) => c.parent),
+        [top!.id, top!.id],
+      );
+      assert.equal(comments[0]!.data.article, article.id);
+    });
+
+    it('a write that fails leaves no activity and no revision', async () => {
+      const before: Row[] = await ok('GET', '/activity?aggregate[count]=*');
+      const res = await send('POST', '/items/articles', {
+        title: 'Rolled back',
+        author: { name: 'Never kept' },
+        comments: [{ body: 'x'.repeat(500) }],
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      const after: Row[] = await ok('GET', '/activity?aggregate[count]=*');
+      assert.equal(Number(after[0]!.count), Number(before[0]!.count));
+    });
+
+    it('GraphQL mutations and imports record activity and revisions', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/graphql',
+        payload: { query: 'mutation { create_authors_item(data: {name: "GraphQL audit"}) { id } }' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const id = json(res).data.create_authors_item.id;
+      const [revision] = await revisionsOf('authors', id);
+      assert.equal(revision!.activity.action, 'create');
+      assert.equal(revision!.data.name, 'GraphQL audit');
+      const imported = await t.request({
+        method: 'POST',
+        url: '/utils/import/authors',
+        payload: 'name\nImported audit\n',
+        headers: { 'content-type': 'text/csv' },
+      });
+      assert.equal(imported.statusCode, 200, imported.body);
+      const [row] = await ok('GET', '/items/authors?filter[name][_eq]=Imported audit&fields=id');
+      assert.equal((await revisionsOf('authors', row.id)).length, 1);
+    });
+
+    it('accountability "activity" records activity only; null records nothing', async () => {
+      await setAccountability('notes', 'activity');
+      const note = await ok('POST', '/items/notes?fields=id', { code: 'ABC', level: 2 });
+      assert.equal((await activityOf('notes', note.id)).length, 1);
+      assert.equal((await revisionsOf('notes', note.id)).length, 0);
+      await setAccountability('notes', null);
+      const quiet = await ok('POST', '/items/notes?fields=id', { code: 'DEF', level: 2 });
+      assert.equal((await activityOf('notes', quiet.id)).length, 0);
+      await setAccountability('notes', 'all');
+    });
+
+    it('a login is recorded as Directus records it (a failed one is not)', async () => {
+      const me = await ok('GET', '/users/me?fields=id');
+      const logins = async (): Promise<Row[]> =>
+        ok('GET', `/activity?filter[action][_eq]=login&filter[item][_eq]=${me.id}&limit=-1`);
+      const before = (await logins()).length;
+      const failed = await send('POST', '/auth/login', { email: ADMIN.email, password: 'wrong' }, null);
+      assert.equal(failed.statusCode, 401, failed.body);
+      assert.equal((await logins()).length, before);
+      const login = await send('POST', '/auth/login', { email: ADMIN.email, password: ADMIN.password }, null, {
+        'user-agent': 'login-agent',
+      });
+      assert.equal(login.statusCode, 200, login.body);
+      const after = await logins();
+      assert.equal(after.length, before + 1);
+      assert.equal(after.at(-1)!.collection, 'service_users');
+      assert.equal(after.at(-1)!.user, me.id);
+      assert.equal(after.at(-1)!.user_agent, 'login-agent');
+    });
+
+    it('a revision restores its item through PATCH with its data (revert)', async () => {
+      const created = await ok('POST', '/items/articles?fields=id', { title: 'Original', rating: 3 });
+      await ok('PATCH', `/items/articles/${created.id}`, { title: 'Changed', rating: 5 });
+      const [first] = await revisionsOf('articles', created.id);
+      const restored = await ok('PATCH', `/items/articles/${created.id}?fields=title,rating`, first!.data);
+      assert.deepEqual(restored, { title: 'Original', rating: 3 });
+      const revisions = await revisionsOf('articles', created.id);
+      assert.equal(revisions.length, 3);
+      assert.equal(revisions[2]!.data.title, 'Original');
+    });
+
+    it('a user reads the revisions of items they may read, without the fields they may not read', async () => {
+      const created = await ok('POST', '/items/authors?fields=id', { name: 'Private', email: 'private@example.com' });
+      const policy = await createPolicy(t, {
+        name: 'Audit reader',
+        app_access: true,
+        permissions: [
+          { collection: 'authors', action: 'read', fields: 'id,name', permissions: { name: { _eq: 'Private' } } },
+          { collection: 'service_revisions', action: 'read' },
+        ],
+      });
+      const { token } = await createUserWithPolicies(t, [policy]);
+      const seen: Row[] = await ok('GET', '/revisions?filter[collection][_eq]=authors&limit=-1', undefined, token);
+      assert.ok(seen.length >= 1);
+      for (const revision of seen) {
+        assert.equal(revision.item, String(created.id));
+        assert.equal(revision.data.email, undefined);
+        assert.equal(revision.data.name, 'Private');
+        assert.equal(revision.delta.email, undefined);
+      }
+      const own: Row[] = await ok('GET', '/activity?limit=-1', undefined, token);
+      assert.deepEqual(own, []);
+    });
+  });
+}
