@@ -3,7 +3,8 @@
  * `/permissions` read like `/items/<collection>` over the service_* tables (same query language, same permission
  * rules), plus the `me` endpoints and the `/settings` singleton. Writes: system-writes.ts.
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { judgeRevisions, withJudgedFields } from '../../engine/read/revision-access.js';
 import { ForbiddenError, InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
@@ -83,6 +84,34 @@ export const READ_ONLY_SYSTEM_ROUTES: Record<string, string> = {
   revisions: 'service_revisions',
 };
 
+/** GET /activity and /revisions (read-only); a non-admin's revisions judged item by item (revision-access.ts). */
+function registerAuditReads(
+  app: FastifyInstance,
+  context: SystemCollectionRoutesDeps,
+  query: (request: FastifyRequest) => Query,
+): void {
+  const system = { system: true };
+  for (const [route, table] of Object.entries(READ_ONLY_SYSTEM_ROUTES)) {
+    const judged = table === 'service_revisions';
+    app.get(`/${route}`, async (request, reply) => {
+      const asked = judged ? withJudgedFields(query(request)) : { query: query(request), added: [] };
+      const read = await context.items.readMany(table, asked.query, request.accountability, request.timer, system);
+      if (!judged) return sendData(reply, read);
+      const schema = context.schema.current;
+      return sendData(reply, await judgeRevisions(context.items, schema, read, request.accountability, asked.added));
+    });
+    app.get<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
+      const asked = judged ? withJudgedFields(query(request)) : { query: query(request), added: [] };
+      const { accountability, timer } = request;
+      const read = await context.items.readOne(table, request.params.pk, asked.query, accountability, timer, system);
+      if (!judged) return sendData(reply, read);
+      const answer = await judgeRevisions(context.items, context.schema.current, read, accountability, asked.added);
+      if (answer.json === 'null') throw new ForbiddenError();
+      return sendData(reply, answer);
+    });
+  }
+}
+
 export interface SystemCollectionRoutesDeps extends ItemsApi {
   me: MeService;
 }
@@ -158,7 +187,7 @@ export function systemCollectionRoutes(context: SystemCollectionRoutesDeps): Fas
       ),
     );
 
-    for (const [route, table] of Object.entries({ ...SYSTEM_ROUTES, ...READ_ONLY_SYSTEM_ROUTES })) {
+    for (const [route, table] of Object.entries(SYSTEM_ROUTES)) {
       app.get(`/${route}`, async (request, reply) => {
         const format = (request.query as Record<string, unknown>).export;
         if (format !== undefined && format !== '')
@@ -182,6 +211,7 @@ export function systemCollectionRoutes(context: SystemCollectionRoutesDeps): Fas
         ),
       );
     }
+    registerAuditReads(app, context, query);
 
     registerSystemWrites(app, context, SYSTEM_ROUTES, parseOptions);
   };
