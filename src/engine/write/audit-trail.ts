@@ -129,14 +129,15 @@ async function readAfter(
 ): Promise<Map<string, unknown>> {
   const found = new Map<string, unknown>();
   for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
+    const chunk = keys.slice(i, i + KEYS_PER_READ);
     const plan = planRead(
       collection.collection,
-      { fields: ['*'], keys: keys.slice(i, i + KEYS_PER_READ), limit: -1 },
+      { fields: ['*'], keys: chunk, limit: chunk.length },
       {
         schema: ctx.schema,
         access: FULL_ACCESS,
         accountability: { ...ctx.accountability, admin: true },
-        queryLimitDefault: -1,
+        queryLimitDefault: chunk.length,
         now: ctx.now,
         system: true,
       },
