@@ -84,6 +84,29 @@ export const READ_ONLY_SYSTEM_ROUTES: Record<string, string> = {
   revisions: 'service_revisions',
 };
 
+const AUDIT_ROUTES = {
+  activity: {
+    list: { summary: 'Activity: who created, updated, deleted what, and logins', tag: 'Activity' },
+    one: { summary: 'One activity record', tag: 'Activity' },
+  },
+  revisions: {
+    list: { summary: 'Revisions: items after each change, with the change', tag: 'Revisions' },
+    one: { summary: 'One revision', tag: 'Revisions' },
+  },
+} as const;
+
+function auditRoute(route: 'activity' | 'revisions', one: boolean): RouteDeclaration {
+  const { summary, tag } = AUDIT_ROUTES[route][one ? 'one' : 'list'];
+  return {
+    method: 'GET',
+    url: one ? `/${route}/:pk` : `/${route}`,
+    summary,
+    tags: [tag],
+    audience: 'user',
+    response: one ? ANY_DATA : listOf(`The ${route}`),
+  };
+}
+
 /** GET /activity and /revisions (read-only); a non-admin's revisions judged item by item (revision-access.ts). */
 function registerAuditReads(
   app: FastifyInstance,
@@ -93,14 +116,15 @@ function registerAuditReads(
   const system = { system: true };
   for (const [route, table] of Object.entries(READ_ONLY_SYSTEM_ROUTES)) {
     const judged = table === 'service_revisions';
-    app.get(`/${route}`, async (request, reply) => {
+    const name = route as 'activity' | 'revisions';
+    declareRoute(app, auditRoute(name, false), async (request, reply) => {
       const asked = judged ? withJudgedFields(query(request)) : { query: query(request), added: [] };
       const read = await context.items.readMany(table, asked.query, request.accountability, request.timer, system);
       if (!judged) return sendData(reply, read);
       const schema = context.schema.current;
       return sendData(reply, await judgeRevisions(context.items, schema, read, request.accountability, asked.added));
     });
-    app.get<{ Params: { pk: string } }>(`/${route}/:pk`, async (request, reply) => {
+    declareRoute<{ Params: { pk: string } }>(app, auditRoute(name, true), async (request, reply) => {
       const asked = judged ? withJudgedFields(query(request)) : { query: query(request), added: [] };
       const { accountability, timer } = request;
       const read = await context.items.readOne(table, request.params.pk, asked.query, accountability, timer, system);
