@@ -147,6 +147,28 @@ for (const client of testClients()) {
       assert.equal((await revisionsOf('authors', row.id)).length, 1);
     });
 
+    it('/graphql/system reads activity and revisions (read-only)', async () => {
+      const created = await ok('POST', '/items/authors?fields=id', { name: 'GraphQL system read' });
+      const res = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: {
+          query: `{ activity(filter: {item: {_eq: "${created.id}"}, collection: {_eq: "authors"}}) { action collection }
+                    revisions(filter: {item: {_eq: "${created.id}"}, collection: {_eq: "authors"}}) { data delta } }`,
+        },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const data = json(res).data;
+      assert.deepEqual(data.activity, [{ action: 'create', collection: 'authors' }]);
+      assert.equal(data.revisions[0].data.name, 'GraphQL system read');
+      const mutation = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: { query: 'mutation { delete_activity_item(id: 1) { id } }' },
+      });
+      assert.ok(json(mutation).errors, mutation.body);
+    });
+
     it('accountability "activity" records activity only; null records nothing', async () => {
       await setAccountability('notes', 'activity');
       const note = await ok('POST', '/items/notes?fields=id', { code: 'ABC', level: 2 });
