@@ -10,6 +10,7 @@ import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readHashConfig, type HashConfig } from './hash-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
+import { readRetentionConfig, type RetentionConfig } from './retention-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
 import { readGraphQLSocketConfig, type GraphQLSocketConfig } from './graphql-socket-config.js';
@@ -56,6 +57,8 @@ export interface Config extends ScaleConfig {
   docs: DocsConfig;
   /** Import and export batch sizes and file limit. */
   io: IoConfig;
+  /** Pruning of old activity and revisions (RETENTION_*, ACTIVITY_RETENTION, REVISIONS_RETENTION). */
+  retention: RetentionConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -225,6 +228,7 @@ export function readConfig(env: Env = process.env): Config {
     adminApp: bool(env, 'ADMIN_APP_ENABLED', true),
     docs: readDocsConfig(env),
     io: readIoConfig(env),
+    retention: readRetentionConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

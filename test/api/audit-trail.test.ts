@@ -11,6 +11,7 @@ import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
+import { queryBuilder } from '../../src/db/connection.js';
 
 type Row = Record<string, any>;
 
@@ -208,6 +209,36 @@ for (const client of testClients()) {
       const revisions = await revisionsOf('articles', created.id);
       assert.equal(revisions.length, 3);
       assert.equal(revisions[2]!.data.title, 'Original');
+    });
+
+    it('retention prunes activity and revisions older than their periods, in batches, and keeps the rest', async () => {
+      const knex = queryBuilder(t.context.db);
+      const old = new Date(Date.now() - 200 * 86_400_000);
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const [row] = await knex('service_activity')
+          .insert({ action: 'create', timestamp: old, collection: 'authors', item: `old-${i}` })
+          .returning('id');
+        ids.push(Number(typeof row === 'object' ? row.id : row));
+      }
+      const [first] = await knex('service_revisions')
+        .insert({ activity: ids[0], collection: 'authors', item: 'old-0', data: '{}', delta: '{}' })
+        .returning('id');
+      await knex('service_revisions').insert({
+        activity: ids[1],
+        collection: 'authors',
+        item: 'old-1',
+        data: '{}',
+        delta: '{}',
+        parent: Number(typeof first === 'object' ? first.id : first),
+      });
+      const recent = await ok('POST', '/items/authors?fields=id', { name: 'Kept by retention' });
+      const result = await t.context.retention.prune();
+      assert.equal(result.revisions, 2);
+      assert.ok(result.activity >= 3);
+      assert.equal((await knex('service_activity').whereIn('id', ids)).length, 0);
+      assert.equal((await activityOf('authors', recent.id)).length, 1);
+      assert.equal((await revisionsOf('authors', recent.id)).length, 1);
     });
 
     it('a user reads the revisions of items they may read, without the fields they may not read', async () => {
