@@ -119,7 +119,11 @@ export async function insertActivity(
   return insertReturningIds(tx, dialect, schema, 'service_activity', full);
 }
 
-/** The items of `keys` as an admin reads them (every field, wire values), by key as text. */
+/**
+ * The items of `keys` as an admin reads them (every column, wire values), by key as text. Columns only: the o2m
+ * alias lists would make the snapshot a nested read per collection, and a revert that PATCHes them would rewrite
+ * relations the revision never changed.
+ */
 async function readAfter(
   tx: Executor,
   dialect: Dialect,
@@ -128,11 +132,12 @@ async function readAfter(
   keys: Key[],
 ): Promise<Map<string, unknown>> {
   const found = new Map<string, unknown>();
+  const columns = collection.fieldOrder.filter((name) => collection.fields[name]?.schema);
   for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
     const chunk = keys.slice(i, i + KEYS_PER_READ);
     const plan = planRead(
       collection.collection,
-      { fields: ['*'], keys: chunk, limit: chunk.length },
+      { fields: columns, keys: chunk, limit: chunk.length },
       {
         schema: ctx.schema,
         access: FULL_ACCESS,
