@@ -78,11 +78,20 @@ for (const client of testClients()) {
       assert.equal(revisions[1]!.data.name, 'Audited');
     });
 
-    it('a batch create records one activity and one revision per item', async () => {
+    it('a batch create records one activity and one revision per item, in a fixed number of statements', async () => {
+      const statements: string[] = [];
+      const stop = t.context.db.onQuery((sql) => statements.push(sql));
       const created: Row[] = await ok(
         'POST',
         '/items/authors?fields=id',
         Array.from({ length: 30 }, (_, i) => ({ name: `Batch ${i}` })),
+      );
+      stop();
+      const trail = statements.filter((sql) => /service_(activity|revisions)/.test(sql));
+      // One INSERT into each: the rows of a batch are never written one statement each.
+      assert.deepEqual(
+        trail.map((sql) => sql.split(' ')[0]!.toLowerCase()),
+        ['insert', 'insert'],
       );
       for (const row of [created[0]!, created[29]!]) {
         const [revision] = await revisionsOf('authors', row.id);

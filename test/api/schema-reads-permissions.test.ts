@@ -139,6 +139,7 @@ for (const client of testClients()) {
           'service_access.policy',
           'service_access.role',
           'service_access.user',
+          'service_activity.user',
           'service_permissions.policy',
           'service_roles.parent',
           'service_users.role',
