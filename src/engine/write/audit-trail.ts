@@ -83,9 +83,10 @@ async function insertReturningIds(
   schema: SchemaOverview,
   table: string,
   rows: Record<string, unknown>[],
+  returning = true,
 ): Promise<number[]> {
   const columns = fieldsOf(schema, table, Object.keys(rows[0]!));
-  const id = schema.collections[table]!.fields.id!;
+  const id = returning ? schema.collections[table]!.fields.id! : null;
   const ids: number[] = [];
   for (const statement of compileInserts(table, columns, rows, hooksOf(dialect), id)) {
     const returned = await tx.query(statement.sql, statement.params);
@@ -158,8 +159,20 @@ async function readAfter(
   return found;
 }
 
+const concealed = new WeakMap<CollectionOverview, boolean>();
+
+function concealing(collection: CollectionOverview): boolean {
+  let known = concealed.get(collection);
+  if (known === undefined) {
+    known = Object.values(collection.fields).some((field) => field.special.includes('conceal'));
+    concealed.set(collection, known);
+  }
+  return known;
+}
+
 /** A delta as stored: concealed fields (passwords, tokens) masked, as reads show them. */
 function storedDelta(collection: CollectionOverview, delta: Record<string, unknown>): string {
+  if (!concealing(collection)) return JSON.stringify(delta);
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(delta)) {
     const field = collection.fields[name];
@@ -231,7 +244,10 @@ export async function writeAuditTrail(
       delta: storedDelta(e.collection, e.delta ?? {}),
       parent: e.parent ? (revisionOf.get(e.parent) ?? null) : null,
     }));
-    const ids = await insertReturningIds(tx, dialect, ctx.schema, 'service_revisions', rows);
+    // The last level's ids are named by no other revision: no RETURNING for it.
+    const last = ready.length === pending.length;
+    const ids = await insertReturningIds(tx, dialect, ctx.schema, 'service_revisions', rows, !last);
+    if (last) break;
     ready.forEach((e, i) => revisionOf.set(e, ids[i]!));
     const done = new Set(ready);
     pending = pending.filter((e) => !done.has(e));
