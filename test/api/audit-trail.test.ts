@@ -123,6 +123,16 @@ for (const client of testClients()) {
       assert.equal(comments[0]!.data.article, article.id);
     });
 
+    it('a user written through /users: the password is masked in its revision, never stored plain or hashed', async () => {
+      const user = await ok('POST', '/users?fields=id', { email: 'audited@example.com', password: 'secret-pass-1' });
+      const [revision] = await revisionsOf('service_users', user.id);
+      assert.equal(revision!.delta.password, '**********');
+      assert.notEqual(revision!.data.password, 'secret-pass-1');
+      assert.ok(!String(revision!.data.password ?? '').startsWith('$argon2'));
+      const [activity] = await ok('GET', `/activity?filter[item][_eq]=${user.id}&fields=action,revisions.collection`);
+      assert.deepEqual(activity, { action: 'create', revisions: [{ collection: 'service_users' }] });
+    });
+
     it('a write that fails leaves no activity and no revision', async () => {
       const before: Row[] = await ok('GET', '/activity?aggregate[count]=*');
       const res = await send('POST', '/items/articles', {
