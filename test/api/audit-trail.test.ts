@@ -133,6 +133,23 @@ for (const client of testClients()) {
       assert.deepEqual(activity, { action: 'create', revisions: [{ collection: 'service_users' }] });
     });
 
+    it('deleting a collection removes its trail, and unlinks revisions nested under its revisions', async () => {
+      await ok('POST', '/collections', {
+        collection: 'audit_posts',
+        schema: {},
+        fields: [{ field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } }],
+      });
+      await ok('POST', '/fields/audit_posts', { field: 'writer', type: 'integer' });
+      await ok('POST', '/relations', { collection: 'audit_posts', field: 'writer', related_collection: 'authors' });
+      const post = await ok('POST', '/items/audit_posts?fields=id,writer', { writer: { name: 'Nested in a post' } });
+      const [author] = await revisionsOf('authors', post.writer);
+      assert.notEqual(author!.parent, null);
+      await ok('DELETE', '/collections/audit_posts');
+      assert.deepEqual(await revisionsOf('audit_posts', post.id), []);
+      const [kept] = await revisionsOf('authors', post.writer);
+      assert.equal(kept!.parent, null);
+    });
+
     it('a write that fails leaves no activity and no revision', async () => {
       const before: Row[] = await ok('GET', '/activity?aggregate[count]=*');
       const res = await send('POST', '/items/articles', {

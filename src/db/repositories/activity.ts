@@ -43,8 +43,10 @@ export class ActivityRepository {
     if (ids.length === 0) return 0;
     const list = ids.map((row) => row.id);
     await transaction(this.db, async (trx) => {
-      const revisions = trx('service_revisions').select('id').whereIn('activity', list);
-      await trx('service_revisions').whereIn('parent', revisions).update({ parent: null });
+      const revisions = (
+        (await trx('service_revisions').select('id').whereIn('activity', list)) as { id: number }[]
+      ).map((row) => row.id);
+      if (revisions.length) await trx('service_revisions').whereIn('parent', revisions).update({ parent: null });
       await trx('service_revisions').whereIn('activity', list).del();
       await trx('service_activity').whereIn('id', list).del();
     });
