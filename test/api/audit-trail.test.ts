@@ -12,6 +12,7 @@ import { ADMIN, json, startTestApp, type TestApp } from '../helpers/test-app.js'
 import { addWriteFixture } from '../helpers/write-fixture.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { queryBuilder } from '../../src/db/connection.js';
+import { AuditRetention } from '../../src/project/audit-retention.js';
 
 type Row = Record<string, any>;
 
@@ -275,6 +276,25 @@ for (const client of testClients()) {
       assert.equal((await knex('service_activity').whereIn('id', ids)).length, 0);
       assert.equal((await activityOf('authors', recent.id)).length, 1);
       assert.equal((await revisionsOf('authors', recent.id)).length, 1);
+    });
+
+    it('two instances pruning at once take turns: every old row is deleted once, nothing fails', async () => {
+      const knex = queryBuilder(t.context.db);
+      const old = new Date(Date.now() - 200 * 86_400_000);
+      await knex('service_activity').insert(
+        Array.from({ length: 7 }, (_, i) => ({
+          action: 'update',
+          timestamp: old,
+          collection: 'authors',
+          item: `t-${i}`,
+        })),
+      );
+      const config = { ...t.context.config.retention, batch: 2 };
+      const first = new AuditRetention(t.context.db, config, t.context.clock);
+      const second = new AuditRetention(t.context.db, config, t.context.clock);
+      const [a, b] = await Promise.all([first.prune(), second.prune()]);
+      assert.equal(a.activity + b.activity, 7);
+      assert.ok(a.activity === 0 || b.activity === 0, 'one instance did the work');
     });
 
     it('a user reads the revisions of items they may read, without the fields they may not read', async () => {
