@@ -3,6 +3,7 @@
  * start (and by tests) from the steps in this folder, in order; each front end takes only the part it uses
  * (ports.ts, or an interface next to it), and this object satisfies them all.
  */
+import { AuditRetention } from '../project/audit-retention.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
@@ -90,6 +91,8 @@ export interface AppContext {
   permissionsChanged(): Promise<void>;
   /** POST /utils/cache/clear: every cache (schema overview, GraphQL schemas, permissions, users, settings) here and on every instance. */
   clearCaches(): Promise<void>;
+  /** Prunes old activity and revisions on RETENTION_SCHEDULE when RETENTION_ENABLED (project/audit-retention.ts). */
+  retention: AuditRetention;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -152,6 +155,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions,
       schema,
     });
+    const retention = new AuditRetention(db, config.retention, clock, (error) =>
+      log?.error?.({ err: error }, 'Audit trail retention failed'),
+    );
+    retention.start();
     return {
       config,
       db,
@@ -169,8 +176,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
       rateLimiters,
       clock,
       clearCaches,
+      retention,
       startedAt: Date.now(),
       async close() {
+        await retention.stop();
         subscriptions.close();
         await bus.close();
         if (openRedisClient) await openRedisClient.close().catch(() => {});

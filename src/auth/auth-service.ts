@@ -15,6 +15,7 @@ import type { CookieConfig } from '../config/auth-config.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import { ActivityRepository } from '../db/repositories/activity.js';
 import { SettingsRepository } from '../db/repositories/settings.js';
 import { UsersRepository } from '../db/repositories/users.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
@@ -53,6 +54,7 @@ export class AuthService {
   private readonly sessions: Sessions;
   private readonly users: UsersRepository;
   private readonly settings: SettingsRepository;
+  private readonly activity: ActivityRepository;
 
   constructor(
     private readonly db: Database,
@@ -72,6 +74,7 @@ export class AuthService {
     this.sessions = new Sessions(db, clock);
     this.users = new UsersRepository(db);
     this.settings = new SettingsRepository(db);
+    this.activity = new ActivityRepository(db);
   }
 
   async login(
@@ -112,12 +115,16 @@ export class AuthService {
 
     await this.users.touchLastAccess(user.id, new Date());
     const family = newFamily();
-    return this.issue(
-      accountability,
-      mode,
-      await this.sessions.create(String(user.id), this.ttl(mode), client, family),
-      family,
-    );
+    const session = await this.sessions.create(String(user.id), this.ttl(mode), client, family);
+    // As Directus: a successful login is activity (a failed one is not); before the tokens are handed out.
+    await this.activity.recordLogin({
+      user: String(user.id),
+      ip: client.ip,
+      userAgent: client.userAgent,
+      origin: client.origin ?? null,
+      at: new Date(this.clock.now()),
+    });
+    return this.issue(accountability, mode, session, family);
   }
 
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */

@@ -10,6 +10,7 @@ import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readHashConfig, type HashConfig } from './hash-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
+import { readRetentionConfig, type RetentionConfig } from './retention-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
 import { readGraphQLSocketConfig, type GraphQLSocketConfig } from './graphql-socket-config.js';
@@ -59,6 +60,8 @@ export interface Config extends ScaleConfig {
   io: IoConfig;
   /** Storage locations, upload limits, assets and image transforms. */
   storage: StorageConfig;
+  /** Pruning of old activity and revisions (RETENTION_*, ACTIVITY_RETENTION, REVISIONS_RETENTION). */
+  retention: RetentionConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -229,6 +232,7 @@ export function readConfig(env: Env = process.env): Config {
     docs: readDocsConfig(env),
     io: readIoConfig(env),
     storage: readStorageConfig(env),
+    retention: readRetentionConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

@@ -191,6 +191,15 @@ async function write(knex: Knex, step: WriteStep): Promise<void> {
       await knex(step.table).where(step.where).update(step.set);
       return;
     case 'deleteRows':
+      // Revisions of other collections may name these as their parent (a nested write): the link goes first. The
+      // derived table lets MySQL update the table its subquery reads.
+      if (step.table === 'service_revisions')
+        await knex('service_revisions')
+          .whereIn(
+            'parent',
+            knex.select('id').from(knex('service_revisions').select('id').where(step.where).as('gone')),
+          )
+          .update({ parent: null });
       await knex(step.table).where(step.where).delete();
       return;
     case 'dropPermissionField': {

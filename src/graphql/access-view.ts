@@ -107,7 +107,12 @@ export function buildAccessView(
   const usableField = names === 'any' ? () => true : (name: string) => NAME.test(name) && !name.startsWith('__');
   for (const collection of Object.values(schema.collections)) {
     if (!collection.schema || (names === 'graphql' && !usableTypeName(typeNameOf(schema, collection)))) continue;
-    if (collection.system && !ITEM_SYSTEM_COLLECTIONS.has(collection.collection)) continue;
+    if (
+      collection.system &&
+      !ITEM_SYSTEM_COLLECTIONS.has(collection.collection) &&
+      !auditRead(collection, accountability)
+    )
+      continue;
     const fields = readableFields(collection, accountability.admin, permissions).filter(
       (name) => usableField(name) && collection.fields[name],
     );
@@ -133,6 +138,15 @@ export function buildAccessView(
     if (entry.read || entry.create || entry.update || entry.delete) view.set(collection.collection, entry);
   }
   return view;
+}
+
+/**
+ * The audit trail on /graphql/system (read-only: the writer refuses writes to it): activity under the caller's rules;
+ * revisions for admins only, since a non-admin's revisions are judged item by item (REST's /revisions does it).
+ */
+function auditRead(collection: CollectionOverview, accountability: Pick<Accountability, 'admin'>): boolean {
+  if (collection.collection === 'service_activity') return true;
+  return collection.collection === 'service_revisions' && accountability.admin;
 }
 
 /** The fields the caller's read rules grant (joined across rules), in the collection's order; none without a rule. */

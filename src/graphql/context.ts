@@ -59,3 +59,16 @@ export interface LiveRights {
   /** Moves `subscription` to the socket's rights whenever they change, until the returned call. */
   track(subscription: HubSubscription): () => void;
 }
+
+/** Where a GraphQL write came from, for its activity rows (the ip as authentication read it). */
+export function auditClient(ctx: GraphQLContext): {
+  ip: string | null;
+  userAgent: string | null;
+  origin: string | null;
+} {
+  return {
+    ip: ctx.accountability.ip ?? ctx.client.ip,
+    userAgent: ctx.client.userAgent,
+    origin: ctx.client.origin ?? null,
+  };
+}

@@ -3,6 +3,7 @@
  * mutations. Each resolver turns its whole selection set into one Query IR and makes one call to the read engine
  * (ItemsService) or the writer (ItemsWriter, whose re-read uses the selection as its query).
  */
+import { auditClient } from './context.js';
 import {
   GraphQLID,
   GraphQLList,
@@ -287,7 +288,8 @@ function addMutations(mutation: Fields, types: TypeSet, view: CollectionView, li
     filter,
     reread: (info, args) => selectionQuery(info, args, filter, limits),
     writer: (ctx) => ctx.app.writer,
-    open: (ctx, action) => ctx.app.writer.open(name, action, ctx.accountability, options),
+    open: (ctx, action) =>
+      ctx.app.writer.open(name, action, ctx.accountability, { ...options, client: auditClient(ctx) }),
   };
   if (view.collection.singleton || SYSTEM_SINGLETONS.has(name)) {
     if (view.update) Object.assign(mutation, singletonMutation(kit));

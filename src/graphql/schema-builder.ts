@@ -9,7 +9,6 @@ import { TypeSet } from './collection-types.js';
 import type { GraphQLContext } from './context.js';
 import { collectionRootFields, type ReadLimits } from './items-root.js';
 import { GraphQLVoid } from './scalars.js';
-import { ITEM_SYSTEM_COLLECTIONS } from '../schema/system-meta.js';
 import { systemRootFields } from './system-root.js';
 import { subscriptionFields } from './subscription-fields.js';
 
@@ -37,7 +36,7 @@ export function buildSchemas(
   );
   const systemItems = collectionRootFields(
     types,
-    views.filter((v) => v.collection.system && ITEM_SYSTEM_COLLECTIONS.has(v.collection.collection)),
+    views.filter((v) => v.collection.system),
     limits,
   );
   const custom = systemRootFields(types, overview, limits);

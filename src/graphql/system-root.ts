@@ -3,6 +3,7 @@
  * permissions, the server, the schema objects (collections, fields, relations) and their admin mutations, auth and
  * two-factor. Each calls the service its REST route calls.
  */
+import { auditClient } from './context.js';
 import {
   GraphQLBoolean,
   GraphQLEnumType,
@@ -267,6 +268,7 @@ function updateUsersMe(types: TypeSet, limits: ReadLimits): Fields[string] {
       const target = await ctx.app.writer.open('service_users', 'update', ctx.accountability, {
         system: true,
         reread: 'rows' as const,
+        client: auditClient(ctx),
       });
       return data(
         await ctx.app.writer.updateOne(

@@ -3,6 +3,7 @@
  * Directus, they take the written data and answer `true`, since nothing written can be read back; the query
  * arguments and the read type, which would read, are not there. Deletes answer their keys, as for every collection.
  */
+import { auditClient } from './context.js';
 import {
   GraphQLBoolean,
   GraphQLID,
@@ -40,7 +41,7 @@ export function writeOnlyMutations(types: TypeSet, view: CollectionView): Fields
   const options = { system: view.collection.system, reread: 'rows' as const };
   const writer = (ctx: GraphQLContext) => ctx.app.writer;
   const open = (ctx: GraphQLContext, action: WriteAction | null) =>
-    writer(ctx).open(name, action, ctx.accountability, options);
+    writer(ctx).open(name, action, ctx.accountability, { ...options, client: auditClient(ctx) });
   const keys = (args: Args) => (args.ids as (string | null)[]).filter((k): k is string => k !== null);
   const mutation: Fields = {};
 

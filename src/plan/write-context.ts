@@ -32,6 +32,10 @@ export interface WriteContext {
   system?: boolean;
   /** Fields of one collection that the service sets from what it measured, whatever the caller's field rules. */
   serviceFields?: { collection: string; fields: ReadonlySet<string> };
+  /** Where the write came from, for its activity rows (ip, user agent, origin); default: the caller's ip. */
+  client?: { ip: string | null; userAgent: string | null; origin: string | null };
+  /** false: the write leaves no activity nor revisions. */
+  trail?: boolean;
 }
 
 /** Plans one payload item under `collection` (mutation-planner.ts); nested planning calls back through it. */

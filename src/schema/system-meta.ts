@@ -79,6 +79,7 @@ const UUID_COLUMNS: [string, string][] = [
     [c, 'user_created'],
     [c, 'user_updated'],
   ]),
+  ['service_activity', 'user'],
 ];
 
 /** Who made and last changed a version or a comment, and when (the write specials fill them). */
@@ -119,6 +120,9 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_files', field: 'tus_data', special: 'cast-json' },
   { collection: 'service_versions', field: 'delta', special: 'cast-json' },
   ...TRAIL_FIELDS,
+  { collection: 'service_activity', field: 'revisions', special: 'o2m' },
+  { collection: 'service_revisions', field: 'data', special: 'cast-json' },
+  { collection: 'service_revisions', field: 'delta', special: 'cast-json' },
 ].map((row, i) => ({ id: -1 - i, ...row }));
 
 export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
@@ -167,6 +171,14 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
       one_field: null,
     })),
   ),
+  { many_collection: 'service_activity', many_field: 'user', one_collection: 'service_users', one_field: null },
+  {
+    many_collection: 'service_revisions',
+    many_field: 'activity',
+    one_collection: 'service_activity',
+    one_field: 'revisions',
+  },
+  { many_collection: 'service_revisions', many_field: 'parent', one_collection: 'service_revisions', one_field: null },
 ].map((row, i) => ({ id: null, ...row, sort: i }));
 
 /**

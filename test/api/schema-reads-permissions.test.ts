@@ -143,6 +143,7 @@ for (const client of testClients()) {
           'service_access.user',
           'service_comments.user_created',
           'service_comments.user_updated',
+          'service_activity.user',
           'service_permissions.policy',
           'service_roles.parent',
           'service_users.role',

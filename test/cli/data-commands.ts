@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import type { DbClient } from '../../src/config/config.js';
-import { clientLabel, createTestDatabase, type TestDb } from '../helpers/test-db.js';
+import { clientLabel, createTestDatabase, knexFor, type TestDb } from '../helpers/test-db.js';
 import { STRATA_CLI } from '../helpers/strata-cli.js';
 import { cliInProcess } from './cli-in-process.js';
 
@@ -153,6 +153,16 @@ export function dataCommandsSuite(client: DbClient): [string, () => void] {
         const imported = await cli(['import', 'authors', file, '--json']);
         assert.equal(imported.status, 0, imported.stderr);
         assert.equal(JSON.parse(imported.stdout).created, 2);
+        // The CLI's writes leave their audit trail too (no user); the failed import below leaves none.
+        const k = knexFor(db);
+        const trail = async () =>
+          (await k('service_activity').where({ collection: 'authors', action: 'create' }).whereNull('user')).length;
+        try {
+          assert.equal(await trail(), 2);
+          assert.equal((await k('service_revisions').where({ collection: 'authors' })).length, 2);
+        } finally {
+          await k.destroy();
+        }
         writeFileSync(file, '{"name":"Cli Three"}\n{"bio":"no name"}\n');
         const bad = await cli(['import', 'authors', file]);
         assert.equal(bad.status, 1);

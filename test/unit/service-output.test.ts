@@ -41,6 +41,8 @@ const ALLOWED: Record<string, string> = {
   'schema-admin/plan/field-columns.ts#sameDefault': 'default values sent in a field body',
   'engine/read/items-service.ts#rows': "the database's JSON text of a read, decoded once for the rows variants",
   'engine/write/system-writes.ts#read': "the database's JSON text of a read inside a system write's transaction",
+  'engine/write/audit-trail.ts#readAfter': "the database's JSON text of the items after a write, for their revisions",
+  'engine/read/revision-access.ts#judgeRevisions': "the database's JSON text of a non-admin's revisions, to judge each",
   'version.ts#': 'package.json',
 };
 

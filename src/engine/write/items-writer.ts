@@ -27,6 +27,7 @@ import { ITEM_SYSTEM_COLLECTIONS } from '../../schema/system-meta.js';
 import type { CollectionOverview, SchemaOverview } from '../../schema/types.js';
 import { NO_MARKS, type ItemsService, type StageMarks } from '../read/items-service.js';
 import { MutationExecutor } from './mutation-executor.js';
+import { AuditRecorder, writeAuditTrail } from './audit-trail.js';
 import { ChangeRecorder, type ChangeEvents } from './change-events.js';
 import type { SystemWrites } from './system-writes.js';
 import type { GuardedAction, PayloadGuard } from './payload-guard.js';
@@ -302,7 +303,9 @@ export class ItemsWriter {
     marks.mark('plan');
     await this.transaction(ctx, new Set([collection.collection]), async (tx, changes) => {
       checkDeletes(plan, await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forDelete(plan));
-      await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).delete(plan);
+      const audit = new AuditRecorder();
+      await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes, audit).delete(plan);
+      await writeAuditTrail(tx, this.deps.db.dialect, ctx, audit);
     });
     marks.mark('write');
   }
@@ -362,6 +365,8 @@ export class ItemsWriter {
       uuid: randomUUID,
       maxBatchMutation: this.deps.maxBatchMutation,
       system: options.system,
+      client: options.client ?? { ip: accountability.ip, userAgent: null, origin: null },
+      trail: options.trail ?? true,
     };
   }
 
@@ -418,7 +423,11 @@ export class ItemsWriter {
   ): Promise<Key[]> {
     const lookups = await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forWrite(draft, singleton);
     const plan = resolvePlan(draft, lookups, hashes, ctx);
-    return new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes).write(plan.rows);
+    const audit = new AuditRecorder();
+    const keys = await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes, audit).write(plan.rows);
+    // In the write's transaction (an import's: inside its batch's savepoint), after its statements.
+    await writeAuditTrail(tx, this.deps.db.dialect, ctx, audit);
+    return keys;
   }
 
   /**

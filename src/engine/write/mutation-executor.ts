@@ -27,6 +27,7 @@ import {
 import { keyColumnsOf, keyValuesOf } from './write-lookups.js';
 import { ChangeRecorder } from './change-events.js';
 import { recordCascades } from './cascade-changes.js';
+import { AuditRecorder, type AuditEntry } from './audit-trail.js';
 import type { Row } from '../../db/connection.js';
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
@@ -53,6 +54,10 @@ export class MutationExecutor {
   private readonly keys = new Map<RowWrite, Key>();
   /** Values the plan leaves to execution: parents' keys, and the o2m parent's key of a child row. */
   private readonly filled = new Map<RowWrite, Row>();
+  /** The row whose payload nested each nested row (its revision is the nested row's parent). */
+  private readonly nestedIn = new Map<RowWrite, RowWrite>();
+  /** Each written row's audit entry. */
+  private readonly audited = new Map<RowWrite, AuditEntry>();
 
   constructor(
     private readonly tx: Executor,
@@ -60,6 +65,8 @@ export class MutationExecutor {
     private readonly schema: SchemaOverview,
     /** Collects what the statements change, for the change events emitted after commit. */
     private readonly changes: ChangeRecorder = new ChangeRecorder(),
+    /** Collects the items changed, for the activity and revisions written before commit (audit-trail.ts). */
+    private readonly audit: AuditRecorder = new AuditRecorder(),
   ) {
     this.hooks = { sql: dialect.sql, write: dialect.write };
   }
@@ -84,6 +91,7 @@ export class MutationExecutor {
       await this.run(statement, { collection, rows: [] }, true);
     }
     this.changes.record(collection.collection, 'delete', keys);
+    for (const key of keys) this.audit.record({ action: 'delete', collection, key, delta: null, parent: null });
   }
 
   private keyOf(row: RowWrite): Key | null {
@@ -106,6 +114,10 @@ export class MutationExecutor {
         throw new Error(`An unresolved upsert of ${row.collection.collection} reached the executor`);
     // A parent several rows share (a batch update's m2o object) is written once.
     const parents = [...new Set(rows.flatMap((row) => row.parents.map((parent) => parent.row)))];
+    for (const row of rows) {
+      for (const parent of row.parents) if (!this.nestedIn.has(parent.row)) this.nestedIn.set(parent.row, row);
+      for (const set of row.children) for (const child of [...set.rows, ...set.updates]) this.nestedIn.set(child, row);
+    }
     await this.writeRows(parents);
     for (const row of rows) {
       for (const parent of row.parents)
@@ -118,7 +130,30 @@ export class MutationExecutor {
     // An update whose only change is nested (its o2m items) is still an update of that item, as Directus reports it.
     for (const row of creates) this.changes.record(row.collection.collection, 'create', [this.keyOf(row)!]);
     for (const row of updates) this.changes.record(row.collection.collection, 'update', [this.keyOf(row)!]);
+    for (const row of rows) this.recordAudit(row);
     await this.writeChildren(rows);
+  }
+
+  /**
+   * A row's audit entry, made when the row or the first row it nested is written (m2o parents are written before the
+   * row that holds them), filled and recorded once the row itself is written.
+   */
+  private entryOf(row: RowWrite): AuditEntry {
+    let entry = this.audited.get(row);
+    if (!entry) {
+      const outer = this.nestedIn.get(row);
+      const action = row.action === 'create' ? 'create' : 'update';
+      entry = { action, collection: row.collection, key: '', delta: null, parent: outer ? this.entryOf(outer) : null };
+      this.audited.set(row, entry);
+    }
+    return entry;
+  }
+
+  private recordAudit(row: RowWrite): void {
+    const entry = this.entryOf(row);
+    entry.key = this.keyOf(row)!;
+    entry.delta = this.valuesOf(row);
+    this.audit.record(entry);
   }
 
   /** The value a row stores for its parent: the parent's key (as text for a2o), or the field an m2o refers to. */
@@ -225,7 +260,7 @@ export class MutationExecutor {
 
   /** o2m writes of every row of a level: child rows (one level), bare-key links, then deselect actions. */
   private async writeChildren(rows: readonly RowWrite[]): Promise<void> {
-    const sets: { parentKey: Key; set: ChildWrites }[] = [];
+    const sets: { parentKey: Key; set: ChildWrites; row: RowWrite }[] = [];
     for (const row of rows) {
       for (const set of row.children) {
         const local = set.link.localField;
@@ -238,17 +273,17 @@ export class MutationExecutor {
           // An existing row of a composite key that holds the foreign key is already the parent's.
           if (!(child.action === 'update' && isKeyField(child.collection, fk))) this.fill(child, fk, parentKey);
         }
-        sets.push({ parentKey, set });
+        sets.push({ parentKey, set, row });
       }
     }
     if (sets.length === 0) return;
     await this.writeRows(sets.flatMap(({ set }) => [...set.rows, ...set.updates]));
-    for (const { parentKey, set } of sets) {
+    for (const { parentKey, set, row } of sets) {
       const fk = set.related.fields[set.link.relatedField]!;
       const assigned = [...new Map(set.assign.map((key) => [String(key), key])).values()];
-      if (assigned.length > 0) await this.updateKeys(set.related, assigned, fk, parentKey);
+      if (assigned.length > 0) await this.updateKeys(set.related, assigned, fk, parentKey, row);
     }
-    for (const { set } of sets) {
+    for (const { set, row } of sets) {
       if (set.deselect.length === 0) continue;
       const { related, link } = set;
       const fk = related.fields[link.relatedField]!;
@@ -263,8 +298,11 @@ export class MutationExecutor {
           await this.run(statement, { collection: related, rows: [{ [fk.field]: null }] }, true);
         }
         this.changes.record(related.collection, 'delete', set.deselect);
+        const parent = this.entryOf(row);
+        for (const key of set.deselect)
+          this.audit.record({ action: 'delete', collection: related, key, delta: null, parent });
       } else {
-        await this.updateKeys(related, set.deselect, fk, null);
+        await this.updateKeys(related, set.deselect, fk, null, row);
       }
     }
   }
@@ -275,6 +313,7 @@ export class MutationExecutor {
     keys: readonly Key[],
     fk: FieldOverview,
     value: Key | null,
+    nestedIn: RowWrite,
   ): Promise<void> {
     for (const statement of compileUpdates(
       related.schema!.name,
@@ -286,6 +325,9 @@ export class MutationExecutor {
       await this.run(statement, { collection: related, rows: [{ [fk.field]: value }] });
     }
     this.changes.record(related.collection, 'update', keys);
+    const parent = this.entryOf(nestedIn);
+    for (const key of keys)
+      this.audit.record({ action: 'update', collection: related, key, delta: { [fk.field]: value }, parent });
   }
 
   /** Runs a statement; a database error becomes the catalogue error naming the collection and field. */

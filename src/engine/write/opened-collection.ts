@@ -2,6 +2,7 @@
  * A collection opened for writing (`ItemsWriter.open`) and the options of the write: what the writer hands to the
  * stages after it (the re-read, GraphQL's write-only root).
  */
+import type { AuditClient } from './audit-trail.js';
 import type { WriteContext } from '../../plan/write-context.js';
 import type { CollectionOverview } from '../../schema/types.js';
 import type { JsonRead, OutputForm, RowsRead } from '../read/items-service.js';
@@ -18,6 +19,10 @@ export interface WriteOptions<R extends Reread = 'json'> {
    * type, dimensions): written whatever the caller's field rules say. The front end never takes them from the caller.
    */
   serviceFields?: ReadonlySet<string>;
+  /** Where the write came from, for its activity rows. */
+  client?: AuditClient;
+  /** false: no activity nor revisions (the app's own bookkeeping, as Directus writes it without accountability). */
+  trail?: boolean;
 }
 
 export type Reread = 'json' | 'rows';

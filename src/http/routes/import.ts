@@ -5,6 +5,7 @@
  * the Content-Length before anything is read when the client sends one. An answer sent before the body was read to
  * its end closes the connection (http/request-hooks.ts).
  */
+import { writeClient } from '../write-client.js';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
@@ -36,7 +37,9 @@ export function importRoutes(context: ItemsApi): FastifyPluginAsync {
 
     app.post<{ Params: { collection: string } }>('/import/:collection', async (request, reply) => {
       const { collection } = request.params;
-      const target = await context.writer.open(collection, 'create', request.accountability);
+      const target = await context.writer.open(collection, 'create', request.accountability, {
+        client: writeClient(request),
+      });
       refuseAnnouncedSize(request, limit);
       let source: Readable;
       let format: ImportFormat | null;

@@ -8,6 +8,7 @@ import { parseQuery, type QueryParseOptions } from '../../request/parse-query.js
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
 import type { ItemsApi } from '../../app/ports.js';
 import { sendData } from '../data-reply.js';
+import { writeClient } from '../write-client.js';
 
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
@@ -17,7 +18,7 @@ export function registerItemWrites(app: FastifyInstance, context: ItemsApi, pars
 
   app.post<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    const target = await writer.open(collection, 'create', request.accountability);
+    const target = await writer.open(collection, 'create', request.accountability, { client: writeClient(request) });
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const { many, items } = parseCreateBody(request.body);
     request.timer.mark('parse');
@@ -26,7 +27,7 @@ export function registerItemWrites(app: FastifyInstance, context: ItemsApi, pars
 
   app.patch<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    const target = await writer.open(collection, 'update', request.accountability);
+    const target = await writer.open(collection, 'update', request.accountability, { client: writeClient(request) });
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     if (target.collection.singleton) {
       const payload = parseItemBody(request.body);
@@ -40,7 +41,7 @@ export function registerItemWrites(app: FastifyInstance, context: ItemsApi, pars
 
   app.patch<{ Params: ItemParams; Body: unknown }>('/:collection/:pk', async (request, reply) => {
     const { collection, pk } = request.params;
-    const target = await writer.open(collection, 'update', request.accountability);
+    const target = await writer.open(collection, 'update', request.accountability, { client: writeClient(request) });
     const query = parseQuery(request.query as Record<string, unknown>, parseOptions);
     const payload = parseItemBody(request.body);
     request.timer.mark('parse');
@@ -49,7 +50,7 @@ export function registerItemWrites(app: FastifyInstance, context: ItemsApi, pars
 
   app.delete<{ Params: CollectionParams; Body: unknown }>('/:collection', async (request, reply) => {
     const { collection } = request.params;
-    const target = await writer.open(collection, 'delete', request.accountability);
+    const target = await writer.open(collection, 'delete', request.accountability, { client: writeClient(request) });
     const body = parseDeleteBody(request.body, parseOptions);
     request.timer.mark('parse');
     await writer.delete(target, body, request.timer);
@@ -58,7 +59,7 @@ export function registerItemWrites(app: FastifyInstance, context: ItemsApi, pars
 
   app.delete<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
     const { collection, pk } = request.params;
-    const target = await writer.open(collection, 'delete', request.accountability);
+    const target = await writer.open(collection, 'delete', request.accountability, { client: writeClient(request) });
     request.timer.mark('parse');
     await writer.delete(target, { kind: 'keys', keys: [pk] }, request.timer);
     return reply.code(204).send();

@@ -3,7 +3,8 @@
  * `/permissions` read like `/items/<collection>` over the service_* tables (same query language, same permission
  * rules), plus the `me` endpoints and the `/settings` singleton. Writes: system-writes.ts.
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { judgeRevisions, withJudgedFields } from '../../engine/read/revision-access.js';
 import { ForbiddenError, InvalidCredentialsError } from '../../errors/catalogue.js';
 import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
@@ -80,6 +81,64 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   versions: 'service_versions',
   comments: 'service_comments',
 };
+
+/** Read-only system collections (the audit trail): GET only, as Directus serves them. */
+export const READ_ONLY_SYSTEM_ROUTES: Record<string, string> = {
+  activity: 'service_activity',
+  revisions: 'service_revisions',
+};
+
+const AUDIT_ROUTES = {
+  activity: {
+    list: { summary: 'Activity: who created, updated, deleted what, and logins', tag: 'Activity' },
+    one: { summary: 'One activity record', tag: 'Activity' },
+  },
+  revisions: {
+    list: { summary: 'Revisions: items after each change, with the change', tag: 'Revisions' },
+    one: { summary: 'One revision', tag: 'Revisions' },
+  },
+} as const;
+
+function auditRoute(route: 'activity' | 'revisions', one: boolean): RouteDeclaration {
+  const { summary, tag } = AUDIT_ROUTES[route][one ? 'one' : 'list'];
+  return {
+    method: 'GET',
+    url: one ? `/${route}/:pk` : `/${route}`,
+    summary,
+    tags: [tag],
+    audience: 'user',
+    response: one ? ANY_DATA : listOf(`The ${route}`),
+  };
+}
+
+/** GET /activity and /revisions (read-only); a non-admin's revisions judged item by item (revision-access.ts). */
+function registerAuditReads(
+  app: FastifyInstance,
+  context: SystemCollectionRoutesDeps,
+  query: (request: FastifyRequest) => Query,
+): void {
+  const system = { system: true };
+  for (const [route, table] of Object.entries(READ_ONLY_SYSTEM_ROUTES)) {
+    const judged = table === 'service_revisions';
+    const name = route as 'activity' | 'revisions';
+    declareRoute(app, auditRoute(name, false), async (request, reply) => {
+      const asked = judged ? withJudgedFields(query(request)) : { query: query(request), added: [] };
+      const read = await context.items.readMany(table, asked.query, request.accountability, request.timer, system);
+      if (!judged) return sendData(reply, read);
+      const schema = context.schema.current;
+      return sendData(reply, await judgeRevisions(context.items, schema, read, request.accountability, asked.added));
+    });
+    declareRoute<{ Params: { pk: string } }>(app, auditRoute(name, true), async (request, reply) => {
+      const asked = judged ? withJudgedFields(query(request)) : { query: query(request), added: [] };
+      const { accountability, timer } = request;
+      const read = await context.items.readOne(table, request.params.pk, asked.query, accountability, timer, system);
+      if (!judged) return sendData(reply, read);
+      const answer = await judgeRevisions(context.items, context.schema.current, read, accountability, asked.added);
+      if (answer.json === 'null') throw new ForbiddenError();
+      return sendData(reply, answer);
+    });
+  }
+}
 
 export interface SystemCollectionRoutesDeps extends ItemsApi {
   me: MeService;
@@ -180,6 +239,7 @@ export function systemCollectionRoutes(context: SystemCollectionRoutesDeps): Fas
         ),
       );
     }
+    registerAuditReads(app, context, query);
 
     registerSystemWrites(app, context, SYSTEM_ROUTES, parseOptions);
   };

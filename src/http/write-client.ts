@@ -1,0 +1,13 @@
+/** Where a write came from, for its activity rows: the caller's ip (as authentication read it), user agent, origin. */
+import type { FastifyRequest } from 'fastify';
+import type { AuditClient } from '../engine/write/audit-trail.js';
+
+export function writeClient(request: FastifyRequest): AuditClient {
+  const agent = request.headers['user-agent'];
+  const origin = request.headers.origin;
+  return {
+    ip: request.accountability?.ip ?? null,
+    userAgent: typeof agent === 'string' ? agent : null,
+    origin: typeof origin === 'string' ? origin : null,
+  };
+}
