@@ -41,7 +41,10 @@ export interface StorageConfig {
 export interface TusConfig {
   /** TUS_ENABLED: /files/tus answers only when set. */
   enabled: boolean;
-  /** TUS_CHUNK_SIZE: the chunk size announced to clients, in bytes (a PATCH may carry more or less). */
+  /**
+   * TUS_CHUNK_SIZE: Directus's storage-part size. Read so a Directus configuration starts; parts here wait whole in a
+   * local folder, so it sets nothing (a client's PATCH may carry any size).
+   */
   chunkSize: number;
   /** TUS_UPLOAD_EXPIRATION: an upload untouched this long is removed with its row. */
   expirationMs: number;
