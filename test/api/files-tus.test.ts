@@ -4,7 +4,7 @@
  * tus_id, DELETE terminates (row gone); the size limit (413), the create rule (403), and 404 when tus is off.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,7 +27,12 @@ for (const client of testClients()) {
         .png()
         .toBuffer();
       t = await startTestApp(client, {
-        env: { STORAGE_LOCAL_ROOT: root, FILES_MAX_UPLOAD_SIZE: '64kb', TUS_ENABLED: 'true' },
+        env: {
+          STORAGE_LOCAL_ROOT: root,
+          FILES_MAX_UPLOAD_SIZE: '64kb',
+          FILES_MIME_TYPE_ALLOW_LIST: 'image/*',
+          TUS_ENABLED: 'true',
+        },
       });
     });
     after(async () => {
@@ -81,6 +86,8 @@ for (const client of testClients()) {
       assert.equal(row.width, 40);
       assert.equal(row.height, 30);
       assert.equal(row.title, 'Red');
+      const parts = readdirSync(path.join(root, '.tus')).filter((name) => name.startsWith(id));
+      assert.deepEqual(parts, [], 'the parts are removed once the file is stored');
       const asset = await t.request({ method: 'GET', url: `/assets/${id}` });
       assert.equal(asset.statusCode, 200);
       assert.deepEqual(asset.rawPayload, png);
@@ -101,6 +108,21 @@ for (const client of testClients()) {
       assert.equal(json(res).errors[0].extensions.code, 'FORBIDDEN');
       const anonymous = await create(10, `filename ${b64('a.txt')}`, null);
       assert.equal(anonymous.statusCode, 403, anonymous.body);
+    });
+
+    it('a completed upload the upload step refuses (type not allowed) answers 415 and leaves no row nor bytes', async () => {
+      const created = await create(5, `filename ${b64('note.png')},type ${b64('image/png')}`);
+      assert.equal(created.statusCode, 201, created.body);
+      const url = uploadPath(created.headers.location as string);
+      const id = url.split('/').pop()!;
+      const last = await patch(url, 0, Buffer.from('hello'));
+      assert.equal(last.statusCode, 415, last.body);
+      assert.equal(json(last).errors[0].extensions.code, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.equal((await t.request({ method: 'GET', url: `/files/${id}` })).statusCode, 403);
+      assert.deepEqual(
+        readdirSync(root).filter((name) => name.startsWith(id)),
+        [],
+      );
     });
 
     it('a terminated upload takes its pending row with it', async () => {

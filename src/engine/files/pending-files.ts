@@ -5,6 +5,7 @@
  * media information) into the row's storage location, and the row gets the measured fields with `tus_id` cleared.
  * An upload that fails that step, is terminated or expires takes its row with it: no row without bytes.
  */
+import { ForbiddenError } from '../../errors/catalogue.js';
 import type { IncomingFile } from './incoming-file.js';
 import type { FilterNode } from '../../request/query.js';
 import type { Payload } from '../../request/write-body.js';
@@ -69,7 +70,8 @@ export class PendingFiles {
    */
   async complete(id: string, file: IncomingFile): Promise<void> {
     const row = (await this.files.storedOf([id])).get(id);
-    if (!row?.filename_disk) return;
+    // Expired or terminated meanwhile: the bytes have no row to go to.
+    if (!row?.filename_disk) throw new ForbiddenError();
     let stored;
     try {
       stored = await this.files.store(row.storage, row.filename_disk, file);
