@@ -12,6 +12,7 @@ import { clientLabel, testClients } from '../helpers/test-db.js';
 import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import sharp from 'sharp';
+import { TestS3 } from '../helpers/s3-server.js';
 
 const TUS = { 'tus-resumable': '1.0.0' };
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -140,6 +141,50 @@ for (const client of testClients()) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.equal((await t.request({ method: 'GET', url: `/files/${id}` })).statusCode, 403);
+    });
+  });
+
+  describe(`files over tus into s3 storage (${clientLabel(client)})`, () => {
+    let s3: TestS3;
+    let t: TestApp;
+    before(async () => {
+      s3 = await TestS3.start();
+      t = await startTestApp(client, { env: { STORAGE_LOCATIONS: 'cloud', ...s3.env('cloud'), TUS_ENABLED: 'true' } });
+    });
+    after(async () => {
+      await t?.close();
+      await s3?.close();
+    });
+
+    it('the completed file is stored in the bucket (parts waited locally) and served by /assets', async () => {
+      const content = Buffer.from('resumable text into a bucket\n'.repeat(50));
+      const created = await t.request({
+        method: 'POST',
+        url: '/files/tus',
+        headers: { ...TUS, 'upload-length': String(content.length), 'upload-metadata': `filename ${b64('a.txt')}` },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const url = new URL(String(created.headers.location), 'http://localhost').pathname;
+      const id = url.split('/').pop()!;
+      for (const [offset, end] of [
+        [0, 700],
+        [700, content.length],
+      ] as const) {
+        const res = await t.request({
+          method: 'PATCH',
+          url,
+          headers: { ...TUS, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+          payload: content.subarray(offset, end),
+        });
+        assert.equal(res.statusCode, 204, res.body);
+      }
+      const row = json(await t.request({ method: 'GET', url: `/files/${id}` })).data;
+      assert.equal(row.storage, 'cloud');
+      assert.equal(Number(row.filesize), content.length);
+      assert.equal(row.tus_id, null);
+      const asset = await t.request({ method: 'GET', url: `/assets/${id}` });
+      assert.equal(asset.statusCode, 200);
+      assert.deepEqual(asset.rawPayload, content);
     });
   });
 
