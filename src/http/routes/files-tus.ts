@@ -12,6 +12,7 @@ import path from 'node:path';
 import { FileStore } from '@tus/file-store';
 import { EVENTS, Server, type Upload } from '@tus/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { CorsConfig } from '../../config/cors-config.js';
 import type { StorageConfig } from '../../config/storage-config.js';
 import { PendingFiles } from '../../engine/files/pending-files.js';
 import type { OpenedCollection } from '../../engine/write/opened-collection.js';
@@ -52,6 +53,8 @@ function tusServer(
     datastore,
     maxSize: storage.maxUploadSize,
     disableTerminationForFinishedUploads: true,
+    // The library sets CORS headers itself (its answers bypass Fastify's hooks): the configured origins, if listed.
+    ...corsOptions(deps.config.cors),
     namingFunction: () => randomUUID(),
     onUploadCreate: async (req, res, upload) => {
       try {
@@ -88,6 +91,11 @@ function tusServer(
     pending.remove(id).catch((error: unknown) => warn(error, `tus: could not remove upload ${id}`));
   });
   return server;
+}
+
+function corsOptions(cors: CorsConfig): { allowedOrigins?: string[]; allowedCredentials?: boolean } {
+  if (!cors.enabled || !Array.isArray(cors.origin)) return {};
+  return { allowedOrigins: cors.origin, allowedCredentials: cors.credentials };
 }
 
 function pendingOf(upload: Upload) {
