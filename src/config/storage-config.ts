@@ -4,6 +4,7 @@
  * `STORAGE_LOCAL_ROOT`, `STORAGE_IMAGES_DRIVER`...).
  */
 import path from 'node:path';
+import { parseDuration } from './duration.js';
 import { bool, ConfigError, duration, int, size, str, type Env } from './env-values.js';
 
 export type StorageDriverName = 'local' | 's3';
@@ -33,6 +34,22 @@ export interface StorageConfig {
   assetsCacheTtlSeconds: number;
   transforms: TransformConfig;
   importFromUrl: UrlImportConfig;
+  tus: TusConfig;
+}
+
+/** Resumable uploads (the tus protocol at /files/tus), as Directus 11 names their settings. */
+export interface TusConfig {
+  /** TUS_ENABLED: /files/tus answers only when set. */
+  enabled: boolean;
+  /**
+   * TUS_CHUNK_SIZE: Directus's storage-part size. Read so a Directus configuration starts; parts here wait whole in a
+   * local folder, so it sets nothing (a client's PATCH may carry any size).
+   */
+  chunkSize: number;
+  /** TUS_UPLOAD_EXPIRATION: an upload untouched this long is removed with its row. */
+  expirationMs: number;
+  /** TUS_CLEANUP_SCHEDULE: how often expired uploads are looked for. */
+  cleanupEveryMs: number;
 }
 
 export interface TransformConfig {
@@ -110,5 +127,30 @@ export function readStorageConfig(env: Env): StorageConfig {
       denyList: list(str(env, 'IMPORT_IP_DENY_LIST'), ['0.0.0.0', '169.254.169.254']),
       allowLoopback: bool(env, 'FILES_IMPORT_ALLOW_LOOPBACK', false),
     },
+    tus: readTusConfig(env),
   };
+}
+
+function readTusConfig(env: Env): TusConfig {
+  return {
+    enabled: bool(env, 'TUS_ENABLED', false),
+    chunkSize: size(env, 'TUS_CHUNK_SIZE', '8mb', '8mb or 8388608'),
+    expirationMs: duration(env, 'TUS_UPLOAD_EXPIRATION', '10m'),
+    cleanupEveryMs: cleanupSchedule(str(env, 'TUS_CLEANUP_SCHEDULE') ?? '*/5 * * * *'),
+  };
+}
+
+/**
+ * Directus takes a cron expression; Strata runs the cleanup on an interval, so it takes the every-N-minutes form
+ * (`*\/5 * * * *`, `* * * * *`) or a duration (`5m`).
+ */
+function cleanupSchedule(value: string): number {
+  const cron = /^(\*|\*\/([1-9][0-9]{0,3}))(\s+\*){4}$/.exec(value.trim());
+  if (cron) return (cron[2] ? Number(cron[2]) : 1) * 60_000;
+  const ms = parseDuration(value);
+  if (ms !== null && ms > 0) return ms;
+  throw new ConfigError(
+    'TUS_CLEANUP_SCHEDULE',
+    `expected "*/N * * * *" (every N minutes) or a duration, got "${value}"`,
+  );
 }

@@ -127,6 +127,22 @@ describe('config', () => {
       assert.throws(() => readConfig(env), new RegExp(Object.keys(env)[0]!));
   });
 
+  it('reads the tus settings: off by default, the cleanup schedule as every-N-minutes cron or a duration', () => {
+    const base = { DB_CLIENT: 'sqlite3' };
+    const tus = readConfig(base).storage.tus;
+    assert.deepEqual(tus, {
+      enabled: false,
+      chunkSize: 8 * 1024 * 1024,
+      expirationMs: 600_000,
+      cleanupEveryMs: 300_000,
+    });
+    const set = readConfig({ ...base, TUS_ENABLED: 'true', TUS_CLEANUP_SCHEDULE: '* * * * *' }).storage.tus;
+    assert.equal(set.enabled, true);
+    assert.equal(set.cleanupEveryMs, 60_000);
+    assert.equal(readConfig({ ...base, TUS_CLEANUP_SCHEDULE: '30s' }).storage.tus.cleanupEveryMs, 30_000);
+    assert.throws(() => readConfig({ ...base, TUS_CLEANUP_SCHEDULE: '0 3 * * *' }), ConfigError);
+  });
+
   it('parses durations', () => {
     assert.equal(parseDuration('15m'), 900_000);
     assert.equal(parseDuration('7d'), 604_800_000);

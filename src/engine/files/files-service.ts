@@ -40,9 +40,11 @@ export const SERVICE_FIELDS: ReadonlySet<string> = new Set([
   'metadata',
   'uploaded_on',
   'charset',
+  'tus_id',
+  'tus_data',
 ]);
 
-interface Stored {
+export interface Stored {
   storage: string;
   filename_disk: string;
   type: string;
@@ -62,7 +64,15 @@ export interface FilesServiceDeps {
   onOrphan?: (location: string, key: string, error: unknown) => void;
 }
 
-const ADMIN: Accountability = { user: null, role: null, roles: [], policies: [], admin: true, app: true, ip: null };
+export const ADMIN: Accountability = {
+  user: null,
+  role: null,
+  roles: [],
+  policies: [],
+  admin: true,
+  app: true,
+  ip: null,
+};
 
 export class FilesService {
   private readonly urls: UrlImport;
@@ -170,13 +180,15 @@ export class FilesService {
     return found;
   }
 
-  private location(fields: Payload): string {
+  /** The storage location an upload names (or the default); INVALID_PAYLOAD for one not configured. */
+  location(fields: Payload): string {
     const name = stringField(fields, 'storage') ?? this.deps.storage.defaultLocation;
     this.deps.storage.driver(name);
     return name;
   }
 
-  private async store(storage: string, key: string, file: IncomingFile): Promise<Stored> {
+  /** The bytes through the upload guard to storage under `key`, measured (type, size, image and media info). */
+  async store(storage: string, key: string, file: IncomingFile): Promise<Stored> {
     const { config } = this.deps;
     const guard = new UploadGuard(file.mimetype, config.maxUploadSize, config.mimeTypeAllowList);
     file.stream.on('error', (error) => guard.destroy(error));
@@ -229,7 +241,7 @@ export class FilesService {
     }
   }
 
-  private async removeBytes(storage: string, key: string): Promise<void> {
+  async removeBytes(storage: string, key: string): Promise<void> {
     try {
       await this.deps.storage.driver(storage).delete(key);
     } catch (error) {
@@ -238,14 +250,14 @@ export class FilesService {
   }
 }
 
-function stringField(fields: Payload, name: string): string | null {
+export function stringField(fields: Payload, name: string): string | null {
   const value = fields[name];
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') throw new InvalidPayloadError(`"${name}" must be a string`);
   return value;
 }
 
-function withoutServiceFields(fields: Payload): Payload {
+export function withoutServiceFields(fields: Payload): Payload {
   const payload: Payload = Object.create(null);
   for (const [name, value] of Object.entries(fields)) if (!SERVICE_FIELDS.has(name)) payload[name] = value;
   return payload;
