@@ -24,6 +24,7 @@ const ALLOWED: Record<string, string> = {
   'request/graphql-body.ts#parseVariables': 'GraphQL variables of a GET request',
   'io/import-records.ts#csvPayload': 'an imported file',
   'request/upload-form.ts#formValue': 'a form field of a multipart upload',
+  'engine/files/pending-files.ts#parseTags': 'the tags of a tus upload, sent in its Upload-Metadata header',
   'project/settings-service.ts#assetPresets': 'a JSON column of service_settings',
   'request/asset-query.ts#parseTransforms': 'a transforms list sent as a JSON string in the URL',
   'io/import-records.ts#record': 'an imported file',
