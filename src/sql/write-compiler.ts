@@ -34,6 +34,7 @@ export function compileInserts(
   rows: readonly Record<string, unknown>[],
   hooks: WriteHooks,
   returning: KeyColumns | null,
+  shared?: ReadonlySet<string>,
 ): CompiledStatement[] {
   const q = hooks.sql.quote;
   const tail = returning
@@ -41,12 +42,35 @@ export function compileInserts(
     : '';
   if (columns.length === 0) return rows.map(() => ({ sql: hooks.write.defaultRowInsert(q(table)) + tail, params: [] }));
   const head = `insert into ${q(table)} (${columns.map((c) => q(c.field)).join(', ')}) values `;
-  return chunks(rows, Math.floor(hooks.write.maxParameters / columns.length)).map((chunk) => {
-    const st = new Statement(hooks.sql);
-    const values = chunk.map(
-      (row) => `(${columns.map((c) => st.param(hooks.write.bind(c, row[c.field] ?? null))).join(', ')})`,
-    );
-    return st.finish(head + values.join(', ') + tail);
+  // Values are bound in text order, so placeholders are numbered as written: no markers to renumber afterwards (on a
+  // 10,000-row insert, the marker pass cost as much as the database's work).
+  const { bind } = hooks.write;
+  const { placeholder } = hooks.sql;
+  // Columns whose value every row shares (`shared`) are bound once per statement where placeholders can be reused.
+  const once = hooks.write.reusesParameters ? columns.filter((c) => shared?.has(c.field)) : [];
+  const perRow = columns.length - once.length;
+  return chunks(rows, Math.floor((hooks.write.maxParameters - once.length) / Math.max(1, perRow))).map((chunk) => {
+    const params: unknown[] = [];
+    const reused = new Map<string, string>();
+    for (const column of once) {
+      params.push(bind(column, chunk[0]![column.field] ?? null));
+      reused.set(column.field, placeholder(params.length));
+    }
+    const values: string[] = [];
+    for (const row of chunk) {
+      let tuple = '(';
+      for (let i = 0; i < columns.length; i++) {
+        const column = columns[i]!;
+        let mark = reused.get(column.field);
+        if (mark === undefined) {
+          params.push(bind(column, row[column.field] ?? null));
+          mark = placeholder(params.length);
+        }
+        tuple += (i === 0 ? '' : ', ') + mark;
+      }
+      values.push(tuple + ')');
+    }
+    return { sql: head + values.join(', ') + tail, params };
   });
 }
 

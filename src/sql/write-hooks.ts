@@ -11,6 +11,11 @@ export interface WriteDialect {
   readonly maxParameters: number;
   /** A logical value (see plan/write-values.ts) → what the driver binds for this column on a write. */
   bind(field: FieldOverview, value: unknown): unknown;
+  /**
+   * A numbered placeholder may appear more than once and binds the same value each time: a multi-row INSERT binds a
+   * value shared by every row once per statement instead of once per row.
+   */
+  readonly reusesParameters?: boolean;
   /** An INSERT of one row of column defaults (a create that names no column); `table` is quoted. */
   defaultRowInsert(table: string): string;
 }

@@ -84,11 +84,12 @@ async function insertReturningIds(
   table: string,
   rows: Record<string, unknown>[],
   returning = true,
+  shared?: ReadonlySet<string>,
 ): Promise<number[]> {
   const columns = fieldsOf(schema, table, Object.keys(rows[0]!));
   const id = returning ? schema.collections[table]!.fields.id! : null;
   const ids: number[] = [];
-  for (const statement of compileInserts(table, columns, rows, hooksOf(dialect), id)) {
+  for (const statement of compileInserts(table, columns, rows, hooksOf(dialect), id, shared)) {
     const returned = await tx.query(statement.sql, statement.params);
     ids.push(...returned.map((row) => Number(row.id)).sort((a, b) => a - b));
   }
@@ -117,8 +118,14 @@ export async function insertActivity(
     collection: row.collection,
     item: row.item,
   }));
-  return insertReturningIds(tx, dialect, schema, 'service_activity', full);
+  const oneUser = rows.every((row) => row.user === rows[0]!.user);
+  const shared = oneUser ? SHARED_BY_ACTIVITY : SHARED_BY_CLIENT;
+  return insertReturningIds(tx, dialect, schema, 'service_activity', full, true, shared);
 }
+
+/** The activity columns every row of one call shares (bound once per statement where the database allows). */
+const SHARED_BY_CLIENT: ReadonlySet<string> = new Set(['timestamp', 'ip', 'user_agent', 'origin']);
+const SHARED_BY_ACTIVITY: ReadonlySet<string> = new Set([...SHARED_BY_CLIENT, 'user']);
 
 /**
  * The items of `keys` as an admin reads them (every column, wire values), by key as text. Columns only: the o2m

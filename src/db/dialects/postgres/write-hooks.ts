@@ -15,6 +15,8 @@ export const postgresWrite: WriteDialect = {
   begin: 'begin',
   // The protocol counts parameters in 16 bits.
   maxParameters: 65_535,
+  // $n may appear more than once.
+  reusesParameters: true,
   bind: (field, value) =>
     typeof value === 'string' && field.schema?.data_type.endsWith('[]')
       ? arrayValue(field, value)
