@@ -18,7 +18,7 @@ import { unavailable, type StorageLocations } from '../../storage/storage-locati
 import type { ItemsService } from '../read/items-service.js';
 import type { ItemsWriter } from '../write/items-writer.js';
 import type { OpenedCollection, Reread, WriteResult } from '../write/opened-collection.js';
-import { keysByQuery, readKey, readKeys } from '../write/write-reread.js';
+import { readKey, readKeys } from '../write/write-reread.js';
 import { HEADER_BYTES, IMAGE_TYPES, imageInfo } from './image-info.js';
 import { isMedia, mediaDuration } from './media-info.js';
 import type { IncomingFile } from './incoming-file.js';
@@ -79,6 +79,13 @@ export class FilesService {
 
   constructor(private readonly deps: FilesServiceDeps) {
     this.urls = new UrlImport(deps.config.importFromUrl, deps.config.maxUploadSize);
+    // Every path that deletes file rows (REST, GraphQL, /websocket, flows) goes through the writer: the bytes go too.
+    deps.writer.onDelete(FILES, async (keys) => {
+      const stored = await this.storedOf(keys.map(String));
+      return async () => {
+        for (const [key, file] of stored) await this.removeFile(key, file);
+      };
+    });
   }
 
   /** POST /files/import: the file at `url` stored as an upload with the row's fields `data`; answers its key. */
@@ -115,8 +122,9 @@ export class FilesService {
       ...withoutServiceFields(fields),
       ...stored,
       id,
+      ...fromIptc(stored.metadata, fields),
       filename_download: downloadName,
-      title: fields.title ?? titleOf(downloadName),
+      title: fields.title ?? iptcText(stored.metadata, 'headline') ?? titleOf(downloadName),
       uploaded_on: new Date().toISOString(),
     };
     try {
@@ -153,10 +161,8 @@ export class FilesService {
 
   /** DELETE by keys or query, under the caller's rules; then the bytes and variants of the deleted rows. */
   async delete(target: OpenedCollection<Reread>, body: DeleteBody): Promise<void> {
-    const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
-    const stored = await this.storedOf(keys.map(String));
-    await this.deps.writer.delete(target, { kind: 'keys', keys });
-    for (const [key, file] of stored) await this.removeFile(key, file);
+    // The writer's delete hook (see the constructor) removes the bytes once the rows are gone.
+    await this.deps.writer.delete(target, body);
   }
 
   /** The caller's answer for written files: one object, or a list in key order. */
@@ -261,6 +267,24 @@ export function withoutServiceFields(fields: Payload): Payload {
   const payload: Payload = Object.create(null);
   for (const [name, value] of Object.entries(fields)) if (!SERVICE_FIELDS.has(name)) payload[name] = value;
   return payload;
+}
+
+/** An IPTC text of the measured metadata (the first, when repeated), or undefined. */
+function iptcText(metadata: Record<string, unknown> | null, name: string): string | undefined {
+  const iptc = metadata?.iptc as Record<string, unknown> | undefined;
+  const value = iptc?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' && first !== '' ? first : undefined;
+}
+
+/** As Directus: an upload without a description or tags takes the IPTC caption and keywords. */
+function fromIptc(metadata: Record<string, unknown> | null, fields: Payload): Payload {
+  const out: Payload = Object.create(null);
+  const caption = iptcText(metadata, 'caption');
+  if (fields.description == null && caption) out.description = caption;
+  const keywords = (metadata?.iptc as Record<string, unknown> | undefined)?.keywords;
+  if (fields.tags == null && Array.isArray(keywords) && keywords.length) out.tags = keywords;
+  return out;
 }
 
 /** The name a download gets: no folders, no control characters, at most 255 characters. */

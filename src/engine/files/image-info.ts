@@ -3,8 +3,10 @@
  * cannot read give nothing, not an error: the file is kept, without dimensions.
  */
 import exifReader from 'exif-reader';
+import icc from 'icc';
 import sharp from 'sharp';
 import type { Readable } from 'node:stream';
+import { parseIptc } from './iptc.js';
 
 export const IMAGE_TYPES: ReadonlySet<string> = new Set([
   'image/jpeg',
@@ -50,6 +52,7 @@ export async function imageInfo(source: Readable | string): Promise<ImageInfo> {
         orientation: meta.orientation ?? null,
         hasProfile: meta.hasProfile ?? false,
         ...exifGroups(meta.exif),
+        ...profiles(meta.icc, meta.iptc),
       },
     };
   } catch {
@@ -88,6 +91,27 @@ function exifGroups(exif: Buffer | undefined): Record<string, unknown> {
   }
   return JSON.stringify(groups).length > MAX_METADATA ? {} : groups;
 }
+
+/** The ICC profile's description (as the icc package parses it) and the IPTC texts; each only where readable. */
+function profiles(profile: Buffer | undefined, iptc: Buffer | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  if (profile) {
+    try {
+      const parsed = plain(icc.parse(profile));
+      if (parsed && typeof parsed === 'object' && JSON.stringify(parsed).length <= MAX_PART) out.icc = parsed;
+    } catch {
+      // An unreadable profile is left out, as Directus leaves it.
+    }
+  }
+  if (iptc) {
+    const parsed = parseIptc(iptc);
+    if (Object.keys(parsed).length && JSON.stringify(parsed).length <= MAX_PART) out.iptc = parsed;
+  }
+  return out;
+}
+
+/** Longest JSON text of the ICC or IPTC part (with EXIF's MAX_METADATA, the whole stays a bounded text). */
+const MAX_PART = 16_000;
 
 /** Numbers, short strings, dates (as ISO text), and lists and objects of them; buffers and long texts dropped. */
 function plain(value: unknown): unknown {

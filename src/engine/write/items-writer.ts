@@ -21,7 +21,7 @@ import { keyOfValues } from '../../plan/row-key.js';
 import type { RuleAction, WriteAccess, WriteAction } from '../../plan/write-access.js';
 import type { WriteContext } from '../../plan/write-context.js';
 import { checkDeletes, resolvePlan } from '../../plan/write-resolution.js';
-import type { Query } from '../../request/query.js';
+import type { KeyInput, Query } from '../../request/query.js';
 import type { DeleteBody, Payload, UpdateBody } from '../../request/write-body.js';
 import { ITEM_SYSTEM_COLLECTIONS } from '../../schema/system-meta.js';
 import type { CollectionOverview, SchemaOverview } from '../../schema/types.js';
@@ -62,8 +62,21 @@ export interface ItemsWriterDeps {
 /** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
 const UNCHECKED: WriteAccess = { rules: () => null };
 
+/**
+ * What must follow the delete of rows of one collection outside the database (a file's bytes): called with the keys
+ * before the transaction (the rows are read as they still are), its answer once the transaction has committed.
+ */
+export type DeleteHook = (keys: readonly KeyInput[]) => Promise<() => Promise<void>>;
+
 export class ItemsWriter {
+  private readonly deleteHooks = new Map<string, DeleteHook>();
+
   constructor(private readonly deps: ItemsWriterDeps) {}
+
+  /** Every delete of `collection` through this writer (REST, GraphQL, /websocket, flows) runs `hook`. */
+  onDelete(collection: string, hook: DeleteHook): void {
+    this.deleteHooks.set(collection, hook);
+  }
 
   /**
    * The one writability check of a write: FORBIDDEN unless `collection` can be written at all (exists, has a key, is
@@ -301,6 +314,7 @@ export class ItemsWriter {
     const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
     const plan = planDelete(collection, keys, ctx);
     marks.mark('plan');
+    const after = await this.deleteHooks.get(collection.collection)?.(keys);
     await this.transaction(ctx, new Set([collection.collection]), async (tx, changes) => {
       checkDeletes(plan, await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forDelete(plan));
       const audit = new AuditRecorder();
@@ -308,6 +322,7 @@ export class ItemsWriter {
       await writeAuditTrail(tx, this.deps.db.dialect, ctx, audit);
     });
     marks.mark('write');
+    await after?.();
   }
 
   /**

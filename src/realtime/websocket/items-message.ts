@@ -14,7 +14,7 @@ import type { Accountability } from '../../permissions/accountability.js';
 import { parseQuery } from '../../request/parse-query.js';
 import { parseCreateBody, parseDeleteBody, parseItemBody, parseUpdateBody } from '../../request/write-body.js';
 import type { RealtimeApi } from '../../app/ports.js';
-import type { RowsRead } from '../../engine/read/items-service.js';
+import { NO_MARKS, type RowsRead } from '../../engine/read/items-service.js';
 
 type Message = Record<string, unknown>;
 
@@ -22,6 +22,12 @@ type Message = Record<string, unknown>;
 const ROWS = { reread: 'rows' as const };
 
 const ACTIONS = ['create', 'read', 'update', 'delete'] as const;
+
+/**
+ * The system collections an `items` message may name, as Directus serves its files and folders over the socket: with
+ * the rules and semantics of their JSON routes (a file row deleted here loses its bytes, by the writer's delete hook).
+ */
+const SOCKET_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(['service_files', 'service_folders']);
 
 function keyOf(value: unknown, name: string): string {
   if (typeof value === 'string' || typeof value === 'number') return String(value);
@@ -56,24 +62,26 @@ export async function runItemsMessage(
     maxJsonQueryDepth: config.maxJsonQueryDepth,
   };
   const rawQuery = (message.query ?? {}) as Record<string, unknown>;
+  const system = SOCKET_SYSTEM_COLLECTIONS.has(collection) ? { system: true } : {};
   const hasId = message.id !== undefined;
   const hasIds = message.ids !== undefined;
 
   if (action === 'read') {
     const query = parseQuery(rawQuery, options);
-    if (hasId) return decoded(await items.rowsOne(collection, keyOf(message.id, 'id'), query, accountability));
-    if (hasIds) return decoded(await items.rowsKeys(collection, keysOf(message.ids), query, accountability));
-    return decoded(await items.rowsMany(collection, query, accountability));
+    if (hasId)
+      return decoded(await items.rowsOne(collection, keyOf(message.id, 'id'), query, accountability, NO_MARKS, system));
+    if (hasIds) return decoded(await items.rowsKeys(collection, keysOf(message.ids), query, accountability, system));
+    return decoded(await items.rowsMany(collection, query, accountability, NO_MARKS, system));
   }
 
   if (action === 'create') {
-    const target = await writer.open(collection, 'create', accountability, ROWS);
+    const target = await writer.open(collection, 'create', accountability, { ...ROWS, ...system });
     const { many, items: payloads } = parseCreateBody(message.data);
     return decoded(await writer.create(target, payloads, many, parseQuery(rawQuery, options)));
   }
 
   if (action === 'update') {
-    const target = await writer.open(collection, 'update', accountability, ROWS);
+    const target = await writer.open(collection, 'update', accountability, { ...ROWS, ...system });
     if (hasId) {
       const payload = parseItemBody(message.data);
       return decoded(await writer.updateOne(target, keyOf(message.id, 'id'), payload, parseQuery(rawQuery, options)));
@@ -87,7 +95,7 @@ export async function runItemsMessage(
     return decoded(await writer.updateMany(target, body, body.kind === 'query' ? {} : parseQuery(rawQuery, options)));
   }
 
-  const target = await writer.open(collection, 'delete', accountability);
+  const target = await writer.open(collection, 'delete', accountability, system);
   if (hasId) {
     const key = keyOf(message.id, 'id');
     await writer.delete(target, { kind: 'keys', keys: [key] });
