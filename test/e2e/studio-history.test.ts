@@ -28,7 +28,7 @@ function historySuite(client: DbClient): void {
       const violations: string[] = [];
       const shots = process.env.STUDIO_HISTORY_SHOTS;
       const shot = async (name: string) => {
-        if (client === 'sqlite3') await screenshot(page, `studio-${name}`);
+        if (client === 'sqlite3' && name === 'history-diff') await screenshot(page, 'item-history', false);
         if (!shots) return;
         mkdirSync(shots, { recursive: true });
         await page.screenshot({ path: path.join(shots, `${client}-${name}.png`), fullPage: true });
