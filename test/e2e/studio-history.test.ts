@@ -136,6 +136,42 @@ function historySuite(client: DbClient): void {
         await page.waitForFunction(() => !document.body.innerText.includes('A second thought.'));
       });
 
+      it('drafts a content version, reads main and version apart, and promotes it (collections with versioning)', async () => {
+        assert.equal(await page.getByLabel('Version', { exact: true }).count(), 0, 'no picker without versioning');
+        const on = await t.request({
+          method: 'PATCH',
+          url: '/collections/pages',
+          payload: { meta: { versioning: true } },
+        });
+        assert.equal(on.statusCode, 200, on.body);
+        await page.reload();
+        await headline().waitFor();
+        await page.getByRole('button', { name: 'New version' }).click();
+        await page.getByLabel('Version name').fill('Spring draft');
+        await page.getByRole('button', { name: 'Create version' }).click();
+        await page.waitForFunction(
+          () => (document.querySelector('#item-version') as HTMLSelectElement)?.value === 'spring-draft',
+        );
+        await headline().fill('Drafted headline');
+        await page.getByRole('button', { name: 'Save and stay' }).click();
+        await page.getByRole('status').getByText('Saved to Spring draft.').waitFor();
+        const main = () => t.request({ method: 'GET', url: `/items/pages/${id}` }).then((r) => json(r).data.headline);
+        assert.equal(await main(), 'First edit', 'the main item is untouched');
+        await page.getByLabel('Version', { exact: true }).selectOption('');
+        await page.waitForFunction(
+          () => (document.querySelector('#field-headline') as HTMLInputElement)?.value === 'First edit',
+        );
+        await page.getByLabel('Version', { exact: true }).selectOption('spring-draft');
+        await page.waitForFunction(
+          () => (document.querySelector('#field-headline') as HTMLInputElement)?.value === 'Drafted headline',
+        );
+        await shot('version');
+        await page.getByRole('button', { name: 'Promote to main' }).click();
+        await page.getByRole('status').getByText('Promoted to the main item.').waitFor();
+        assert.equal(await main(), 'Drafted headline');
+        assert.equal(await headline().inputValue(), 'Drafted headline');
+      });
+
       it('folds the sidebar behind a button on a phone-width window, and nothing was blocked by the CSP', async () => {
         await page.setViewportSize({ width: 390, height: 800 });
         const toggle = page.getByRole('button', { name: 'History and comments' });
