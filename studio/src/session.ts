@@ -29,6 +29,7 @@ export interface Collection {
     group?: string | null;
     sort_field?: string | null;
     display_template?: string | null;
+    versioning?: boolean;
   } | null;
   schema: { name: string } | null;
 }
