@@ -3,21 +3,10 @@
  * (on the same port) to play an outage. Skipped where the binary is missing.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import net from 'node:net';
+import { freePort, killChild, waitForPort } from './child-server.js';
 
 export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version']).status === 0;
-}
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as net.AddressInfo).port;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export class TestRedis {
@@ -42,26 +31,12 @@ export class TestRedis {
       { stdio: 'ignore' },
     );
     this.process = child;
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline) {
-      const up = await new Promise<boolean>((resolve) => {
-        const socket = net.connect(this.port, '127.0.0.1', () => {
-          socket.end();
-          resolve(true);
-        });
-        socket.on('error', () => resolve(false));
-      });
-      if (up) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('redis-server did not start');
+    await waitForPort(this.port, 5_000, 'redis-server');
   }
 
   async stop(): Promise<void> {
     const child = this.process;
     this.process = null;
-    if (!child || child.exitCode !== null) return;
-    child.kill('SIGKILL');
-    await once(child, 'exit');
+    await killChild(child);
   }
 }

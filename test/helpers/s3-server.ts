@@ -3,13 +3,11 @@
  * bucket, for the s3 storage driver's tests; stopped (and its folder removed) by the test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from './redis-server.js';
+import { freePort, killChild, waitForPort } from './child-server.js';
 
 const BIN = path.join(path.dirname(createRequire(import.meta.url).resolve('s3rver/package.json')), 'bin/s3rver.js');
 
@@ -51,27 +49,13 @@ export class TestS3 {
   async resume(): Promise<void> {
     const args = [BIN, '-d', this.directory, '-a', '127.0.0.1', '-p', String(this.port), '-s'];
     this.process = spawn(process.execPath, [...args, '--configure-bucket', this.bucket], { stdio: 'ignore' });
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      const up = await new Promise<boolean>((resolve) => {
-        const socket = net.connect(this.port, '127.0.0.1', () => {
-          socket.end();
-          resolve(true);
-        });
-        socket.on('error', () => resolve(false));
-      });
-      if (up) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('s3rver did not start');
+    await waitForPort(this.port, 10_000, 's3rver');
   }
 
   async stop(): Promise<void> {
     const child = this.process;
     this.process = null;
-    if (!child || child.exitCode !== null) return;
-    child.kill('SIGKILL');
-    await once(child, 'exit');
+    await killChild(child);
   }
 
   async close(): Promise<void> {
