@@ -40,6 +40,7 @@ import type { FilesService } from '../engine/files/files-service.js';
 import type { AssetService } from '../engine/files/asset-service.js';
 import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
+import type { SignOnService } from '../auth/providers/sign-on-service.js';
 
 export interface AppContext {
   config: Config;
@@ -58,6 +59,8 @@ export interface AppContext {
   auth: AuthService;
   tfa: TfaService;
   me: MeService;
+  /** Single sign-on through the AUTH_PROVIDERS. */
+  signOn: SignOnService;
   accountability: AccountabilityResolver;
   /** Permission rows per policy set (cached; GraphQL builds its schemas from them). */
   permissions: PermissionStore;
@@ -154,6 +157,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       changes,
       permissions,
       schema,
+      warn: (message) => log.warn(message),
     });
     const retention = new AuditRetention(db, config.retention, clock, (error) =>
       log?.error?.({ err: error }, 'Audit trail retention failed'),

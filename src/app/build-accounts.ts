@@ -7,6 +7,9 @@ import { AuthService } from '../auth/auth-service.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { LoginLiveness } from '../auth/login-liveness.js';
 import { MeService } from '../auth/me-service.js';
+import { ProviderRegistry } from '../auth/providers/provider-registry.js';
+import { SignOnService } from '../auth/providers/sign-on-service.js';
+import { SignOnUsers } from '../auth/providers/sign-on-users.js';
 import { Sessions } from '../auth/sessions.js';
 import { TfaService } from '../auth/tfa-service.js';
 import { consume, type RateLimiters } from '../bus/rate-limiters.js';
@@ -47,12 +50,15 @@ export interface AccountParts {
   changes: ChangeEvents;
   permissions: PermissionStore;
   schema: SchemaStore;
+  /** Where sign-on failures at a provider are logged (their class and code only). */
+  warn?: (message: string) => void;
 }
 
 export interface Accounts {
   auth: AuthService;
   tfa: TfaService;
   me: MeService;
+  signOn: SignOnService;
 }
 
 export function buildAccounts(parts: AccountParts): Accounts {
@@ -74,5 +80,13 @@ export function buildAccounts(parts: AccountParts): Accounts {
     auth,
     tfa: new TfaService(db, 'Strata', clock, changes),
     me: new MeService(db, parts.permissions, () => parts.schema.current),
+    signOn: new SignOnService(
+      new ProviderRegistry(config.authProviders.providers),
+      auth,
+      new SignOnUsers(db, changes),
+      config,
+      parts.secret,
+      (details, message) => parts.warn?.(`${message}: ${JSON.stringify(details)}`),
+    ),
   };
 }

@@ -24,6 +24,7 @@ import {
   InvalidIpError,
   InvalidOtpError,
   InvalidPayloadError,
+  InvalidProviderError,
   UserSuspendedError,
 } from '../errors/catalogue.js';
 import { checkLogin, checkMode, type AuthMode } from '../request/auth-bodies.js';
@@ -59,7 +60,7 @@ export class AuthService {
   constructor(
     private readonly db: Database,
     secret: string,
-    private readonly config: Pick<Config, 'accessTokenTtlMs' | 'loginStallTimeMs' | 'auth'>,
+    private readonly config: Pick<Config, 'accessTokenTtlMs' | 'loginStallTimeMs' | 'auth' | 'authProviders'>,
     private readonly attempts: LoginAttempts,
     /** Takes a point of the login limiter for `<email>|<ip>` (429 over it); REST and GraphQL logins alike. */
     private readonly throttle: (key: string) => Promise<void> = async () => {},
@@ -94,9 +95,12 @@ export class AuthService {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     };
 
+    // AUTH_DISABLE_DEFAULT: only the configured providers sign people in (Directus: INVALID_PROVIDER).
+    if (this.config.authProviders.disableDefault) throw new InvalidProviderError();
     const user = await this.users.forLogin(email);
     const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
-    if (!user || user.status !== 'active') {
+    // An account of an identity provider never signs in with a password here, whatever its row holds.
+    if (!user || user.status !== 'active' || user.provider !== 'default') {
       await stall();
       throw new InvalidCredentialsError();
     }
@@ -112,7 +116,19 @@ export class AuthService {
     if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now())) throw new InvalidOtpError();
     const accountability = await this.allowedFrom(String(user.id), client.ip);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
+    return this.open(accountability, mode, client);
+  }
 
+  /**
+   * Signs in a user someone else vouched for (an identity provider): the same IP checks, session, activity and
+   * tokens as a password login.
+   */
+  async signIn(user: string, mode: AuthMode, client: ClientInfo): Promise<AuthResult> {
+    return this.open(await this.allowedFrom(user, client.ip), mode, client);
+  }
+
+  private async open(accountability: UserAccountability, mode: AuthMode, client: ClientInfo): Promise<AuthResult> {
+    const user = { id: accountability.user! };
     await this.users.touchLastAccess(user.id, new Date());
     const family = newFamily();
     const session = await this.sessions.create(String(user.id), this.ttl(mode), client, family);

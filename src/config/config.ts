@@ -9,6 +9,7 @@ import { bool, ConfigError, duration, int, size, str, type Env } from './env-val
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readHashConfig, type HashConfig } from './hash-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
+import { readAuthProvidersConfig, type AuthProvidersConfig } from './auth-providers-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readRetentionConfig, type RetentionConfig } from './retention-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
@@ -45,6 +46,7 @@ export interface DbConfig {
 export interface Config extends ScaleConfig {
   db: DbConfig;
   auth: AuthConfig;
+  authProviders: AuthProvidersConfig;
   /** argon2 parameters of new password hashes (HASH_*). */
   hash: HashConfig;
   graphql: GraphQLConfig;
@@ -222,6 +224,7 @@ export function readConfig(env: Env = process.env): Config {
     dbConnectRetries: int(env, 'DB_CONNECT_RETRIES', 5, 1, 100),
     dbConnectRetryDelayMs: int(env, 'DB_CONNECT_RETRY_DELAY', 2000, 0),
     auth: readAuthConfig(env),
+    authProviders: readAuthProvidersConfig(env),
     hash: readHashConfig(env),
     graphql: readGraphQLConfig(env),
     websockets: readWebSocketConfig(env),

@@ -63,6 +63,12 @@ export class InvalidCredentialsError extends ServiceError {
   }
 }
 
+export class InvalidProviderError extends ServiceError {
+  constructor() {
+    super('INVALID_PROVIDER', 403, 'Invalid provider.');
+  }
+}
+
 export class InvalidTokenError extends ServiceError {
   constructor() {
     super('INVALID_TOKEN', 403, 'Invalid token.');

@@ -9,6 +9,7 @@ export interface LoginUser {
   password: string | null;
   status: string;
   tfa_secret: string | null;
+  provider: string;
 }
 
 export interface TfaUser {
@@ -30,7 +31,7 @@ export class UsersRepository {
   /** By email, compared case-insensitively (`email` is the lower-cased address). */
   forLogin(email: string): Promise<LoginUser | undefined> {
     return read(this.db, (knex) =>
-      knex(TABLE).select('id', 'password', 'status', 'tfa_secret').whereRaw('lower(email) = ?', [email]).first(),
+      knex(TABLE).select('id', 'password', 'status', 'tfa_secret', 'provider').whereRaw('lower(email) = ?', [email]).first(),
     );
   }
 
