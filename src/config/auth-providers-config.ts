@@ -63,7 +63,10 @@ function providerConfig(env: Env, name: string): ProviderConfig {
   const driver = (str(env, `${prefix}_DRIVER`) ?? '').toLowerCase();
   const reader = Object.hasOwn(DRIVER_SETTINGS, driver) ? DRIVER_SETTINGS[driver] : undefined;
   if (!reader)
-    throw new ConfigError(`${prefix}_DRIVER`, `expected one of ${Object.keys(DRIVER_SETTINGS).join(', ')}, got "${driver}"`);
+    throw new ConfigError(
+      `${prefix}_DRIVER`,
+      `expected one of ${Object.keys(DRIVER_SETTINGS).join(', ')}, got "${driver}"`,
+    );
   return {
     name,
     label: str(env, `${prefix}_LABEL`),

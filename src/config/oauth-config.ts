@@ -21,7 +21,7 @@ export interface OAuthSettings {
 
 function required(env: Env, variable: string): string {
   const value = str(env, variable);
-  if (value === null) throw new ConfigError(variable, 'required by the provider\'s driver');
+  if (value === null) throw new ConfigError(variable, "required by the provider's driver");
   return value;
 }
 

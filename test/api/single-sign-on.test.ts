@@ -138,7 +138,12 @@ for (const client of testClients()) {
       const created = await t.request({
         method: 'POST',
         url: '/users',
-        payload: { email: 'bob@example.com', password: 'bob-password-1', provider: 'kc', external_identifier: 'bob-sub' },
+        payload: {
+          email: 'bob@example.com',
+          password: 'bob-password-1',
+          provider: 'kc',
+          external_identifier: 'bob-sub',
+        },
       });
       assert.equal(created.statusCode, 200, created.body);
       const id = json(created).data.id;
@@ -174,8 +179,15 @@ for (const client of testClients()) {
         token: null,
       });
       assert.equal(live.statusCode, 200, live.body);
-      const user = await t.request({ method: 'GET', url: `/users/${claims.id}?fields=email,provider,external_identifier` });
-      assert.deepEqual(json(user).data, { email: 'carol@example.com', provider: 'gh', external_identifier: 'carol@example.com' });
+      const user = await t.request({
+        method: 'GET',
+        url: `/users/${claims.id}?fields=email,provider,external_identifier`,
+      });
+      assert.deepEqual(json(user).data, {
+        email: 'carol@example.com',
+        provider: 'gh',
+        external_identifier: 'carol@example.com',
+      });
     });
 
     it('refuses a tampered state, a replayed callback and a missing flow cookie', async () => {
@@ -232,7 +244,17 @@ for (const client of testClients()) {
         assert.equal(errorCode(response), 'INVALID_PAYLOAD');
       }
       for (const redirect of [ALLOWED, 'http://app.test/done/deeper?x=1', `${PUBLIC}/admin`, '/admin/content'])
-        assert.equal((await t.request({ method: 'GET', url: `/auth/login/kc?redirect=${encodeURIComponent(redirect)}`, token: null })).statusCode, 302, redirect);
+        assert.equal(
+          (
+            await t.request({
+              method: 'GET',
+              url: `/auth/login/kc?redirect=${encodeURIComponent(redirect)}`,
+              token: null,
+            })
+          ).statusCode,
+          302,
+          redirect,
+        );
     });
 
     it('refuses a new user where registration is off, and an unknown provider', async () => {

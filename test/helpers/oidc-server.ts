@@ -24,9 +24,10 @@ export interface OidcServer {
   close(): Promise<void>;
 }
 
-export async function startOidcServer(redirectUris: string[]): Promise<OidcServer> {
+/** `port` 0: any free one (a test that must name the issuer before the provider starts passes a freePort()). */
+export async function startOidcServer(redirectUris: string[], port = 0): Promise<OidcServer> {
   const server = http.createServer();
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const accounts = new Map<string, TestAccount>();
@@ -85,7 +86,16 @@ export async function startOidcServer(redirectUris: string[]): Promise<OidcServe
 
 async function interact(provider: Provider, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const details = await provider.interactionDetails(req, res);
-  const accountId = new URL(req.url!, 'http://x').searchParams.get('account') ?? '';
+  const accountId = new URL(req.url!, 'http://x').searchParams.get('account');
+  if (accountId === null) {
+    // A person in a browser: the provider's sign-in page, one field.
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(
+      '<!doctype html><title>Test provider</title><form method="get"><label for="account">Account</label>' +
+        '<input id="account" name="account"><button type="submit">Continue</button></form>',
+    );
+    return;
+  }
   const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
   grant.addOIDCScope(String(details.params.scope));
   const grantId = await grant.save();
@@ -112,7 +122,8 @@ export async function signInAtProvider(authorizationUrl: string, account: string
       jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
     }
     const location = response.headers.get('location');
-    if (!location) throw new Error(`the provider answered ${response.status} at ${url.pathname}: ${await response.text()}`);
+    if (!location)
+      throw new Error(`the provider answered ${response.status} at ${url.pathname}: ${await response.text()}`);
     url = new URL(location, url);
   }
   throw new Error('too many redirects at the provider');

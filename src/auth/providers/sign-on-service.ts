@@ -5,7 +5,12 @@
  */
 import type { AuthMode, AuthResult, AuthService, ClientInfo } from '../auth-service.js';
 import type { Config } from '../../config/config.js';
-import { InvalidCredentialsError, InvalidPayloadError, InvalidProviderError, ServiceError } from '../../errors/catalogue.js';
+import {
+  InvalidCredentialsError,
+  InvalidPayloadError,
+  InvalidProviderError,
+  ServiceError,
+} from '../../errors/catalogue.js';
 import { LoginFlows, type LoginFlow } from './login-flow.js';
 import { ProviderFailure } from './provider-errors.js';
 import type { ProviderRegistry, RegisteredProvider } from './provider-registry.js';
@@ -88,7 +93,8 @@ export class SignOnService {
     url.search = query;
     const flow = this.flows.take(flowToken, provider.config.name);
     // No flow (missing, forged, expired, spent) or a state that is not this flow's: nothing goes to the provider.
-    if (!flow || url.searchParams.get('state') !== flow.state) throw new SignOnError(new InvalidCredentialsError(), null);
+    if (!flow || url.searchParams.get('state') !== flow.state)
+      throw new SignOnError(new InvalidCredentialsError(), null);
     try {
       return { result: await this.finish(provider, url, flow, client), redirect: flow.redirect };
     } catch (error) {

@@ -23,10 +23,7 @@ export class ExternalUsersRepository {
 
   find(provider: string, identifier: string): Promise<ExternalUser | undefined> {
     return read(this.db, (knex) =>
-      knex(TABLE)
-        .select('id', 'status', 'role', 'email')
-        .where({ provider, external_identifier: identifier })
-        .first(),
+      knex(TABLE).select('id', 'status', 'role', 'email').where({ provider, external_identifier: identifier }).first(),
     );
   }
 

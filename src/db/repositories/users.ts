@@ -31,7 +31,10 @@ export class UsersRepository {
   /** By email, compared case-insensitively (`email` is the lower-cased address). */
   forLogin(email: string): Promise<LoginUser | undefined> {
     return read(this.db, (knex) =>
-      knex(TABLE).select('id', 'password', 'status', 'tfa_secret', 'provider').whereRaw('lower(email) = ?', [email]).first(),
+      knex(TABLE)
+        .select('id', 'password', 'status', 'tfa_secret', 'provider')
+        .whereRaw('lower(email) = ?', [email])
+        .first(),
     );
   }
 
