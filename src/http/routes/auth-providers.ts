@@ -9,15 +9,27 @@ import type { AuthService } from '../../auth/auth-service.js';
 import { FLOW_TTL_MS } from '../../auth/providers/login-flow.js';
 import { SignOnError, type SignOnService } from '../../auth/providers/sign-on-service.js';
 import type { Config } from '../../config/config.js';
-import { InvalidPayloadError } from '../../errors/catalogue.js';
+import { checkBody, compileSchema, OneOf } from '../../request/body-check.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import { clearCookie, setCookie } from '../cookies.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
 
-const StartQuery = Type.Object({
-  redirect: Type.Optional(Type.String({ description: 'Where to return after signing in (allow-listed).' })),
-  mode: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('cookie'), Type.Literal('session')])),
-});
+const StartQuery = compileSchema(
+  Type.Object({
+    redirect: Type.Optional(
+      Type.String({
+        errorMessage: '"redirect" must be one URL',
+        description: 'Where to return after signing in: a path here, or a URL on the allow-list.',
+      }),
+    ),
+    mode: Type.Optional(
+      OneOf(['json', 'cookie', 'session'] as const, {
+        errorMessage: '"mode" must be one of [json, cookie, session]',
+        description: 'cookie (default with a redirect) or session; json answers the tokens (only without a redirect).',
+      }),
+    ),
+  }),
+);
 
 const tags = ['Authentication'];
 export const AUTH_PROVIDER_ROUTES = {
@@ -74,7 +86,7 @@ export function authProviderRoutes(context: AuthProviderRoutesDeps): FastifyPlug
 
     declareRoute(app, AUTH_PROVIDER_ROUTES.start, async (request: ProviderRequest, reply) => {
       const { provider } = request.params;
-      const query = startQuery(request.query);
+      const query = checkBody(StartQuery, request.query);
       const origin = `${request.protocol}://${request.host}`;
       const { location, flowToken } = await context.signOn.start(provider, query, origin);
       setCookie(reply, FLOW_COOKIE, flowToken, { ...flowCookie(provider), maxAge: Math.floor(FLOW_TTL_MS / 1000) });
@@ -109,15 +121,4 @@ function failed(reply: FastifyReply, error: unknown): FastifyReply {
   target.searchParams.set('reason', error.error.code);
   const location = error.redirect.startsWith('/') ? `${target.pathname}${target.search}` : target.href;
   return reply.redirect(location, 302);
-}
-
-function startQuery(query: Record<string, unknown>): { redirect?: string; mode?: string } {
-  const out: { redirect?: string; mode?: string } = {};
-  for (const key of ['redirect', 'mode'] as const) {
-    const value = query[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') throw new InvalidPayloadError(`"${key}" must be given once`);
-    out[key] = value;
-  }
-  return out;
 }
