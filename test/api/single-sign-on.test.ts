@@ -224,6 +224,19 @@ for (const client of testClients()) {
       assert.equal(cookieOf(response, 'service_refresh_token'), undefined);
     });
 
+    it('returns a refusal at the provider (access_denied) to the redirect with its reason', async () => {
+      const { location, flow } = await begin('kc');
+      const state = new URL(location).searchParams.get('state')!;
+      const denied = new URL(`${PUBLIC}/auth/login/kc/callback`);
+      denied.searchParams.set('error', 'access_denied');
+      denied.searchParams.set('error_description', 'the user said no');
+      denied.searchParams.set('state', state);
+      denied.searchParams.set('iss', oidc.issuer);
+      const response = await back(flow, denied);
+      assert.equal(response.statusCode, 302, response.body);
+      assert.equal(response.headers.location, `${ALLOWED}?reason=INVALID_CREDENTIALS`);
+    });
+
     it('refuses redirects off the allow-list', async () => {
       for (const redirect of [
         'https://evil.test/',
