@@ -302,6 +302,15 @@ describe('AUTH_DISABLE_DEFAULT', () => {
         token: null,
       });
       assert.equal(errorCode(login), 'INVALID_PROVIDER');
+      const graphql = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: {
+          query: 'mutation { auth_login(email: "admin@example.com", password: "strata-test-password") { expires } }',
+        },
+        token: null,
+      });
+      assert.equal(json(graphql).errors?.[0]?.extensions?.code, 'INVALID_PROVIDER', graphql.body);
     } finally {
       await t.close();
     }
