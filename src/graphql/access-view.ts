@@ -5,6 +5,7 @@
  * action); the writer still checks every write. A collection the caller may write but not read (a policy that may
  * only create in it) is in the view too, with `read: false`: its writes show, nothing that reads it does.
  */
+import { UNJUDGED_REVISION_PATHS } from '../engine/read/revision-access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { WriteAction } from '../plan/write-access.js';
@@ -107,12 +108,7 @@ export function buildAccessView(
   const usableField = names === 'any' ? () => true : (name: string) => NAME.test(name) && !name.startsWith('__');
   for (const collection of Object.values(schema.collections)) {
     if (!collection.schema || (names === 'graphql' && !usableTypeName(typeNameOf(schema, collection)))) continue;
-    if (
-      collection.system &&
-      !ITEM_SYSTEM_COLLECTIONS.has(collection.collection) &&
-      !auditRead(collection, accountability)
-    )
-      continue;
+    if (collection.system && !ITEM_SYSTEM_COLLECTIONS.has(collection.collection) && !auditRead(collection)) continue;
     const fields = readableFields(collection, accountability.admin, permissions).filter(
       (name) => usableField(name) && collection.fields[name],
     );
@@ -141,12 +137,12 @@ export function buildAccessView(
 }
 
 /**
- * The audit trail on /graphql/system (read-only: the writer refuses writes to it): activity under the caller's rules;
- * revisions for admins only, since a non-admin's revisions are judged item by item (REST's /revisions does it).
+ * The audit trail on /graphql/system (read-only: the writer refuses writes to it), under the caller's rules. A
+ * non-admin's revisions are judged item by item by their root resolver (engine/read/revision-access.ts), so the
+ * relations that would reach revisions past it are not offered to them.
  */
-function auditRead(collection: CollectionOverview, accountability: Pick<Accountability, 'admin'>): boolean {
-  if (collection.collection === 'service_activity') return true;
-  return collection.collection === 'service_revisions' && accountability.admin;
+function auditRead(collection: CollectionOverview): boolean {
+  return collection.collection === 'service_activity' || collection.collection === 'service_revisions';
 }
 
 /** The fields the caller's read rules grant (joined across rules), in the collection's order; none without a rule. */
@@ -154,7 +150,8 @@ function readableFields(collection: CollectionOverview, admin: boolean, permissi
   if (admin || !permissions) return collection.fieldOrder;
   if (!permissions.for(collection.collection, 'read').length) return [];
   const granted = permissions.fields(collection.collection, 'read');
-  return collection.fieldOrder.filter((name) => granted === '*' || granted.has(name));
+  const unjudged = UNJUDGED_REVISION_PATHS.get(collection.collection);
+  return collection.fieldOrder.filter((name) => (granted === '*' || granted.has(name)) && name !== unjudged);
 }
 
 /** Whether the caller may read `collection` (its types, filters and relations to it show). */
