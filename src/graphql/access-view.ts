@@ -5,7 +5,6 @@
  * action); the writer still checks every write. A collection the caller may write but not read (a policy that may
  * only create in it) is in the view too, with `read: false`: its writes show, nothing that reads it does.
  */
-import { UNJUDGED_REVISION_PATHS } from '../engine/read/revision-access.js';
 import type { Accountability } from '../permissions/accountability.js';
 import type { PermissionSet } from '../permissions/permission-store.js';
 import type { WriteAction } from '../plan/write-access.js';
@@ -138,8 +137,8 @@ export function buildAccessView(
 
 /**
  * The audit trail on /graphql/system (read-only: the writer refuses writes to it), under the caller's rules. A
- * non-admin's revisions are judged item by item by their root resolver (engine/read/revision-access.ts), so the
- * relations that would reach revisions past it are not offered to them.
+ * non-admin's revisions are judged item by item by their root resolver (engine/read/revision-access.ts); their rules
+ * never grant the relations that would reach revisions past it (permissions/audit-read-fields.ts).
  */
 function auditRead(collection: CollectionOverview): boolean {
   return collection.collection === 'service_activity' || collection.collection === 'service_revisions';
@@ -150,8 +149,7 @@ function readableFields(collection: CollectionOverview, admin: boolean, permissi
   if (admin || !permissions) return collection.fieldOrder;
   if (!permissions.for(collection.collection, 'read').length) return [];
   const granted = permissions.fields(collection.collection, 'read');
-  const unjudged = UNJUDGED_REVISION_PATHS.get(collection.collection);
-  return collection.fieldOrder.filter((name) => (granted === '*' || granted.has(name)) && name !== unjudged);
+  return collection.fieldOrder.filter((name) => granted === '*' || granted.has(name));
 }
 
 /** Whether the caller may read `collection` (its types, filters and relations to it show). */

@@ -145,6 +145,28 @@ for (const client of testClients()) {
       assert.ok(whole.data.revisions.every((r: Row) => 'secret' in r.data));
     });
 
+    it('never lets a non-admin reach revisions past the judging on REST (activity.revisions, revisions.parent)', async () => {
+      for (const url of [
+        '/activity?fields=revisions.data',
+        '/activity?fields=id&filter[revisions][data][_contains]=s-closed',
+        '/activity?fields=id&sort=revisions.id',
+        '/revisions?fields=id,parent.data',
+      ]) {
+        const response = await send('GET', url, undefined, reader.token);
+        assert.equal(response.statusCode, 403, `${url}: ${response.body}`);
+      }
+      // Wildcards expand to what the rules grant: no revisions inside activity.
+      const all: Row[] = await ok('GET', '/activity?fields=*.*&filter[collection][_eq]=cases', undefined, reader.token);
+      assert.ok(all.length > 0);
+      assert.ok(
+        all.every((row) => !('revisions' in row)),
+        JSON.stringify(all),
+      );
+      // Admins keep every path.
+      const admin: Row[] = await ok('GET', '/activity?fields=revisions.data&filter[collection][_eq]=cases');
+      assert.ok(admin.some((row) => row.revisions.length > 0));
+    });
+
     it('notifies mentioned users who may read the item; /notifications serves each their own', async () => {
       const text = `Look @${reader.id} and @${outsider.id}\nplease`;
       await ok('POST', '/comments', { collection: 'cases', item: openId, comment: text });

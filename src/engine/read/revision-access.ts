@@ -105,12 +105,3 @@ export async function judgeRevisionList(
   }
   return kept;
 }
-
-/**
- * Relational fields that would reach revisions without judging them (an activity's `revisions`, a revision's
- * `parent`): not offered to non-admins on GraphQL, whose revisions are judged at the root only.
- */
-export const UNJUDGED_REVISION_PATHS: ReadonlyMap<string, string> = new Map([
-  ['service_activity', 'revisions'],
-  ['service_revisions', 'parent'],
-]);
