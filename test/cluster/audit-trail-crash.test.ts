@@ -53,7 +53,9 @@ function trailWatcher(db: TestDb): { running: () => Promise<boolean>; close: () 
     const connection = mysql.createConnection(db.env.DB_CONNECTION_STRING!);
     return {
       running: async () => {
-        const [rows] = await (await connection).query(
+        const [rows] = await (
+          await connection
+        ).query(
           `select info from information_schema.processlist
             where db = database() and id <> connection_id() and info is not null`,
         );
