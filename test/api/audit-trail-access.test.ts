@@ -199,6 +199,8 @@ for (const client of testClients()) {
       assert.match(notice.message, /has mentioned you in a comment/);
       assert.match(notice.message, /> Look <em>/);
       assert.match(notice.message, new RegExp(`/admin/content/cases/${openId}`));
+      const viaGraphql = await graphql('{ notifications { subject status } }', reader.token);
+      assert.deepEqual(viaGraphql.data?.notifications, [{ subject: 'You were mentioned in cases', status: 'inbox' }]);
       // The outsider may not read the case: nothing for them.
       assert.deepEqual(await ok('GET', '/notifications', undefined, outsider.token), []);
       // A comment on an item the reader may not read does not notify them.
