@@ -14,6 +14,8 @@ import { SystemWrites } from '../engine/write/system-writes.js';
 import { ContentGuard } from '../engine/versions/content-guard.js';
 import { ItemLookups } from '../engine/versions/item-lookups.js';
 import { VersionsService } from '../engine/versions/versions-service.js';
+import { MentionNotices } from '../engine/versions/mention-notices.js';
+import { loadUserAccountability } from '../auth/user-accountability.js';
 import { AccessResolver } from '../permissions/access-resolver.js';
 import { PermissionStore } from '../permissions/permission-store.js';
 import { SettingsService } from '../project/settings-service.js';
@@ -106,6 +108,16 @@ export function buildEngine(
     settings: () => settings.assetSettings(),
   });
   const versions = new VersionsService({ lookups, writer });
+  const mentions = new MentionNotices({
+    lookups,
+    writer,
+    accountabilityOf: async (user) => {
+      const found = await loadUserAccountability(db, 'id', user);
+      return found ? { ...found, ip: null } : null;
+    },
+    publicUrl: config.docs.publicUrl,
+  });
+  writer.onCreated('service_comments', mentions.created);
   return {
     permissions,
     access,

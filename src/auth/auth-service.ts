@@ -99,10 +99,18 @@ export class AuthService {
     if (this.config.authProviders.disableDefault) throw new InvalidProviderError();
     const user = await this.users.forLogin(email);
     const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
+    const at = () => new Date(this.clock.now());
+    const seen = { ip: client.ip, userAgent: client.userAgent, origin: client.origin ?? null };
+    // Every refused login is activity, before the answer: on the account, or on the email when it names none.
+    const refuse = async (error: Error): Promise<never> => {
+      const item = user ? String(user.id) : email.slice(0, 255);
+      await this.activity.recordFailedLogin({ user: null, item, ...seen, at: at() });
+      throw error;
+    };
     // An account of an identity provider never signs in with a password here, whatever its row holds.
     if (!user || user.status !== 'active' || user.provider !== 'default') {
       await stall();
-      throw new InvalidCredentialsError();
+      return refuse(new InvalidCredentialsError());
     }
     const allowed = await this.allowedAttempts();
     if (!passwordOk) {
@@ -111,10 +119,11 @@ export class AuthService {
         this.changes?.announce('service_users', 'update', [user.id]);
       }
       await stall();
-      throw new InvalidCredentialsError();
+      return refuse(new InvalidCredentialsError());
     }
-    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now())) throw new InvalidOtpError();
-    const accountability = await this.allowedFrom(String(user.id), client.ip);
+    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now()))
+      return refuse(new InvalidOtpError());
+    const accountability = await this.allowedFrom(String(user.id), client.ip).catch(refuse);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
     return this.open(accountability, mode, client);
   }
@@ -131,15 +140,11 @@ export class AuthService {
     const user = { id: accountability.user! };
     await this.users.touchLastAccess(user.id, new Date());
     const family = newFamily();
-    const session = await this.sessions.create(String(user.id), this.ttl(mode), client, family);
-    // As Directus: a successful login is activity (a failed one is not); before the tokens are handed out.
-    await this.activity.recordLogin({
-      user: String(user.id),
-      ip: client.ip,
-      userAgent: client.userAgent,
-      origin: client.origin ?? null,
-      at: new Date(this.clock.now()),
-    });
+    const { raw: session, record } = this.sessions.prepare(String(user.id), this.ttl(mode), client, family);
+    // As Directus: a successful login is activity, written with its session, before the tokens are handed out.
+    const seen = { ip: client.ip, userAgent: client.userAgent, origin: client.origin ?? null };
+    const at = new Date(this.clock.now());
+    await this.activity.recordLogin({ user: String(user.id), item: String(user.id), ...seen, at }, record);
     return this.issue(accountability, mode, session, family);
   }
 

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Database } from '../db/connection.js';
-import { SessionsRepository } from '../db/repositories/sessions.js';
+import { SessionsRepository, type SessionRecord } from '../db/repositories/sessions.js';
 
 export interface SessionRow {
   user: string;
@@ -40,8 +40,20 @@ export class Sessions {
     meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {},
     family: string | null = newFamily(),
   ): Promise<string> {
+    const { raw, record } = this.prepare(user, ttlMs, meta, family);
+    await this.rows.insert(record);
+    return raw;
+  }
+
+  /** A new session's token and row, for a caller that inserts the row with other rows in one transaction. */
+  prepare(
+    user: string,
+    ttlMs: number,
+    meta: { ip?: string | null; userAgent?: string | null; origin?: string | null } = {},
+    family: string | null = newFamily(),
+  ): { raw: string; record: SessionRecord } {
     const raw = randomBytes(48).toString('base64url');
-    await this.rows.insert({
+    const record: SessionRecord = {
       token: hashToken(raw),
       user,
       family,
@@ -49,8 +61,8 @@ export class Sessions {
       ip: meta.ip ?? null,
       user_agent: meta.userAgent ?? null,
       origin: meta.origin ?? null,
-    });
-    return raw;
+    };
+    return { raw, record };
   }
 
   /** The live session of a raw token, or null (unknown, expired or spent). */

@@ -107,12 +107,7 @@ export function buildAccessView(
   const usableField = names === 'any' ? () => true : (name: string) => NAME.test(name) && !name.startsWith('__');
   for (const collection of Object.values(schema.collections)) {
     if (!collection.schema || (names === 'graphql' && !usableTypeName(typeNameOf(schema, collection)))) continue;
-    if (
-      collection.system &&
-      !ITEM_SYSTEM_COLLECTIONS.has(collection.collection) &&
-      !auditRead(collection, accountability)
-    )
-      continue;
+    if (collection.system && !ITEM_SYSTEM_COLLECTIONS.has(collection.collection) && !auditRead(collection)) continue;
     const fields = readableFields(collection, accountability.admin, permissions).filter(
       (name) => usableField(name) && collection.fields[name],
     );
@@ -141,12 +136,12 @@ export function buildAccessView(
 }
 
 /**
- * The audit trail on /graphql/system (read-only: the writer refuses writes to it): activity under the caller's rules;
- * revisions for admins only, since a non-admin's revisions are judged item by item (REST's /revisions does it).
+ * The audit trail on /graphql/system (read-only: the writer refuses writes to it), under the caller's rules. A
+ * non-admin's revisions are judged item by item by their root resolver (engine/read/revision-access.ts); their rules
+ * never grant the relations that would reach revisions past it (permissions/audit-read-fields.ts).
  */
-function auditRead(collection: CollectionOverview, accountability: Pick<Accountability, 'admin'>): boolean {
-  if (collection.collection === 'service_activity') return true;
-  return collection.collection === 'service_revisions' && accountability.admin;
+function auditRead(collection: CollectionOverview): boolean {
+  return collection.collection === 'service_activity' || collection.collection === 'service_revisions';
 }
 
 /** The fields the caller's read rules grant (joined across rules), in the collection's order; none without a rule. */

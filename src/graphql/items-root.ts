@@ -27,6 +27,7 @@ import type { GraphQLContext } from './context.js';
 import { queryArgs } from './query-args.js';
 import { levelOf, collectFields, type WalkContext } from './selection.js';
 import { deleteMutations, writeOnlyMutations } from './write-only-root.js';
+import { assertAggregatable, judgedRevisions, JUDGED_COLLECTION } from './revisions-root.js';
 import type { OpenedCollection } from '../engine/write/opened-collection.js';
 import { emptyRecord } from '../request/prototype-keys.js';
 
@@ -128,21 +129,25 @@ export function collectionRootFields(
     const filter = types.filter(name);
     const singleton = view.collection.singleton || SYSTEM_SINGLETONS.has(name);
     const options = { system: view.collection.system, singleton };
+    const judged = name === JUDGED_COLLECTION;
     const read = (ctx: GraphQLContext, q: Query) =>
-      ctx.app.items.rowsMany(name, q, ctx.accountability, ctx.marks, options);
+      judged ? judgedRevisions(ctx, q, null) : ctx.app.items.rowsMany(name, q, ctx.accountability, ctx.marks, options);
+    // Revisions are judged per caller after their read: never spliced from the database's JSON.
+    const passThrough = (kind: RootRead['kind']) =>
+      judged ? {} : { strata: { root: { collection: name, kind, options, limits } satisfies RootRead } };
 
     if (singleton) {
       query[root] = {
         type,
         args: { version: { type: GraphQLString } },
-        extensions: { strata: { root: { collection: name, kind: 'singleton', options, limits } satisfies RootRead } },
+        extensions: passThrough('singleton'),
         resolve: async (_root, _args, ctx, info) => data(await read(ctx, selectionQuery(info, {}, undefined, limits))),
       };
     } else {
       query[root] = {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
         args: QUERY_ARGS(filter),
-        extensions: { strata: { root: { collection: name, kind: 'list', options, limits } satisfies RootRead } },
+        extensions: passThrough('list'),
         resolve: async (_root, args, ctx, info) => data(await read(ctx, selectionQuery(info, args, filter, limits))),
       };
       // A composite key's id is its key string (`1,2`), as on REST.
@@ -150,7 +155,7 @@ export function collectionRootFields(
         query[`${root}_by_id`] = {
           type,
           args: { id: { type: new GraphQLNonNull(GraphQLID) }, version: { type: GraphQLString } },
-          extensions: { strata: { root: { collection: name, kind: 'by_id', options, limits } satisfies RootRead } },
+          extensions: passThrough('by_id'),
           resolve: async (_root, args, ctx, info) => {
             const q = selectionQuery(info, {}, undefined, limits);
             // `version`: the item as of that content version (versions-service.ts); `main` or none, the item.
@@ -163,6 +168,7 @@ export function collectionRootFields(
                 ctx.accountability,
                 options.system,
               );
+            if (judged) return data(await judgedRevisions(ctx, q, String(args.id)));
             return data(await ctx.app.items.rowsOne(name, String(args.id), q, ctx.accountability, ctx.marks, options));
           },
         };
@@ -173,8 +179,12 @@ export function collectionRootFields(
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(types.aggregated(name)))),
         args: { groupBy: { type: new GraphQLList(GraphQLString) }, ...QUERY_ARGS(filter) },
         resolve: async (_root, args, ctx, info) => {
+          assertAggregatable(ctx, name);
           const q = aggregateQuery(info, args, filter, limits);
-          const rows = data(await read(ctx, q)) as Record<string, unknown>[];
+          const rows = data(await ctx.app.items.rowsMany(name, q, ctx.accountability, ctx.marks, options)) as Record<
+            string,
+            unknown
+          >[];
           return rows.map((row) => aggregateRow(row, q));
         },
       };

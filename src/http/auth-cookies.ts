@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientInfo, CookieChange } from '../auth/auth-service.js';
 import { clientIp } from './client-ip.js';
 import { clearCookie, setCookie } from './cookies.js';
+import { boundedOrigin } from './write-client.js';
 
 /** Sets or clears the refresh and session cookies an auth operation changed. */
 export function applyCookies(reply: FastifyReply, changes: CookieChange[]): void {
@@ -23,6 +24,6 @@ export function clientInfo(request: FastifyRequest, ipHeader: string | null): Cl
   return {
     ip: clientIp(request, ipHeader),
     userAgent: request.headers['user-agent'] ?? null,
-    origin: request.headers.origin ?? null,
+    origin: boundedOrigin(request.headers.origin),
   };
 }

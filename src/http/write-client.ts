@@ -8,6 +8,13 @@ export function writeClient(request: FastifyRequest): AuditClient {
   return {
     ip: request.accountability?.ip ?? null,
     userAgent: typeof agent === 'string' ? agent : null,
-    origin: typeof origin === 'string' ? origin : null,
+    origin: boundedOrigin(origin),
   };
+}
+
+/** The activity and session rows keep an origin of at most 255 characters: a longer header is cut, never refused. */
+const ORIGIN_MAX = 255;
+
+export function boundedOrigin(origin: unknown): string | null {
+  return typeof origin === 'string' ? origin.slice(0, ORIGIN_MAX) : null;
 }

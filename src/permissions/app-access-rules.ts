@@ -74,6 +74,7 @@ function read(collection: string, fields: string[] | '*', permissions: Record<st
 }
 
 const OWN_COMMENTS = { user_created: { _eq: '$CURRENT_USER' } };
+const OWN_NOTIFICATIONS = { recipient: { _eq: '$CURRENT_USER' } };
 
 export const APP_ACCESS_RULES: PermissionRule[] = [
   {
@@ -102,4 +103,9 @@ export const APP_ACCESS_RULES: PermissionRule[] = [
   rule('create', 'service_comments', '*', null, { comment: { _nnull: true } }),
   rule('update', 'service_comments', ['comment'], OWN_COMMENTS),
   rule('delete', 'service_comments', '*', OWN_COMMENTS),
+  // Directus's: a user reads their own notifications and moves them between inbox and archived.
+  read('service_notifications', '*', OWN_NOTIFICATIONS),
+  rule('update', 'service_notifications', ['status'], OWN_NOTIFICATIONS, {
+    status: { _in: ['inbox', 'archived'] },
+  }),
 ];

@@ -9,6 +9,7 @@ import type { Database } from '../db/connection.js';
 import { AccessRepository } from '../db/repositories/access.js';
 import { dynamicPaths, parseFilter } from '../request/parse-filter.js';
 import { APP_ACCESS_RULES } from './app-access-rules.js';
+import { auditReadRule } from './audit-read-fields.js';
 import type { FilterNode } from '../request/query.js';
 import type { PermissionAction, PermissionRule } from './permission-rule.js';
 
@@ -17,16 +18,19 @@ export class PermissionSet {
   /** `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` variables the rules use (their values are loaded per caller). */
   readonly dynamicPaths: string[];
 
-  constructor(readonly rules: PermissionRule[]) {
+  readonly rules: PermissionRule[];
+
+  constructor(rules: PermissionRule[]) {
+    this.rules = rules.map(auditReadRule);
     const paths = new Set<string>();
-    for (const rule of rules) {
+    for (const rule of this.rules) {
       for (const node of [rule.permissions, rule.validation])
         if (node) for (const path of dynamicPaths(node)) paths.add(path);
       for (const value of variables([rule.presets, rule.rawValidation]))
         if (/^\$CURRENT_(USER|ROLE)\./.test(value)) paths.add(value);
     }
     this.dynamicPaths = [...paths];
-    for (const rule of rules) {
+    for (const rule of this.rules) {
       const key = `${rule.collection}\u0000${rule.action}`;
       this.byKey.set(key, [...(this.byKey.get(key) ?? []), rule]);
     }

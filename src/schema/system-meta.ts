@@ -17,6 +17,7 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
   'service_folders',
   'service_versions',
   'service_comments',
+  'service_notifications',
 ]);
 
 /**
@@ -25,7 +26,9 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
  * internal ones (sessions, activity, revisions, the schema metadata, migrations) stay closed.
  */
 export const EXTENSIBLE_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(
-  [...ITEM_SYSTEM_COLLECTIONS].filter((name) => name !== 'service_versions' && name !== 'service_comments'),
+  [...ITEM_SYSTEM_COLLECTIONS].filter(
+    (name) => name !== 'service_versions' && name !== 'service_comments' && name !== 'service_notifications',
+  ),
 );
 
 /**
@@ -53,6 +56,7 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   service_folders: 'id name parent',
   service_versions: 'id key name collection item hash date_created date_updated user_created user_updated delta',
   service_comments: 'id collection item comment date_created date_updated user_created user_updated',
+  service_notifications: 'id timestamp status recipient sender subject message collection item',
 };
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
@@ -80,6 +84,8 @@ const UUID_COLUMNS: [string, string][] = [
     [c, 'user_updated'],
   ]),
   ['service_activity', 'user'],
+  ['service_notifications', 'recipient'],
+  ['service_notifications', 'sender'],
 ];
 
 /** Who made and last changed a version or a comment, and when (the write specials fill them). */
@@ -172,6 +178,12 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
     })),
   ),
   { many_collection: 'service_activity', many_field: 'user', one_collection: 'service_users', one_field: null },
+  ...['recipient', 'sender'].map((many_field) => ({
+    many_collection: 'service_notifications',
+    many_field,
+    one_collection: 'service_users',
+    one_field: null,
+  })),
   {
     many_collection: 'service_revisions',
     many_field: 'activity',
@@ -214,6 +226,7 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_revisions: { icon: 'change_history', accountability: null },
   service_versions: { icon: 'published_with_changes', note: 'Content versions of items' },
   service_comments: { icon: 'chat', note: 'Comments on items' },
+  service_notifications: { icon: 'notifications', note: 'Notifications to users' },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },
 };

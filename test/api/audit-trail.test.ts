@@ -218,7 +218,7 @@ for (const client of testClients()) {
       await setAccountability('notes', 'all');
     });
 
-    it('a login is recorded as Directus records it (a failed one is not)', async () => {
+    it('a login is recorded as Directus records it (action login on the user)', async () => {
       const me = await ok('GET', '/users/me?fields=id');
       const logins = async (): Promise<Row[]> =>
         ok('GET', `/activity?filter[action][_eq]=login&filter[item][_eq]=${me.id}&limit=-1`);

@@ -3,33 +3,40 @@
  * transaction, engine/write/audit-trail.ts): login activity, and the retention job's pruning of old rows in batches.
  */
 import type { Database } from '../connection.js';
+import type { SessionRecord } from './sessions.js';
 import { read, transaction, write } from './statements.js';
 
 export interface LoginActivity {
-  user: string;
+  /** The user who signed in; null for a failed login (nobody did). */
+  user: string | null;
+  /** The account the login was for: its id, or the email given when it names no user. */
+  item: string;
   ip: string | null;
   userAgent: string | null;
   origin: string | null;
   at: Date;
 }
 
+/** A failed login's action: Directus has none (it only emits an event), the audit trail records one. */
+export const LOGIN_FAILED = 'login_failed';
+
 export class ActivityRepository {
   constructor(private readonly db: Database) {}
 
-  /** A login, as Directus records it: action `login` on the user's own item. */
-  recordLogin(login: LoginActivity): Promise<unknown> {
-    return write(this.db, (knex) =>
-      knex('service_activity').insert({
-        action: 'login',
-        user: login.user,
-        timestamp: login.at,
-        ip: login.ip,
-        user_agent: login.userAgent,
-        origin: login.origin,
-        collection: 'service_users',
-        item: login.user,
-      }),
-    );
+  /**
+   * A login, as Directus records it (action `login` on the user's own item), with its session row in the same
+   * transaction: a login that has its session always has its activity.
+   */
+  recordLogin(login: LoginActivity, session: SessionRecord): Promise<unknown> {
+    return transaction(this.db, async (trx) => {
+      await trx('service_sessions').insert(session);
+      await trx('service_activity').insert(activityRow('login', login));
+    });
+  }
+
+  /** A refused login (unknown email, wrong password or code, inactive account). */
+  recordFailedLogin(login: LoginActivity): Promise<unknown> {
+    return write(this.db, (knex) => knex('service_activity').insert(activityRow(LOGIN_FAILED, login)));
   }
 
   /**
@@ -73,4 +80,17 @@ export class ActivityRepository {
     });
     return list.length;
   }
+}
+
+function activityRow(action: string, login: LoginActivity): Record<string, unknown> {
+  return {
+    action,
+    user: login.user,
+    timestamp: login.at,
+    ip: login.ip,
+    user_agent: login.userAgent,
+    origin: login.origin,
+    collection: 'service_users',
+    item: login.item,
+  };
 }

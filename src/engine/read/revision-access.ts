@@ -69,6 +69,20 @@ export async function judgeRevisions(
   if (accountability.admin) return read;
   const revisions = JSON.parse(read.json) as Revision[] | Revision | null;
   const list = Array.isArray(revisions) ? revisions : revisions ? [revisions] : [];
+  const kept = await judgeRevisionList(items, schema, list, accountability, added);
+  const json = Array.isArray(revisions) ? JSON.stringify(kept) : JSON.stringify(kept[0] ?? null);
+  return { ...read, json };
+}
+
+/** `judgeRevisions` over revisions as values (GraphQL's reads). */
+export async function judgeRevisionList(
+  items: ItemsService,
+  schema: SchemaOverview,
+  list: Revision[],
+  accountability: Accountability,
+  added: string[],
+): Promise<Revision[]> {
+  if (accountability.admin) return list;
   const keysOf = new Map<string, Set<string>>();
   for (const revision of list) {
     const collection = String(revision.collection);
@@ -89,6 +103,5 @@ export async function judgeRevisions(
     for (const name of added) delete out[name];
     kept.push(out);
   }
-  const json = Array.isArray(revisions) ? JSON.stringify(kept) : JSON.stringify(kept[0] ?? null);
-  return { ...read, json };
+  return kept;
 }

@@ -104,8 +104,15 @@ function versionCreateFields(payload: Payload): { key: string; collection: strin
   if (name !== undefined && name !== null && typeof name !== 'string')
     throw new InvalidPayloadError('"name" must be a string');
   if (typeof collection !== 'string' || collection === '') throw new InvalidPayloadError('"collection" is required');
+  // Directus 11 versions existing items only (its app offers no version of an item not yet saved, `+`).
+  if (payload.item === null || payload.item === undefined || payload.item === NEW_ITEM)
+    throw new InvalidPayloadError(NO_NEW_ITEM_VERSIONS);
   return { key, collection, item: itemKey(payload.item) };
 }
+
+/** The app's route key of an item not yet created. */
+const NEW_ITEM = '+';
+const NO_NEW_ITEM_VERSIONS = '"item" must be the key of an existing item: items not yet created have no versions';
 
 function checkVersionUpdate(payload: Payload): void {
   for (const field of Object.keys(payload))

@@ -66,6 +66,18 @@ export class ItemLookups {
     return read.data as Row[];
   }
 
+  /** The names and emails of the users among `ids`, by lowercase id. */
+  async users(ids: string[]): Promise<Map<string, Row>> {
+    const read = await this.deps.items.rowsMany(
+      'service_users',
+      { fields: ['id', 'first_name', 'last_name', 'email'], filter: parseFilter({ id: { _in: ids } }), limit: -1 },
+      SUDO,
+      NO_MARKS,
+      { system: true },
+    );
+    return new Map((read.data as Row[]).map((row) => [String(row.id).toLowerCase(), row]));
+  }
+
   /** The ids of the users among `ids` that exist. */
   async existingUsers(ids: string[]): Promise<Set<string>> {
     const read = await this.deps.items.rowsMany(

@@ -68,10 +68,22 @@ const UNCHECKED: WriteAccess = { rules: () => null };
  */
 export type DeleteHook = (keys: readonly KeyInput[]) => Promise<() => Promise<void>>;
 
+/**
+ * What follows a committed create of rows of one collection (a comment's mentions notify): called with the rows'
+ * keys, their payloads as written and the creator, before the answer is read.
+ */
+export type CreatedHook = (keys: readonly Key[], payloads: readonly Payload[], by: Accountability) => Promise<void>;
+
 export class ItemsWriter {
   private readonly deleteHooks = new Map<string, DeleteHook>();
+  private readonly createdHooks = new Map<string, CreatedHook>();
 
   constructor(private readonly deps: ItemsWriterDeps) {}
+
+  /** Every create of `collection` through this writer (REST, GraphQL, /websocket) runs `hook` once committed. */
+  onCreated(collection: string, hook: CreatedHook): void {
+    this.createdHooks.set(collection, hook);
+  }
 
   /** Every delete of `collection` through this writer (REST, GraphQL, /websocket, flows) runs `hook`. */
   onDelete(collection: string, hook: DeleteHook): void {
@@ -129,6 +141,7 @@ export class ItemsWriter {
     const draft = planCreate(collection, items, many, ctx);
     marks.mark('plan');
     const keys = await this.execute(target, draft);
+    await this.createdHooks.get(collection.collection)?.(keys, items, ctx.accountability);
     marks.mark('write');
     const body = many
       ? await readKeys(this.deps.items, target, keys, query)

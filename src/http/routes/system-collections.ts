@@ -80,6 +80,7 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   folders: 'service_folders',
   versions: 'service_versions',
   comments: 'service_comments',
+  notifications: 'service_notifications',
 };
 
 /** Read-only system collections (the audit trail): GET only, as Directus serves them. */

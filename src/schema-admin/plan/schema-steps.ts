@@ -61,7 +61,8 @@ export type MetaTable =
   | 'service_revisions'
   | 'service_activity'
   | 'service_versions'
-  | 'service_comments';
+  | 'service_comments'
+  | 'service_notifications';
 
 type Row = Record<string, unknown>;
 
