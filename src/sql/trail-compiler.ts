@@ -20,6 +20,8 @@ export function jsonRowType(field: FieldOverview): JsonRowColumn['type'] {
   if (field.type === 'integer' || field.type === 'bigInteger') return 'integer';
   if (field.type === 'uuid') return 'uuid';
   if (field.type === 'timestamp') return 'timestamp';
+  // A string column holds at most 255 characters: the rows carry it as a short string, not as long text.
+  if (field.type === 'string' && (field.schema?.max_length ?? Infinity) <= 255) return 'varchar';
   return 'text';
 }
 
@@ -49,7 +51,7 @@ export function compileTrailInserts(
   extra?: { column: string; expression: (st: Statement, rows: string) => string; keys: FieldOverview[] },
 ): CompiledStatement[] {
   const { quote: q } = hooks.sql;
-  const { bind, jsonRows, rowsParameter } = hooks.write;
+  const { bind, jsonRows, rowsParameter, jsonRowsInOrder } = hooks.write;
   const shared = trail.shared.map(([field]) => field);
   const keyColumns = extra ? jsonColumns(extra.keys, 'key_') : [];
   const names = [...shared, ...trail.columns].map((field) => q(field.field));
@@ -66,9 +68,15 @@ export function compileTrailInserts(
     ];
     if (extra) selected.push(extra.expression(st, r));
     const from = [jsonRows(st.param(rowsParameter(chunk)), [...jsonColumns(trail.columns), ...keyColumns], r)];
-    if (shared.length > 0) from.unshift(jsonRows(st.param(rowsParameter(constant)), jsonColumns(shared), c));
+    if (shared.length > 0)
+      from.unshift(
+        jsonRowsInOrder
+          ? `(select ${shared.map((field, i) => `${st.param(constant[0]![i])} as ${q(field.field)}`).join(', ')}) as ${c}`
+          : jsonRows(st.param(rowsParameter(constant)), jsonColumns(shared), c),
+      );
+    const order = jsonRowsInOrder ? '' : ` order by ${r}.ord`;
     return st.finish(
-      `insert into ${q(table)} (${names.join(', ')}) select ${selected.join(', ')} from ${from.join(' cross join ')} order by ${r}.ord${tail}`,
+      `insert into ${q(table)} (${names.join(', ')}) select ${selected.join(', ')} from ${from.join(' cross join ')}${order}${tail}`,
     );
   });
 }

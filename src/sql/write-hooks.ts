@@ -25,10 +25,17 @@ export interface WriteDialect {
    */
   jsonRows(parameter: string, columns: readonly JsonRowColumn[], alias: string): string;
   rowsParameter(rows: readonly (readonly unknown[])[]): unknown;
+  /**
+   * `jsonRows` read on their own (beside one-row constants) come in array order, and an INSERT ... SELECT numbers them
+   * in that order, so it needs no ORDER BY — where sorting them is costly (rows holding long text sorted through a
+   * temporary table). Constants are then bound as a one-row derived table `(select ? as a, ...)`, which the database
+   * reads once before the rows.
+   */
+  readonly jsonRowsInOrder?: boolean;
 }
 
 /** A column of `jsonRows`: its name and what it holds (the type it is compared or stored as). */
 export interface JsonRowColumn {
   name: string;
-  type: 'integer' | 'text' | 'uuid' | 'timestamp';
+  type: 'integer' | 'text' | 'varchar' | 'uuid' | 'timestamp';
 }

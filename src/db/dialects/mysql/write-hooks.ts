@@ -14,11 +14,15 @@ export const mysqlWrite: WriteDialect = {
       .map((c, i) => `${mysqlSql.quote(c.name)} ${MYSQL_TYPE[c.type]} path '$[${i}]'`)
       .join(', ')})) as ${alias}`,
   rowsParameter: (rows) => JSON.stringify(rows),
+  // JSON_TABLE yields the array's elements in order; an ORDER BY would sort the rows with their text columns through
+  // a temporary table (on 10,000 revisions that tripled the INSERT's time).
+  jsonRowsInOrder: true,
 };
 
 const MYSQL_TYPE: Record<JsonRowColumn['type'], string> = {
   integer: 'bigint',
   text: 'longtext character set utf8mb4',
+  varchar: 'varchar(255) character set utf8mb4',
   uuid: 'varchar(36) character set utf8mb4',
   timestamp: 'varchar(32) character set utf8mb4',
 };

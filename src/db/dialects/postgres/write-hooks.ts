@@ -30,6 +30,7 @@ export const postgresWrite: WriteDialect = {
 const POSTGRES_TYPE: Record<JsonRowColumn['type'], string> = {
   integer: 'bigint',
   text: 'text',
+  varchar: 'text',
   uuid: 'uuid',
   timestamp: 'timestamptz',
 };
