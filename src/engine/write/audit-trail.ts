@@ -1,13 +1,12 @@
 /**
  * The audit trail of a write (Directus's activity and revisions): the executor records each item it creates, updates
  * or deletes, with the values it wrote and the item whose payload nested it; before the transaction commits,
- * `writeAuditTrail` turns those records into service_activity rows (one multi-row INSERT per batch) and, for
- * collections whose `accountability` is `all`, service_revisions rows holding the item as read after the change (one
- * SELECT per collection and batch, inside the transaction) and the delta, each linked to its activity and to the
- * revision of the item that nested it. A rolled-back write takes its trail with it; a committed one always has it.
- * Collections with `accountability: null` (and the trail's own tables) are not recorded; `activity` records activity
- * without revisions.
- */
+ * `writeAuditTrail` turns those records into service_activity rows and, for collections whose `accountability` is
+ * `all`, service_revisions rows holding the item as it is after the change (built by the database in the INSERT,
+ * inside the transaction) and the delta, each linked to its activity and to the revision of the item that nested it.
+ * Each is an INSERT ... SELECT over the rows as one JSON parameter (sql/trail-compiler.ts). A rolled-back write takes
+ * its trail with it; a committed one always has it. Collections with `accountability: null` (and the trail's own
+ * tables) are not recorded; `activity` records activity without revisions. */
 import type { Executor } from '../../db/connection.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { Key } from '../../plan/mutation-plan.js';
