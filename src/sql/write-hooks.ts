@@ -18,4 +18,24 @@ export interface WriteDialect {
   readonly reusesParameters?: boolean;
   /** An INSERT of one row of column defaults (a create that names no column); `table` is quoted. */
   defaultRowInsert(table: string): string;
+  /**
+   * Rows handed to the database as one JSON parameter (`rowsParameter(rows)`: an array of arrays, values as `bind`
+   * gives them), read back as a FROM item `alias` with one column per entry of `columns` (named and typed) and
+   * `ord`, the row's position: an INSERT ... SELECT then binds one parameter, not one per value.
+   */
+  jsonRows(parameter: string, columns: readonly JsonRowColumn[], alias: string): string;
+  rowsParameter(rows: readonly (readonly unknown[])[]): unknown;
+  /**
+   * `jsonRows` read on their own (beside one-row constants) come in array order, and an INSERT ... SELECT numbers them
+   * in that order, so it needs no ORDER BY — where sorting them is costly (rows holding long text sorted through a
+   * temporary table). Constants are then bound as a one-row derived table `(select ? as a, ...)`, which the database
+   * reads once before the rows.
+   */
+  readonly jsonRowsInOrder?: boolean;
+}
+
+/** A column of `jsonRows`: its name and what it holds (the type it is compared or stored as). */
+export interface JsonRowColumn {
+  name: string;
+  type: 'integer' | 'text' | 'varchar' | 'uuid' | 'timestamp';
 }

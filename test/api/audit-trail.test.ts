@@ -80,24 +80,33 @@ for (const client of testClients()) {
     });
 
     it('a batch create records one activity and one revision per item, in a fixed number of statements', async () => {
-      const statements: string[] = [];
-      const stop = t.context.db.onQuery((sql) => statements.push(sql));
+      const statements: { sql: string; params: readonly unknown[] }[] = [];
+      const stop = t.context.db.onQuery((sql, params) => statements.push({ sql, params }));
       const created: Row[] = await ok(
         'POST',
         '/items/authors?fields=id',
-        Array.from({ length: 30 }, (_, i) => ({ name: `Batch ${i}` })),
+        Array.from({ length: 30 }, (_, i) => ({ name: `Batch ${i} \u{1F389} "q" \\ ü` })),
       );
       stop();
-      const trail = statements.filter((sql) => /service_(activity|revisions)/.test(sql));
-      // One INSERT into each: the rows of a batch are never written one statement each.
+      const trail = statements.filter(({ sql }) => /service_(activity|revisions)/.test(sql));
+      // One INSERT into each: the rows of a batch are never written one statement each, nor bound a value each.
       assert.deepEqual(
-        trail.map((sql) => sql.split(' ')[0]!.toLowerCase()),
+        trail.map(({ sql }) => sql.trim().split(' ')[0]!.toLowerCase()),
         ['insert', 'insert'],
       );
+      // The rows travel in one parameter, beside the few values every row shares.
+      for (const { params } of trail) assert.ok(params.length <= 5, `${params.length} parameters`);
+      // The revisions' data is built by the database: no read of the items besides the answer's.
+      assert.equal(statements.filter(({ sql }) => /^\s*select/i.test(sql)).length, 1);
       for (const row of [created[0]!, created[29]!]) {
         const [revision] = await revisionsOf('authors', row.id);
         assert.equal(revision!.activity.action, 'create');
         assert.equal(revision!.data.id, row.id);
+        assert.equal(revision!.delta.name, revision!.data.name);
+        assert.match(revision!.data.name, / \u{1F389} "q" \\ ü$/u);
+        // The item as a read answers it, field for field.
+        const item = await ok('GET', `/items/authors/${row.id}?fields=${Object.keys(revision!.data).join(',')}`);
+        assert.deepEqual(revision!.data, item);
       }
       const all: Row[] = await ok(
         'GET',

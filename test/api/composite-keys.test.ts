@@ -237,6 +237,15 @@ for (const client of testClients()) {
           ['a,b', '10%', 'odd'],
         ],
       );
+      // The revision holds the row it changed, found by every key column (a comma inside a part included).
+      const revisions = await send(
+        'GET',
+        `/revisions?filter[collection][_eq]=codes&filter[item][_eq]=${encodeURIComponent('a,b%2C10%25')}`,
+      );
+      assert.deepEqual(
+        json(revisions).data.map((r: { data: unknown }) => r.data),
+        [{ region: 'a', code: 'b,10%', label: 'changed' }],
+      );
     });
 
     it('writes nested composite-key rows under their parent, keyed by the parent and the named column', async () => {

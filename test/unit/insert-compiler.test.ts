@@ -24,6 +24,8 @@ function hooks(numbered: boolean, maxParameters: number): WriteHooks {
     reusesParameters: numbered,
     bind: (_field, value) => value,
     defaultRowInsert: (table) => `insert into ${table} default values`,
+    jsonRows: () => '',
+    rowsParameter: (values) => values,
   };
   return { sql, write };
 }

@@ -5,6 +5,7 @@ import * as sessionFamilies from './0003-session-families.js';
 import * as schemaJournal from './0004-schema-journal.js';
 import * as files from './0005-files.js';
 import * as versionsComments from './0007-versions-comments.js';
+import * as auditTrailIndexes from './0008-audit-trail-indexes.js';
 import * as notifications from './0009-notifications.js';
 
 export interface Migration {
@@ -24,5 +25,6 @@ export const MIGRATIONS: readonly Migration[] = [
   schemaJournal,
   files,
   versionsComments,
+  auditTrailIndexes,
   notifications,
 ];

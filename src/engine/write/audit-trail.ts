@@ -1,24 +1,24 @@
 /**
  * The audit trail of a write (Directus's activity and revisions): the executor records each item it creates, updates
  * or deletes, with the values it wrote and the item whose payload nested it; before the transaction commits,
- * `writeAuditTrail` turns those records into service_activity rows (one multi-row INSERT per batch) and, for
- * collections whose `accountability` is `all`, service_revisions rows holding the item as read after the change (one
- * SELECT per collection and batch, inside the transaction) and the delta, each linked to its activity and to the
- * revision of the item that nested it. A rolled-back write takes its trail with it; a committed one always has it.
- * Collections with `accountability: null` (and the trail's own tables) are not recorded; `activity` records activity
- * without revisions.
- */
+ * `writeAuditTrail` turns those records into service_activity rows and, for collections whose `accountability` is
+ * `all`, service_revisions rows holding the item as it is after the change (built by the database in the INSERT,
+ * inside the transaction) and the delta, each linked to its activity and to the revision of the item that nested it.
+ * Each is an INSERT ... SELECT over the rows as one JSON parameter (sql/trail-compiler.ts). A rolled-back write takes
+ * its trail with it; a committed one always has it. Collections with `accountability: null` (and the trail's own
+ * tables) are not recorded; `activity` records activity without revisions. */
 import type { Executor } from '../../db/connection.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { Key } from '../../plan/mutation-plan.js';
 import { FULL_ACCESS } from '../../plan/access.js';
+import type { ReadLevel } from '../../plan/read-plan.js';
 import { planRead } from '../../plan/read-planner.js';
-import { keyOfValues } from '../../plan/row-key.js';
+import { keyFieldsOf, keyParts } from '../../plan/row-key.js';
 import { coerceValue } from '../../plan/value-coercion.js';
 import type { WriteContext } from '../../plan/write-context.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../../schema/types.js';
-import { compileRead } from '../../sql/read-compiler.js';
-import { compileInserts, type WriteHooks } from '../../sql/write-compiler.js';
+import { compileTrailInserts, snapshotExpression, type TrailRows } from '../../sql/trail-compiler.js';
+import type { WriteHooks } from '../../sql/write-compiler.js';
 
 export type AuditAction = 'create' | 'update' | 'delete';
 
@@ -40,8 +40,6 @@ export interface AuditEntry {
 }
 
 const CONCEALED = '**********';
-/** Keys per revision read: well inside every database's parameter limit. */
-const KEYS_PER_READ = 5_000;
 
 /** How a collection is audited: Directus's `accountability` meta (`all` when the collection has none). */
 export function accountabilityOf(collection: CollectionOverview): 'all' | 'activity' | null {
@@ -70,31 +68,25 @@ function hooksOf(dialect: Dialect): WriteHooks {
   return { sql: dialect.sql, write: dialect.write };
 }
 
-function fieldsOf(schema: SchemaOverview, table: string, names: string[]): FieldOverview[] {
+function fieldsOf(schema: SchemaOverview, table: string, names: readonly string[]): FieldOverview[] {
   const collection = schema.collections[table];
   if (!collection) throw new Error(`The schema has no ${table}`);
   return names.map((name) => collection.fields[name]!);
 }
 
-/** Multi-row INSERTs answering the new rows' ids in row order (ids ascend in insertion order). */
-async function insertReturningIds(
-  tx: Executor,
-  dialect: Dialect,
-  schema: SchemaOverview,
-  table: string,
-  rows: Record<string, unknown>[],
-  returning = true,
-  shared?: ReadonlySet<string>,
-): Promise<number[]> {
-  const columns = fieldsOf(schema, table, Object.keys(rows[0]!));
-  const id = returning ? schema.collections[table]!.fields.id! : null;
+/** Runs trail INSERTs, answering the new rows' ids in row order (ids ascend in insertion order). */
+async function run(tx: Executor, statements: { sql: string; params: unknown[] }[]): Promise<number[]> {
   const ids: number[] = [];
-  for (const statement of compileInserts(table, columns, rows, hooksOf(dialect), id, shared)) {
+  for (const statement of statements) {
     const returned = await tx.query(statement.sql, statement.params);
     ids.push(...returned.map((row) => Number(row.id)).sort((a, b) => a - b));
   }
   return ids;
 }
+
+/** The activity columns every row of one call shares: one constant row in the INSERT, not a value per row. */
+const SHARED_BY_CLIENT = ['timestamp', 'ip', 'user_agent', 'origin'] as const;
+const PER_ACTIVITY = ['action', 'user', 'collection', 'item'] as const;
 
 /** Activity rows for service_activity, one per entry (also used for logins). */
 export async function insertActivity(
@@ -106,64 +98,37 @@ export async function insertActivity(
   now: Date,
 ): Promise<number[]> {
   if (rows.length === 0) return [];
+  const activity = schema.collections.service_activity!;
   // The logical value the write hooks bind for a timestamp column.
-  const timestamp = coerceValue(schema.collections.service_activity!.fields.timestamp!, now.toISOString());
-  const full = rows.map((row) => ({
-    action: row.action,
-    user: row.user,
-    timestamp,
-    ip: client.ip,
-    user_agent: client.userAgent,
-    origin: client.origin,
-    collection: row.collection,
-    item: row.item,
-  }));
-  const oneUser = rows.every((row) => row.user === rows[0]!.user);
-  const shared = oneUser ? SHARED_BY_ACTIVITY : SHARED_BY_CLIENT;
-  return insertReturningIds(tx, dialect, schema, 'service_activity', full, true, shared);
+  const timestamp = coerceValue(activity.fields.timestamp!, now.toISOString());
+  const shared = fieldsOf(schema, 'service_activity', SHARED_BY_CLIENT);
+  const columns = fieldsOf(schema, 'service_activity', PER_ACTIVITY);
+  const { bind } = dialect.write;
+  const trail: TrailRows = {
+    shared: shared.map((field, i) => [field, [timestamp, client.ip, client.userAgent, client.origin][i]]),
+    columns,
+    rows: rows.map((row) => [row.action, row.user, row.collection, row.item].map((v, i) => bind(columns[i]!, v))),
+  };
+  return run(tx, compileTrailInserts('service_activity', trail, hooksOf(dialect), activity.fields.id!));
 }
 
-/** The activity columns every row of one call shares (bound once per statement where the database allows). */
-const SHARED_BY_CLIENT: ReadonlySet<string> = new Set(['timestamp', 'ip', 'user_agent', 'origin']);
-const SHARED_BY_ACTIVITY: ReadonlySet<string> = new Set([...SHARED_BY_CLIENT, 'user']);
-
-/**
- * The items of `keys` as an admin reads them (every column, wire values), by key as text. Columns only: the o2m
- * alias lists would make the snapshot a nested read per collection, and a revert that PATCHes them would rewrite
- * relations the revision never changed.
- */
-async function readAfter(
-  tx: Executor,
-  dialect: Dialect,
-  ctx: WriteContext,
-  collection: CollectionOverview,
-  keys: Key[],
-): Promise<Map<string, unknown>> {
-  const found = new Map<string, unknown>();
+/** An admin read of every column of the collection (wire values), the level a revision's `data` is built from. */
+function snapshotLevel(ctx: WriteContext, collection: CollectionOverview): ReadLevel {
+  // Columns only: the o2m alias lists would make the snapshot a nested read per collection, and a revert that
+  // PATCHes them would rewrite relations the revision never changed.
   const columns = collection.fieldOrder.filter((name) => collection.fields[name]?.schema);
-  for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
-    const chunk = keys.slice(i, i + KEYS_PER_READ);
-    const plan = planRead(
-      collection.collection,
-      { fields: columns, keys: chunk, limit: chunk.length },
-      {
-        schema: ctx.schema,
-        access: FULL_ACCESS,
-        accountability: { ...ctx.accountability, admin: true },
-        queryLimitDefault: chunk.length,
-        now: ctx.now,
-        system: true,
-      },
-    );
-    const { sql, params } = compileRead(plan, dialect.sql);
-    const [row] = await tx.query(sql, params);
-    const items = JSON.parse((row?.data as string | null | undefined) ?? '[]') as Record<string, unknown>[];
-    for (const item of items) {
-      const key = keyOfValues(collection, item);
-      if (key !== null && key !== undefined) found.set(String(key), item);
-    }
-  }
-  return found;
+  return planRead(
+    collection.collection,
+    { fields: columns, limit: 1 },
+    {
+      schema: ctx.schema,
+      access: FULL_ACCESS,
+      accountability: { ...ctx.accountability, admin: true },
+      queryLimitDefault: 1,
+      now: ctx.now,
+      system: true,
+    },
+  );
 }
 
 const concealed = new WeakMap<CollectionOverview, boolean>();
@@ -188,24 +153,53 @@ function storedDelta(collection: CollectionOverview, delta: Record<string, unkno
   return JSON.stringify(out);
 }
 
-/** The snapshots of every revised item, read per collection. */
-async function snapshots(
+const PER_REVISION = ['activity', 'collection', 'item', 'delta', 'parent'] as const;
+
+/**
+ * The revisions of `entries` (one nesting level), one INSERT ... SELECT per collection whose `data` the database
+ * builds from the item as it is now; answers their ids in the entries' order (when `returning`).
+ */
+async function insertRevisions(
   tx: Executor,
   dialect: Dialect,
   ctx: WriteContext,
-  revised: AuditEntry[],
-): Promise<Map<AuditEntry, unknown>> {
-  const byCollection = new Map<CollectionOverview, AuditEntry[]>();
-  for (const entry of revised) {
-    const list = byCollection.get(entry.collection);
-    if (list) list.push(entry);
-    else byCollection.set(entry.collection, [entry]);
+  entries: AuditEntry[],
+  rowOf: (entry: AuditEntry) => unknown[],
+  returning: boolean,
+): Promise<Map<AuditEntry, number>> {
+  const revisions = ctx.schema.collections.service_revisions!;
+  const columns = fieldsOf(ctx.schema, 'service_revisions', PER_REVISION);
+  const ids = new Map<AuditEntry, number>();
+  for (const [collection, list] of byCollection(entries)) {
+    const keys = keyFieldsOf(collection);
+    const level = snapshotLevel(ctx, collection);
+    const trail: TrailRows = {
+      shared: [],
+      columns,
+      rows: list.map((entry) => {
+        const parts = keyParts(collection, entry.key).map((part, i) => dialect.write.bind(keys[i]!, part));
+        return [...rowOf(entry).map((v, i) => dialect.write.bind(columns[i]!, v)), ...parts];
+      }),
+    };
+    const statements = compileTrailInserts(
+      'service_revisions',
+      trail,
+      hooksOf(dialect),
+      returning ? revisions.fields.id! : null,
+      { column: 'data', keys, expression: (st, rows) => snapshotExpression(level, keys, st, rows) },
+    );
+    const returned = await run(tx, statements);
+    list.forEach((entry, i) => ids.set(entry, returned[i]!));
   }
-  const out = new Map<AuditEntry, unknown>();
-  for (const [collection, entries] of byCollection) {
-    const keys = [...new Map(entries.map((e) => [String(e.key), e.key])).values()];
-    const found = await readAfter(tx, dialect, ctx, collection, keys);
-    for (const entry of entries) out.set(entry, found.get(String(entry.key)) ?? null);
+  return ids;
+}
+
+function byCollection(entries: AuditEntry[]): Map<CollectionOverview, AuditEntry[]> {
+  const out = new Map<CollectionOverview, AuditEntry[]>();
+  for (const entry of entries) {
+    const list = out.get(entry.collection);
+    if (list) list.push(entry);
+    else out.set(entry.collection, [entry]);
   }
   return out;
 }
@@ -236,26 +230,24 @@ export async function writeAuditTrail(
   // A revision names its parent's: revisions are inserted a nesting level at a time, parents first.
   const revised = entries.filter((e) => e.action !== 'delete' && accountabilityOf(e.collection) === 'all');
   if (revised.length === 0) return;
-  const data = await snapshots(tx, dialect, ctx, revised);
   const activityOf = new Map(entries.map((e, i) => [e, activity[i]!]));
   const revisionOf = new Map<AuditEntry, number>();
+  const rowOf = (e: AuditEntry): unknown[] => [
+    activityOf.get(e)!,
+    e.collection.collection,
+    String(e.key),
+    storedDelta(e.collection, e.delta ?? {}),
+    e.parent ? (revisionOf.get(e.parent) ?? null) : null,
+  ];
   let pending = revised;
   while (pending.length > 0) {
     const waiting = new Set(pending);
     const ready = pending.filter((e) => !e.parent || !waiting.has(e.parent));
-    const rows = ready.map((e) => ({
-      activity: activityOf.get(e)!,
-      collection: e.collection.collection,
-      item: String(e.key),
-      data: JSON.stringify(data.get(e) ?? null),
-      delta: storedDelta(e.collection, e.delta ?? {}),
-      parent: e.parent ? (revisionOf.get(e.parent) ?? null) : null,
-    }));
     // The last level's ids are named by no other revision: no RETURNING for it.
     const last = ready.length === pending.length;
-    const ids = await insertReturningIds(tx, dialect, ctx.schema, 'service_revisions', rows, !last);
+    const ids = await insertRevisions(tx, dialect, ctx, ready, rowOf, !last);
     if (last) break;
-    ready.forEach((e, i) => revisionOf.set(e, ids[i]!));
+    for (const [e, id] of ids) revisionOf.set(e, id);
     const done = new Set(ready);
     pending = pending.filter((e) => !done.has(e));
   }

@@ -1,6 +1,6 @@
 import { InvalidPayloadError } from '../../../errors/catalogue.js';
 import type { FieldOverview } from '../../../schema/types.js';
-import type { WriteDialect } from '../../../sql/write-hooks.js';
+import type { JsonRowColumn, WriteDialect } from '../../../sql/write-hooks.js';
 import { postgresSql } from './sql-hooks.js';
 
 /** An array column's value arrives as JSON text (a json field's logical value); the driver writes a JS array as an array literal. */
@@ -22,4 +22,15 @@ export const postgresWrite: WriteDialect = {
       ? arrayValue(field, value)
       : postgresSql.bind(field, value),
   defaultRowInsert: (table) => `insert into ${table} default values`,
+  jsonRows: (parameter, columns, alias) =>
+    `(select ${columns.map((c, i) => `(e.v->>${i})::${POSTGRES_TYPE[c.type]} as ${postgresSql.quote(c.name)}`).join(', ')}, e.ord from json_array_elements(${parameter}::json) with ordinality as e(v, ord)) as ${alias}`,
+  rowsParameter: (rows) => JSON.stringify(rows),
+};
+
+const POSTGRES_TYPE: Record<JsonRowColumn['type'], string> = {
+  integer: 'bigint',
+  text: 'text',
+  varchar: 'text',
+  uuid: 'uuid',
+  timestamp: 'timestamptz',
 };

@@ -1,0 +1,93 @@
+/**
+ * The audit trail's INSERTs (service_activity, service_revisions) as INSERT ... SELECT over the rows handed over in
+ * one JSON parameter (the dialect's `jsonRows`): what every row of a write shares (user, timestamp, ip, user agent,
+ * origin) is one constant row joined to them, and a revision's `data` is the item's JSON object built by the
+ * database from the row as it is now (the read compiler's object of an admin read), so that neither a snapshot read
+ * nor the snapshots' text passes through the server. Rows are inserted in `ord` order: ids ascend in row order.
+ */
+import type { ReadLevel } from '../plan/read-plan.js';
+import type { FieldOverview } from '../schema/types.js';
+import { levelObject } from './level-compiler.js';
+import { Statement, type CompiledStatement } from './statement.js';
+import type { WriteHooks } from './write-compiler.js';
+import type { JsonRowColumn } from './write-hooks.js';
+
+/** Rows per statement: bounds the JSON parameter (a few MB for revisions with their deltas). */
+export const ROWS_PER_STATEMENT = 10_000;
+
+/** How a column's values travel in the JSON rows. */
+export function jsonRowType(field: FieldOverview): JsonRowColumn['type'] {
+  if (field.type === 'integer' || field.type === 'bigInteger') return 'integer';
+  if (field.type === 'uuid') return 'uuid';
+  if (field.type === 'timestamp') return 'timestamp';
+  // A string column holds at most 255 characters: the rows carry it as a short string, not as long text.
+  if (field.type === 'string' && (field.schema?.max_length ?? Infinity) <= 255) return 'varchar';
+  return 'text';
+}
+
+/** Named values every row shares, and the columns and values of each row. */
+export interface TrailRows {
+  shared: [FieldOverview, unknown][];
+  columns: FieldOverview[];
+  rows: unknown[][];
+}
+
+function chunked(rows: unknown[][]): unknown[][][] {
+  const out: unknown[][][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) out.push(rows.slice(i, i + ROWS_PER_STATEMENT));
+  return out;
+}
+
+function jsonColumns(fields: FieldOverview[], prefix = ''): JsonRowColumn[] {
+  return fields.map((field) => ({ name: `${prefix}${field.field}`, type: jsonRowType(field) }));
+}
+
+/** `insert into table (shared..., columns...) select ... from <constant row>, <rows> order by ord [returning id]`. */
+export function compileTrailInserts(
+  table: string,
+  trail: TrailRows,
+  hooks: WriteHooks,
+  returning: FieldOverview | null,
+  extra?: { column: string; expression: (st: Statement, rows: string) => string; keys: FieldOverview[] },
+): CompiledStatement[] {
+  const { quote: q } = hooks.sql;
+  const { bind, jsonRows, rowsParameter, jsonRowsInOrder } = hooks.write;
+  const shared = trail.shared.map(([field]) => field);
+  const keyColumns = extra ? jsonColumns(extra.keys, 'key_') : [];
+  const names = [...shared, ...trail.columns].map((field) => q(field.field));
+  if (extra) names.push(q(extra.column));
+  const tail = returning ? ` returning ${q(returning.field)}` : '';
+  const constant = [trail.shared.map(([field, value]) => bind(field, value ?? null))];
+  return chunked(trail.rows).map((chunk) => {
+    const st = new Statement(hooks.sql);
+    const c = st.alias();
+    const r = st.alias();
+    const selected = [
+      ...shared.map((field) => `${c}.${q(field.field)}`),
+      ...trail.columns.map((field) => `${r}.${q(field.field)}`),
+    ];
+    if (extra) selected.push(extra.expression(st, r));
+    const from = [jsonRows(st.param(rowsParameter(chunk)), [...jsonColumns(trail.columns), ...keyColumns], r)];
+    if (shared.length > 0)
+      from.unshift(
+        jsonRowsInOrder
+          ? `(select ${shared.map((field, i) => `${st.param(constant[0]![i])} as ${q(field.field)}`).join(', ')}) as ${c}`
+          : jsonRows(st.param(rowsParameter(constant)), jsonColumns(shared), c),
+      );
+    const order = jsonRowsInOrder ? '' : ` order by ${r}.ord`;
+    return st.finish(
+      `insert into ${q(table)} (${names.join(', ')}) select ${selected.join(', ')} from ${from.join(' cross join ')}${order}${tail}`,
+    );
+  });
+}
+
+/**
+ * A revision's `data`: the JSON text of the item whose key the row carries (`key_<field>` columns), as `level`
+ * (an admin read of its columns) reads it now; the text `null` when the item is gone.
+ */
+export function snapshotExpression(level: ReadLevel, keys: FieldOverview[], st: Statement, rows: string): string {
+  const d = st.dialect;
+  const item = st.alias();
+  const match = keys.map((field) => `${item}.${d.quote(field.field)} = ${rows}.${d.quote(`key_${field.field}`)}`);
+  return `coalesce((select ${d.jsonText(levelObject(level, st, item))} from ${d.quote(level.table)} as ${item} where ${match.join(' and ')}), 'null')`;
+}
