@@ -31,6 +31,7 @@ import type { SchemaStore } from '../schema/schema-store.js';
 import { createRateLimiters, type RateLimiters } from '../bus/rate-limiters.js';
 import type { RedisClient } from '../bus/redis-connection.js';
 import { buildAccounts, buildCallers } from './build-accounts.js';
+import { buildMailAccounts, type MailAccounts } from './build-mail-accounts.js';
 import { buildEngine, loadSchema } from './build-engine.js';
 import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
@@ -41,7 +42,7 @@ import type { AssetService } from '../engine/files/asset-service.js';
 import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 
-export interface AppContext {
+export interface AppContext extends MailAccounts {
   config: Config;
   db: Database;
   schema: SchemaStore;
@@ -155,6 +156,16 @@ export async function createAppContext(config: Config, options: ContextOptions =
       permissions,
       schema,
     });
+    const mailAccounts = buildMailAccounts({
+      db,
+      config,
+      redis,
+      logins,
+      clock,
+      writer: engine.writer,
+      settings: engine.settings,
+      log,
+    });
     const retention = new AuditRetention(db, config.retention, clock, (error) =>
       log?.error?.({ err: error }, 'Audit trail retention failed'),
     );
@@ -166,6 +177,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       ...engine,
       ...schemaAdmin,
       ...accounts,
+      ...mailAccounts,
       accountability,
       bus,
       caches,
@@ -180,6 +192,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       startedAt: Date.now(),
       async close() {
         await retention.stop();
+        mailAccounts.mailer.close();
         subscriptions.close();
         await bus.close();
         if (openRedisClient) await openRedisClient.close().catch(() => {});
