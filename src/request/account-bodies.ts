@@ -3,7 +3,7 @@
  * invitations and registration, as TypeBox schemas. REST and GraphQL pass through the same ones.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { checkBody, compileSchema } from './body-check.js';
+import { checkBody, compileSchema, Nullable } from './body-check.js';
 import { EMAIL_PATTERN } from './email-address.js';
 import type { Body } from './auth-bodies.js';
 
@@ -50,8 +50,8 @@ export const RegisterBody = compileSchema(
     Type.Object({
       email: Email,
       password: Type.String({ maxLength: 1000 }),
-      first_name: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
-      last_name: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
+      first_name: Type.Optional(Nullable(Type.String({ maxLength: 50 }))),
+      last_name: Type.Optional(Nullable(Type.String({ maxLength: 50 }))),
     }),
     Url('verification_url'),
   ]),

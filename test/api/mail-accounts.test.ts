@@ -121,6 +121,30 @@ for (const client of testClients()) {
       assert.equal((await login(t, 'reader@example.com', 'new-password-22')).statusCode, 200);
     });
 
+    it('runs the flows over GraphQL as Directus names them', async () => {
+      await createUser(t, 'gql@example.com', 'gql-password-1');
+      const gql = (query: string, variables: Record<string, unknown>) =>
+        t.request({ method: 'POST', url: '/graphql/system', payload: { query, variables }, token: null });
+      const requested = await gql('mutation($e: String!) { auth_password_request(email: $e) }', {
+        e: 'gql@example.com',
+      });
+      assert.deepEqual(json(requested), { data: { auth_password_request: true } });
+      const unknown = await gql('mutation($e: String!) { auth_password_request(email: $e) }', {
+        e: 'nobody-gql@example.com',
+      });
+      assert.deepEqual(answer(unknown), answer(requested));
+      const { token } = mailLink(await sink.next('gql@example.com'));
+      const reset = 'mutation($t: String!, $p: String!) { auth_password_reset(token: $t, password: $p) }';
+      assert.deepEqual(json(await gql(reset, { t: token, p: 'gql-password-2' })), {
+        data: { auth_password_reset: true },
+      });
+      const again = json(await gql(reset, { t: token, p: 'gql-password-3' }));
+      assert.equal(again.errors[0].extensions.code, 'INVALID_TOKEN');
+      assert.equal((await login(t, 'gql@example.com', 'gql-password-2')).statusCode, 200);
+      const register = await gql('mutation { users_register(email: "g2@example.com", password: "pw-123456") }', {});
+      assert.equal(json(register).errors[0].extensions.code, 'FORBIDDEN');
+    });
+
     it('takes reset_url only from the allow-list, drops its query, and expires links', async () => {
       await createUser(t, 'writer@example.com', 'writer-password-1');
       const request = (reset_url: string) =>
