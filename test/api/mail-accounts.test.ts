@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { readConfig } from '../../src/config/config.js';
+import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { mailBody, mailLink, SmtpSink } from '../helpers/smtp-sink.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
@@ -235,6 +236,45 @@ for (const client of testClients()) {
       );
     });
 
+    it('lets one of two racing resets with one link through', async () => {
+      await createUser(t, 'race@example.com', 'race-password-1');
+      await t.request({
+        method: 'POST',
+        url: '/auth/password/request',
+        payload: { email: 'race@example.com' },
+        token: null,
+      });
+      const { token } = mailLink(await sink.next('race@example.com'));
+      const answers = await Promise.all(
+        ['race-password-2', 'race-password-3', 'race-password-4'].map((password) =>
+          t.request({ method: 'POST', url: '/auth/password/reset', payload: { token, password }, token: null }),
+        ),
+      );
+      assert.deepEqual(answers.map((a) => a.statusCode).sort(), [204, 403, 403]);
+    });
+
+    it('lets a policy that allows creating users invite', async () => {
+      const policy = await createPolicy(t, {
+        permissions: [{ collection: 'service_users', action: 'create', fields: '*' }],
+      });
+      const inviter = await createUserWithPolicies(t, [policy]);
+      const invited = await t.request({
+        method: 'POST',
+        url: '/users/invite',
+        payload: { email: 'by-policy@example.com', role: inviter.role },
+        token: inviter.token,
+      });
+      assert.equal(invited.statusCode, 204, invited.body);
+      const { token } = mailLink(await sink.next('by-policy@example.com'));
+      const accepted = await t.request({
+        method: 'POST',
+        url: '/users/invite/accept',
+        payload: { token, password: 'by-policy-pass' },
+        token: null,
+      });
+      assert.equal(accepted.statusCode, 204, accepted.body);
+    });
+
     it('registers when the settings allow it, verifies the address once, never tells a taken address', async () => {
       const register = (payload: Record<string, unknown>) =>
         t.request({ method: 'POST', url: '/users/register', payload, token: null });
@@ -360,6 +400,31 @@ describe('mail delivery', () => {
       // The project's name is escaped, its colour is in the layout.
       assert.match(body, /Acme &lt;b&gt;Docs&lt;\/b&gt;/);
       assert.match(body, /#123456/);
+    } finally {
+      await t.close();
+      await sink.stop();
+    }
+  });
+
+  it('signs in to the SMTP server with EMAIL_SMTP_USER/PASSWORD, and limits registrations per IP', async () => {
+    const sink = await SmtpSink.start({ SMTP_SINK_USER: 'mailer', SMTP_SINK_PASSWORD: 'smtp-secret-1' });
+    const t = await startTestApp('sqlite3', {
+      fixture: false,
+      env: {
+        ...BASE_ENV,
+        ...sink.env({ EMAIL_SMTP_USER: 'mailer', EMAIL_SMTP_PASSWORD: 'smtp-secret-1' }),
+        RATE_LIMITER_REGISTRATION_ENABLED: 'true',
+        RATE_LIMITER_REGISTRATION_POINTS: '2',
+      },
+    });
+    try {
+      await t.request({ method: 'PATCH', url: '/settings', payload: { public_registration: true } });
+      const register = (email: string) =>
+        t.request({ method: 'POST', url: '/users/register', payload: { email, password: 'pw-1234567' }, token: null });
+      assert.equal((await register('r1@example.com')).statusCode, 204);
+      assert.equal((await register('r2@example.com')).statusCode, 204);
+      assert.equal(errorCode(await register('r3@example.com')), 'REQUESTS_EXCEEDED');
+      assert.match(mailBody(await sink.next('r1@example.com')), /Verify your email address/);
     } finally {
       await t.close();
       await sink.stop();
