@@ -336,7 +336,13 @@ for (const client of testClients()) {
 describe('mail delivery', () => {
   it('answers the request when the mail server refuses or is away, and logs it', async () => {
     const failing = await SmtpSink.start({ SMTP_SINK_FAIL: '1' });
-    const t = await startTestApp('sqlite3', { fixture: false, env: { ...BASE_ENV, ...failing.env() } });
+    const lines: string[] = [];
+    const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+    const t = await startTestApp('sqlite3', {
+      fixture: false,
+      env: { ...BASE_ENV, ...failing.env({ EMAIL_SMTP_USER: 'mailer', EMAIL_SMTP_PASSWORD: 'smtp-secret-1' }) },
+      context: { log },
+    });
     try {
       await createUser(t, 'a@example.com', 'a-password-123');
       const answered = await t.request({
@@ -358,6 +364,11 @@ describe('mail delivery', () => {
       assert.equal(invited.statusCode, 204, invited.body);
       await t.context.mailer.queue.idle();
       assert.equal(t.context.mailer.queue.counts.failed, 2);
+      // Logged with the domain and the server's code: never the address, the link's token nor the credentials.
+      const logged = lines.filter((line) => line.startsWith('Mail not sent'));
+      assert.equal(logged.length, 2, lines.join('\n'));
+      assert.match(logged[0]!, /"to":"example.com"/);
+      for (const line of lines) assert.doesNotMatch(line, /smtp-secret|token=|a@example|b@example/);
     } finally {
       await t.close();
       await failing.stop();
