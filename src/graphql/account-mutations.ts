@@ -3,7 +3,7 @@
  * auth_password_reset, users_invite, users_invite_accept, users_register, users_register_verify. Each calls the
  * service its REST route calls (the same checks, limits, stall and answers), and answers true.
  */
-import { GraphQLBoolean, GraphQLList, GraphQLNonNull, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
+import { GraphQLBoolean, GraphQLNonNull, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
 import type { GraphQLContext } from './context.js';
 
 type Args = Record<string, unknown>;
@@ -39,7 +39,8 @@ export function accountMutations(): GraphQLFieldConfigMap<unknown, GraphQLContex
     users_invite: {
       type: GraphQLBoolean,
       args: {
-        email: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))) },
+        // One address, as Directus types it (REST takes a list too).
+        email: { type: required(GraphQLString) },
         role: { type: required(GraphQLString) },
         invite_url: { type: GraphQLString },
       },

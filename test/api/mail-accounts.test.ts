@@ -142,6 +142,21 @@ for (const client of testClients()) {
       const again = json(await gql(reset, { t: token, p: 'gql-password-3' }));
       assert.equal(again.errors[0].extensions.code, 'INVALID_TOKEN');
       assert.equal((await login(t, 'gql@example.com', 'gql-password-2')).statusCode, 200);
+      const role = json(await t.request({ method: 'POST', url: '/roles', payload: { name: 'Via GraphQL' } })).data.id;
+      const invited = await t.request({
+        method: 'POST',
+        url: '/graphql/system',
+        payload: {
+          query: 'mutation($e: String!, $r: String!) { users_invite(email: $e, role: $r) }',
+          variables: { e: 'gql-invite@example.com', r: role },
+        },
+      });
+      assert.deepEqual(json(invited), { data: { users_invite: true } });
+      const invite = mailLink(await sink.next('gql-invite@example.com')).token;
+      const accept = 'mutation($t: String!, $p: String!) { users_invite_accept(token: $t, password: $p) }';
+      assert.deepEqual(json(await gql(accept, { t: invite, p: 'gql-invited-1' })), {
+        data: { users_invite_accept: true },
+      });
       const register = await gql('mutation { users_register(email: "g2@example.com", password: "pw-123456") }', {});
       assert.equal(json(register).errors[0].extensions.code, 'FORBIDDEN');
     });
