@@ -31,6 +31,7 @@ import type { SchemaStore } from '../schema/schema-store.js';
 import { createRateLimiters, type RateLimiters } from '../bus/rate-limiters.js';
 import type { RedisClient } from '../bus/redis-connection.js';
 import { buildAccounts, buildCallers } from './build-accounts.js';
+import { buildMailAccounts, type MailAccounts } from './build-mail-accounts.js';
 import { buildEngine, loadSchema } from './build-engine.js';
 import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
@@ -42,7 +43,7 @@ import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 import type { SignOnService } from '../auth/providers/sign-on-service.js';
 
-export interface AppContext {
+export interface AppContext extends MailAccounts {
   config: Config;
   db: Database;
   schema: SchemaStore;
@@ -159,6 +160,16 @@ export async function createAppContext(config: Config, options: ContextOptions =
       schema,
       warn: (message) => log.warn(message),
     });
+    const mailAccounts = buildMailAccounts({
+      db,
+      config,
+      redis,
+      logins,
+      clock,
+      writer: engine.writer,
+      settings: engine.settings,
+      log,
+    });
     const retention = new AuditRetention(db, config.retention, clock, (error) =>
       log?.error?.({ err: error }, 'Audit trail retention failed'),
     );
@@ -170,6 +181,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       ...engine,
       ...schemaAdmin,
       ...accounts,
+      ...mailAccounts,
       accountability,
       bus,
       caches,
@@ -184,6 +196,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       startedAt: Date.now(),
       async close() {
         await retention.stop();
+        mailAccounts.mailer.close();
         subscriptions.close();
         await bus.close();
         if (openRedisClient) await openRedisClient.close().catch(() => {});

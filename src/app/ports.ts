@@ -3,6 +3,9 @@
  * several of them; a front end with a need of its own declares it next to itself. Each takes only the part it uses,
  * so its signature says what it reaches. `AppContext` (app-context.ts) is the whole app and satisfies every part.
  */
+import type { InviteService } from '../auth/invite-service.js';
+import type { PasswordResetService } from '../auth/password-reset-service.js';
+import type { RegistrationService } from '../auth/registration-service.js';
 import type { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import type { AuthService } from '../auth/auth-service.js';
 import type { MeService } from '../auth/me-service.js';
@@ -45,6 +48,10 @@ export interface AccountApi {
   auth: AuthService;
   tfa: TfaService;
   me: MeService;
+  /** The flows that go by mail: password reset, invitations, registration. */
+  passwordReset: PasswordResetService;
+  invites: InviteService;
+  registration: RegistrationService;
 }
 
 /** Who a token (or none) stands for, from an address. */

@@ -118,6 +118,13 @@ export class Sessions {
     return { user: session.user, token: next, family: session.family };
   }
 
+  /** Ends every session of a user (a password reset): the logins they belonged to. */
+  async removeUser(user: string): Promise<string[]> {
+    const families = (await this.rows.familiesOfUser(user)).map((row) => row.family).filter((f): f is string => !!f);
+    await this.rows.deleteOfUser(user);
+    return families;
+  }
+
   async remove(raw: string): Promise<void> {
     await this.rows.deleteToken(hashToken(raw));
   }

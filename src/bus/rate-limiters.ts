@@ -16,7 +16,8 @@ export interface RateLimiters {
   login: RateLimiterAbstract | null;
 }
 
-function limiter(
+/** One limiter: in memory, or in Redis with an in-memory fallback while Redis is away. */
+export function limiter(
   name: string,
   limit: RateLimitConfig,
   redis: RedisClient | null,

@@ -19,6 +19,7 @@ import { readRealtimeConfig, type RealtimeConfig } from './realtime-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
 import { readStorageConfig, type StorageConfig } from './storage-config.js';
+import { readEmailConfig, type EmailConfig } from './email-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -62,6 +63,8 @@ export interface Config extends ScaleConfig {
   io: IoConfig;
   /** Storage locations, upload limits, assets and image transforms. */
   storage: StorageConfig;
+  /** Mail (EMAIL_*) and the account flows that send it: allow-lists, token lifetimes, limits. */
+  email: EmailConfig;
   /** Pruning of old activity and revisions (RETENTION_*, ACTIVITY_RETENTION, REVISIONS_RETENTION). */
   retention: RetentionConfig;
   host: string;
@@ -236,6 +239,7 @@ export function readConfig(env: Env = process.env): Config {
     io: readIoConfig(env),
     storage: readStorageConfig(env),
     retention: readRetentionConfig(env),
+    email: readEmailConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

@@ -20,6 +20,8 @@ const PROJECT = new GraphQLObjectType({
     public_background: S,
     public_note: S,
     custom_css: S,
+    public_registration: { type: GraphQLBoolean },
+    public_registration_verify_email: { type: GraphQLBoolean },
   },
 });
 

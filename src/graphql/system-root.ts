@@ -3,6 +3,7 @@
  * permissions, the server, the schema objects (collections, fields, relations) and their admin mutations, auth and
  * two-factor. Each calls the service its REST route calls.
  */
+import { accountMutations } from './account-mutations.js';
 import { auditClient } from './context.js';
 import {
   GraphQLBoolean,
@@ -77,7 +78,7 @@ export function systemRootFields(
   limits: ReadLimits,
 ): { query: Fields; mutation: Fields } {
   const query: Fields = { ...serverAndSchemaQueries(), ...meQueries(types, limits) };
-  const mutation: Fields = authMutations();
+  const mutation: Fields = { ...authMutations(), ...accountMutations() };
   if (types.collectionView('service_users')?.update) mutation.update_users_me = updateUsersMe(types, limits);
   if (types.collectionView('service_files')?.create) mutation.import_file = importFile(types, limits);
   if (types.admin) Object.assign(mutation, schemaMutations());

@@ -27,6 +27,7 @@ import { schemaRoutes } from './routes/schema.js';
 import { serverRoutes } from './routes/server.js';
 import { specsRoutes } from './routes/specs.js';
 import { SYSTEM_ROUTES, systemCollectionRoutes } from './routes/system-collections.js';
+import { userAccountRoutes } from './routes/user-accounts.js';
 import { usersMeRoutes } from './routes/users-me.js';
 import { utilsRoutes } from './routes/utils.js';
 import { versionRoutes } from './routes/versions.js';
@@ -69,6 +70,7 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   app.register(named('authProviders', authProviderRoutes(context)));
   app.register(named('item', itemRoutes(context)), { prefix: '/items' });
   app.register(named('usersMe', usersMeRoutes(context)));
+  app.register(named('userAccounts', userAccountRoutes(context)));
   app.register(named('systemCollection', systemCollectionRoutes(context)));
   app.register(named('file', fileRoutes(context)));
   if (config.storage.tus.enabled) app.register(named('tus', tusRoutes(context)));

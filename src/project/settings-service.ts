@@ -16,6 +16,18 @@ export interface ProjectInfo {
   public_background: string | null;
   public_note: string | null;
   custom_css: string | null;
+  /** Whether sign-up is open (Studio shows its screen then). */
+  public_registration: boolean;
+  public_registration_verify_email: boolean;
+}
+
+/** Who may sign up (`public_registration*`): the role, whether the address is checked first, which addresses. */
+export interface RegistrationSettings {
+  enabled: boolean;
+  role: string | null;
+  verifyEmail: boolean;
+  /** A filter on `{email}` (Directus's filter syntax), or null. */
+  emailFilter: Record<string, unknown> | null;
 }
 
 /** What /assets may do (`storage_asset_transform`: all, none or presets) and the presets by key. */
@@ -26,12 +38,15 @@ export interface AssetSettings {
 
 export class SettingsService {
   /** What is read from the row, by what; cleared by the `settings` change (cache/invalidation.ts). */
-  private readonly cache: Cache<'info' | 'policy' | 'assets', ProjectInfo | AssetSettings | string | null>;
+  private readonly cache: Cache<
+    'info' | 'policy' | 'assets' | 'registration',
+    ProjectInfo | AssetSettings | RegistrationSettings | string | null
+  >;
   private readonly settings: SettingsRepository;
 
   constructor(db: Database, caches = new CacheRegistry()) {
     this.settings = new SettingsRepository(db);
-    this.cache = caches.create('settings', { max: 3, ttlMs: CACHE_MS });
+    this.cache = caches.create('settings', { max: 4, ttlMs: CACHE_MS });
   }
 
   /** Drops what was read (tests; a running Strata clears through cache/invalidation.ts). */
@@ -60,6 +75,34 @@ export class SettingsService {
     }) as Promise<AssetSettings>;
   }
 
+  registration(): Promise<RegistrationSettings> {
+    return this.cache.load('registration', async () => {
+      const row: SettingsRow = (await this.settings.row()) ?? {};
+      const filter = jsonObject(row.public_registration_email_filter);
+      return {
+        enabled: truthy(row.public_registration),
+        role: typeof row.public_registration_role === 'string' ? row.public_registration_role : null,
+        // Directus's default: addresses are checked unless the setting says otherwise.
+        verifyEmail:
+          row.public_registration_verify_email === undefined || row.public_registration_verify_email === null
+            ? true
+            : truthy(row.public_registration_verify_email),
+        emailFilter: filter,
+      };
+    }) as Promise<RegistrationSettings>;
+  }
+
+  /** What a mail's layout shows: read when a mail is rendered (off the request path), not cached. */
+  async mailProject(): Promise<{ name: string; color: string; logo: string | null; url: string | null }> {
+    const row: SettingsRow = (await this.settings.row()) ?? {};
+    return {
+      name: row.project_name ?? 'Strata',
+      color: row.project_color ?? '#6644FF',
+      logo: row.project_logo ?? null,
+      url: typeof row.project_url === 'string' ? row.project_url : null,
+    };
+  }
+
   projectInfo(): Promise<ProjectInfo> {
     return this.cache.load('info', () => this.readInfo()) as Promise<ProjectInfo>;
   }
@@ -76,8 +119,31 @@ export class SettingsService {
       public_background: row.public_background ?? null,
       public_note: row.public_note ?? null,
       custom_css: row.custom_css ?? null,
+      public_registration: truthy(row.public_registration),
+      public_registration_verify_email:
+        row.public_registration_verify_email === undefined || row.public_registration_verify_email === null
+          ? true
+          : truthy(row.public_registration_verify_email),
     };
   }
+}
+
+/** A boolean column as each database returns it (true, 1, '1'). */
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 'true';
+}
+
+/** A JSON object column (text on some databases), or null when absent or not an object. */
+function jsonObject(value: unknown): Record<string, unknown> | null {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
 }
 
 /** The presets of the settings row (a JSON list of `{key, width, height, fit, ...}`); malformed entries are skipped. */

@@ -48,7 +48,8 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   service_settings:
     'id project_name project_url project_color project_logo public_foreground public_background public_note ' +
     'auth_login_attempts auth_password_policy storage_asset_transform storage_asset_presets custom_css ' +
-    'default_language project_descriptor default_appearance',
+    'default_language project_descriptor default_appearance public_registration public_registration_verify_email ' +
+    'public_registration_role public_registration_email_filter',
   service_files:
     'id storage filename_disk filename_download title type folder uploaded_by created_on modified_by modified_on ' +
     'charset filesize width height duration embed description location tags metadata focal_point_x focal_point_y ' +
@@ -74,6 +75,7 @@ const UUID_COLUMNS: [string, string][] = [
   ['service_settings', 'project_logo'],
   ['service_settings', 'public_foreground'],
   ['service_settings', 'public_background'],
+  ['service_settings', 'public_registration_role'],
   ['service_files', 'id'],
   ['service_files', 'folder'],
   ['service_folders', 'id'],
@@ -103,6 +105,9 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_users', field: 'tfa_secret', special: 'conceal' },
   { collection: 'service_users', field: 'auth_data', special: 'cast-json,conceal' },
   { collection: 'service_users', field: 'tags', special: 'cast-json' },
+  { collection: 'service_settings', field: 'public_registration', special: 'cast-boolean' },
+  { collection: 'service_settings', field: 'public_registration_verify_email', special: 'cast-boolean' },
+  { collection: 'service_settings', field: 'public_registration_email_filter', special: 'cast-json' },
   { collection: 'service_users', field: 'email_notifications', special: 'cast-boolean' },
   { collection: 'service_users', field: 'policies', special: 'm2m' },
   { collection: 'service_roles', field: 'users', special: 'o2m' },
@@ -229,6 +234,7 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_notifications: { icon: 'notifications', note: 'Notifications to users' },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },
+  service_account_tokens: { icon: 'key', hidden: true, accountability: null, note: 'One-time tokens sent by mail' },
 };
 
 export function systemCollectionMeta(collection: string): CollectionMeta & { system: true } {

@@ -7,6 +7,7 @@ import * as files from './0005-files.js';
 import * as versionsComments from './0007-versions-comments.js';
 import * as auditTrailIndexes from './0008-audit-trail-indexes.js';
 import * as notifications from './0009-notifications.js';
+import * as accountsByMail from './0011-accounts-by-mail.js';
 
 export interface Migration {
   version: string;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   versionsComments,
   auditTrailIndexes,
   notifications,
+  accountsByMail,
 ];

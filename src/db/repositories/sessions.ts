@@ -51,4 +51,13 @@ export class SessionsRepository {
   deleteToken(token: string): Promise<number> {
     return write(this.db, (knex) => knex(TABLE).where('token', token).del());
   }
+
+  /** The logins (families) of a user's sessions. */
+  familiesOfUser(user: string): Promise<{ family: string | null }[]> {
+    return read(this.db, (knex) => knex(TABLE).distinct('family').where('user', user));
+  }
+
+  deleteOfUser(user: string): Promise<number> {
+    return write(this.db, (knex) => knex(TABLE).where('user', user).del());
+  }
 }

@@ -66,4 +66,15 @@ export class UsersRepository {
   async setTfaSecret(id: string, secret: string | null): Promise<void> {
     await write(this.db, (knex) => knex(TABLE).update({ tfa_secret: secret }).where('id', id));
   }
+
+  /** The account an address names (case-insensitively), for the mail flows. */
+  account(email: string): Promise<{ id: string; email: string; status: string } | undefined> {
+    return read(this.db, (knex) =>
+      knex(TABLE).select('id', 'email', 'status').whereRaw('lower(email) = ?', [email.toLowerCase()]).first(),
+    );
+  }
+
+  accountById(id: string): Promise<{ id: string; email: string; status: string } | undefined> {
+    return read(this.db, (knex) => knex(TABLE).select('id', 'email', 'status').where('id', id).first());
+  }
 }

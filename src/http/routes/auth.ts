@@ -1,8 +1,10 @@
-/** `/auth/login`, `/auth/refresh`, `/auth/logout` (Directus docs: Authentication): thin over AuthService; cookies set here. */
+/** `/auth/login`, `/auth/refresh`, `/auth/logout`, `/auth/password/*` (Directus docs: Authentication): thin over AuthService; cookies set here. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { authRouteBody, LoginBody, RefreshBody } from '../../request/auth-bodies.js';
 import type { AuthService } from '../../auth/auth-service.js';
+import type { PasswordResetService } from '../../auth/password-reset-service.js';
+import { PasswordRequestBody, PasswordResetBody } from '../../request/account-bodies.js';
 import type { Config } from '../../config/config.js';
 import { applyCookies, clientInfo } from '../auth-cookies.js';
 import { declareRoute, type RouteDeclaration } from '../route-declaration.js';
@@ -47,11 +49,32 @@ export const AUTH_ROUTES = {
     bodyRequired: false,
     response: null,
   },
+  passwordRequest: {
+    method: 'POST',
+    url: '/auth/password/request',
+    summary: 'Mail a password reset link (204 whether or not the address has an account)',
+    tags,
+    audience: 'anyone',
+    public: true,
+    body: PasswordRequestBody,
+    response: null,
+  },
+  passwordReset: {
+    method: 'POST',
+    url: '/auth/password/reset',
+    summary: 'Set a new password with the token of a reset link; ends every session of the user',
+    tags,
+    audience: 'anyone',
+    public: true,
+    body: PasswordResetBody,
+    response: null,
+  },
 } satisfies Record<string, RouteDeclaration>;
 
 export interface AuthRoutesDeps {
   config: Config;
   auth: AuthService;
+  passwordReset: PasswordResetService;
 }
 
 export function authRoutes(context: AuthRoutesDeps): FastifyPluginAsync {
@@ -73,6 +96,16 @@ export function authRoutes(context: AuthRoutesDeps): FastifyPluginAsync {
 
     declareRoute(app, AUTH_ROUTES.logout, async (request, reply) => {
       applyCookies(reply, await context.auth.logout(authRouteBody(request.body, false), request.cookies));
+      return reply.code(204).send();
+    });
+
+    declareRoute(app, AUTH_ROUTES.passwordRequest, async (request, reply) => {
+      await context.passwordReset.request(authRouteBody(request.body, true), client(request));
+      return reply.code(204).send();
+    });
+
+    declareRoute(app, AUTH_ROUTES.passwordReset, async (request, reply) => {
+      await context.passwordReset.reset(authRouteBody(request.body, true), client(request).ip);
       return reply.code(204).send();
     });
   };
