@@ -44,6 +44,9 @@ const ALLOWED: Record<string, string> = {
   'engine/write/system-writes.ts#read': "the database's JSON text of a read inside a system write's transaction",
   'engine/write/audit-trail.ts#readAfter': "the database's JSON text of the items after a write, for their revisions",
   'engine/read/revision-access.ts#judgeRevisions': "the database's JSON text of a non-admin's revisions, to judge each",
+  'config/auth-providers-config.ts#roleMapping': 'an AUTH_<PROVIDER>_ROLE_MAPPING setting (JSON in the environment)',
+  'config/oauth-config.ts#params': 'an AUTH_<PROVIDER>_PARAMS setting (JSON in the environment)',
+  'project/settings-service.ts#jsonObject': 'a JSON column of service_settings',
   'version.ts#': 'package.json',
 };
 

@@ -5,8 +5,8 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { createSigner, createVerifier } from 'fast-jwt';
-import { LRUCache } from 'lru-cache';
 import * as oidc from 'openid-client';
+import { Cache } from '../../cache/cache.js';
 import type { AuthMode } from '../auth-service.js';
 import type { FlowSecrets } from './provider-types.js';
 
@@ -26,7 +26,7 @@ export interface LoginFlow extends FlowSecrets {
 export class LoginFlows {
   private readonly sign: (payload: Record<string, unknown>) => string;
   private readonly verify: (token: string) => Record<string, unknown>;
-  private readonly spent = new LRUCache<string, true>({ max: MAX_SPENT_FLOWS, ttl: FLOW_TTL_MS });
+  private readonly spent = new Cache<string, true>('spent-sign-on-flows', { max: MAX_SPENT_FLOWS, ttlMs: FLOW_TTL_MS });
 
   constructor(secret: string) {
     // A key of its own: a flow token can never pass as an access token, nor the reverse.
@@ -58,7 +58,7 @@ export class LoginFlows {
       return null;
     }
     const flow = parseFlow(payload);
-    if (!flow || flow.provider !== provider || this.spent.has(flow.id)) return null;
+    if (!flow || flow.provider !== provider || this.spent.get(flow.id) !== undefined) return null;
     this.spent.set(flow.id, true);
     return flow;
   }
