@@ -216,6 +216,7 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_comments: { icon: 'chat', note: 'Comments on items' },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },
+  service_schedule_runs: { icon: 'schedule', hidden: true, accountability: null },
 };
 
 export function systemCollectionMeta(collection: string): CollectionMeta & { system: true } {
