@@ -13,6 +13,8 @@ export interface ExtensionsConfig {
   filterTimeoutMs: number;
   /** EXTENSIONS_ENDPOINT_TIMEOUT (default 30s): an endpoint that has not answered by then answers 503. */
   endpointTimeoutMs: number;
+  /** EXTENSIONS_LOAD_TIMEOUT (default 10s): an extension whose module has not loaded by then is skipped. */
+  loadTimeoutMs: number;
 }
 
 export function readExtensionsConfig(env: Env): ExtensionsConfig {
@@ -21,5 +23,6 @@ export function readExtensionsConfig(env: Env): ExtensionsConfig {
     autoReload: bool(env, 'EXTENSIONS_AUTO_RELOAD', false),
     filterTimeoutMs: duration(env, 'EXTENSIONS_FILTER_TIMEOUT', '5s'),
     endpointTimeoutMs: duration(env, 'EXTENSIONS_ENDPOINT_TIMEOUT', '30s'),
+    loadTimeoutMs: duration(env, 'EXTENSIONS_LOAD_TIMEOUT', '10s'),
   };
 }

@@ -107,9 +107,17 @@ export class EventEmitter {
     }
   }
 
-  /** Waits for the actions under way (tests, shutdown); never rejects. */
-  async settled(): Promise<void> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  /** Waits for the actions under way (tests, shutdown), at most `timeoutMs` when given; never rejects. */
+  async settled(timeoutMs?: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit =
+      timeoutMs === undefined ? null : new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    timer?.unref();
+    const all = (async () => {
+      while (this.pending.size) await Promise.allSettled([...this.pending]);
+    })();
+    await (limit ? Promise.race([all, limit]) : all);
+    clearTimeout(timer);
   }
 
   private add(kind: Kind, event: string, handler: (...args: never[]) => unknown): () => void {

@@ -1,0 +1,88 @@
+/**
+ * Endpoint extensions, mounted under `/{id}` with Express's Router (an Express app per endpoint, so `res.json`,
+ * `req.params`, `req.query` and error middleware behave as in Directus). Strata's routes come first: an extension's
+ * paths are served from Fastify's not-found handler, after the caller is authenticated, so `req.accountability` is
+ * the caller's as Directus sets it. The body Fastify parsed is handed over as `req.body`. A thrown error (or a
+ * rejected async handler) answers as a coded error; an endpoint that has not answered after EXTENSIONS_ENDPOINT_TIMEOUT
+ * answers 503.
+ */
+import express from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RouteNotFoundError, ServiceError, ServiceUnavailableError } from '../errors/catalogue.js';
+import { hookError } from '../engine/events/hook-errors.js';
+import type { ExtensionContext } from './extension-context.js';
+
+export type EndpointHandler = (router: express.Router, context: ExtensionContext) => unknown;
+
+type RawRequest = FastifyRequest['raw'] & { accountability?: unknown; body?: unknown; _body?: boolean };
+
+const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+
+export function validEndpointId(id: unknown): id is string {
+  return typeof id === 'string' && ID.test(id);
+}
+
+function errorJson(error: ServiceError) {
+  return { errors: [{ message: error.message, extensions: { ...error.extensions, code: error.code } }] };
+}
+
+/** The Express app of one endpoint: its router under `/{id}`, then Directus-shaped 404 and error answers. */
+export function endpointApp(id: string, handler: EndpointHandler, context: ExtensionContext): express.Express {
+  const router = express.Router();
+  handler(router, context);
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(`/${id}`, router);
+  app.use((req, res) => {
+    const error = new RouteNotFoundError(req.originalUrl.split('?')[0]!);
+    res.status(error.status).json(errorJson(error));
+  });
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const error = hookError(err);
+    if (res.headersSent) return void res.end();
+    res.status(error.status).json(errorJson(error));
+  });
+  return app;
+}
+
+/** Hands the request to the endpoint's Express app; resolves once it has answered (or timed out). */
+export function dispatch(
+  app: express.Express,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  timeoutMs: number,
+): Promise<void> {
+  const raw = request.raw as RawRequest;
+  raw.accountability = request.accountability;
+  if (request.body !== undefined) {
+    raw.body = request.body;
+    // body-parser skips a body already read (Fastify read it).
+    raw._body = true;
+  }
+  void reply.hijack();
+  const res = reply.raw;
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      if (!res.headersSent) {
+        const error = new ServiceUnavailableError('endpoint', `The endpoint did not answer within ${timeoutMs}ms`);
+        res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(errorJson(error)));
+      } else res.destroy();
+      resolve();
+    }, timeoutMs);
+    timer.unref();
+    res.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      app(raw, res);
+    } catch (error) {
+      const coded = hookError(error);
+      if (!res.headersSent) {
+        res.writeHead(coded.status, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(errorJson(coded)));
+      }
+    }
+  });
+}
