@@ -61,6 +61,9 @@ export function dispatch(
   }
   void reply.hijack();
   const res = reply.raw;
+  // Headers Strata's hooks set on the reply (CORS, rate limits) are written by the endpoint's answer too.
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (value !== undefined && !res.headersSent) res.setHeader(name, value as string | number | string[]);
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       if (!res.headersSent) {

@@ -41,6 +41,8 @@ for (const client of testClients()) {
           EXTENSIONS_FILTER_TIMEOUT: '300ms',
           EXTENSIONS_ENDPOINT_TIMEOUT: '300ms',
           EXTENSIONS_LOAD_TIMEOUT: '1s',
+          CORS_ENABLED: 'true',
+          CORS_ORIGIN: 'true',
         },
       });
     });
@@ -116,6 +118,8 @@ for (const client of testClients()) {
       const admin = await send('GET', '/hello');
       assert.equal(admin.statusCode, 200, admin.body);
       assert.equal(json(admin).admin, true);
+      const cors = await fetch(`${base}/hello`, { headers: { origin: 'http://app.example' } });
+      assert.equal(cors.headers.get('access-control-allow-origin'), 'http://app.example');
       const anonymous = await send('GET', '/hello', undefined, null);
       assert.deepEqual(json(anonymous), { hello: 'world', user: null, admin: false });
       const echo = await send('POST', '/hello/echo/ada?q=1', { a: 1 });
