@@ -6,6 +6,7 @@
  * rejected async handler) answers as a coded error; an endpoint that has not answered after EXTENSIONS_ENDPOINT_TIMEOUT
  * answers 503.
  */
+import http from 'node:http';
 import express from 'express';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RouteNotFoundError, ServiceError, ServiceUnavailableError } from '../errors/catalogue.js';
@@ -17,6 +18,8 @@ export type EndpointHandler = (router: express.Router, context: ExtensionContext
 type RawRequest = FastifyRequest['raw'] & { accountability?: unknown; body?: unknown; _body?: boolean };
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+/** Each endpoint app's own request and response prototypes, as Express made them. */
+const ORIGINALS = new WeakMap<express.Express, { request: object; response: object }>();
 
 export function validEndpointId(id: unknown): id is string {
   return typeof id === 'string' && ID.test(id);
@@ -32,6 +35,7 @@ export function endpointApp(id: string, handler: EndpointHandler, context: Exten
   handler(router, context);
   const app = express();
   app.disable('x-powered-by');
+  ORIGINALS.set(app, { request: app.request, response: app.response });
   app.use(`/${id}`, router);
   app.use((req, res) => {
     const error = new RouteNotFoundError(req.originalUrl.split('?')[0]!);
@@ -79,6 +83,7 @@ export function dispatch(
       resolve();
     });
     try {
+      adoptPrototypes(app, raw, res);
       app(raw, res);
     } catch (error) {
       const coded = hookError(error);
@@ -88,4 +93,23 @@ export function dispatch(
       }
     }
   });
+}
+
+/**
+ * Express gives the request and response its own prototypes (app.request / app.response, over Node's
+ * IncomingMessage and ServerResponse). When they are other classes (Fastify's `inject` hands over light-my-request's),
+ * the app's methods are laid over the objects' own prototypes instead, so that their own methods (how `inject`
+ * collects the answer) stay. Express reads these as it starts handling, synchronously: setting them per request is safe.
+ */
+function adoptPrototypes(app: express.Express, req: object, res: object): void {
+  const original = ORIGINALS.get(app)!;
+  const over = (target: object, node: object, mine: object, methods: object): object => {
+    if (Object.getPrototypeOf(target) === node) return mine;
+    const proto = Object.create(Object.getPrototypeOf(target) as object) as object;
+    Object.defineProperties(proto, Object.getOwnPropertyDescriptors(methods));
+    Object.defineProperty(proto, 'app', { value: app, configurable: true, enumerable: true, writable: true });
+    return proto;
+  };
+  app.request = over(req, http.IncomingMessage.prototype, original.request, express.request) as typeof app.request;
+  app.response = over(res, http.ServerResponse.prototype, original.response, express.response) as typeof app.response;
 }

@@ -153,6 +153,12 @@ for (const client of testClients()) {
       assert.equal((await send('GET', '/server/ping', undefined, null)).statusCode, 200);
     });
 
+    it("endpoints answer Fastify's inject too (light-my-request's request and response)", async () => {
+      const res = await t.request({ method: 'POST', url: '/hello/echo/inj?q=3', payload: { b: 2 } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(JSON.parse(res.body), { name: 'inj', body: { b: 2 }, q: '3' });
+    });
+
     it("a bundle's hook and endpoint both load", async () => {
       const res = await send('GET', '/kit');
       assert.deepEqual(json(res), { from: 'bundle' });
