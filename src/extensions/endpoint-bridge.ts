@@ -15,7 +15,7 @@ import type { ExtensionContext } from './extension-context.js';
 
 export type EndpointHandler = (router: express.Router, context: ExtensionContext) => unknown;
 
-type RawRequest = FastifyRequest['raw'] & { accountability?: unknown; body?: unknown; _body?: boolean };
+type RawRequest = FastifyRequest['raw'] & { accountability?: unknown; body?: unknown };
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 /** Each endpoint app's own request and response prototypes, as Express made them. */
@@ -58,11 +58,8 @@ export function dispatch(
 ): Promise<void> {
   const raw = request.raw as RawRequest;
   raw.accountability = request.accountability;
-  if (request.body !== undefined) {
-    raw.body = request.body;
-    // body-parser skips a body already read (Fastify read it).
-    raw._body = true;
-  }
+  // Fastify has read and parsed the body: an endpoint reads it here, as Directus's global parser leaves it.
+  if (request.body !== undefined) raw.body = request.body;
   void reply.hijack();
   const res = reply.raw;
   // Headers Strata's hooks set on the reply (CORS, rate limits) are written by the endpoint's answer too.
