@@ -4,6 +4,8 @@
  * (ports.ts, or an interface next to it), and this object satisfies them all.
  */
 import { AuditRetention } from '../project/audit-retention.js';
+import { Scheduler } from '../engine/events/scheduler.js';
+import { ScheduleRunsRepository } from '../db/repositories/schedule-runs.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
@@ -16,6 +18,7 @@ import { CacheRegistry } from '../cache/cache-registry.js';
 import { Invalidation } from '../cache/invalidation.js';
 import type { ItemsService } from '../engine/read/items-service.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
+import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
 import type { VersionsService } from '../engine/versions/versions-service.js';
 import type { AccessResolver } from '../permissions/access-resolver.js';
@@ -75,6 +78,8 @@ export interface AppContext extends MailAccounts {
   invalidation: Invalidation;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
+  /** Hook events (filter, action, init) of extensions and flows. */
+  events: EventEmitter;
   /** The storage locations that hold the files' bytes. */
   storage: StorageLocations;
   /** File uploads, replacements and deletes (bytes and rows together). */
@@ -97,6 +102,8 @@ export interface AppContext extends MailAccounts {
   clearCaches(): Promise<void>;
   /** Prunes old activity and revisions on RETENTION_SCHEDULE when RETENTION_ENABLED (project/audit-retention.ts). */
   retention: AuditRetention;
+  /** Cron schedules of extensions and flows, each tick run once across instances. */
+  scheduler: Scheduler;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -156,6 +163,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       logins,
       clock,
       changes,
+      events: engine.events,
       permissions,
       schema,
       warn: (message) => log.warn(message),
@@ -174,6 +182,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
       log?.error?.({ err: error }, 'Audit trail retention failed'),
     );
     retention.start();
+    const runs = new ScheduleRunsRepository(db);
+    const scheduler = new Scheduler(
+      (id, tick) => runs.claim(id, tick),
+      (error, id) => log?.error?.({ err: error }, `Schedule "${id}" failed`),
+    );
     return {
       config,
       db,
@@ -193,8 +206,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
       clock,
       clearCaches,
       retention,
+      scheduler,
       startedAt: Date.now(),
       async close() {
+        await scheduler.stop();
         await retention.stop();
         mailAccounts.mailer.close();
         subscriptions.close();

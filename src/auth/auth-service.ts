@@ -18,6 +18,7 @@ import type { Database } from '../db/connection.js';
 import { ActivityRepository } from '../db/repositories/activity.js';
 import { SettingsRepository } from '../db/repositories/settings.js';
 import { UsersRepository } from '../db/repositories/users.js';
+import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
 import {
   InvalidCredentialsError,
@@ -69,6 +70,8 @@ export class AuthService {
     private readonly clock: Clock = systemClock,
     /** A user suspended after too many failed logins is an update of its row, announced as the writer's are. */
     private readonly changes: ChangeEvents | null = null,
+    /** Hook events: `auth.login` (filter before the password is checked, action after, success or fail). */
+    private readonly events: EventEmitter | null = null,
   ) {
     this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs, clock);
     this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs, clock);
@@ -98,12 +101,28 @@ export class AuthService {
     // AUTH_DISABLE_DEFAULT: only the configured providers sign people in (Directus: INVALID_PROVIDER).
     if (this.config.authProviders.disableDefault) throw new InvalidProviderError();
     const user = await this.users.forLogin(email);
+    const hookPayload = { email, mode };
+    const provider = 'default';
+    const loginFailed = () =>
+      this.events?.emitAction(
+        'auth.login',
+        { payload: hookPayload, status: 'fail', user: user ? String(user.id) : null, provider },
+        { accountability: null, schema: null, database: this.db },
+      );
+    if (this.events?.hasFilter('auth.login'))
+      await this.events.emitFilter(
+        'auth.login',
+        hookPayload,
+        { status: 'pending', user: user ? String(user.id) : null, provider },
+        { accountability: null, schema: null, database: this.db },
+      );
     const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
     const at = () => new Date(this.clock.now());
     const seen = { ip: client.ip, userAgent: client.userAgent, origin: client.origin ?? null };
     // Every refused login is activity, before the answer: on the account, or on the email when it names none.
     const refuse = async (error: Error): Promise<never> => {
       const item = user ? String(user.id) : email.slice(0, 255);
+      loginFailed();
       await this.activity.recordFailedLogin({ user: null, item, ...seen, at: at() });
       throw error;
     };
@@ -118,6 +137,7 @@ export class AuthService {
         await this.users.setStatus(user.id, 'suspended');
         this.changes?.announce('service_users', 'update', [user.id]);
       }
+      loginFailed();
       await stall();
       return refuse(new InvalidCredentialsError());
     }
@@ -125,18 +145,24 @@ export class AuthService {
       return refuse(new InvalidOtpError());
     const accountability = await this.allowedFrom(String(user.id), client.ip).catch(refuse);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
-    return this.open(accountability, mode, client);
+    return this.open(accountability, mode, client, { payload: hookPayload, provider });
   }
 
   /**
    * Signs in a user someone else vouched for (an identity provider): the same IP checks, session, activity and
    * tokens as a password login.
    */
-  async signIn(user: string, mode: AuthMode, client: ClientInfo): Promise<AuthResult> {
-    return this.open(await this.allowedFrom(user, client.ip), mode, client);
+  async signIn(user: string, mode: AuthMode, client: ClientInfo, provider = 'default'): Promise<AuthResult> {
+    return this.open(await this.allowedFrom(user, client.ip), mode, client, { payload: { mode }, provider });
   }
 
-  private async open(accountability: UserAccountability, mode: AuthMode, client: ClientInfo): Promise<AuthResult> {
+  /** Opens the session; `login` is what the `auth.login` action hooks are told (Directus's payload and provider). */
+  private async open(
+    accountability: UserAccountability,
+    mode: AuthMode,
+    client: ClientInfo,
+    login: { payload: Record<string, unknown>; provider: string },
+  ): Promise<AuthResult> {
     const user = { id: accountability.user! };
     await this.users.touchLastAccess(user.id, new Date());
     const family = newFamily();
@@ -145,7 +171,13 @@ export class AuthService {
     const seen = { ip: client.ip, userAgent: client.userAgent, origin: client.origin ?? null };
     const at = new Date(this.clock.now());
     await this.activity.recordLogin({ user: String(user.id), item: String(user.id), ...seen, at }, record);
-    return this.issue(accountability, mode, session, family);
+    const issued = this.issue(accountability, mode, session, family);
+    this.events?.emitAction(
+      'auth.login',
+      { payload: login.payload, status: 'success', user: String(user.id), provider: login.provider },
+      { accountability: null, schema: null, database: this.db },
+    );
+    return issued;
   }
 
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */

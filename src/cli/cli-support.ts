@@ -9,6 +9,7 @@ import { ServiceErrorList } from '../errors/catalogue.js';
 import { isUnexpected, toServiceError } from '../errors/to-service-error.js';
 import type { Accountability } from '../permissions/accountability.js';
 import { createAppContext } from '../app/app-context.js';
+import { Extensions } from '../extensions/extensions-manager.js';
 import type { ItemsApi, SchemaAdminApi } from '../app/ports.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, conflict: 4 } as const;
@@ -91,9 +92,19 @@ export async function withContext<T>(config: Config, io: CliIo, work: (context: 
     { ...config, logLevel: 'silent' },
     { bootstrap: true, log: { info: () => {}, warn: (msg) => io.stderr.write(`${msg}\n`) } },
   );
+  // The writes of data commands raise the hooks' filters and actions, as the server's do (no schedules).
+  const extensions = new Extensions(
+    context,
+    { info: () => {}, warn: (msg) => io.stderr.write(`${msg}\n`) },
+    { server: false },
+  );
   try {
+    await extensions.start();
     return await work(context);
   } finally {
+    // Actions of the command's writes finish before the database closes (a hung one is let go).
+    await context.events.settled(5000);
+    await extensions.close();
     await context.close();
   }
 }

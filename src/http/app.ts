@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Accountability } from '../permissions/accountability.js';
 import type { AppContext } from '../app/app-context.js';
 import { RouteNotFoundError } from '../errors/catalogue.js';
+import { dispatch } from '../extensions/endpoint-bridge.js';
+import { Extensions } from '../extensions/extensions-manager.js';
 import type { StageTimer } from './server-timing.js';
 import type { RouteEntry } from '../specs/system-paths.js';
 import { registerAuthentication, type PreHandler } from './authenticate.js';
@@ -28,6 +30,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, with the declaration it was registered from, if any (for the OpenAPI document). */
     routeTable: readonly RouteEntry[];
+    /** The loaded extensions (hooks, endpoints), reloadable. */
+    extensions: Extensions;
   }
   interface FastifyContextConfig {
     /** The route resolves no caller: it answers anyone (ping, login, static assets). */
@@ -38,9 +42,17 @@ declare module 'fastify' {
 }
 
 /** Errors thrown anywhere answer in the catalogue's shape; an unknown path is 404 once its caller is resolved. */
-function registerErrorHandling(app: FastifyInstance, authenticate: PreHandler): void {
+function registerErrorHandling(
+  app: FastifyInstance,
+  authenticate: PreHandler,
+  extensions: Extensions,
+  endpointTimeoutMs: number,
+): void {
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler({ preHandler: authenticate }, (request, reply) => {
+    // Paths of Strata's own routes never get here: an endpoint extension serves only what they leave.
+    const endpoint = extensions.endpoint(request.url.split(/[/?]/, 2)[1] ?? '');
+    if (endpoint) return dispatch(endpoint, request, reply, endpointTimeoutMs);
     const error = new RouteNotFoundError(request.url.split('?')[0]!);
     void reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error));
   });
@@ -56,7 +68,12 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   registerJsonBodies(app, config.maxJsonDepth);
   registerRequestHooks(app, context.rateLimiters, config.ip.customHeader);
   const authenticate = registerAuthentication(app, context);
-  registerErrorHandling(app, authenticate);
+  const extensions = new Extensions(context, { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m) });
+  app.decorate('extensions', extensions);
+  registerErrorHandling(app, authenticate, extensions, config.extensions.endpointTimeoutMs);
   registerRoutes(app, context, options);
+  // Loaded before the server is ready (hooks see the first request); removed when it closes.
+  app.register(async () => extensions.start());
+  app.addHook('onClose', async () => extensions.close());
   return app;
 }

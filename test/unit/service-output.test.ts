@@ -23,6 +23,7 @@ const ALLOWED: Record<string, string> = {
   'db/schema-journal.ts#statements': 'a JSON column of service_schema_journal',
   'request/graphql-body.ts#parseVariables': 'GraphQL variables of a GET request',
   'io/import-records.ts#csvPayload': 'an imported file',
+  'extensions/extension-manifest.ts#manifestOf': "an extension's package.json",
   'request/upload-form.ts#formValue': 'a form field of a multipart upload',
   'engine/files/pending-files.ts#parseTags': 'the tags of a tus upload, sent in its Upload-Metadata header',
   'project/settings-service.ts#assetPresets': 'a JSON column of service_settings',

@@ -8,6 +8,7 @@ import * as versionsComments from './0007-versions-comments.js';
 import * as auditTrailIndexes from './0008-audit-trail-indexes.js';
 import * as notifications from './0009-notifications.js';
 import * as accountsByMail from './0011-accounts-by-mail.js';
+import * as scheduleRuns from './0013-schedule-runs.js';
 
 export interface Migration {
   version: string;
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   auditTrailIndexes,
   notifications,
   accountsByMail,
+  scheduleRuns,
 ];
