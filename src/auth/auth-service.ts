@@ -88,11 +88,7 @@ export class AuthService {
     const mode = checked.mode ?? 'json';
     const email = checked.email.toLowerCase();
     const started = Date.now();
-    const stall = async () => {
-      // Unknown users, wrong passwords and inactive accounts all answer after the same minimum time.
-      const wait = this.config.loginStallTimeMs - (Date.now() - started);
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    };
+    const stall = () => this.stallSince(started);
 
     const user = await this.users.forLogin(email);
     const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
@@ -109,7 +105,52 @@ export class AuthService {
       await stall();
       throw new InvalidCredentialsError();
     }
-    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now())) throw new InvalidOtpError();
+    return this.complete(user, mode, body.otp, client, allowed);
+  }
+
+  /**
+   * A login through a sign-on provider that checks the credentials itself (`authenticate` throws
+   * INVALID_CREDENTIALS when it refuses them): the same throttle, stall, status check, two-factor code and session
+   * as `login`. `key` names the account for the throttle (the identifier given).
+   */
+  async loginWith(
+    key: string,
+    mode: AuthMode,
+    otp: unknown,
+    client: ClientInfo,
+    authenticate: () => Promise<{ id: string; status: string; tfa_secret: string | null }>,
+  ): Promise<AuthResult> {
+    await this.throttle(`${key.toLowerCase()}|${client.ip}`);
+    const started = Date.now();
+    let user;
+    try {
+      user = await authenticate();
+    } catch (error) {
+      if (error instanceof InvalidCredentialsError) await this.stallSince(started);
+      throw error;
+    }
+    if (user.status !== 'active') {
+      await this.stallSince(started);
+      throw new InvalidCredentialsError();
+    }
+    return this.complete(user, mode, otp, client, await this.allowedAttempts());
+  }
+
+  /** Unknown users, wrong passwords and inactive accounts all answer after the same minimum time. */
+  private async stallSince(started: number): Promise<void> {
+    const wait = this.config.loginStallTimeMs - (Date.now() - started);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
+  /** The credentials were good: the two-factor code, the IP allow-list, then the session and its tokens. */
+  private async complete(
+    user: { id: string; tfa_secret: string | null },
+    mode: AuthMode,
+    otp: unknown,
+    client: ClientInfo,
+    allowed: number | null,
+  ): Promise<AuthResult> {
+    if (user.tfa_secret && !otpValid(String(user.tfa_secret), otp, this.clock.now())) throw new InvalidOtpError();
     const accountability = await this.allowedFrom(String(user.id), client.ip);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
 

@@ -17,6 +17,7 @@ import { readGraphQLSocketConfig, type GraphQLSocketConfig } from './graphql-soc
 import { readRealtimeConfig, type RealtimeConfig } from './realtime-config.js';
 import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
+import { readLdapProviders, type LdapProviderConfig } from './ldap-config.js';
 import { readStorageConfig, type StorageConfig } from './storage-config.js';
 
 export { ConfigError } from './env-values.js';
@@ -60,6 +61,8 @@ export interface Config extends ScaleConfig {
   io: IoConfig;
   /** Storage locations, upload limits, assets and image transforms. */
   storage: StorageConfig;
+  /** The `ldap` sign-on providers of AUTH_PROVIDERS, by name. */
+  ldapProviders: Map<string, LdapProviderConfig>;
   /** Pruning of old activity and revisions (RETENTION_*, ACTIVITY_RETENTION, REVISIONS_RETENTION). */
   retention: RetentionConfig;
   host: string;
@@ -232,6 +235,7 @@ export function readConfig(env: Env = process.env): Config {
     docs: readDocsConfig(env),
     io: readIoConfig(env),
     storage: readStorageConfig(env),
+    ldapProviders: readLdapProviders(env),
     retention: readRetentionConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };

@@ -87,6 +87,19 @@ export class ServiceUnavailableError extends ServiceError {
   }
 }
 
+export class InvalidProviderError extends ServiceError {
+  constructor() {
+    super('INVALID_PROVIDER', 403, 'Invalid provider.');
+  }
+}
+
+/** A sign-on provider Strata cannot use as configured (its service account refused, say); details go to the log. */
+export class InvalidProviderConfigError extends ServiceError {
+  constructor(provider: string) {
+    super('INVALID_PROVIDER_CONFIG', 503, 'Invalid config.', { provider });
+  }
+}
+
 export class InvalidOtpError extends ServiceError {
   constructor() {
     super('INVALID_OTP', 401, 'Invalid user OTP.');
