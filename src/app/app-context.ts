@@ -154,6 +154,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       changes,
       permissions,
       schema,
+      log,
     });
     const retention = new AuditRetention(db, config.retention, clock, (error) =>
       log?.error?.({ err: error }, 'Audit trail retention failed'),

@@ -5,6 +5,7 @@
 import { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import { AuthService } from '../auth/auth-service.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
+import { ldapRefreshCheck } from '../auth/ldap/ldap-refresh.js';
 import { LoginLiveness } from '../auth/login-liveness.js';
 import { MeService } from '../auth/me-service.js';
 import { Sessions } from '../auth/sessions.js';
@@ -47,6 +48,8 @@ export interface AccountParts {
   changes: ChangeEvents;
   permissions: PermissionStore;
   schema: SchemaStore;
+  /** Where the sign-on providers' failures are told (a directory that is down, a refused service account). */
+  log?: { warn(message: string): void };
 }
 
 export interface Accounts {
@@ -70,6 +73,8 @@ export function buildAccounts(parts: AccountParts): Accounts {
     clock,
     changes,
   );
+  if (config.ldapProviders.size > 0)
+    auth.checkOnRefresh(ldapRefreshCheck(db, config.ldapProviders, parts.log ?? { warn: () => {} }));
   return {
     auth,
     tfa: new TfaService(db, 'Strata', clock, changes),

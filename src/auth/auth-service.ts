@@ -7,6 +7,7 @@ import { AccessTokens, looksLikeJwt } from './access-tokens.js';
 import { allowList, ipAllowed } from './ip-allow-list.js';
 import type { LoginAttempts } from './login-attempts.js';
 import { verifyPassword } from './passwords.js';
+import { RefusedCredentialsError } from './refused-credentials.js';
 import type { LoginLiveness } from './login-liveness.js';
 import { newFamily, Sessions } from './sessions.js';
 import { otpValid } from './tfa.js';
@@ -56,6 +57,9 @@ export class AuthService {
   private readonly settings: SettingsRepository;
   private readonly activity: ActivityRepository;
 
+  /** Asked at every refresh (sign-on providers that re-check their users); throws to refuse the refresh. */
+  private refreshCheck: ((user: string) => Promise<void>) | null = null;
+
   constructor(
     private readonly db: Database,
     secret: string,
@@ -98,10 +102,7 @@ export class AuthService {
     }
     const allowed = await this.allowedAttempts();
     if (!passwordOk) {
-      if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
-        await this.users.setStatus(user.id, 'suspended');
-        this.changes?.announce('service_users', 'update', [user.id]);
-      }
+      await this.failedAttempt(String(user.id), allowed);
       await stall();
       throw new InvalidCredentialsError();
     }
@@ -126,6 +127,7 @@ export class AuthService {
     try {
       user = await authenticate();
     } catch (error) {
+      if (error instanceof RefusedCredentialsError) await this.failedAttempt(error.user, await this.allowedAttempts());
       if (error instanceof InvalidCredentialsError) await this.stallSince(started);
       throw error;
     }
@@ -134,6 +136,14 @@ export class AuthService {
       throw new InvalidCredentialsError();
     }
     return this.complete(user, mode, otp, client, await this.allowedAttempts());
+  }
+
+  /** A wrong password for a known user: one attempt less; none left suspends the user. */
+  private async failedAttempt(user: string, allowed: number | null): Promise<void> {
+    if (allowed !== null && (await this.attempts.failed(user, allowed))) {
+      await this.users.setStatus(user, 'suspended');
+      this.changes?.announce('service_users', 'update', [user]);
+    }
   }
 
   /** Unknown users, wrong passwords and inactive accounts all answer after the same minimum time. */
@@ -168,6 +178,11 @@ export class AuthService {
     return this.issue(accountability, mode, session, family);
   }
 
+  /** Installs the check every refresh runs after the user's status (one at most: the providers' together). */
+  checkOnRefresh(check: (user: string) => Promise<void>): void {
+    this.refreshCheck = check;
+  }
+
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
   async refresh(
     body: Record<string, unknown>,
@@ -181,6 +196,7 @@ export class AuthService {
     const user = await this.users.status(session.user);
     if (user?.status === 'suspended') throw new UserSuspendedError();
     if (user?.status !== 'active') throw new InvalidCredentialsError();
+    await this.refreshCheck?.(session.user);
     const accountability = await this.allowedFrom(session.user, client.ip);
     const grace = mode === 'session' ? this.config.auth.sessionRefreshGracePeriodMs : 0;
     const rotated = await this.sessions.rotate(raw, this.ttl(mode), grace, client);

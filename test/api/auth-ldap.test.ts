@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { Client } from 'ldapts';
 import { Secret, TOTP } from 'otpauth';
 import { authenticateInDirectory } from '../../src/auth/ldap/ldap-directory.js';
 import { queryBuilder } from '../../src/db/connection.js';
 import { InvalidCredentialsError } from '../../src/errors/catalogue.js';
 import { freePort } from '../helpers/child-server.js';
-import { slapdAvailable, TestLdap } from '../helpers/ldap-server.js';
+import { LDAP_ROOT_PASSWORD, slapdAvailable, TestLdap } from '../helpers/ldap-server.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
@@ -284,6 +285,51 @@ for (const client of testClients()) {
       await users().update({ status: 'active' });
     });
 
+    it('counts wrong passwords of a known user toward auth_login_attempts, and suspends it', async () => {
+      const settings = () => queryBuilder(t.context.db)('service_settings');
+      await settings().update({ auth_login_attempts: 2 });
+      try {
+        const codes = [];
+        for (let i = 0; i < 3; i++) codes.push(errorCode(await login('o*brien)(x', 'wrong')));
+        assert.deepEqual(codes, ['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'INVALID_CREDENTIALS']);
+        const [row] = await queryBuilder(t.context.db)('service_users')
+          .select('id', 'status')
+          .where('external_identifier', `cn=obrien,ou=people,${SUFFIX}`);
+        assert.equal(row.status, 'suspended');
+        assert.equal(errorCode(await login('o*brien)(x', 'obrien-pass')), 'INVALID_CREDENTIALS');
+        await queryBuilder(t.context.db)('service_users').update({ status: 'active' }).where('id', row.id);
+      } finally {
+        await settings().update({ auth_login_attempts: 25 });
+      }
+    });
+
+    it('asks the directory again at each refresh: a removed entry ends the session', async () => {
+      const first = await login('bob', 'bob-pass');
+      const { refresh_token } = json(first).data;
+      const refresh = (token: string) =>
+        t.request({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: token }, token: null });
+      const kept = await refresh(refresh_token);
+      assert.equal(kept.statusCode, 200, kept.body);
+      const admin = new Client({ url: ldap.url });
+      try {
+        await admin.bind(`cn=admin,${SUFFIX}`, LDAP_ROOT_PASSWORD);
+        await admin.del(`uid=bob,ou=people,${SUFFIX}`);
+      } finally {
+        await admin.unbind();
+      }
+      const ended = await refresh(json(kept).data.refresh_token);
+      assert.equal(ended.statusCode, 401, ended.body);
+      assert.equal(errorCode(ended), 'INVALID_CREDENTIALS');
+      // The local admin's refresh does not ask any directory.
+      const local = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: ADMIN.email, password: ADMIN.password },
+        token: null,
+      });
+      assert.equal((await refresh(json(local).data.refresh_token)).statusCode, 200);
+    });
+
     it('knows only its ldap providers as routes', async () => {
       for (const name of ['nope', '__proto__', 'constructor', 'DIRECTORY']) {
         const response = await login('alice', 'alice-pass', {}, name);
@@ -303,8 +349,17 @@ for (const client of testClients()) {
       const quiet = await login('alice', 'alice-pass', {}, 'silent');
       assert.equal(quiet.statusCode, 503, quiet.body);
       assert.equal(errorCode(quiet), 'SERVICE_UNAVAILABLE');
+      const before = json(await login('alice', 'alice-pass')).data.refresh_token;
       await ldap.stop();
       try {
+        const refreshed = await t.request({
+          method: 'POST',
+          url: '/auth/refresh',
+          payload: { refresh_token: before },
+          token: null,
+        });
+        assert.equal(refreshed.statusCode, 503, refreshed.body);
+        assert.equal(errorCode(refreshed), 'SERVICE_UNAVAILABLE');
         const down = await login('alice', 'alice-pass');
         assert.equal(down.statusCode, 503, down.body);
         assert.equal(errorCode(down), 'SERVICE_UNAVAILABLE');

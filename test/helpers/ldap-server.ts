@@ -12,6 +12,8 @@ import { freePort, killChild, waitForPort } from './child-server.js';
 const SLAPD = '/usr/sbin/slapd';
 const SLAPADD = '/usr/sbin/slapadd';
 const SCHEMAS = ['core', 'cosine', 'inetorgperson', 'nis'];
+/** The directory manager's password (rootdn `cn=admin,<suffix>`): for tests that change the directory meanwhile. */
+export const LDAP_ROOT_PASSWORD = 'admin-secret-of-the-test-directory';
 
 export function slapdAvailable(): boolean {
   return existsSync(SLAPD) && existsSync(SLAPADD) && existsSync('/etc/ldap/schema/core.schema');
@@ -31,7 +33,7 @@ function slapdConf(dir: string, suffix: string, serviceDn: string): string {
     'maxsize 10485760',
     `suffix "${suffix}"`,
     `rootdn "cn=admin,${suffix}"`,
-    'rootpw admin-secret-not-used-by-tests',
+    `rootpw ${LDAP_ROOT_PASSWORD}`,
     `directory ${path.join(dir, 'db')}`,
     'access to attrs=userPassword by self write by anonymous auth by * none',
     `access to * by dn.exact="${serviceDn}" read by self read by * none`,

@@ -4,7 +4,13 @@
  * Authentication, LDAP). Unlike Directus, the row is created or updated only after the password bound: a login with
  * a wrong password writes nothing.
  */
-import { authenticateInDirectory, type DirectoryLog, type DirectoryUser } from './ldap-directory.js';
+import {
+  authenticateInDirectory,
+  WrongPasswordError,
+  type DirectoryLog,
+  type DirectoryUser,
+} from './ldap-directory.js';
+import { RefusedCredentialsError } from '../refused-credentials.js';
 import type { LdapProviderConfig } from '../../config/ldap-config.js';
 import type { Database } from '../../db/connection.js';
 import {
@@ -86,12 +92,17 @@ export async function ldapAuthenticate(
   config: LdapProviderConfig,
   credentials: { identifier: string; password: string },
 ): Promise<ExternalUser> {
-  const user = await authenticateInDirectory(config, credentials, deps.log);
+  const repo = new DirectoryUsersRepository(deps.db);
+  const user = await authenticateInDirectory(config, credentials, deps.log).catch(async (error: unknown) => {
+    if (!(error instanceof WrongPasswordError)) throw error;
+    // A wrong password of someone who signed in before counts toward their auth_login_attempts, as Directus counts it.
+    const known = await repo.byExternalIdentifier(error.dn);
+    throw known?.provider === config.name ? new RefusedCredentialsError(known.id) : error;
+  });
   if (user.dn.length > IDENTIFIER_LENGTH) {
     deps.log.warn(`LDAP provider "${config.name}": a DN longer than ${IDENTIFIER_LENGTH} characters`);
     throw new InvalidProviderError();
   }
-  const repo = new DirectoryUsersRepository(deps.db);
   const existing = await repo.byExternalIdentifier(user.dn);
   const role = existing && !config.groupDn ? undefined : await roleFor(repo, config, deps, user);
   if (!existing) return createUser(repo, config, deps, user, role ?? null);

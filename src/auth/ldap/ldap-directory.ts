@@ -11,6 +11,7 @@ import {
   InappropriateAuthError,
   InsufficientAccessError,
   InvalidCredentialsError as LdapInvalidCredentials,
+  NoSuchObjectError,
   type Entry,
 } from 'ldapts';
 import type { LdapProviderConfig } from '../../config/ldap-config.js';
@@ -28,6 +29,13 @@ export interface DirectoryUser {
   email: string | null;
   /** The `cn` of every group whose group attribute names the user. */
   groups: string[];
+}
+
+/** The entry was found and its password refused (an INVALID_CREDENTIALS that names the entry). */
+export class WrongPasswordError extends InvalidCredentialsError {
+  constructor(readonly dn: string) {
+    super();
+  }
 }
 
 export interface DirectoryLog {
@@ -140,7 +148,7 @@ export async function authenticateInDirectory(
     try {
       await ldap.bind(entry.dn, credentials.password);
     } catch (error) {
-      if (refused(error)) throw new InvalidCredentialsError();
+      if (refused(error)) throw new WrongPasswordError(entry.dn);
       throw error;
     }
     return {
@@ -156,6 +164,30 @@ export async function authenticateInDirectory(
     throw unavailable(config, log, error);
   } finally {
     // Closing may fail on a connection that never opened; the login's answer is already decided.
+    await ldap.unbind().catch(() => {});
+  }
+}
+
+/**
+ * Whether a signed-in user's entry is still there and not disabled, asked when its session is refreshed: removing
+ * someone from the directory ends their sessions at the next refresh, not when the refresh token expires.
+ */
+export async function entryStillValid(config: LdapProviderConfig, dn: string, log: DirectoryLog): Promise<boolean> {
+  const ldap = client(config);
+  try {
+    await serviceBind(ldap, config, log);
+    const { searchEntries } = await ldap.search(dn, {
+      scope: 'base',
+      attributes: ['userAccountControl'],
+      sizeLimit: 1,
+    });
+    const entry = searchEntries[0];
+    return entry !== undefined && !(Number(first(entry.userAccountControl) ?? 0) & INVALID_ACCOUNT_FLAGS);
+  } catch (error) {
+    if (error instanceof NoSuchObjectError) return false;
+    if (error instanceof InvalidProviderConfigError) throw error;
+    throw unavailable(config, log, error);
+  } finally {
     await ldap.unbind().catch(() => {});
   }
 }

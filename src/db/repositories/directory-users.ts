@@ -34,6 +34,13 @@ export class DirectoryUsersRepository {
     );
   }
 
+  /** The provider of a user and its identifier there (a session refresh asks that provider again). */
+  providerOf(id: string): Promise<{ provider: string; external_identifier: string | null } | undefined> {
+    return read(this.db, (knex) =>
+      knex('service_users').select('provider', 'external_identifier').where('id', id).first(),
+    );
+  }
+
   /** The id of the first role (by name) whose name is one of `names`, case-insensitively. */
   async roleNamed(names: readonly string[]): Promise<string | null> {
     if (names.length === 0) return null;
