@@ -60,6 +60,7 @@ ${person('carol', 'uid=carol', 'Carol', 'Clash', ADMIN.email, 'carol-pass')}
 ${person('o*brien)(x', 'cn=obrien', 'Oisin', 'Brien', 'obrien@example.org', 'obrien-pass')}
 ${person('twin', 'cn=twin-a', 'Twin', 'A', 'twin-a@example.org', 'twin-pass')}
 ${person('twin', 'cn=twin-b', 'Twin', 'B', 'twin-b@example.org', 'twin-pass')}
+${[1, 2, 3].map((n) => person('trio', `cn=trio-${n}`, 'Trio', String(n), `trio-${n}@example.org`, 'trio-pass')).join('')}
 dn: cn=Editors,ou=groups,${SUFFIX}
 objectClass: groupOfNames
 cn: Editors
@@ -202,6 +203,7 @@ for (const client of testClients()) {
         ['alice', 'wrong'],
         ['alice', ' '],
         ['twin', 'twin-pass'],
+        ['trio', 'trio-pass'],
         ['nobody', 'x'],
       ]) {
         const response = await login(identifier, password);
@@ -338,17 +340,33 @@ for (const client of testClients()) {
       }
     });
 
-    it('answers 503 for a refused service account, without its password', async () => {
+    it('answers 503 for a refused service account, without its password in the answer or the log', async () => {
       const response = await login('alice', 'alice-pass', {}, 'wrongbind');
       assert.equal(response.statusCode, 503, response.body);
       assert.equal(errorCode(response), 'INVALID_PROVIDER_CONFIG');
       assert.ok(!response.body.includes(WRONG_BIND_PASSWORD));
+      const logged: string[] = [];
+      const log = { warn: (message: string) => logged.push(message) };
+      for (const name of ['wrongbind', 'silent']) {
+        const provider = t.context.config.ldapProviders.get(name)!;
+        await assert.rejects(authenticateInDirectory(provider, { identifier: 'alice', password: 'alice-pass' }, log));
+      }
+      assert.equal(logged.length, 2);
+      for (const line of logged) {
+        assert.ok(!line.includes(WRONG_BIND_PASSWORD) && !line.includes(SERVICE_PASSWORD), line);
+        assert.ok(!line.includes('alice-pass'), line);
+      }
     });
 
     it('answers 503 when the directory is silent or down, and keeps serving', async () => {
       const quiet = await login('alice', 'alice-pass', {}, 'silent');
       assert.equal(quiet.statusCode, 503, quiet.body);
       assert.equal(errorCode(quiet), 'SERVICE_UNAVAILABLE');
+      // A flood against a silent directory holds at most 32 connections; the others are told at once.
+      const flood = await Promise.all(Array.from({ length: 40 }, () => login('alice', 'alice-pass', {}, 'silent')));
+      assert.ok(flood.every((response) => response.statusCode === 503));
+      const turnedAway = flood.filter((r) => json(r).errors[0].extensions.reason === 'Too many sign-ins at once');
+      assert.equal(turnedAway.length, 8);
       const before = json(await login('alice', 'alice-pass')).data.refresh_token;
       await ldap.stop();
       try {

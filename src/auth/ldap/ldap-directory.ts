@@ -12,6 +12,7 @@ import {
   InsufficientAccessError,
   InvalidCredentialsError as LdapInvalidCredentials,
   NoSuchObjectError,
+  SizeLimitExceededError,
   type Entry,
 } from 'ldapts';
 import type { LdapProviderConfig } from '../../config/ldap-config.js';
@@ -46,6 +47,9 @@ export interface DirectoryLog {
 const INVALID_ACCOUNT_FLAGS = 0x2 | 0x10 | 0x800000;
 /** Groups read per user: a bound on what one login makes the server hold. */
 const MAX_GROUPS = 1000;
+/** Connections to one directory at once (logins and refreshes together); more answer 503 at once. */
+const MAX_CONVERSATIONS = 32;
+const inFlight = new WeakMap<LdapProviderConfig, number>();
 
 const refused = (error: unknown) =>
   error instanceof LdapInvalidCredentials ||
@@ -85,19 +89,26 @@ function client(config: LdapProviderConfig): Client {
 }
 
 async function findUser(ldap: Client, config: LdapProviderConfig, identifier: string): Promise<Entry | null> {
-  const { searchEntries } = await ldap.search(config.userDn, {
-    scope: config.userScope,
-    filter: new EqualityFilter({ attribute: config.userAttribute, value: identifier }),
-    attributes: [
-      'uid',
-      config.firstNameAttribute,
-      config.lastNameAttribute,
-      config.mailAttribute,
-      'userAccountControl',
-    ],
-    // Two are enough to know the identifier is ambiguous, which is refused rather than guessed.
-    sizeLimit: 2,
-  });
+  const found = await ldap
+    .search(config.userDn, {
+      scope: config.userScope,
+      filter: new EqualityFilter({ attribute: config.userAttribute, value: identifier }),
+      attributes: [
+        'uid',
+        config.firstNameAttribute,
+        config.lastNameAttribute,
+        config.mailAttribute,
+        'userAccountControl',
+      ],
+      // Two are enough to know the identifier is ambiguous, which is refused rather than guessed.
+      sizeLimit: 2,
+    })
+    .catch((error: unknown) => {
+      // More than two is ambiguous too (the server stops at the limit with an error).
+      if (error instanceof SizeLimitExceededError) return null;
+      throw error;
+    });
+  const searchEntries = found?.searchEntries ?? [];
   if (searchEntries.length !== 1) return null;
   const entry = searchEntries[0]!;
   if (Number(first(entry.userAccountControl) ?? 0) & INVALID_ACCOUNT_FLAGS) return null;
@@ -128,6 +139,33 @@ async function serviceBind(ldap: Client, config: LdapProviderConfig, log: Direct
 }
 
 /**
+ * One conversation with the directory on a connection of its own, bound as the service account, closed at the end
+ * whatever happened; at most MAX_CONVERSATIONS at once per provider (a flood of logins cannot open connections
+ * without end). Coded errors pass; anything else is the directory failing.
+ */
+async function converse<T>(
+  config: LdapProviderConfig,
+  log: DirectoryLog,
+  work: (ldap: Client) => Promise<T>,
+): Promise<T> {
+  const busy = inFlight.get(config) ?? 0;
+  if (busy >= MAX_CONVERSATIONS) throw new ServiceUnavailableError('ldap', 'Too many sign-ins at once');
+  inFlight.set(config, busy + 1);
+  const ldap = client(config);
+  try {
+    await serviceBind(ldap, config, log);
+    return await work(ldap);
+  } catch (error) {
+    if (error instanceof InvalidCredentialsError || error instanceof InvalidProviderConfigError) throw error;
+    throw unavailable(config, log, error);
+  } finally {
+    inFlight.set(config, (inFlight.get(config) ?? 1) - 1);
+    // Closing may fail on a connection that never opened; the answer is already decided.
+    await ldap.unbind().catch(() => {});
+  }
+}
+
+/**
  * The directory's entry for `identifier` once `password` binds as it; 401 INVALID_CREDENTIALS for an unknown,
  * ambiguous or disabled entry and for a wrong password alike. An empty password is refused before any bind: a simple
  * bind with a DN and no password is an unauthenticated bind (RFC 4513 §5.1.2) that many servers accept.
@@ -138,9 +176,7 @@ export async function authenticateInDirectory(
   log: DirectoryLog,
 ): Promise<DirectoryUser> {
   if (credentials.password === '' || credentials.identifier === '') throw new InvalidCredentialsError();
-  const ldap = client(config);
-  try {
-    await serviceBind(ldap, config, log);
+  return converse(config, log, async (ldap) => {
     const entry = await findUser(ldap, config, credentials.identifier);
     if (!entry) throw new InvalidCredentialsError();
     const uid = first(entry.uid);
@@ -159,13 +195,7 @@ export async function authenticateInDirectory(
       email: first(entry[config.mailAttribute]),
       groups,
     };
-  } catch (error) {
-    if (error instanceof InvalidCredentialsError || error instanceof InvalidProviderConfigError) throw error;
-    throw unavailable(config, log, error);
-  } finally {
-    // Closing may fail on a connection that never opened; the login's answer is already decided.
-    await ldap.unbind().catch(() => {});
-  }
+  });
 }
 
 /**
@@ -173,21 +203,18 @@ export async function authenticateInDirectory(
  * someone from the directory ends their sessions at the next refresh, not when the refresh token expires.
  */
 export async function entryStillValid(config: LdapProviderConfig, dn: string, log: DirectoryLog): Promise<boolean> {
-  const ldap = client(config);
-  try {
-    await serviceBind(ldap, config, log);
-    const { searchEntries } = await ldap.search(dn, {
-      scope: 'base',
-      attributes: ['userAccountControl'],
-      sizeLimit: 1,
-    });
-    const entry = searchEntries[0];
-    return entry !== undefined && !(Number(first(entry.userAccountControl) ?? 0) & INVALID_ACCOUNT_FLAGS);
-  } catch (error) {
-    if (error instanceof NoSuchObjectError) return false;
-    if (error instanceof InvalidProviderConfigError) throw error;
-    throw unavailable(config, log, error);
-  } finally {
-    await ldap.unbind().catch(() => {});
-  }
+  return converse(config, log, async (ldap) => {
+    try {
+      const { searchEntries } = await ldap.search(dn, {
+        scope: 'base',
+        attributes: ['userAccountControl'],
+        sizeLimit: 1,
+      });
+      const entry = searchEntries[0];
+      return entry !== undefined && !(Number(first(entry.userAccountControl) ?? 0) & INVALID_ACCOUNT_FLAGS);
+    } catch (error) {
+      if (error instanceof NoSuchObjectError) return false;
+      throw error;
+    }
+  });
 }
