@@ -9,7 +9,7 @@ import { bool, ConfigError, duration, str, type Env } from './env-values.js';
 export type LdapScope = 'base' | 'one' | 'sub';
 
 export interface LdapProviderConfig {
-  /** As written in AUTH_PROVIDERS: the `{provider}` of `/auth/login/{provider}` and the users' `provider`. */
+  /** As written in AUTH_PROVIDERS, lower-cased: the `{provider}` of `/auth/login/{provider}` and the users' `provider`. */
   name: string;
   url: string;
   bindDn: string;
@@ -98,12 +98,15 @@ function provider(env: Env, name: string): LdapProviderConfig {
   };
 }
 
-/** The ldap providers by name (a Map: names come from the environment and reach a route parameter). */
+/**
+ * The ldap providers by name (a Map: names come from the environment and reach a route parameter). Names are
+ * lower-cased, and matched lower-cased, as Directus's (Express's) case-insensitive routes match them.
+ */
 export function readLdapProviders(env: Env): Map<string, LdapProviderConfig> {
   const providers = new Map<string, LdapProviderConfig>();
   const names = (str(env, 'AUTH_PROVIDERS') ?? '')
     .split(',')
-    .map((name) => name.trim())
+    .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
   for (const name of names) {
     if (!PROVIDER_NAME.test(name))

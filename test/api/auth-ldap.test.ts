@@ -118,7 +118,7 @@ for (const client of testClients()) {
       await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
       t = await startTestApp(client, {
         env: {
-          AUTH_PROVIDERS: 'directory,wrongbind,silent',
+          AUTH_PROVIDERS: 'Directory,wrongbind,silent',
           ...providerEnv('DIRECTORY', ldap.url, {
             AUTH_DIRECTORY_GROUP_DN: `ou=groups,${SUFFIX}`,
             AUTH_DIRECTORY_DEFAULT_ROLE_ID: DEFAULT_ROLE,
@@ -332,8 +332,13 @@ for (const client of testClients()) {
       assert.equal((await refresh(json(local).data.refresh_token)).statusCode, 200);
     });
 
-    it('knows only its ldap providers as routes', async () => {
-      for (const name of ['nope', '__proto__', 'constructor', 'DIRECTORY']) {
+    it('knows only its ldap providers as routes (their names in any case)', async () => {
+      const upper = await login('alice', 'alice-pass', {}, 'DIRECTORY');
+      assert.equal(upper.statusCode, 200, upper.body);
+      const oas = await t.request({ method: 'GET', url: '/server/specs/oas' });
+      assert.equal(oas.statusCode, 200);
+      assert.ok(json(oas).paths['/auth/login/{provider}']?.post, 'the route is in the OpenAPI document');
+      for (const name of ['nope', '__proto__', 'constructor', 'hasOwnProperty']) {
         const response = await login('alice', 'alice-pass', {}, name);
         assert.equal(response.statusCode, 404, `${name}: ${response.body}`);
         assert.equal(errorCode(response), 'ROUTE_NOT_FOUND');

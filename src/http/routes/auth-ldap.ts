@@ -43,7 +43,7 @@ export function ldapLoginRoutes(context: LdapLoginDeps): FastifyPluginAsync {
   return async (app) => {
     if (context.config.ldapProviders.size === 0) return;
     declareRoute<{ Params: { provider: string } }>(app, LDAP_LOGIN_ROUTE, async (request, reply) => {
-      const provider = context.config.ldapProviders.get(request.params.provider);
+      const provider = context.config.ldapProviders.get(request.params.provider.toLowerCase());
       if (!provider) throw new RouteNotFoundError(request.url.split('?')[0]!);
       const body = checkProviderLogin(authRouteBody(request.body, true));
       const log = { warn: (message: string) => request.log.warn(message) };
