@@ -7,6 +7,7 @@ import { AuthService } from '../auth/auth-service.js';
 import { LoginAttempts } from '../auth/login-attempts.js';
 import { LoginLiveness } from '../auth/login-liveness.js';
 import { MeService } from '../auth/me-service.js';
+import { providerRefreshCheck } from '../auth/providers/provider-refresh.js';
 import { ProviderRegistry } from '../auth/providers/provider-registry.js';
 import { SignOnService } from '../auth/providers/sign-on-service.js';
 import { SignOnUsers } from '../auth/providers/sign-on-users.js';
@@ -52,7 +53,10 @@ export interface AccountParts {
   events?: EventEmitter;
   permissions: PermissionStore;
   schema: SchemaStore;
-  /** Where sign-on failures at a provider are logged (their class and code only). */
+  /**
+   * Where sign-on failures at a provider are logged: an identity provider's (their class and code only), a
+   * directory's (down, a refused service account; never a password).
+   */
   warn?: (message: string) => void;
 }
 
@@ -79,17 +83,16 @@ export function buildAccounts(parts: AccountParts): Accounts {
     changes,
     parts.events ?? null,
   );
+  const warn = (message: string) => parts.warn?.(message);
+  const registry = new ProviderRegistry(config.authProviders.providers, { db, changes, warn });
+  // Only a provider that checks credentials itself (ldap) is asked again at a refresh.
+  if (registry.hasCredentials()) auth.checkOnRefresh(providerRefreshCheck(db, registry));
   return {
     auth,
     tfa: new TfaService(db, 'Strata', clock, changes),
     me: new MeService(db, parts.permissions, () => parts.schema.current),
-    signOn: new SignOnService(
-      new ProviderRegistry(config.authProviders.providers),
-      auth,
-      new SignOnUsers(db, changes),
-      config,
-      parts.secret,
-      (details, message) => parts.warn?.(`${message}: ${JSON.stringify(details)}`),
+    signOn: new SignOnService(registry, auth, new SignOnUsers(db, changes), config, parts.secret, (details, message) =>
+      parts.warn?.(`${message}: ${JSON.stringify(details)}`),
     ),
   };
 }

@@ -7,6 +7,7 @@ import { AccessTokens, looksLikeJwt } from './access-tokens.js';
 import { allowList, ipAllowed } from './ip-allow-list.js';
 import type { LoginAttempts } from './login-attempts.js';
 import { verifyPassword } from './passwords.js';
+import { RefusedCredentialsError } from './refused-credentials.js';
 import type { LoginLiveness } from './login-liveness.js';
 import { newFamily, Sessions } from './sessions.js';
 import { otpValid } from './tfa.js';
@@ -26,6 +27,7 @@ import {
   InvalidOtpError,
   InvalidPayloadError,
   InvalidProviderError,
+  ServiceError,
   UserSuspendedError,
 } from '../errors/catalogue.js';
 import { checkLogin, checkMode, type AuthMode } from '../request/auth-bodies.js';
@@ -57,6 +59,9 @@ export class AuthService {
   private readonly users: UsersRepository;
   private readonly settings: SettingsRepository;
   private readonly activity: ActivityRepository;
+
+  /** Asked at every refresh (sign-on providers that re-check their users); throws to refuse the refresh. */
+  private refreshCheck: ((user: string) => Promise<void>) | null = null;
 
   constructor(
     private readonly db: Database,
@@ -92,11 +97,7 @@ export class AuthService {
     const mode = checked.mode ?? 'json';
     const email = checked.email.toLowerCase();
     const started = Date.now();
-    const stall = async () => {
-      // Unknown users, wrong passwords and inactive accounts all answer after the same minimum time.
-      const wait = this.config.loginStallTimeMs - (Date.now() - started);
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    };
+    const stall = () => this.stallSince(started);
 
     // AUTH_DISABLE_DEFAULT: only the configured providers sign people in (Directus: INVALID_PROVIDER).
     if (this.config.authProviders.disableDefault) throw new InvalidProviderError();
@@ -117,14 +118,11 @@ export class AuthService {
         { accountability: null, schema: null, database: this.db },
       );
     const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
-    const at = () => new Date(this.clock.now());
-    const seen = { ip: client.ip, userAgent: client.userAgent, origin: client.origin ?? null };
     // Every refused login is activity, before the answer: on the account, or on the email when it names none.
-    const refuse = async (error: Error): Promise<never> => {
-      const item = user ? String(user.id) : email.slice(0, 255);
+    const refuseAs = this.refuser(user ? String(user.id) : email, client);
+    const refuse = (error: Error): Promise<never> => {
       loginFailed();
-      await this.activity.recordFailedLogin({ user: null, item, ...seen, at: at() });
-      throw error;
+      return refuseAs(error);
     };
     // An account of an identity provider never signs in with a password here, whatever its row holds.
     if (!user || user.status !== 'active' || user.provider !== 'default') {
@@ -133,19 +131,90 @@ export class AuthService {
     }
     const allowed = await this.allowedAttempts();
     if (!passwordOk) {
-      if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
-        await this.users.setStatus(user.id, 'suspended');
-        this.changes?.announce('service_users', 'update', [user.id]);
-      }
-      loginFailed();
+      await this.failedAttempt(String(user.id), allowed);
       await stall();
       return refuse(new InvalidCredentialsError());
     }
-    if (user.tfa_secret && !otpValid(String(user.tfa_secret), body.otp, this.clock.now()))
+    return this.complete(user, mode, body.otp, client, allowed, refuse, { payload: hookPayload, provider });
+  }
+
+  /**
+   * A login through a sign-on provider that checks the credentials itself (ldap; `authenticate` throws
+   * INVALID_CREDENTIALS when it refuses them): the same throttle, stall, status check, two-factor code, failed-login
+   * activity and session as `login`. AUTH_DISABLE_DEFAULT does not concern it.
+   */
+  async loginWith(
+    account: { provider: string; identifier: string },
+    mode: AuthMode,
+    otp: unknown,
+    client: ClientInfo,
+    authenticate: () => Promise<{ id: string; status: string; tfa_secret: string | null }>,
+  ): Promise<AuthResult> {
+    // The provider's name keeps one directory's "alice" apart from another's, and from an email.
+    const key = `${account.provider}:${account.identifier}`;
+    await this.throttle(`${key.toLowerCase()}|${client.ip}`);
+    const started = Date.now();
+    let user;
+    try {
+      user = await authenticate();
+    } catch (error) {
+      if (error instanceof RefusedCredentialsError) await this.failedAttempt(error.user, await this.allowedAttempts());
+      if (error instanceof InvalidCredentialsError) await this.stallSince(started);
+      // A refusal is activity as a password login's; a provider that failed (5xx) refused no one.
+      if (error instanceof ServiceError && error.status < 500)
+        return this.refuser(error instanceof RefusedCredentialsError ? error.user : key, client)(error);
+      throw error;
+    }
+    const refuse = this.refuser(String(user.id), client);
+    if (user.status !== 'active') {
+      await this.stallSince(started);
+      return refuse(new InvalidCredentialsError());
+    }
+    return this.complete(user, mode, otp, client, await this.allowedAttempts(), refuse, {
+      payload: { identifier: account.identifier, mode },
+      provider: account.provider,
+    });
+  }
+
+  /** Records a refused login on `item` (an account's id, else what the client named), then throws `error`. */
+  private refuser(item: string, client: ClientInfo): (error: Error) => Promise<never> {
+    return async (error) => {
+      const seen = { ip: client.ip, userAgent: client.userAgent, origin: client.origin ?? null };
+      const at = new Date(this.clock.now());
+      await this.activity.recordFailedLogin({ user: null, item: item.slice(0, 255), ...seen, at });
+      throw error;
+    };
+  }
+
+  /** A wrong password for a known user: one attempt less; none left suspends the user. */
+  private async failedAttempt(user: string, allowed: number | null): Promise<void> {
+    if (allowed !== null && (await this.attempts.failed(user, allowed))) {
+      await this.users.setStatus(user, 'suspended');
+      this.changes?.announce('service_users', 'update', [user]);
+    }
+  }
+
+  /** Unknown users, wrong passwords and inactive accounts all answer after the same minimum time. */
+  private async stallSince(started: number): Promise<void> {
+    const wait = this.config.loginStallTimeMs - (Date.now() - started);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
+  /** The credentials were good: the two-factor code, the IP allow-list, then the session and its tokens. */
+  private async complete(
+    user: { id: string; tfa_secret: string | null },
+    mode: AuthMode,
+    otp: unknown,
+    client: ClientInfo,
+    allowed: number | null,
+    refuse: (error: Error) => Promise<never>,
+    login: { payload: Record<string, unknown>; provider: string },
+  ): Promise<AuthResult> {
+    if (user.tfa_secret && !otpValid(String(user.tfa_secret), otp, this.clock.now()))
       return refuse(new InvalidOtpError());
     const accountability = await this.allowedFrom(String(user.id), client.ip).catch(refuse);
     if (allowed !== null) await this.attempts.reset(String(user.id), allowed);
-    return this.open(accountability, mode, client, { payload: hookPayload, provider });
+    return this.open(accountability, mode, client, login);
   }
 
   /**
@@ -180,6 +249,11 @@ export class AuthService {
     return issued;
   }
 
+  /** Installs the check every refresh runs after the user's status (one at most: the providers' together). */
+  checkOnRefresh(check: (user: string) => Promise<void>): void {
+    this.refreshCheck = check;
+  }
+
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */
   async refresh(
     body: Record<string, unknown>,
@@ -193,6 +267,7 @@ export class AuthService {
     const user = await this.users.status(session.user);
     if (user?.status === 'suspended') throw new UserSuspendedError();
     if (user?.status !== 'active') throw new InvalidCredentialsError();
+    await this.refreshCheck?.(session.user);
     const accountability = await this.allowedFrom(session.user, client.ip);
     const grace = mode === 'session' ? this.config.auth.sessionRefreshGracePeriodMs : 0;
     const rotated = await this.sessions.rotate(raw, this.ttl(mode), grace, client);

@@ -1,13 +1,18 @@
 /**
  * AUTH_PROVIDERS and each provider's AUTH_<NAME>_* settings (Directus docs: SSO). The generic part (name, driver,
  * label, icon, registration, role, redirect allow-list) is read here for every driver; what a driver alone needs is
- * read by its entry in DRIVER_SETTINGS, so a new driver (ldap) adds one reader and one registry entry.
+ * read by its entry in DRIVER_SETTINGS (oauth-config.ts, ldap-config.ts), so a new driver adds one reader and one
+ * registry entry.
  */
 import { bool, ConfigError, str, type Env } from './env-values.js';
+import { readLdapSettings, type LdapSettings } from './ldap-config.js';
 import { readOAuth2Settings, readOpenIdSettings, type OAuthSettings } from './oauth-config.js';
 
 /** Drivers Strata knows; `AUTH_<NAME>_DRIVER` must be one of them. */
-export type DriverSettings = { driver: 'openid'; oauth: OAuthSettings } | { driver: 'oauth2'; oauth: OAuthSettings };
+export type DriverSettings =
+  | { driver: 'openid'; oauth: OAuthSettings }
+  | { driver: 'oauth2'; oauth: OAuthSettings }
+  | { driver: 'ldap'; ldap: LdapSettings };
 export type DriverName = DriverSettings['driver'];
 
 export interface ProviderConfig {
@@ -15,12 +20,15 @@ export interface ProviderConfig {
   name: string;
   label: string | null;
   icon: string | null;
+  /** openid, oauth2: create accounts for unknown users (ldap creates them always, as Directus's driver). */
   allowPublicRegistration: boolean;
+  /** The role of created accounts (ldap: of users none of whose groups names a role). */
   defaultRoleId: string | null;
+  /** Copy the email and names from the provider at every sign-in, not only the first. */
   syncUserInfo: boolean;
-  /** Absolute URLs a login may return to (besides PUBLIC_URL's origin). */
+  /** openid, oauth2: absolute URLs a login may return to (besides PUBLIC_URL's origin). */
   redirectAllowList: string[];
-  /** Claim (or profile key) value → role id; the first match sets the role on every login. */
+  /** openid, oauth2: claim (or profile key) value → role id; the first match sets the role on every login. */
   roleMapping: Map<string, string>;
   settings: DriverSettings;
 }
@@ -34,9 +42,11 @@ export interface AuthProvidersConfig {
 const DRIVER_SETTINGS: Record<string, (env: Env, prefix: string) => DriverSettings> = {
   openid: (env, prefix) => ({ driver: 'openid', oauth: readOpenIdSettings(env, prefix) }),
   oauth2: (env, prefix) => ({ driver: 'oauth2', oauth: readOAuth2Settings(env, prefix) }),
+  ldap: (env, prefix) => ({ driver: 'ldap', ldap: readLdapSettings(env, prefix) }),
 };
 
 const NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RESERVED = new Set(['default', 'local', 'password', 'refresh', 'logout', 'login', '__proto__']);
 /** More providers than any project has; keeps the /auth answer and the start-up bounded. */
 const MAX_PROVIDERS = 32;
@@ -72,12 +82,18 @@ function providerConfig(env: Env, name: string): ProviderConfig {
     label: str(env, `${prefix}_LABEL`),
     icon: str(env, `${prefix}_ICON`),
     allowPublicRegistration: bool(env, `${prefix}_ALLOW_PUBLIC_REGISTRATION`, false),
-    defaultRoleId: str(env, `${prefix}_DEFAULT_ROLE_ID`),
+    defaultRoleId: roleId(env, `${prefix}_DEFAULT_ROLE_ID`),
     syncUserInfo: bool(env, `${prefix}_SYNC_USER_INFO`, false),
     redirectAllowList: urlList(env, `${prefix}_REDIRECT_ALLOW_LIST`),
     roleMapping: roleMapping(env, `${prefix}_ROLE_MAPPING`),
     settings: reader(env, prefix),
   };
+}
+
+function roleId(env: Env, variable: string): string | null {
+  const value = str(env, variable);
+  if (value !== null && !UUID.test(value)) throw new ConfigError(variable, 'expected the id (a UUID) of a role');
+  return value;
 }
 
 function urlList(env: Env, variable: string): string[] {

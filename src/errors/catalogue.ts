@@ -93,6 +93,13 @@ export class ServiceUnavailableError extends ServiceError {
   }
 }
 
+/** A sign-on provider Strata cannot use as configured (its service account refused, say); details go to the log. */
+export class InvalidProviderConfigError extends ServiceError {
+  constructor(provider: string) {
+    super('INVALID_PROVIDER_CONFIG', 503, 'Invalid config.', { provider });
+  }
+}
+
 export class InvalidOtpError extends ServiceError {
   constructor() {
     super('INVALID_OTP', 401, 'Invalid user OTP.');

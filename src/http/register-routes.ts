@@ -12,6 +12,7 @@ import type { AppOptions } from './app-options.js';
 import { named } from './plugin-name.js';
 import { adminAppRoutes, STUDIO_DIR } from './routes/admin-app.js';
 import { authRoutes } from './routes/auth.js';
+import { ldapLoginRoutes } from './routes/auth-ldap.js';
 import { authProviderRoutes } from './routes/auth-providers.js';
 import { collectionRoutes } from './routes/collections.js';
 import { docsRoutes } from './routes/docs.js';
@@ -68,6 +69,7 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   if (config.docs.enabled) app.register(named('docs', docsRoutes(config.docs.publicUrl)));
   app.register(named('auth', authRoutes(context)));
   app.register(named('authProviders', authProviderRoutes(context)));
+  app.register(named('authLdap', ldapLoginRoutes(context)));
   app.register(named('item', itemRoutes(context)), { prefix: '/items' });
   app.register(named('usersMe', usersMeRoutes(context)));
   app.register(named('userAccounts', userAccountRoutes(context)));

@@ -48,6 +48,18 @@ export const LoginBody = requiredStrings(
   ],
 );
 
+/** A directory login (`POST /auth/login/{provider}` of an ldap provider): an identifier in place of the email. */
+export const ProviderLoginBody = requiredStrings(['identifier', 'password'], [Mode, Otp]);
+
+export function checkProviderLogin(body: Body): {
+  identifier: string;
+  password: string;
+  mode?: AuthMode | null;
+  otp?: unknown;
+} {
+  return checkBody(ProviderLoginBody, body) as { identifier: string; password: string; mode?: AuthMode | null };
+}
+
 /** Refresh and logout: a `refresh_token` that is not a string is no token (the cookie is read instead). */
 export const RefreshBody = compileSchema(
   Type.Object({

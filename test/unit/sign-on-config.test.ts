@@ -24,7 +24,7 @@ describe('sign-on settings', () => {
     const [p] = providers;
     assert.equal(p.name, 'keycloak');
     assert.equal(p.allowPublicRegistration, false);
-    assert.equal(p.settings.driver, 'openid');
+    assert.ok(p.settings.driver === 'openid');
     assert.equal(p.settings.oauth.scope, 'openid profile email');
     assert.equal(p.settings.oauth.identifierKey, 'sub');
     const oauth2 = readConfig({
@@ -36,12 +36,47 @@ describe('sign-on settings', () => {
       AUTH_GH_PROFILE_URL: 'https://api.github.com/user',
       AUTH_GH_ROLE_MAPPING: '{"staff":"r1"}',
     }).authProviders.providers[0];
+    assert.ok(oauth2.settings.driver === 'oauth2');
     assert.equal(oauth2.settings.oauth.identifierKey, 'email');
     assert.equal(oauth2.roleMapping.get('staff'), 'r1');
     assert.equal(readConfig({}).authProviders.providers.length, 0);
   });
 
+  it('reads ldap providers with the same reader: shared settings once, the directory ones beside', () => {
+    const { providers } = readConfig({
+      ...openid,
+      AUTH_PROVIDERS: 'Keycloak,Directory',
+      AUTH_DIRECTORY_DRIVER: 'LDAP',
+      AUTH_DIRECTORY_CLIENT_URL: 'ldap://127.0.0.1:389',
+      AUTH_DIRECTORY_USER_DN: 'ou=people,dc=example,dc=org',
+      AUTH_DIRECTORY_DEFAULT_ROLE_ID: '0b7c1d4e-2f3a-4b5c-8d6e-7f8091a2b3c4',
+      AUTH_DIRECTORY_SYNC_USER_INFO: 'true',
+      AUTH_DIRECTORY_LABEL: 'Staff directory',
+    }).authProviders;
+    assert.deepEqual(
+      providers.map((p) => [p.name, p.settings.driver]),
+      [
+        ['keycloak', 'openid'],
+        ['directory', 'ldap'],
+      ],
+    );
+    const [, ldap] = providers;
+    assert.equal(ldap.defaultRoleId, '0b7c1d4e-2f3a-4b5c-8d6e-7f8091a2b3c4');
+    assert.equal(ldap.syncUserInfo, true);
+    assert.equal(ldap.label, 'Staff directory');
+    assert.ok(ldap.settings.driver === 'ldap');
+    assert.equal(ldap.settings.ldap.userAttribute, 'cn');
+    assert.equal(ldap.settings.ldap.userScope, 'one');
+    assert.equal(ldap.settings.ldap.timeoutMs, 10_000);
+  });
+
   it('refuses bad provider settings at start, naming the variable', () => {
+    const ldap = {
+      AUTH_PROVIDERS: 'dir',
+      AUTH_DIR_DRIVER: 'ldap',
+      AUTH_DIR_CLIENT_URL: 'ldap://127.0.0.1:389',
+      AUTH_DIR_USER_DN: 'ou=people,dc=example,dc=org',
+    };
     const cases: [Record<string, string>, RegExp][] = [
       [{ ...openid, AUTH_KEYCLOAK_DRIVER: 'saml' }, /AUTH_KEYCLOAK_DRIVER/],
       [{ ...openid, AUTH_KEYCLOAK_CLIENT_ID: '' }, /AUTH_KEYCLOAK_CLIENT_ID/],
@@ -54,6 +89,11 @@ describe('sign-on settings', () => {
       [{ ...openid, AUTH_KEYCLOAK_ROLE_MAPPING: '{"a":1}' }, /AUTH_KEYCLOAK_ROLE_MAPPING/],
       [{ ...openid, AUTH_KEYCLOAK_REDIRECT_ALLOW_LIST: 'javascript:x' }, /AUTH_KEYCLOAK_REDIRECT_ALLOW_LIST/],
       [{ ...openid, AUTH_DISABLE_DEFAULT: 'maybe' }, /AUTH_DISABLE_DEFAULT/],
+      [{ ...openid, AUTH_KEYCLOAK_DEFAULT_ROLE_ID: 'editors' }, /AUTH_KEYCLOAK_DEFAULT_ROLE_ID/],
+      [{ ...ldap, AUTH_DIR_CLIENT_URL: 'http://127.0.0.1' }, /AUTH_DIR_CLIENT_URL/],
+      [{ ...ldap, AUTH_DIR_USER_DN: '' }, /AUTH_DIR_USER_DN/],
+      [{ ...ldap, AUTH_DIR_USER_SCOPE: 'all' }, /AUTH_DIR_USER_SCOPE/],
+      [{ ...ldap, AUTH_DIR_DEFAULT_ROLE_ID: 'readers' }, /AUTH_DIR_DEFAULT_ROLE_ID/],
     ];
     for (const [env, variable] of cases) assert.throws(() => readConfig(env), variable, JSON.stringify(env));
   });

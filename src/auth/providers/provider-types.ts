@@ -1,4 +1,6 @@
 /** What the provider registry holds: one driver per configured provider, and what a sign-in learns from it. */
+import type { Database } from '../../db/connection.js';
+import type { ChangeEvents } from '../../engine/write/change-events.js';
 
 /** The one-time values of one sign-in, kept in its signed cookie between the two legs. */
 export interface FlowSecrets {
@@ -29,8 +31,31 @@ export interface RedirectDriver {
   identity(callbackUrl: URL, secrets: FlowSecrets): Promise<ProviderIdentity>;
 }
 
-/**
- * Every kind of driver. A driver that takes credentials in a POST (ldap) adds its own interface with
- * `kind: 'credentials'` to this union.
- */
-export type AuthDriver = RedirectDriver;
+/** The account a credentials driver signed in, as the login goes on with it (status, two-factor code). */
+export interface CredentialsUser {
+  id: string;
+  status: string;
+  tfa_secret: string | null;
+}
+
+/** A driver that checks an identifier and password itself, given in a POST (ldap). */
+export interface CredentialsDriver {
+  readonly kind: 'credentials';
+  readonly provider: string;
+  readonly driver: string;
+  /** The user the provider vouched for (created or updated here); INVALID_CREDENTIALS when it refuses them. */
+  authenticate(credentials: { identifier: string; password: string }): Promise<CredentialsUser>;
+  /** At a refresh: whether the provider still knows the user of this `external_identifier`. */
+  stillValid(identifier: string): Promise<boolean>;
+}
+
+/** Every kind of driver. */
+export type AuthDriver = RedirectDriver | CredentialsDriver;
+
+/** What drivers that keep accounts themselves (ldap) are built with. */
+export interface DriverDeps {
+  db: Database;
+  changes: ChangeEvents | null;
+  /** Where a provider's failures are told (a directory that is down, a refused service account). */
+  warn: (message: string) => void;
+}

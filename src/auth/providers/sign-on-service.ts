@@ -14,7 +14,7 @@ import {
 import { LoginFlows, type LoginFlow } from './login-flow.js';
 import { ProviderFailure } from './provider-errors.js';
 import type { ProviderRegistry, RegisteredProvider } from './provider-registry.js';
-import type { RedirectDriver } from './provider-types.js';
+import type { CredentialsDriver, RedirectDriver } from './provider-types.js';
 import { redirectAllowed } from './redirect-allow-list.js';
 import type { SignOnUsers } from './sign-on-users.js';
 
@@ -58,6 +58,15 @@ export class SignOnService {
   /** GET /auth. */
   providers(): { data: ReturnType<ProviderRegistry['list']>; disableDefault: boolean } {
     return { data: this.registry.list(), disableDefault: this.config.authProviders.disableDefault };
+  }
+
+  /** The driver of a provider that takes an identifier and password (`POST /auth/login/<name>`), or undefined. */
+  credentials(name: string): CredentialsDriver | undefined {
+    return this.registry.credentials(name);
+  }
+
+  hasCredentials(): boolean {
+    return this.registry.hasCredentials();
   }
 
   async start(name: string, query: { redirect?: string; mode?: string }, origin: string): Promise<SignOnStart> {
@@ -110,7 +119,7 @@ export class SignOnService {
   ): Promise<AuthResult> {
     const identity = await driver.identity(url, flow);
     const user = await this.users.userFor(config, identity);
-    return this.auth.signIn(user, flow.mode, client);
+    return this.auth.signIn(user, flow.mode, client, flow.provider);
   }
 
   /** The callback's URL as the provider has it registered: PUBLIC_URL's, or the request's origin when unset. */

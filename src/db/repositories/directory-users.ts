@@ -1,0 +1,83 @@
+/**
+ * service_users and service_roles as sign-on providers need them: a user by its provider's identifier, roles by
+ * name (a directory group maps to the role of the same name, compared case-insensitively, as Directus does), and
+ * the creation or update of the row of a user the provider vouched for.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../connection.js';
+import { read, write } from './statements.js';
+
+export interface ExternalUser {
+  id: string;
+  provider: string;
+  status: string;
+  tfa_secret: string | null;
+}
+
+export interface ExternalUserFields {
+  first_name?: string | null;
+  last_name?: string | null;
+  email?: string | null;
+  role?: string | null;
+}
+
+export class DirectoryUsersRepository {
+  constructor(private readonly db: Database) {}
+
+  /** By `external_identifier`, compared case-insensitively (a DN's case is not significant). */
+  byExternalIdentifier(identifier: string): Promise<ExternalUser | undefined> {
+    return read(this.db, (knex) =>
+      knex('service_users')
+        .select('id', 'provider', 'status', 'tfa_secret')
+        .whereRaw('lower(external_identifier) = ?', [identifier.toLowerCase()])
+        .first(),
+    );
+  }
+
+  /** The provider of a user and its identifier there (a session refresh asks that provider again). */
+  providerOf(id: string): Promise<{ provider: string; external_identifier: string | null } | undefined> {
+    return read(this.db, (knex) =>
+      knex('service_users').select('provider', 'external_identifier').where('id', id).first(),
+    );
+  }
+
+  /** The id of the first role (by name) whose name is one of `names`, case-insensitively. */
+  async roleNamed(names: readonly string[]): Promise<string | null> {
+    if (names.length === 0) return null;
+    const lower = [...new Set(names.map((name) => name.toLowerCase()))];
+    const row = await read<{ id: string } | undefined>(this.db, (knex) =>
+      knex('service_roles')
+        .select('id')
+        .whereRaw(`lower(name) in (${lower.map(() => '?').join(', ')})`, lower)
+        .orderBy('name')
+        .first(),
+    );
+    return row?.id ?? null;
+  }
+
+  async roleExists(id: string): Promise<boolean> {
+    const row = await read<{ id: string } | undefined>(this.db, (knex) =>
+      knex('service_roles').select('id').where('id', id).first(),
+    );
+    return row !== undefined;
+  }
+
+  async create(provider: string, externalIdentifier: string, fields: ExternalUserFields): Promise<string> {
+    const id = randomUUID();
+    await write(this.db, (knex) =>
+      knex('service_users').insert({
+        id,
+        provider,
+        external_identifier: externalIdentifier,
+        status: 'active',
+        ...fields,
+      }),
+    );
+    return id;
+  }
+
+  async update(id: string, fields: ExternalUserFields): Promise<void> {
+    if (Object.keys(fields).length === 0) return;
+    await write(this.db, (knex) => knex('service_users').update(fields).where('id', id));
+  }
+}
