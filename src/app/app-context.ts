@@ -40,6 +40,7 @@ import type { FilesService } from '../engine/files/files-service.js';
 import type { AssetService } from '../engine/files/asset-service.js';
 import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
+import { FlowsService } from '../flows/flows-service.js';
 
 export interface AppContext {
   config: Config;
@@ -93,6 +94,8 @@ export interface AppContext {
   clearCaches(): Promise<void>;
   /** Prunes old activity and revisions on RETENTION_SCHEDULE when RETENTION_ENABLED (project/audit-retention.ts). */
   retention: AuditRetention;
+  /** Flows: their runs, triggers and the outbox's deliveries (flows/flows-service.ts). */
+  flows: FlowsService;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -159,6 +162,17 @@ export async function createAppContext(config: Config, options: ContextOptions =
       log?.error?.({ err: error }, 'Audit trail retention failed'),
     );
     retention.start();
+    const flows = new FlowsService({
+      config,
+      db,
+      items,
+      writer: engine.writer,
+      schema: () => schema.current,
+      log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
+    });
+    invalidation.after('flows', () => flows.changed());
+    invalidation.after('caches', () => flows.changed());
+    await flows.start();
     return {
       config,
       db,
@@ -177,9 +191,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
       clock,
       clearCaches,
       retention,
+      flows,
       startedAt: Date.now(),
       async close() {
         await retention.stop();
+        await flows.stop();
         subscriptions.close();
         await bus.close();
         if (openRedisClient) await openRedisClient.close().catch(() => {});

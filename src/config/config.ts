@@ -11,6 +11,7 @@ import { readHashConfig, type HashConfig } from './hash-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readRetentionConfig, type RetentionConfig } from './retention-config.js';
+import { readFlowsConfig, type FlowsConfig } from './flows-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
 import { readGraphQLSocketConfig, type GraphQLSocketConfig } from './graphql-socket-config.js';
@@ -62,6 +63,8 @@ export interface Config extends ScaleConfig {
   storage: StorageConfig;
   /** Pruning of old activity and revisions (RETENTION_*, ACTIVITY_RETENTION, REVISIONS_RETENTION). */
   retention: RetentionConfig;
+  /** Flows: run bounds, $env, signing, and the outbox's retries (FLOWS_*). */
+  flows: FlowsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -233,6 +236,7 @@ export function readConfig(env: Env = process.env): Config {
     io: readIoConfig(env),
     storage: readStorageConfig(env),
     retention: readRetentionConfig(env),
+    flows: readFlowsConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

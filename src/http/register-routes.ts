@@ -16,6 +16,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { docsRoutes } from './routes/docs.js';
 import { fieldRoutes } from './routes/fields.js';
 import { fileRoutes } from './routes/files.js';
+import { flowRoutes } from './routes/flows.js';
 import { tusRoutes } from './routes/files-tus.js';
 import { assetRoutes } from './routes/assets.js';
 import { graphqlRoutes } from './routes/graphql.js';
@@ -68,6 +69,7 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   app.register(named('item', itemRoutes(context)), { prefix: '/items' });
   app.register(named('usersMe', usersMeRoutes(context)));
   app.register(named('systemCollection', systemCollectionRoutes(context)));
+  app.register(named('flow', flowRoutes(context)));
   app.register(named('file', fileRoutes(context)));
   if (config.storage.tus.enabled) app.register(named('tus', tusRoutes(context)));
   app.register(named('asset', assetRoutes(context)));

@@ -5,6 +5,7 @@ import * as sessionFamilies from './0003-session-families.js';
 import * as schemaJournal from './0004-schema-journal.js';
 import * as files from './0005-files.js';
 import * as versionsComments from './0007-versions-comments.js';
+import * as flows from './0010-flows.js';
 
 export interface Migration {
   version: string;
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   schemaJournal,
   files,
   versionsComments,
+  flows,
 ];

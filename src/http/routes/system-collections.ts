@@ -80,6 +80,8 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   folders: 'service_folders',
   versions: 'service_versions',
   comments: 'service_comments',
+  flows: 'service_flows',
+  operations: 'service_operations',
 };
 
 /** Read-only system collections (the audit trail): GET only, as Directus serves them. */
