@@ -42,7 +42,9 @@ async function createBatches(t: TestApp, total: number, label: string): Promise<
     while (next < total) {
       const start = next;
       next += BATCH;
-      const body = Array.from({ length: Math.min(BATCH, total - start) }, (_, i) => ({ title: `${label} ${start + i}` }));
+      const body = Array.from({ length: Math.min(BATCH, total - start) }, (_, i) => ({
+        title: `${label} ${start + i}`,
+      }));
       await post(t, '/items/articles?fields=id', body);
     }
   };

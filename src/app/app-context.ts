@@ -4,6 +4,8 @@
  * (ports.ts, or an interface next to it), and this object satisfies them all.
  */
 import { AuditRetention } from '../project/audit-retention.js';
+import { Scheduler } from '../engine/events/scheduler.js';
+import { ScheduleRunsRepository } from '../db/repositories/schedule-runs.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
@@ -16,6 +18,7 @@ import { CacheRegistry } from '../cache/cache-registry.js';
 import { Invalidation } from '../cache/invalidation.js';
 import type { ItemsService } from '../engine/read/items-service.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
+import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
 import type { VersionsService } from '../engine/versions/versions-service.js';
 import type { AccessResolver } from '../permissions/access-resolver.js';
@@ -72,6 +75,8 @@ export interface AppContext {
   invalidation: Invalidation;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
+  /** Hook events (filter, action, init) of extensions and flows. */
+  events: EventEmitter;
   /** The storage locations that hold the files' bytes. */
   storage: StorageLocations;
   /** File uploads, replacements and deletes (bytes and rows together). */
@@ -96,6 +101,8 @@ export interface AppContext {
   retention: AuditRetention;
   /** Flows: their runs, triggers and the outbox's deliveries (flows/flows-service.ts). */
   flows: FlowsService;
+  /** Cron schedules of extensions and flows, each tick run once across instances. */
+  scheduler: Scheduler;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -155,6 +162,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       logins,
       clock,
       changes,
+      events: engine.events,
       permissions,
       schema,
     });
@@ -162,6 +170,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
       log?.error?.({ err: error }, 'Audit trail retention failed'),
     );
     retention.start();
+    const runs = new ScheduleRunsRepository(db);
+    const scheduler = new Scheduler(
+      (id, tick) => runs.claim(id, tick),
+      (error, id) => log?.error?.({ err: error }, `Schedule "${id}" failed`),
+    );
     const flows = new FlowsService({
       config,
       db,
@@ -169,6 +182,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       writer: engine.writer,
       schema: () => schema.current,
       log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
+      events: engine.events,
+      scheduler,
     });
     invalidation.after('flows', () => flows.changed());
     invalidation.after('caches', () => flows.changed());
@@ -192,8 +207,10 @@ export async function createAppContext(config: Config, options: ContextOptions =
       clearCaches,
       retention,
       flows,
+      scheduler,
       startedAt: Date.now(),
       async close() {
+        await scheduler.stop();
         await retention.stop();
         await flows.stop();
         subscriptions.close();

@@ -15,6 +15,7 @@ import type { CacheRegistry } from '../cache/cache-registry.js';
 import type { Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
 import type { PermissionStore } from '../permissions/permission-store.js';
 import type { SchemaStore } from '../schema/schema-store.js';
@@ -45,6 +46,7 @@ export interface AccountParts {
   logins: LoginLiveness;
   clock: Clock;
   changes: ChangeEvents;
+  events?: EventEmitter;
   permissions: PermissionStore;
   schema: SchemaStore;
 }
@@ -69,6 +71,7 @@ export function buildAccounts(parts: AccountParts): Accounts {
     parts.logins,
     clock,
     changes,
+    parts.events ?? null,
   );
   return {
     auth,

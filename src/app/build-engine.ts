@@ -9,6 +9,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { ItemsService } from '../engine/read/items-service.js';
 import { ChangeEvents } from '../engine/write/change-events.js';
+import { EventEmitter } from '../engine/events/event-emitter.js';
 import { ItemsWriter } from '../engine/write/items-writer.js';
 import { SystemWrites } from '../engine/write/system-writes.js';
 import { ContentGuard } from '../engine/versions/content-guard.js';
@@ -30,6 +31,8 @@ export interface Engine {
   writer: ItemsWriter;
   settings: SettingsService;
   changes: ChangeEvents;
+  /** Hook events (filter, action, init) for extensions and flows. */
+  events: EventEmitter;
   /** The storage locations (STORAGE_LOCATIONS) that hold the files' bytes. */
   storage: StorageLocations;
   /** Uploads, replacements and deletes of files: bytes and rows together. */
@@ -79,6 +82,11 @@ export function buildEngine(
     passwordPolicy: () => settings.passwordPolicy(),
   });
   const changes = new ChangeEvents();
+  const events = new EventEmitter({
+    filterTimeoutMs: config.extensions.filterTimeoutMs,
+    onError: (error, event) =>
+      log?.warn(`Hook "${event}" failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
   const lookups = new ItemLookups({ schema: () => schema.current, items });
   const writer = new ItemsWriter({
     db,
@@ -88,6 +96,7 @@ export function buildEngine(
     maxBatchMutation: config.maxBatchMutation,
     systemWrites,
     changes,
+    events,
     guard: new ContentGuard(lookups),
     hash: (plain) => hashPassword(plain, config.hash),
   });
@@ -114,6 +123,7 @@ export function buildEngine(
     writer,
     settings,
     changes,
+    events,
     storage,
     files,
     assets,

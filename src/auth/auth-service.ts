@@ -18,6 +18,7 @@ import type { Database } from '../db/connection.js';
 import { ActivityRepository } from '../db/repositories/activity.js';
 import { SettingsRepository } from '../db/repositories/settings.js';
 import { UsersRepository } from '../db/repositories/users.js';
+import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
 import {
   InvalidCredentialsError,
@@ -68,6 +69,8 @@ export class AuthService {
     private readonly clock: Clock = systemClock,
     /** A user suspended after too many failed logins is an update of its row, announced as the writer's are. */
     private readonly changes: ChangeEvents | null = null,
+    /** Hook events: `auth.login` (filter before the password is checked, action after, success or fail). */
+    private readonly events: EventEmitter | null = null,
   ) {
     this.accessTokens = new AccessTokens(secret, config.accessTokenTtlMs, clock);
     this.sessionTokens = new AccessTokens(secret, config.auth.sessionCookieTtlMs, clock);
@@ -95,8 +98,24 @@ export class AuthService {
     };
 
     const user = await this.users.forLogin(email);
+    const hookPayload = { email, mode };
+    const provider = 'default';
+    const loginFailed = () =>
+      this.events?.emitAction(
+        'auth.login',
+        { payload: hookPayload, status: 'fail', user: user ? String(user.id) : null, provider },
+        { accountability: null, schema: null, database: this.db },
+      );
+    if (this.events?.hasFilter('auth.login'))
+      await this.events.emitFilter(
+        'auth.login',
+        hookPayload,
+        { status: 'pending', user: user ? String(user.id) : null, provider },
+        { accountability: null, schema: null, database: this.db },
+      );
     const passwordOk = typeof user?.password === 'string' && (await verifyPassword(user.password, checked.password));
     if (!user || user.status !== 'active') {
+      loginFailed();
       await stall();
       throw new InvalidCredentialsError();
     }
@@ -106,6 +125,7 @@ export class AuthService {
         await this.users.setStatus(user.id, 'suspended');
         this.changes?.announce('service_users', 'update', [user.id]);
       }
+      loginFailed();
       await stall();
       throw new InvalidCredentialsError();
     }
@@ -124,7 +144,13 @@ export class AuthService {
       origin: client.origin ?? null,
       at: new Date(this.clock.now()),
     });
-    return this.issue(accountability, mode, session, family);
+    const issued = this.issue(accountability, mode, session, family);
+    this.events?.emitAction(
+      'auth.login',
+      { payload: hookPayload, status: 'success', user: String(user.id), provider },
+      { accountability: null, schema: null, database: this.db },
+    );
+    return issued;
   }
 
   /** Refresh token from the body (json) or the refresh cookie (cookie), or the session cookie (session). */

@@ -28,6 +28,7 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
   };
   const context = await createAppContext(config, { bootstrap: true, log: startupLog });
   const app = createApp(context, { logger });
+  const serverContext = () => ({ accountability: null, schema: context.schema.current, database: context.db });
 
   // Stop accepting, let in-flight requests finish (new ones get 503), then close the pools. Sockets are closed (1001)
   // and a connection still open SHUTDOWN_TIMEOUT later is destroyed (http/upgrade-sockets.ts), so the process still
@@ -42,6 +43,7 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
     stopping = true;
     const started = Date.now();
     let code = 0;
+    context.events.emitAction('server.stop', {}, serverContext());
     try {
       await app.close();
       await context.close();
@@ -65,6 +67,7 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
     await context.close().catch(() => {});
     throw listenError(error, config);
   }
+  context.events.emitAction('server.start', { server: app.server }, serverContext());
   return done;
 }
 

@@ -12,6 +12,7 @@ import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readRetentionConfig, type RetentionConfig } from './retention-config.js';
 import { readFlowsConfig, type FlowsConfig } from './flows-config.js';
+import { readExtensionsConfig, type ExtensionsConfig } from './extensions-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
 import { readGraphQLSocketConfig, type GraphQLSocketConfig } from './graphql-socket-config.js';
@@ -65,6 +66,8 @@ export interface Config extends ScaleConfig {
   retention: RetentionConfig;
   /** Flows: run bounds, $env, signing, and the outbox's retries (FLOWS_*). */
   flows: FlowsConfig;
+  /** Extensions: EXTENSIONS_PATH, EXTENSIONS_AUTO_RELOAD and the bounds on hooks and endpoints. */
+  extensions: ExtensionsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -237,6 +240,7 @@ export function readConfig(env: Env = process.env): Config {
     storage: readStorageConfig(env),
     retention: readRetentionConfig(env),
     flows: readFlowsConfig(env),
+    extensions: readExtensionsConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };
 }

@@ -35,7 +35,12 @@ export function readFlowsConfig(env: Env): FlowsConfig {
   const allow = str(env, 'FLOWS_ENV_ALLOW_LIST');
   const runTimeoutMs = duration(env, 'FLOWS_RUN_TIMEOUT', '30s');
   return {
-    envAllowList: allow ? allow.split(',').map((name) => name.trim()).filter(Boolean) : [],
+    envAllowList: allow
+      ? allow
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : [],
     signingSecret: str(env, 'FLOWS_SIGNING_SECRET'),
     maxOperations: int(env, 'FLOWS_MAX_OPERATIONS', 100, 1, 100_000),
     runTimeoutMs,

@@ -30,8 +30,7 @@ function shown(values: Record<string, unknown> | undefined, collection: Collecti
 function triggers(event: ChangeEvent, changes: ChangeRecorder, collection: CollectionOverview | undefined): unknown[] {
   const base = { event: eventName(event.collection, event.action), collection: event.collection };
   const values = (key: unknown) => shown(changes.valuesOf(event.collection, event.action, key as never), collection);
-  if (event.action === 'create')
-    return event.keys.map((key) => ({ ...base, key, payload: values(key) ?? {} }));
+  if (event.action === 'create') return event.keys.map((key) => ({ ...base, key, payload: values(key) ?? {} }));
   if (event.action === 'update') return [{ ...base, keys: event.keys, payload: values(event.keys[0]) ?? {} }];
   return [{ ...base, keys: event.keys, payload: event.keys }];
 }

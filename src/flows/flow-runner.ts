@@ -92,7 +92,8 @@ export class FlowRunner {
         const value = errorValue(error);
         data[operation.key] = value;
         data.$last = value;
-        if (!operation.reject) return { last: value, data, error: error instanceof Error ? error : new Error('Failed') };
+        if (!operation.reject)
+          return { last: value, data, error: error instanceof Error ? error : new Error('Failed') };
         next = operation.reject;
       }
     }

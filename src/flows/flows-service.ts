@@ -4,6 +4,8 @@
  * reach it through the writer's outbox and the scheduler.
  */
 import type { Config } from '../config/config.js';
+import type { EventEmitter } from '../engine/events/event-emitter.js';
+import type { Scheduler } from '../engine/events/scheduler.js';
 import type { Database } from '../db/connection.js';
 import { FlowDeliveriesRepository, type DeliveryRow } from '../db/repositories/flow-deliveries.js';
 import type { ItemsService } from '../engine/read/items-service.js';
@@ -15,6 +17,7 @@ import { DeliveryWorker } from './delivery-worker.js';
 import { FlowOutbox } from './flow-outbox.js';
 import { FlowRunner } from './flow-runner.js';
 import { FlowStore } from './flow-store.js';
+import { FlowTriggers } from './flow-triggers.js';
 import type { FlowDefinition, RunResult } from './flow-types.js';
 import type { FlowLog } from './operations/operation-context.js';
 import { valueAt } from './templates.js';
@@ -26,6 +29,10 @@ export interface FlowsDeps {
   writer: ItemsWriter;
   schema: () => SchemaOverview;
   log: FlowLog;
+  /** Where filter event flows are registered (none: no filter flows). */
+  events?: EventEmitter;
+  /** Where schedule flows are registered (none: no schedule flows). */
+  scheduler?: Scheduler;
 }
 
 /** What an incoming request gives a webhook or manual flow. */
@@ -46,6 +53,7 @@ export class FlowsService {
   readonly deliveries: FlowDeliveriesRepository;
   private readonly worker: DeliveryWorker;
   private readonly outbox: FlowOutbox;
+  private readonly triggers: FlowTriggers;
 
   constructor(private readonly deps: FlowsDeps) {
     this.store = new FlowStore(deps.db);
@@ -60,15 +68,18 @@ export class FlowsService {
     this.worker = new DeliveryWorker(this.deliveries, this.store, this.runner, deps.config.flows, deps.log);
     this.outbox = new FlowOutbox(this.store, deps.db.dialect, () => this.worker.wake());
     deps.writer.useOutbox(this.outbox);
+    this.triggers = new FlowTriggers(this.store, this.runner, deps.events ?? null, deps.scheduler ?? null, deps.log);
   }
 
   /** Reads the flows, then delivers what the outbox holds (rows left by an earlier run included). */
   async start(): Promise<void> {
     await this.outbox.refresh().catch((error: Error) => this.deps.log.warn(`Flows: ${error.message}`));
+    await this.triggers.register().catch((error: Error) => this.deps.log.warn(`Flows: ${error.message}`));
     this.worker.start();
   }
 
   async stop(): Promise<void> {
+    this.triggers.clear();
     await this.worker.stop();
   }
 
@@ -145,7 +156,9 @@ export class FlowsService {
   /** `POST /flows/deliveries/:id/replay`: due again now, with fresh attempts. */
   async replay(id: string): Promise<DeliveryRow> {
     if (!(await this.deliveries.replay(id, Date.now()))) throw new RouteNotFoundError(`/flows/deliveries/${id}`);
+    // Read before the worker may claim it: the answer shows the row as replayed.
+    const row = await this.delivery(id);
     this.worker.wake();
-    return this.delivery(id);
+    return row;
   }
 }

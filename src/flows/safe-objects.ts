@@ -18,7 +18,8 @@ export function asRecord(value: unknown): Record<string, unknown> {
       return Object.create(null) as Record<string, unknown>;
     }
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return Object.create(null) as Record<string, unknown>;
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return Object.create(null) as Record<string, unknown>;
   const out = Object.create(null) as Record<string, unknown>;
   for (const [key, v] of Object.entries(value)) if (!refusedKey(key)) out[key] = v;
   return out;

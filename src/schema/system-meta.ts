@@ -57,9 +57,9 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   service_folders: 'id name parent',
   service_versions: 'id key name collection item hash date_created date_updated user_created user_updated delta',
   service_comments: 'id collection item comment date_created date_updated user_created user_updated',
-  service_flows: 'id name icon color description status trigger accountability options operation date_created user_created',
-  service_operations:
-    'id name key type position_x position_y options resolve reject flow date_created user_created',
+  service_flows:
+    'id name icon color description status trigger accountability options operation date_created user_created',
+  service_operations: 'id name key type position_x position_y options resolve reject flow date_created user_created',
 };
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
@@ -187,7 +187,12 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
     })),
   ),
   { many_collection: 'service_activity', many_field: 'user', one_collection: 'service_users', one_field: null },
-  { many_collection: 'service_operations', many_field: 'flow', one_collection: 'service_flows', one_field: 'operations' },
+  {
+    many_collection: 'service_operations',
+    many_field: 'flow',
+    one_collection: 'service_flows',
+    one_field: 'operations',
+  },
   { many_collection: 'service_flows', many_field: 'operation', one_collection: 'service_operations', one_field: null },
   ...['resolve', 'reject'].map((many_field) => ({
     many_collection: 'service_operations',
@@ -248,6 +253,7 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_flow_deliveries: { icon: 'outbox', hidden: true, accountability: null },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },
+  service_schedule_runs: { icon: 'schedule', hidden: true, accountability: null },
 };
 
 export function systemCollectionMeta(collection: string): CollectionMeta & { system: true } {

@@ -98,7 +98,10 @@ for (const client of testClients()) {
       // Tries fail while the receiver is down; then the process dies mid-outage.
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS / 2));
       const tried = await api(first, 'GET', `/flows/deliveries?status=pending&limit=1000`);
-      assert.ok(tried.some((d: { attempts: number; last_error: string }) => d.attempts > 1 && d.last_error), 'retries');
+      assert.ok(
+        tried.some((d: { attempts: number; last_error: string }) => d.attempts > 1 && d.last_error),
+        'retries',
+      );
       await first.stop('SIGKILL');
 
       const [a, b] = await Promise.all([StrataProcess.start(env), StrataProcess.start(env)]);
@@ -119,7 +122,10 @@ for (const client of testClients()) {
       // None arrived twice: each try was made by one instance (no process died while a try succeeded).
       const counts = new Map<number, number>();
       for (const key of receivedKeys()) counts.set(key, (counts.get(key) ?? 0) + 1);
-      assert.deepEqual([...counts.entries()].filter(([, n]) => n > 1), []);
+      assert.deepEqual(
+        [...counts.entries()].filter(([, n]) => n > 1),
+        [],
+      );
       assert.equal(counts.size, all.length);
     });
   });

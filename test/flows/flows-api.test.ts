@@ -54,7 +54,12 @@ for (const client of testClients()) {
     before(async () => {
       await receiver.start();
       t = await startTestApp(client, {
-        env: { FLOWS_SIGNING_SECRET: SECRET, FLOWS_RETRY_BASE: '50', FLOWS_RETRY_MAX: '200', FLOWS_DELIVERY_POLL: '100' },
+        env: {
+          FLOWS_SIGNING_SECRET: SECRET,
+          FLOWS_RETRY_BASE: '50',
+          FLOWS_RETRY_MAX: '200',
+          FLOWS_DELIVERY_POLL: '100',
+        },
       });
     });
     after(async () => {
@@ -79,12 +84,19 @@ for (const client of testClients()) {
       assert.deepEqual(json(answer), { hello: 'strata' });
       const system = await send('POST', '/graphql/system', { query: '{ flows { id name } }' });
       assert.equal(system.statusCode, 200, system.body);
-      assert.ok(json(system).data.flows.some((f: { id: string }) => f.id === id), system.body);
+      assert.ok(
+        json(system).data.flows.some((f: { id: string }) => f.id === id),
+        system.body,
+      );
     });
 
     it('calls a receiver on every create of a collection, signed, through the outbox', async () => {
       const id = await flow(
-        { name: 'notify', trigger: 'event', options: { type: 'action', scope: ['items.create'], collections: ['articles'] } },
+        {
+          name: 'notify',
+          trigger: 'event',
+          options: { type: 'action', scope: ['items.create'], collections: ['articles'] },
+        },
         [
           {
             key: 'notify',
@@ -108,7 +120,8 @@ for (const client of testClients()) {
         assert.equal(r.headers['x-strata-signature'], `sha256=${expected}`);
       }
       // The receiver answered; the outcome is recorded right after.
-      const delivered = async () => (await ok('GET', `/flows/deliveries?flow=${id}`)) as { status: string }[];
+      const delivered = async () =>
+        (await ok('GET', `/flows/deliveries?flow=${id}`)) as { status: string; attempts: number }[];
       await until('both recorded', async () => (await delivered()).every((d) => d.status === 'delivered'));
       const log = await delivered();
       assert.equal(log.length, 2);
@@ -118,8 +131,18 @@ for (const client of testClients()) {
 
     it('retries a failing receiver with backoff, logs the error, and replays a delivery', async () => {
       const id = await flow(
-        { name: 'retry', trigger: 'event', options: { type: 'action', scope: ['items.update'], collections: ['articles'] } },
-        [{ key: 'notify', type: 'request', options: { url: `${receiver.url}/retry`, method: 'POST', body: '{{ $trigger }}' } }],
+        {
+          name: 'retry',
+          trigger: 'event',
+          options: { type: 'action', scope: ['items.update'], collections: ['articles'] },
+        },
+        [
+          {
+            key: 'notify',
+            type: 'request',
+            options: { url: `${receiver.url}/retry`, method: 'POST', body: '{{ $trigger }}' },
+          },
+        ],
       );
       let refusals = 2;
       receiver.answer = (r) => (r.url === '/retry' && refusals-- > 0 ? 503 : 200);
@@ -128,7 +151,10 @@ for (const client of testClients()) {
       await until('the third try', () => receiver.received.some((r) => r.url === '/retry'));
       receiver.answer = () => 200;
       const [delivery] = await ok('GET', `/flows/deliveries?flow=${id}`);
-      await until('delivered', async () => (await ok('GET', `/flows/deliveries/${delivery.id}`)).status === 'delivered');
+      await until(
+        'delivered',
+        async () => (await ok('GET', `/flows/deliveries/${delivery.id}`)).status === 'delivered',
+      );
       const done = await ok('GET', `/flows/deliveries/${delivery.id}`);
       assert.equal(done.attempts, 3);
       assert.equal(done.payload.trigger.event, 'articles.items.update');
@@ -148,8 +174,20 @@ for (const client of testClients()) {
       ]);
       const outer = await flow({ name: 'outer', trigger: 'webhook', options: { method: 'POST' } }, [
         { key: 'check', type: 'condition', options: { filter: { $trigger: { body: { n: { _gt: 0 } } } } } },
-        { key: 'make', type: 'item-create', options: { collection: 'articles', permissions: '$full', payload: { title: 'by a flow {{ $trigger.body.n }}' } } },
-        { key: 'read', type: 'item-read', options: { collection: 'articles', key: '{{ make.0 }}', permissions: '$full' } },
+        {
+          key: 'make',
+          type: 'item-create',
+          options: {
+            collection: 'articles',
+            permissions: '$full',
+            payload: { title: 'by a flow {{ $trigger.body.n }}' },
+          },
+        },
+        {
+          key: 'read',
+          type: 'item-read',
+          options: { collection: 'articles', key: '{{ make.0 }}', permissions: '$full' },
+        },
         { key: 'call', type: 'trigger', options: { flow: inner, payload: { n: '{{ $trigger.body.n }}' } } },
         { key: 'done', type: 'transform', options: { json: { title: '{{ read.title }}', inner: '{{ call }}' } } },
       ]);
@@ -162,15 +200,72 @@ for (const client of testClients()) {
       const manual = await flow({ name: 'manual', trigger: 'manual', options: { collections: ['articles'] } }, [
         { key: 'keys', type: 'transform', options: { json: '{{ $trigger.body.keys }}' } },
       ]);
-      assert.deepEqual(json(await send('POST', `/flows/trigger/${manual}`, { collection: 'articles', keys: [1, 2] })), [1, 2]);
-      assert.equal((await send('POST', `/flows/trigger/${manual}`, { collection: 'articles', keys: [1] }, null)).statusCode, 403);
+      assert.deepEqual(
+        json(await send('POST', `/flows/trigger/${manual}`, { collection: 'articles', keys: [1, 2] })),
+        [1, 2],
+      );
+      assert.equal(
+        (await send('POST', `/flows/trigger/${manual}`, { collection: 'articles', keys: [1] }, null)).statusCode,
+        403,
+      );
       const wrong = await send('POST', `/flows/trigger/${manual}`, { collection: 'authors', keys: [1] });
       assert.equal(errorCode(wrong), 'INVALID_PAYLOAD');
     });
 
+    it('runs filter event flows inside the write: refuse, or change the payload', async () => {
+      const id = await flow(
+        {
+          name: 'guard',
+          trigger: 'event',
+          options: { type: 'filter', scope: ['items.create'], collections: ['articles'] },
+        },
+        [
+          {
+            key: 'check',
+            type: 'condition',
+            options: { filter: { $trigger: { payload: { title: { _starts_with: 'ok' } } } } },
+          },
+          { key: 'mark', type: 'transform', options: { json: { title: '{{ $trigger.payload.title }} (checked)' } } },
+        ],
+      );
+      const refused = await send('POST', '/items/articles', { title: 'bad title' });
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.equal(errorCode(refused), 'INVALID_PAYLOAD');
+      const none = await ok('GET', '/items/articles?filter[title][_eq]=bad title&aggregate[count]=*');
+      assert.equal(Number(none[0].count), 0);
+      const created = await ok('POST', '/items/articles', { title: 'ok title' });
+      assert.equal(created.title, 'ok title (checked)');
+      await ok('DELETE', `/flows/${id}`);
+      assert.equal((await send('POST', '/items/articles', { title: 'bad again' })).statusCode, 200);
+    });
+
+    it('runs schedule flows on their cron', async () => {
+      const id = await flow({ name: 'tick', trigger: 'schedule', options: { cron: '* * * * * *' } }, [
+        { key: 'make', type: 'item-create', options: { collection: 'articles', payload: { title: 'scheduled' } } },
+      ]);
+      await until(
+        'a scheduled item',
+        async () => (await ok('GET', '/items/articles?filter[title][_eq]=scheduled')).length > 0,
+        10_000,
+      );
+      await ok('PATCH', `/flows/${id}`, { status: 'inactive' });
+    });
+
     it('bounds a run: operations and time', async () => {
-      const loop = await ok('POST', '/flows', { name: 'loop', status: 'active', trigger: 'webhook', options: { method: 'GET' } });
-      const op = await ok('POST', '/operations', { key: 'again', type: 'transform', options: { json: 1 }, flow: loop.id, position_x: 0, position_y: 0 });
+      const loop = await ok('POST', '/flows', {
+        name: 'loop',
+        status: 'active',
+        trigger: 'webhook',
+        options: { method: 'GET' },
+      });
+      const op = await ok('POST', '/operations', {
+        key: 'again',
+        type: 'transform',
+        options: { json: 1 },
+        flow: loop.id,
+        position_x: 0,
+        position_y: 0,
+      });
       await ok('PATCH', `/operations/${op.id}`, { resolve: op.id });
       await ok('PATCH', `/flows/${loop.id}`, { operation: op.id });
       const answer = await send('GET', `/flows/trigger/${loop.id}`, undefined, null);

@@ -6,6 +6,7 @@ import * as schemaJournal from './0004-schema-journal.js';
 import * as files from './0005-files.js';
 import * as versionsComments from './0007-versions-comments.js';
 import * as flows from './0010-flows.js';
+import * as scheduleRuns from './0013-schedule-runs.js';
 
 export interface Migration {
   version: string;
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly Migration[] = [
   files,
   versionsComments,
   flows,
+  scheduleRuns,
 ];

@@ -40,9 +40,9 @@ export type DeliveryOutcome = { ok: true } | { ok: false; error: string; retryAt
 /** `?` markers → the dialect's placeholders, in order. */
 function bind(dialect: Dialect, sql: string): string {
   let n = 0;
-  return sql.replace(/\?/g, () => dialect.sql.placeholder(++n)).replace(/\{(\w+)\}/g, (_m, name: string) =>
-    dialect.sql.quote(name),
-  );
+  return sql
+    .replace(/\?/g, () => dialect.sql.placeholder(++n))
+    .replace(/\{(\w+)\}/g, (_m, name: string) => dialect.sql.quote(name));
 }
 
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -66,12 +66,20 @@ function decode(row: Row): DeliveryRow {
 }
 
 /** In the write's transaction. */
-export async function insertDeliveries(tx: Executor, dialect: Dialect, rows: NewDelivery[], now: number): Promise<void> {
+export async function insertDeliveries(
+  tx: Executor,
+  dialect: Dialect,
+  rows: NewDelivery[],
+  now: number,
+): Promise<void> {
   for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
     const chunk = rows.slice(at, at + ROWS_PER_INSERT);
     const marks = chunk.map(() => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ');
     const params = chunk.flatMap((r) => [r.id, r.flow, r.event, r.payload, 'pending', 0, now, now, now]);
-    await tx.query(bind(dialect, `insert into {${TABLE}} (${COLUMNS.map((c) => `{${c}}`).join(', ')}) values ${marks}`), params);
+    await tx.query(
+      bind(dialect, `insert into {${TABLE}} (${COLUMNS.map((c) => `{${c}}`).join(', ')}) values ${marks}`),
+      params,
+    );
   }
 }
 

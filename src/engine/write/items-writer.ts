@@ -34,6 +34,8 @@ import type { WriteOutbox } from './write-outbox.js';
 import type { GuardedAction, PayloadGuard } from './payload-guard.js';
 import { WriteLookupStage } from './write-lookups.js';
 import { hashWriteValues } from './write-hashes.js';
+import { announceWrite, filterWrite, type TopWrite } from './write-events.js';
+import type { EventEmitter } from '../events/event-emitter.js';
 import { keysByQuery, readKey, readKeys, reread } from './write-reread.js';
 import type { OpenedCollection, Reread, WriteOptions, WriteResult } from './opened-collection.js';
 
@@ -58,6 +60,14 @@ export interface ItemsWriterDeps {
   changes?: ChangeEvents;
   /** Payload checks of system collections that need reads (content versions, comments). */
   guard?: PayloadGuard;
+  /** Hook events (filters in the transaction, actions after commit); none: no hooks. */
+  events?: EventEmitter;
+}
+
+/** A write's top-level payloads for the filters, and how its draft is planned again when a filter changed them. */
+interface Filtered {
+  top: TopWrite;
+  replan: (payloads: Payload[]) => MutationPlan;
 }
 
 /** Admits every collection and field at the sync check: the rules are checked (async) once they are loaded. */
@@ -135,7 +145,10 @@ export class ItemsWriter {
     await this.checkSystemPayloads(target, 'create', items, many);
     const draft = planCreate(collection, items, many, ctx);
     marks.mark('plan');
-    const keys = await this.execute(target, draft);
+    const keys = await this.execute(target, draft, false, false, {
+      top: { collection: collection.collection, action: 'create', payloads: items },
+      replan: (payloads) => planCreate(collection, payloads, many, ctx),
+    });
     marks.mark('write');
     const body = many
       ? await readKeys(this.deps.items, target, keys, query)
@@ -163,11 +176,13 @@ export class ItemsWriter {
     let written = 0;
     const changes = this.recorder();
     let recorded = false;
+    const top: TopWrite = { collection: collection.collection, action: 'create', payloads: [] };
+    const topKeys: Key[] = [];
     await this.deps.db.transaction(async (tx) => {
       let batch: ImportRecord[] = [];
       const flush = async () => {
         const batchCtx = { ...ctx, maxBatchMutation: ctx.maxBatchMutation - written };
-        written += await this.importBatch(tx, collection, batch, batchCtx, changes);
+        written += await this.importBatch(tx, collection, batch, batchCtx, changes, top, topKeys);
         batch = [];
         onProgress?.(written);
       };
@@ -180,6 +195,7 @@ export class ItemsWriter {
     });
     this.deps.changes?.emit(changes);
     if (recorded) this.outbox?.committed();
+    announceWrite(this.deps.events, top, topKeys, changes, ctx, this.deps.db);
     return written;
   }
 
@@ -193,17 +209,21 @@ export class ItemsWriter {
     batch: ImportRecord[],
     ctx: WriteContext,
     changes: ChangeRecorder,
+    top: TopWrite,
+    topKeys: Key[],
   ): Promise<number> {
     // A batch's changes count only once its savepoint is released (a failed batch fails the whole import).
     const batchChanges = this.recorder();
+    const batchTop: { payloads: Payload[]; keys: Key[] } = { payloads: [], keys: [] };
     const write = async (records: ImportRecord[]): Promise<number> => {
-      const draft = planCreate(
-        collection,
-        records.map((r) => r.payload),
-        true,
-        ctx,
-      );
-      await this.run(tx, draft, ctx, await hashWriteValues(draft, ctx, this.deps.hash), batchChanges);
+      let payloads = records.map((r) => r.payload);
+      const name = collection.collection;
+      const filtered = await filterWrite(this.deps.events, { collection: name, action: 'create', payloads }, ctx, tx);
+      if (filtered) payloads = filtered.payloads;
+      const draft = planCreate(collection, payloads, true, ctx);
+      const keys = await this.run(tx, draft, ctx, await hashWriteValues(draft, ctx, this.deps.hash), batchChanges);
+      batchTop.payloads.push(...payloads);
+      batchTop.keys.push(...keys);
       return draft.rowCount;
     };
     await tx.query('savepoint strata_import');
@@ -212,7 +232,14 @@ export class ItemsWriter {
       await tx.query('release savepoint strata_import');
       for (const event of batchChanges.events())
         for (const key of event.keys)
-          changes.record(event.collection, event.action, [key], batchChanges.valuesOf(event.collection, event.action, key));
+          changes.record(
+            event.collection,
+            event.action,
+            [key],
+            batchChanges.valuesOf(event.collection, event.action, key),
+          );
+      top.payloads.push(...batchTop.payloads);
+      topKeys.push(...batchTop.keys);
       return count;
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
@@ -244,7 +271,10 @@ export class ItemsWriter {
     await this.checkSystemPayloads(target, 'update', [payload], false);
     const draft = planUpdate(collection, [{ key, payload }], false, ctx);
     marks.mark('plan');
-    const [written] = await this.execute(target, draft);
+    const [written] = await this.execute(target, draft, false, false, {
+      top: { collection: collection.collection, action: 'update', payloads: [payload], keys: [key] },
+      replan: ([data]) => planUpdate(collection, [{ key, payload: data! }], false, ctx),
+    });
     marks.mark('write');
     const body = await readKey(this.deps.items, target, written!, query);
     marks.mark('read');
@@ -260,29 +290,39 @@ export class ItemsWriter {
   ): Promise<WriteResult<R>> {
     const { collection, ctx } = target;
     let draft: MutationPlan;
+    let filtered: Filtered;
+    const name = collection.collection;
     if (body.kind === 'batch') {
       await this.checkSystemPayloads(target, 'update', body.items, true);
-      draft = planUpdate(
-        collection,
-        body.items.map((payload) => ({ key: keyOfValues(collection, payload) ?? undefined, payload })),
-        true,
-        ctx,
-      );
+      const batchKeys = body.items.map((payload) => keyOfValues(collection, payload) ?? undefined);
+      const replan = (payloads: Payload[]) =>
+        planUpdate(
+          collection,
+          payloads.map((payload, i) => ({ key: batchKeys[i], payload })),
+          true,
+          ctx,
+        );
+      draft = replan(body.items);
+      const keys = batchKeys.map((k) => k ?? '');
+      filtered = { top: { collection: name, action: 'update', payloads: body.items, keys, batch: true }, replan };
     } else {
       await this.checkSystemPayloads(target, 'update', [body.data], false);
       const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
       if (keys.length === 0) return readKeys(this.deps.items, target, [], query);
-      draft = planUpdate(
-        collection,
-        keys.map((key) => ({ key, payload: body.data })),
-        false,
-        ctx,
-        true,
-      );
+      const replan = ([data]: Payload[]) =>
+        planUpdate(
+          collection,
+          keys.map((key) => ({ key, payload: data! })),
+          false,
+          ctx,
+          true,
+        );
+      draft = replan([body.data]);
+      filtered = { top: { collection: name, action: 'update', payloads: [body.data], keys }, replan };
     }
     marks.mark('plan');
     // An array updates each item on its own, as Directus's updateBatch does (and announces each apart).
-    const keys = await this.execute(target, draft, false, body.kind === 'batch');
+    const keys = await this.execute(target, draft, false, body.kind === 'batch', filtered);
     marks.mark('write');
     const result = await readKeys(this.deps.items, target, keys, query);
     marks.mark('read');
@@ -298,7 +338,10 @@ export class ItemsWriter {
   ): Promise<WriteResult<R>> {
     const draft = planSingleton(target.collection, payload, target.ctx);
     marks.mark('plan');
-    await this.execute(target, draft, true);
+    await this.execute(target, draft, true, false, {
+      top: { collection: target.collection.collection, action: 'update', payloads: [payload], keys: [] },
+      replan: ([data]) => planSingleton(target.collection, data!, target.ctx),
+    });
     marks.mark('write');
     const { collection, options, ctx } = target;
     const singletonQuery = { ...query, meta: undefined };
@@ -324,15 +367,25 @@ export class ItemsWriter {
   async delete(target: OpenedCollection<Reread>, body: DeleteBody, marks: StageMarks = NO_MARKS): Promise<void> {
     const { collection, ctx } = target;
     const keys = body.kind === 'keys' ? body.keys : await keysByQuery(this.deps.items, target, body.query);
-    const plan = planDelete(collection, keys, ctx);
+    let plan = planDelete(collection, keys, ctx);
     marks.mark('plan');
     const after = await this.deleteHooks.get(collection.collection)?.(keys);
-    await this.transaction(ctx, new Set([collection.collection]), async (tx, changes) => {
-      checkDeletes(plan, await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forDelete(plan));
-      const audit = new AuditRecorder();
-      await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes, audit).delete(plan);
-      await writeAuditTrail(tx, this.deps.db.dialect, ctx, audit);
-    });
+    const top: TopWrite = { collection: collection.collection, action: 'delete', payloads: [], keys: plan.keys };
+    const announce = (changes: ChangeRecorder) =>
+      announceWrite(this.deps.events, top, plan.keys, changes, ctx, this.deps.db);
+    await this.transaction(
+      ctx,
+      new Set([collection.collection]),
+      async (tx, changes) => {
+        const filtered = await filterWrite(this.deps.events, top, ctx, tx);
+        if (filtered) plan = planDelete(collection, filtered.keys ?? [], ctx);
+        checkDeletes(plan, await new WriteLookupStage(tx, this.deps.db.dialect, ctx).forDelete(plan));
+        const audit = new AuditRecorder();
+        await new MutationExecutor(tx, this.deps.db.dialect, ctx.schema, changes, audit).delete(plan);
+        await writeAuditTrail(tx, this.deps.db.dialect, ctx, audit);
+      },
+      announce,
+    );
     marks.mark('write');
     await after?.();
   }
@@ -429,16 +482,32 @@ export class ItemsWriter {
     draft: MutationPlan,
     singleton = false,
     apart = false,
+    filtered?: Filtered,
   ): Promise<Key[]> {
     const { ctx } = target;
     const hashes = await hashWriteValues(draft, ctx, this.deps.hash);
     const touched =
       this.deps.systemWrites && ctx.system ? this.deps.systemWrites.touched(draft.rows) : new Set<string>();
-    return this.transaction(ctx, touched, async (tx, changes) => {
-      const keys = await this.run(tx, draft, ctx, hashes, changes, singleton);
-      if (apart) changes.markApart(draft.collection.collection, 'update');
-      return keys;
-    });
+    let top = filtered?.top ?? null;
+    return this.transaction(
+      ctx,
+      touched,
+      async (tx, changes) => {
+        let plan = draft;
+        let planHashes = hashes;
+        const changed = filtered && (await filterWrite(this.deps.events, filtered.top, ctx, tx));
+        if (changed) {
+          // A filter changed the payload: planned and hashed again, inside the transaction (rare; hooks only).
+          plan = filtered.replan(changed.payloads);
+          top = { ...filtered.top, payloads: changed.payloads };
+          planHashes = await hashWriteValues(plan, ctx, this.deps.hash);
+        }
+        const keys = await this.run(tx, plan, ctx, planHashes, changes, singleton);
+        if (apart) changes.markApart(plan.collection.collection, 'update');
+        return keys;
+      },
+      (changes, keys) => announceWrite(this.deps.events, top, keys, changes, ctx, this.deps.db),
+    );
   }
 
   private async run(
@@ -466,6 +535,7 @@ export class ItemsWriter {
     ctx: WriteContext,
     touched: Set<string>,
     work: (tx: Executor, changes: ChangeRecorder) => Promise<T>,
+    announce?: (changes: ChangeRecorder, result: T) => void,
   ): Promise<T> {
     const system = ctx.system ? this.deps.systemWrites : undefined;
     const changes = this.recorder();
@@ -480,6 +550,7 @@ export class ItemsWriter {
       const result = await this.deps.db.transaction(withOutbox);
       this.deps.changes?.emit(changes);
       if (recorded) this.outbox?.committed();
+      announce?.(changes, result);
       return result;
     }
     let result: T;
@@ -489,6 +560,7 @@ export class ItemsWriter {
     await system.committed(touched);
     this.deps.changes?.emit(changes);
     if (recorded) this.outbox?.committed();
+    announce?.(changes, result!);
     return result!;
   }
 

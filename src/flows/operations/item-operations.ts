@@ -47,7 +47,11 @@ function keysOf(options: Record<string, unknown>): KeyInput[] | null {
 }
 
 function writeOptions(collection: string, options: Record<string, unknown>) {
-  return { system: ITEM_SYSTEM_COLLECTIONS.has(collection), reread: 'rows' as const, flowEvents: options.emitEvents === true };
+  return {
+    system: ITEM_SYSTEM_COLLECTIONS.has(collection),
+    reread: 'rows' as const,
+    flowEvents: options.emitEvents === true,
+  };
 }
 
 function keysOfRows(data: unknown, primary: string): unknown[] {
@@ -93,7 +97,9 @@ export const itemUpdate: OperationHandler = async (options, context) => {
   const primary = target.collection.primary ?? 'id';
   const data = asRecord(options.payload) as Payload;
   const keys = keysOf(options);
-  const body = keys ? { kind: 'keys' as const, keys, data } : { kind: 'query' as const, query: queryOf(options, context), data };
+  const body = keys
+    ? { kind: 'keys' as const, keys, data }
+    : { kind: 'query' as const, query: queryOf(options, context), data };
   const result = await writer.updateMany(target, body, queryOf({}, context, [primary]));
   return keysOfRows(result?.data, primary);
 };

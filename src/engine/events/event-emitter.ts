@@ -1,0 +1,159 @@
+/**
+ * The hook events of Directus 11 (filter, action, init), for extensions and flows. A filter runs inside the write's
+ * transaction before it commits: it may answer a changed payload or throw to refuse (a coded error; the transaction
+ * is rolled back). Filters run one after the other in registration order, each bounded by `filterTimeoutMs`. An
+ * action runs after commit, off the request path: its failure is logged, never the caller's. With no handler for an
+ * event, `hasFilter`/`hasAction` answer false from one Map lookup, so a writer can skip building meta at all.
+ */
+import type { Executor } from '../../db/connection.js';
+import type { Accountability } from '../../permissions/accountability.js';
+import type { SchemaOverview } from '../../schema/types.js';
+import { hookError, hookTimeoutError } from './hook-errors.js';
+
+export type EventMeta = Record<string, unknown>;
+
+/** What a handler is given beside its meta, as Directus hands it: `database` is Strata's executor (see docs). */
+export interface EventContext {
+  accountability: Accountability | null;
+  schema: SchemaOverview | null;
+  database: Executor | null;
+}
+
+export type FilterHandler = (payload: unknown, meta: EventMeta, context: EventContext) => unknown;
+export type ActionHandler = (meta: EventMeta, context: EventContext) => unknown;
+export type InitHandler = (meta: EventMeta) => unknown;
+
+export interface EmitterOptions {
+  /** Upper bound of one filter handler (EXTENSIONS_FILTER_TIMEOUT); 0: unbounded. */
+  filterTimeoutMs: number;
+  /** Where a failing action or init handler is reported. */
+  onError?: (error: unknown, event: string) => void;
+}
+
+type Kind = 'filter' | 'action' | 'init';
+
+export class EventEmitter {
+  private readonly handlers: Record<Kind, Map<string, Set<(...args: never[]) => unknown>>> = {
+    filter: new Map(),
+    action: new Map(),
+    init: new Map(),
+  };
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: EmitterOptions = { filterTimeoutMs: 5000 }) {}
+
+  /** Registers a filter; answers its removal. */
+  onFilter(event: string, handler: FilterHandler): () => void {
+    return this.add('filter', event, handler);
+  }
+
+  onAction(event: string, handler: ActionHandler): () => void {
+    return this.add('action', event, handler);
+  }
+
+  onInit(event: string, handler: InitHandler): () => void {
+    return this.add('init', event, handler);
+  }
+
+  hasFilter(events: string | readonly string[]): boolean {
+    return this.has('filter', events);
+  }
+
+  hasAction(events: string | readonly string[]): boolean {
+    return this.has('action', events);
+  }
+
+  /**
+   * Runs the filters of `events` in turn, each given the payload the one before answered (an `undefined` answer
+   * keeps it). A throw or a timeout is a coded error (hook-errors.ts) for the caller to roll back on.
+   */
+  async emitFilter<T>(
+    events: string | readonly string[],
+    payload: T,
+    meta: EventMeta,
+    context: EventContext,
+  ): Promise<T> {
+    let current: unknown = payload;
+    for (const event of typeof events === 'string' ? [events] : events) {
+      const set = this.handlers.filter.get(event);
+      if (!set) continue;
+      for (const handler of [...set] as FilterHandler[]) {
+        const answer = await this.bounded(event, () => handler(current, { ...meta, event }, context));
+        if (answer !== undefined) current = answer;
+      }
+    }
+    return current as T;
+  }
+
+  /** Starts the actions of `events` (not awaited by the caller); a failure goes to `onError`. */
+  emitAction(events: string | readonly string[], meta: EventMeta, context: EventContext): void {
+    for (const event of typeof events === 'string' ? [events] : events) {
+      const set = this.handlers.action.get(event);
+      if (!set) continue;
+      for (const handler of [...set] as ActionHandler[]) this.track(event, () => handler({ ...meta, event }, context));
+    }
+  }
+
+  /** Runs the init handlers of `event` (`app.before`, `routes.custom.after`…), awaited, failures reported. */
+  async emitInit(event: string, meta: EventMeta = {}): Promise<void> {
+    const set = this.handlers.init.get(event);
+    if (!set) return;
+    for (const handler of [...set] as InitHandler[]) {
+      try {
+        await handler({ ...meta, event });
+      } catch (error) {
+        this.options.onError?.(error, event);
+      }
+    }
+  }
+
+  /** Waits for the actions under way (tests, shutdown); never rejects. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  private add(kind: Kind, event: string, handler: (...args: never[]) => unknown): () => void {
+    let set = this.handlers[kind].get(event);
+    if (!set) this.handlers[kind].set(event, (set = new Set()));
+    set.add(handler);
+    return () => {
+      set.delete(handler);
+      if (set.size === 0 && this.handlers[kind].get(event) === set) this.handlers[kind].delete(event);
+    };
+  }
+
+  private has(kind: Kind, events: string | readonly string[]): boolean {
+    const map = this.handlers[kind];
+    if (map.size === 0) return false;
+    if (typeof events === 'string') return map.has(events);
+    return events.some((event) => map.has(event));
+  }
+
+  private async bounded(event: string, run: () => unknown): Promise<unknown> {
+    const ms = this.options.filterTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const work = Promise.resolve().then(run);
+      if (!(ms > 0)) return await work;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(hookTimeoutError(event, ms)), ms);
+        timer.unref();
+      });
+      // A filter that never settles is left behind; its late rejection is swallowed here.
+      work.catch(() => {});
+      return await Promise.race([work, timeout]);
+    } catch (error) {
+      throw hookError(error);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  private track(event: string, run: () => unknown): void {
+    const promise = Promise.resolve()
+      .then(run)
+      .catch((error: unknown) => this.options.onError?.(error, event))
+      .finally(() => this.pending.delete(promise));
+    this.pending.add(promise);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The hook events of one item write (engine/events): the filters of its top-level payloads inside its transaction,
+ * before any statement; the actions of everything it changed once it has committed. Directus's meta: a create's
+ * filter gets the item and `{collection}`, its action `{key, payload, collection}` per item; an update's filter gets
+ * the data and `{keys, collection}`, its action `{keys, payload, collection}`; a delete's filter gets the keys and
+ * `{collection}`, its action `{keys, payload: keys, collection}`. Nested and cascaded changes raise the actions of
+ * their own collection with their keys (payload `{}`: the executor holds columns, not the caller's nested object);
+ * filters run on the top-level payloads only.
+ */
+import type { Executor } from '../../db/connection.js';
+import type { Key } from '../../plan/mutation-plan.js';
+import type { WriteContext } from '../../plan/write-context.js';
+import type { Payload } from '../../request/write-body.js';
+import type { EventEmitter } from '../events/event-emitter.js';
+import { itemsEventNames, type ItemsEventAction } from '../events/event-names.js';
+import type { ChangeRecorder } from './change-events.js';
+
+/** The top-level write as the caller gave it: what the filters see and the actions carry. */
+export interface TopWrite {
+  collection: string;
+  action: ItemsEventAction;
+  /** create: one per item; update: one per item (batch) or the one data (keys / query); delete: none. */
+  payloads: Payload[];
+  /** update and delete: the keys the payloads apply to (one per payload for a batch). */
+  keys?: readonly unknown[];
+  /** update: each payload applies to its own key (an array of items). */
+  batch?: boolean;
+}
+
+/**
+ * The top-level payloads after the filters (delete: the keys, as `payloads[0].keys`), or null when no filter is
+ * registered or none changed anything (the caller keeps its plan).
+ */
+export async function filterWrite(
+  events: EventEmitter | undefined,
+  top: TopWrite,
+  ctx: WriteContext,
+  tx: Executor,
+): Promise<{ payloads: Payload[]; keys?: unknown[] } | null> {
+  const names = itemsEventNames(top.collection, top.action);
+  if (!events?.hasFilter(names)) return null;
+  const context = { accountability: ctx.accountability, schema: ctx.schema, database: tx };
+  const meta = { collection: top.collection };
+  if (top.action === 'delete') {
+    const keys = await events.emitFilter(names, [...(top.keys ?? [])], meta, context);
+    return { payloads: [], keys: Array.isArray(keys) ? (keys as unknown[]) : [...(top.keys ?? [])] };
+  }
+  let changed = false;
+  const payloads: Payload[] = [];
+  for (let i = 0; i < top.payloads.length; i++) {
+    const keys = top.action === 'update' ? (top.batch ? [top.keys?.[i]] : top.keys) : undefined;
+    const before = top.payloads[i]!;
+    const after = await events.emitFilter(names, before, keys ? { ...meta, keys } : meta, context);
+    const payload = after && typeof after === 'object' && !Array.isArray(after) ? (after as Payload) : before;
+    if (payload !== before) changed = true;
+    payloads.push(payload);
+  }
+  return changed ? { payloads } : null;
+}
+
+/**
+ * After commit: the actions of every change of the write. `topKeys`: the keys of the top-level items in payload order
+ * (create and batch update), or the keys the one update or the delete applied to.
+ */
+export function announceWrite(
+  events: EventEmitter | undefined,
+  top: TopWrite | null,
+  topKeys: readonly Key[],
+  changes: ChangeRecorder,
+  ctx: WriteContext,
+  database: Executor,
+): void {
+  if (!events) return;
+  const context = { accountability: ctx.accountability, schema: ctx.schema, database };
+  for (const change of changes.events()) {
+    const names = itemsEventNames(change.collection, change.action);
+    if (!events.hasAction(names)) continue;
+    const collection = change.collection;
+    const isTop = top !== null && top.collection === collection && top.action === change.action;
+    const rest = isTop ? change.keys.filter((k) => !topKeys.some((t) => String(t) === String(k))) : change.keys;
+    if (isTop) announceTop(events, names, top, topKeys, context);
+    if (!rest.length) continue;
+    if (change.action === 'create')
+      for (const key of rest) events.emitAction(names, { key, payload: {}, collection }, context);
+    else {
+      const payload = change.action === 'delete' ? rest : {};
+      events.emitAction(names, { keys: rest, payload, collection }, context);
+    }
+  }
+}
+
+function announceTop(
+  events: EventEmitter,
+  names: string[],
+  top: TopWrite,
+  keys: readonly Key[],
+  context: Parameters<EventEmitter['emitAction']>[2],
+): void {
+  const { collection } = top;
+  if (top.action === 'create')
+    keys.forEach((key, i) => events.emitAction(names, { key, payload: top.payloads[i] ?? {}, collection }, context));
+  else if (top.action === 'delete') events.emitAction(names, { keys, payload: keys, collection }, context);
+  else if (top.batch)
+    keys.forEach((key, i) =>
+      events.emitAction(names, { keys: [key], payload: top.payloads[i] ?? {}, collection }, context),
+    );
+  else events.emitAction(names, { keys, payload: top.payloads[0] ?? {}, collection }, context);
+}
