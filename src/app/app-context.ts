@@ -43,7 +43,8 @@ import type { FilesService } from '../engine/files/files-service.js';
 import type { AssetService } from '../engine/files/asset-service.js';
 import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
-import { FlowsService } from '../flows/flows-service.js';
+import type { FlowsService } from '../flows/flows-service.js';
+import { startFlows } from './build-flows.js';
 
 export interface AppContext {
   config: Config;
@@ -175,19 +176,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       (id, tick) => runs.claim(id, tick),
       (error, id) => log?.error?.({ err: error }, `Schedule "${id}" failed`),
     );
-    const flows = new FlowsService({
-      config,
-      db,
-      items,
-      writer: engine.writer,
-      schema: () => schema.current,
-      log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
-      events: engine.events,
-      scheduler,
-    });
-    invalidation.after('flows', () => flows.changed());
-    invalidation.after('caches', () => flows.changed());
-    await flows.start();
+    const flows = await startFlows({ config, db, engine, schema, invalidation, scheduler, log });
     return {
       config,
       db,
