@@ -67,7 +67,13 @@ export class DeliveryWorker {
         if (this.stopped) return;
         const token = `${this.instance}:${++this.claims}`;
         const rows = await this.repository.claim(token, Date.now(), this.config.leaseMs, this.config.batch);
-        await Promise.all(rows.map((row) => this.deliver(row, token)));
+        const outcomes = await Promise.all(rows.map((row) => this.deliver(row, token)));
+        // The successes of a turn are recorded together (one statement); failures each with its own retry time.
+        await this.repository.delivered(
+          rows.filter((_row, i) => outcomes[i]).map((row) => row.id),
+          token,
+          Date.now(),
+        );
         if (rows.length < this.config.batch) return;
       }
     } catch (error) {
@@ -80,7 +86,8 @@ export class DeliveryWorker {
     return Math.min(this.config.retryMaxMs, this.config.retryBaseMs * 2 ** Math.max(0, attempts - 1));
   }
 
-  private async deliver(row: DeliveryRow, token: string): Promise<void> {
+  /** Runs the row's flow; true when it succeeded (recorded by the caller), else records the failure here. */
+  private async deliver(row: DeliveryRow, token: string): Promise<boolean> {
     const flow = await this.store.get(row.flow);
     let error: string | null = null;
     if (!flow) error = 'The flow no longer exists';
@@ -93,14 +100,12 @@ export class DeliveryWorker {
       const result = await this.runner.run(flow, { trigger, accountability });
       if (result.error) error = result.error.message;
     }
+    if (error === null) return true;
     const now = Date.now();
     const final = !flow || flow.status !== 'active' || row.attempts >= this.config.deliveryAttempts;
-    if (error) this.log.warn(`Flow delivery ${row.id} (attempt ${row.attempts}) failed: ${error}`);
-    await this.repository.finish(
-      row.id,
-      token,
-      error === null ? { ok: true } : { ok: false, error, retryAt: final ? null : now + this.backoff(row.attempts) },
-      now,
-    );
+    this.log.warn(`Flow delivery ${row.id} (attempt ${row.attempts}) failed: ${error}`);
+    const retryAt = final ? null : now + this.backoff(row.attempts);
+    await this.repository.finish(row.id, token, { ok: false, error, retryAt }, now);
+    return false;
   }
 }

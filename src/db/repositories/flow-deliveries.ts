@@ -105,8 +105,22 @@ export class FlowDeliveriesRepository {
        where {id} in (${ids.map(() => '?').join(', ')}) and ${free}`,
       [token, now + leaseMs, now, ...ids, now, now],
     );
-    const claimed = await this.run(`select * from {${TABLE}} where {locked_by} = ? and {status} = 'pending'`, [token]);
+    // Read back by key (the index), not by token: the ones this claim took.
+    const claimed = await this.run(
+      `select * from {${TABLE}} where {id} in (${ids.map(() => '?').join(', ')}) and {locked_by} = ?`,
+      [...ids, token],
+    );
     return claimed.map(decode);
+  }
+
+  /** Marks rows delivered in one statement (a turn's successes), those `token` still holds. */
+  async delivered(ids: string[], token: string, now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.run(
+      `update {${TABLE}} set {status} = 'delivered', {delivered_at} = ?, {updated_at} = ?, {last_error} = null,
+       {locked_by} = null, {locked_until} = null where {id} in (${ids.map(() => '?').join(', ')}) and {locked_by} = ?`,
+      [now, now, ...ids, token],
+    );
   }
 
   /** Records a run's outcome, if `token` still holds the row's lease (a lapsed lease: another instance has it). */
