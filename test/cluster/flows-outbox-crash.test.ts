@@ -127,6 +127,27 @@ for (const client of testClients()) {
         [],
       );
       assert.equal(counts.size, all.length);
+      // A flow made on one instance is heard by the other's writes (the `flows` change over the database bus).
+      const second = await api(a!, 'POST', '/flows', {
+        name: 'on update',
+        status: 'active',
+        trigger: 'event',
+        options: { type: 'action', scope: ['items.update'], collections: ['articles'] },
+      });
+      const step = await api(a!, 'POST', '/operations', {
+        key: 'notify',
+        type: 'request',
+        flow: second.id,
+        position_x: 0,
+        position_y: 0,
+        options: { url: `${receiver.url}/updates`, method: 'POST', body: '{{ $trigger }}' },
+      });
+      await api(a!, 'PATCH', `/flows/${second.id}`, { operation: step.id });
+      await until('an update delivered from the other instance', async () => {
+        await api(b!, 'PATCH', `/items/articles/${up[0]}`, { title: 'updated on b' });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return receiver.received.some((r) => r.url === '/updates');
+      });
     });
   });
 }
