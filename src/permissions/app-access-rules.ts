@@ -4,7 +4,7 @@
  * read, schema-access.ts), their own activity, their own user, their roles and policies and what those hold, and the
  * project settings; updating their own profile (Directus's app-access minimal permissions — never their role,
  * status, policies, token or TFA secret, which only an admin or an explicit permission may change); and their own
- * comments (read, write, delete) and new comments on items they may read.
+ * comments (read, write, delete) and new comments on items they may read; and the manual flows.
  */
 import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-rule.js';
@@ -102,4 +102,8 @@ export const APP_ACCESS_RULES: PermissionRule[] = [
   rule('create', 'service_comments', '*', null, { comment: { _nnull: true } }),
   rule('update', 'service_comments', ['comment'], OWN_COMMENTS),
   rule('delete', 'service_comments', '*', OWN_COMMENTS),
+  // Directus's: app users see the manual flows (Studio offers them on item pages), not their operations.
+  read('service_flows', ['id', 'status', 'name', 'icon', 'color', 'options', 'trigger'], {
+    trigger: { _eq: 'manual' },
+  }),
 ];

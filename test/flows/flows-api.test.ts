@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { FlowReceiver, until } from '../helpers/flow-receiver.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
@@ -210,6 +211,16 @@ for (const client of testClients()) {
       );
       const wrong = await send('POST', `/flows/trigger/${manual}`, { collection: 'authors', keys: [1] });
       assert.equal(errorCode(wrong), 'INVALID_PAYLOAD');
+      // App users see the manual flows only (Directus's app access), and no operations.
+      const user = await createUserWithPolicies(t, [await createPolicy(t, { app_access: true, permissions: [] })]);
+      const seen = json(await send('GET', '/flows?fields=id,trigger,name', undefined, user.token)).data;
+      assert.deepEqual(
+        seen.map((f: { id: string }) => f.id),
+        [manual],
+      );
+      assert.equal((await send('GET', '/operations', undefined, user.token)).statusCode, 403);
+      const run = await send('POST', `/flows/trigger/${manual}`, { collection: 'articles', keys: [3] }, user.token);
+      assert.deepEqual(json(run), [3]);
     });
 
     it('runs filter event flows inside the write: refuse, or change the payload', async () => {
