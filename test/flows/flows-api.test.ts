@@ -60,6 +60,8 @@ for (const client of testClients()) {
           FLOWS_RETRY_BASE: '50',
           FLOWS_RETRY_MAX: '200',
           FLOWS_DELIVERY_POLL: '100',
+          FLOWS_RUN_TIMEOUT: '2s',
+          FLOWS_MAX_OPERATIONS: '50',
         },
       });
     });
@@ -263,11 +265,12 @@ for (const client of testClients()) {
     });
 
     it('bounds a run: operations and time', async () => {
+      // A loop: the operation resolves to itself; as an action event flow, so the log shows why the run failed.
       const loop = await ok('POST', '/flows', {
         name: 'loop',
         status: 'active',
-        trigger: 'webhook',
-        options: { method: 'GET' },
+        trigger: 'event',
+        options: { type: 'action', scope: ['items.delete'], collections: ['articles'] },
       });
       const op = await ok('POST', '/operations', {
         key: 'again',
@@ -279,8 +282,22 @@ for (const client of testClients()) {
       });
       await ok('PATCH', `/operations/${op.id}`, { resolve: op.id });
       await ok('PATCH', `/flows/${loop.id}`, { operation: op.id });
-      const answer = await send('GET', `/flows/trigger/${loop.id}`, undefined, null);
-      assert.equal(answer.statusCode, 200, answer.body);
+      const [doomed] = await ok('POST', '/items/articles', [{ title: 'to delete' }]);
+      await ok('DELETE', `/items/articles/${doomed.id}`);
+      await until('the failed try', async () => {
+        const [row] = await ok('GET', `/flows/deliveries?flow=${loop.id}`);
+        return Boolean(row?.last_error);
+      });
+      const [row] = await ok('GET', `/flows/deliveries?flow=${loop.id}`);
+      assert.match(row.last_error, /FLOWS_MAX_OPERATIONS/);
+      await ok('DELETE', `/flows/${loop.id}`);
+      // A run past FLOWS_RUN_TIMEOUT ends there: the webhook answers without the sleep's successor having run.
+      const slow = await flow({ name: 'slow', trigger: 'webhook', options: { method: 'GET' } }, [
+        { key: 'wait', type: 'sleep', options: { milliseconds: 60_000 } },
+        { key: 'done', type: 'transform', options: { json: { done: true } } },
+      ]);
+      const answer = await send('GET', `/flows/trigger/${slow}`, undefined, null);
+      assert.notDeepEqual(answer.body ? json(answer) : null, { done: true });
       const unknown = await send('GET', `/flows/trigger/00000000-0000-4000-8000-000000000000`, undefined, null);
       assert.equal(unknown.statusCode, 403);
     });
