@@ -43,7 +43,11 @@ export class FlowOutbox implements WriteOutbox {
     private readonly dialect: Dialect,
     private readonly wake: () => void,
   ) {
-    store.onChange(() => void this.refresh());
+    // Until read again, writes keep their values (an action flow may have been added).
+    store.onChange(() => {
+      this.actionFlows = null;
+      void this.refresh().catch(() => {});
+    });
   }
 
   /** Reads the action event flows (at start, and after every change of the flows). */
@@ -57,7 +61,7 @@ export class FlowOutbox implements WriteOutbox {
   }
 
   async record(tx: Executor, changes: ChangeRecorder, ctx: WriteContext): Promise<boolean> {
-    const flows = (await this.store.active('event')).filter((flow) => flowType(flow) === 'action');
+    const flows = (await this.store.active('event', tx)).filter((flow) => flowType(flow) === 'action');
     if (flows.length === 0) return false;
     const rows: NewDelivery[] = [];
     for (const event of changes.events()) {

@@ -2,7 +2,7 @@
  * The flows as this instance knows them: read whole (flows and operations are few) and kept until a write of
  * service_flows / service_operations here or on another instance (the `flows` change over the bus) drops them.
  */
-import type { Database } from '../db/connection.js';
+import type { Database, Executor } from '../db/connection.js';
 import type { FlowDefinition, OperationDefinition, TriggerType } from './flow-types.js';
 import { asRecord } from './safe-objects.js';
 
@@ -19,11 +19,17 @@ export class FlowStore {
 
   constructor(private readonly db: Database) {}
 
-  /** Every flow (active or not) by id. */
-  all(): Promise<Map<string, FlowDefinition>> {
+  /**
+   * Every flow (active or not) by id. `executor`: where to read them when they are not held (a write's transaction
+   * reads them on its own connection: on SQLite with reads on the writer, another connection would wait for it);
+   * such a read is not kept.
+   */
+  all(executor?: Executor): Promise<Map<string, FlowDefinition>> {
+    // A transaction's read is not kept: it may see its own uncommitted flows, or roll back.
+    if (!this.loaded && executor) return this.load(executor);
     if (!this.loaded) {
       const generation = this.generation;
-      const loading = this.load();
+      const loading = this.load(this.db);
       this.loaded = loading;
       // A failed read is tried again by the next caller; a read overtaken by a change is not kept.
       loading.then(
@@ -38,8 +44,10 @@ export class FlowStore {
     return (await this.all()).get(id);
   }
 
-  async active(trigger: TriggerType): Promise<FlowDefinition[]> {
-    return [...(await this.all()).values()].filter((flow) => flow.status === 'active' && flow.trigger === trigger);
+  async active(trigger: TriggerType, executor?: Executor): Promise<FlowDefinition[]> {
+    return [...(await this.all(executor)).values()].filter(
+      (flow) => flow.status === 'active' && flow.trigger === trigger,
+    );
   }
 
   /** Flows or operations were written (here or elsewhere). */
@@ -54,10 +62,10 @@ export class FlowStore {
     return () => void this.listeners.delete(listener);
   }
 
-  private async load(): Promise<Map<string, FlowDefinition>> {
+  private async load(executor: Executor): Promise<Map<string, FlowDefinition>> {
     const quote = (name: string) => this.db.dialect.sql.quote(name);
-    const flows = await this.db.query(`select * from ${quote('service_flows')}`);
-    const operations = await this.db.query(`select * from ${quote('service_operations')}`);
+    const flows = await executor.query(`select * from ${quote('service_flows')}`);
+    const operations = await executor.query(`select * from ${quote('service_operations')}`);
     const byFlow = new Map<string, Map<string, OperationDefinition>>();
     for (const row of operations) {
       const flow = String(row.flow);

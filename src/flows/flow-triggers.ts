@@ -4,6 +4,7 @@
  * payload), and `schedule` flows on the scheduler (each tick once across instances). Registered again whenever the
  * flows change. Action event flows go through the outbox instead (flow-outbox.ts).
  */
+import type { Executor } from '../db/connection.js';
 import type { EventEmitter, EventMeta, EventContext } from '../engine/events/event-emitter.js';
 import type { Scheduler } from '../engine/events/scheduler.js';
 import { Scheduler as SchedulerClass } from '../engine/events/scheduler.js';
@@ -59,8 +60,9 @@ export class FlowTriggers {
     }
   }
 
-  private async current(id: string): Promise<FlowDefinition | undefined> {
-    const flow = await this.store.get(id);
+  /** The flow as stored now; `executor`: a write's transaction, to read it on that connection when not held. */
+  private async current(id: string, executor?: Executor): Promise<FlowDefinition | undefined> {
+    const flow = (await this.store.all(executor)).get(id);
     return flow?.status === 'active' ? flow : undefined;
   }
 
@@ -74,7 +76,7 @@ export class FlowTriggers {
     for (const event of filterEvents(flow)) {
       const handler = async (payload: unknown, meta: EventMeta, context: EventContext) => {
         // The flow as it is now: a change of the flows re-registers them only after it has read them again.
-        const current = await this.current(flow.id);
+        const current = await this.current(flow.id, context.database ?? undefined);
         if (!current || current.trigger !== 'event' || flowType(current) !== 'filter') return undefined;
         if (!filterEvents(current).includes(event)) return undefined;
         const trigger = { event, payload, ...meta };
