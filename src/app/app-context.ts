@@ -3,9 +3,8 @@
  * start (and by tests) from the steps in this folder, in order; each front end takes only the part it uses
  * (ports.ts, or an interface next to it), and this object satisfies them all.
  */
-import { AuditRetention } from '../project/audit-retention.js';
-import { Scheduler } from '../engine/events/scheduler.js';
-import { ScheduleRunsRepository } from '../db/repositories/schedule-runs.js';
+import type { AuditRetention } from '../project/audit-retention.js';
+import type { Scheduler } from '../engine/events/scheduler.js';
 import { systemClock, type Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
@@ -45,6 +44,8 @@ import type { AssetService } from '../engine/files/asset-service.js';
 import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 import type { SignOnService } from '../auth/providers/sign-on-service.js';
+import type { FlowsService } from '../flows/flows-service.js';
+import { startBackground } from './build-background.js';
 
 export interface AppContext extends MailAccounts {
   config: Config;
@@ -102,6 +103,8 @@ export interface AppContext extends MailAccounts {
   clearCaches(): Promise<void>;
   /** Prunes old activity and revisions on RETENTION_SCHEDULE when RETENTION_ENABLED (project/audit-retention.ts). */
   retention: AuditRetention;
+  /** Flows: their runs, triggers and the outbox's deliveries (flows/flows-service.ts). */
+  flows: FlowsService;
   /** Cron schedules of extensions and flows, each tick run once across instances. */
   scheduler: Scheduler;
   startedAt: number;
@@ -178,15 +181,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings: engine.settings,
       log,
     });
-    const retention = new AuditRetention(db, config.retention, clock, (error) =>
-      log?.error?.({ err: error }, 'Audit trail retention failed'),
-    );
-    retention.start();
-    const runs = new ScheduleRunsRepository(db);
-    const scheduler = new Scheduler(
-      (id, tick) => runs.claim(id, tick),
-      (error, id) => log?.error?.({ err: error }, `Schedule "${id}" failed`),
-    );
+    const background = await startBackground({ config, db, engine, schema, invalidation, clock, log });
     return {
       config,
       db,
@@ -205,12 +200,12 @@ export async function createAppContext(config: Config, options: ContextOptions =
       rateLimiters,
       clock,
       clearCaches,
-      retention,
-      scheduler,
+      retention: background.retention,
+      flows: background.flows,
+      scheduler: background.scheduler,
       startedAt: Date.now(),
       async close() {
-        await scheduler.stop();
-        await retention.stop();
+        await background.stop();
         mailAccounts.mailer.close();
         subscriptions.close();
         await bus.close();

@@ -80,6 +80,7 @@ export function buildEngine(
     sql: db.dialect.sql,
     permissionsChanged,
     settingsChanged: () => invalidation.changed('settings'),
+    flowsChanged: () => invalidation.changed('flows'),
     passwordPolicy: () => settings.passwordPolicy(),
   });
   const changes = new ChangeEvents();

@@ -25,4 +25,6 @@ export const CHANNELS = {
   settings: 'settings',
   /** Every cache cleared (POST /utils/cache/clear). */
   caches: 'caches',
+  /** Flows or operations were written: each instance reads its flows again. */
+  flows: 'flows',
 } as const;

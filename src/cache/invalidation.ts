@@ -8,7 +8,7 @@ import type { MessageBus, Notice } from '../bus/message-bus.js';
 import type { CacheRegistry } from './cache-registry.js';
 import type { CacheName } from './names.js';
 
-export type Change = 'schema' | 'overview' | 'permissions' | 'settings' | 'logins' | 'caches';
+export type Change = 'schema' | 'overview' | 'permissions' | 'settings' | 'logins' | 'caches' | 'flows';
 
 interface Clears {
   clears: readonly CacheName[];
@@ -29,6 +29,8 @@ export const INVALIDATION: Readonly<Record<Change, Clears>> = {
   settings: { clears: ['settings'], bus: true },
   /** A logout ended a login: `{family}` (the database bus cannot carry it: then every live login is checked again). */
   logins: { clears: ['live-logins'], key: (n) => (typeof n.family === 'string' ? n.family : undefined), bus: true },
+  /** Flows or operations were written: each instance reads its flows again (flows/flow-store.ts, no cache entry). */
+  flows: { clears: [], bus: true },
   /** POST /utils/cache/clear (the overview reloads too). */
   caches: {
     clears: [

@@ -12,6 +12,7 @@ import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readAuthProvidersConfig, type AuthProvidersConfig } from './auth-providers-config.js';
 import { readIoConfig, type IoConfig } from './io-config.js';
 import { readRetentionConfig, type RetentionConfig } from './retention-config.js';
+import { readFlowsConfig, type FlowsConfig } from './flows-config.js';
 import { readExtensionsConfig, type ExtensionsConfig } from './extensions-config.js';
 import { readGraphQLConfig, type GraphQLConfig } from './graphql-config.js';
 import { readWebSocketConfig, type WebSocketConfig } from './websocket-config.js';
@@ -68,6 +69,8 @@ export interface Config extends ScaleConfig {
   email: EmailConfig;
   /** Pruning of old activity and revisions (RETENTION_*, ACTIVITY_RETENTION, REVISIONS_RETENTION). */
   retention: RetentionConfig;
+  /** Flows: run bounds, $env, signing, and the outbox's retries (FLOWS_*). */
+  flows: FlowsConfig;
   /** Extensions: EXTENSIONS_PATH, EXTENSIONS_AUTO_RELOAD and the bounds on hooks and endpoints. */
   extensions: ExtensionsConfig;
   host: string;
@@ -243,6 +246,7 @@ export function readConfig(env: Env = process.env): Config {
     storage: readStorageConfig(env),
     retention: readRetentionConfig(env),
     email: readEmailConfig(env),
+    flows: readFlowsConfig(env),
     extensions: readExtensionsConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };

@@ -18,6 +18,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { docsRoutes } from './routes/docs.js';
 import { fieldRoutes } from './routes/fields.js';
 import { fileRoutes } from './routes/files.js';
+import { flowRoutes } from './routes/flows.js';
 import { tusRoutes } from './routes/files-tus.js';
 import { assetRoutes } from './routes/assets.js';
 import { graphqlRoutes } from './routes/graphql.js';
@@ -74,6 +75,7 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   app.register(named('usersMe', usersMeRoutes(context)));
   app.register(named('userAccounts', userAccountRoutes(context)));
   app.register(named('systemCollection', systemCollectionRoutes(context)));
+  app.register(named('flow', flowRoutes(context)));
   app.register(named('file', fileRoutes(context)));
   if (config.storage.tus.enabled) app.register(named('tus', tusRoutes(context)));
   app.register(named('asset', assetRoutes(context)));

@@ -4,7 +4,7 @@
  * read, schema-access.ts), their own activity, their own user, their roles and policies and what those hold, and the
  * project settings; updating their own profile (Directus's app-access minimal permissions — never their role,
  * status, policies, token or TFA secret, which only an admin or an explicit permission may change); and their own
- * comments (read, write, delete) and new comments on items they may read.
+ * comments (read, write, delete) and new comments on items they may read; and the manual flows.
  */
 import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-rule.js';
@@ -107,5 +107,9 @@ export const APP_ACCESS_RULES: PermissionRule[] = [
   read('service_notifications', '*', OWN_NOTIFICATIONS),
   rule('update', 'service_notifications', ['status'], OWN_NOTIFICATIONS, {
     status: { _in: ['inbox', 'archived'] },
+  }),
+  // Directus's: app users see the manual flows (Studio offers them on item pages), not their operations.
+  read('service_flows', ['id', 'status', 'name', 'icon', 'color', 'options', 'trigger'], {
+    trigger: { _eq: 'manual' },
   }),
 ];

@@ -36,6 +36,8 @@ export interface WriteContext {
   client?: { ip: string | null; userAgent: string | null; origin: string | null };
   /** false: the write leaves no activity nor revisions. */
   trail?: boolean;
+  /** false: the write sets off no event flows (a flow's own item operation without `emitEvents`). */
+  flowEvents?: boolean;
 }
 
 /** Plans one payload item under `collection` (mutation-planner.ts); nested planning calls back through it. */

@@ -18,6 +18,8 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
   'service_versions',
   'service_comments',
   'service_notifications',
+  'service_flows',
+  'service_operations',
 ]);
 
 /**
@@ -27,7 +29,14 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
  */
 export const EXTENSIBLE_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(
   [...ITEM_SYSTEM_COLLECTIONS].filter(
-    (name) => name !== 'service_versions' && name !== 'service_comments' && name !== 'service_notifications',
+    (name) =>
+      ![
+        'service_versions',
+        'service_comments',
+        'service_notifications',
+        'service_flows',
+        'service_operations',
+      ].includes(name),
   ),
 );
 
@@ -58,6 +67,9 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   service_versions: 'id key name collection item hash date_created date_updated user_created user_updated delta',
   service_comments: 'id collection item comment date_created date_updated user_created user_updated',
   service_notifications: 'id timestamp status recipient sender subject message collection item',
+  service_flows:
+    'id name icon color description status trigger accountability options operation date_created user_created',
+  service_operations: 'id name key type position_x position_y options resolve reject flow date_created user_created',
 };
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
@@ -88,6 +100,8 @@ const UUID_COLUMNS: [string, string][] = [
   ['service_activity', 'user'],
   ['service_notifications', 'recipient'],
   ['service_notifications', 'sender'],
+  ...['id', 'operation', 'user_created'].map((f): [string, string] => ['service_flows', f]),
+  ...['id', 'resolve', 'reject', 'flow', 'user_created'].map((f): [string, string] => ['service_operations', f]),
 ];
 
 /** Who made and last changed a version or a comment, and when (the write specials fill them). */
@@ -131,6 +145,12 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_files', field: 'tus_data', special: 'cast-json' },
   { collection: 'service_versions', field: 'delta', special: 'cast-json' },
   ...TRAIL_FIELDS,
+  ...['service_flows', 'service_operations'].flatMap((collection) => [
+    { collection, field: 'options', special: 'cast-json' },
+    { collection, field: 'date_created', special: 'date-created' },
+    { collection, field: 'user_created', special: 'user-created' },
+  ]),
+  { collection: 'service_flows', field: 'operations', special: 'o2m' },
   { collection: 'service_activity', field: 'revisions', special: 'o2m' },
   { collection: 'service_revisions', field: 'data', special: 'cast-json' },
   { collection: 'service_revisions', field: 'delta', special: 'cast-json' },
@@ -190,6 +210,25 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
     one_field: null,
   })),
   {
+    many_collection: 'service_operations',
+    many_field: 'flow',
+    one_collection: 'service_flows',
+    one_field: 'operations',
+  },
+  { many_collection: 'service_flows', many_field: 'operation', one_collection: 'service_operations', one_field: null },
+  ...['resolve', 'reject'].map((many_field) => ({
+    many_collection: 'service_operations',
+    many_field,
+    one_collection: 'service_operations',
+    one_field: null,
+  })),
+  ...['service_flows', 'service_operations'].map((many_collection) => ({
+    many_collection,
+    many_field: 'user_created',
+    one_collection: 'service_users',
+    one_field: null,
+  })),
+  {
     many_collection: 'service_revisions',
     many_field: 'activity',
     one_collection: 'service_activity',
@@ -232,6 +271,9 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_versions: { icon: 'published_with_changes', note: 'Content versions of items' },
   service_comments: { icon: 'chat', note: 'Comments on items' },
   service_notifications: { icon: 'notifications', note: 'Notifications to users' },
+  service_flows: { icon: 'bolt', note: 'Flows: a trigger and the operations it runs' },
+  service_operations: { icon: 'account_tree', note: 'The operations of the flows' },
+  service_flow_deliveries: { icon: 'outbox', hidden: true, accountability: null },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },
   service_account_tokens: { icon: 'key', hidden: true, accountability: null, note: 'One-time tokens sent by mail' },

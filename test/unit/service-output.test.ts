@@ -16,6 +16,10 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /** `file#function` → why it parses JSON. */
 const ALLOWED: Record<string, string> = {
   'auth/access-tokens.ts#looksLikeJwt': 'a JWT header sent by the client',
+  'flows/operations/request-operation.ts#request': "a request operation's answer from a remote server",
+  'flows/safe-objects.ts#parseJson':
+    "JSON columns of service_flows, service_operations and the outbox; a transform's JSON text",
+  'http/routes/flows.ts#shown': 'the payload column of service_flow_deliveries',
   'bus/redis-bus.ts#subscribe': 'a notice from another instance',
   'cli/schema-commands.ts#runApply': 'a snapshot file given on the command line',
   'http/json-bodies.ts#prototypeKeyError': 'a JSON body the parser refused, to name its reserved key',

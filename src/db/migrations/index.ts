@@ -7,6 +7,7 @@ import * as files from './0005-files.js';
 import * as versionsComments from './0007-versions-comments.js';
 import * as auditTrailIndexes from './0008-audit-trail-indexes.js';
 import * as notifications from './0009-notifications.js';
+import * as flows from './0010-flows.js';
 import * as accountsByMail from './0011-accounts-by-mail.js';
 import * as scheduleRuns from './0013-schedule-runs.js';
 
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
   versionsComments,
   auditTrailIndexes,
   notifications,
+  flows,
   accountsByMail,
   scheduleRuns,
 ];

@@ -31,9 +31,16 @@ export const CHANGES_CHANNEL = 'changes';
 export class ChangeRecorder {
   /** Each event with the keys it holds as text, kept with it: a batch records its rows one call each. */
   private readonly byTarget = new Map<string, { event: ChangeEvent; seen: Set<string> }>();
+  /** The values each created or updated item was written with (only when asked: the outbox's event payloads). */
+  private readonly values = new Map<string, Record<string, unknown>>();
 
-  record(collection: string, action: ChangeAction, keys: readonly Key[]): void {
+  /** `keepValues`: hold each item's written values (`valuesOf`) for the flows' outbox. */
+  constructor(readonly keepValues = false) {}
+
+  record(collection: string, action: ChangeAction, keys: readonly Key[], values?: Record<string, unknown>): void {
     if (keys.length === 0) return;
+    if (this.keepValues && values && keys.length === 1)
+      this.values.set(`${action}\u0000${collection}\u0000${String(keys[0])}`, values);
     const target = `${action}\u0000${collection}`;
     let entry = this.byTarget.get(target);
     if (!entry) this.byTarget.set(target, (entry = { event: { collection, action, keys: [] }, seen: new Set() }));
@@ -41,6 +48,11 @@ export class ChangeRecorder {
       const text = String(key);
       if (!entry.seen.has(text)) (entry.event.keys.push(key), entry.seen.add(text));
     }
+  }
+
+  /** The values an item was written with (recorded with `keepValues`), or undefined. */
+  valuesOf(collection: string, action: ChangeAction, key: Key): Record<string, unknown> | undefined {
+    return this.values.get(`${action}\u0000${collection}\u0000${String(key)}`);
   }
 
   /** The items of this collection and action were each written on its own (see ChangeEvent.apart). */

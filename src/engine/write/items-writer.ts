@@ -30,6 +30,7 @@ import { MutationExecutor } from './mutation-executor.js';
 import { AuditRecorder, writeAuditTrail } from './audit-trail.js';
 import { ChangeRecorder, type ChangeEvents } from './change-events.js';
 import type { SystemWrites } from './system-writes.js';
+import type { WriteOutbox } from './write-outbox.js';
 import type { GuardedAction, PayloadGuard } from './payload-guard.js';
 import { WriteLookupStage } from './write-lookups.js';
 import { hashWriteValues } from './write-hashes.js';
@@ -87,12 +88,18 @@ export type CreatedHook = (keys: readonly Key[], payloads: readonly Payload[], b
 export class ItemsWriter {
   private readonly deleteHooks = new Map<string, DeleteHook>();
   private readonly createdHooks = new Map<string, CreatedHook>();
+  private outbox: WriteOutbox | null = null;
 
   constructor(private readonly deps: ItemsWriterDeps) {}
 
   /** Every create of `collection` through this writer (REST, GraphQL, /websocket) runs `hook` once committed. */
   onCreated(collection: string, hook: CreatedHook): void {
     this.createdHooks.set(collection, hook);
+  }
+
+  /** Every write's changes are handed to `outbox` in its transaction (the flows' deliveries, write-outbox.ts). */
+  useOutbox(outbox: WriteOutbox): void {
+    this.outbox = outbox;
   }
 
   /** Every delete of `collection` through this writer (REST, GraphQL, /websocket, flows) runs `hook`. */
@@ -180,7 +187,8 @@ export class ItemsWriter {
     if (collection.singleton)
       throw new InvalidPayloadError(`Can't import into the singleton "${collection.collection}"`);
     let written = 0;
-    const changes = new ChangeRecorder();
+    const changes = this.recorder();
+    let recorded = false;
     const top: TopWrite = { collection: collection.collection, action: 'create', payloads: [] };
     const topKeys: Key[] = [];
     await this.deps.db.transaction(async (tx) => {
@@ -196,8 +204,10 @@ export class ItemsWriter {
         if (batch.length >= batchSize) await flush();
       }
       if (batch.length) await flush();
+      recorded = await this.recordOutbox(tx, changes, ctx);
     });
     this.deps.changes?.emit(changes);
+    if (recorded) this.outbox?.committed();
     announceWrite(this.deps.events, top, topKeys, changes, ctx, this.deps.db);
     return written;
   }
@@ -216,7 +226,7 @@ export class ItemsWriter {
     topKeys: Key[],
   ): Promise<number> {
     // A batch's changes count only once its savepoint is released (a failed batch fails the whole import).
-    const batchChanges = new ChangeRecorder();
+    const batchChanges = this.recorder();
     const batchTop: { payloads: Payload[]; keys: Key[] } = { payloads: [], keys: [] };
     const write = async (records: ImportRecord[]): Promise<number> => {
       let payloads = records.map((r) => r.payload);
@@ -233,7 +243,14 @@ export class ItemsWriter {
     try {
       const count = await write(batch);
       await tx.query('release savepoint strata_import');
-      for (const event of batchChanges.events()) changes.record(event.collection, event.action, event.keys);
+      for (const event of batchChanges.events())
+        for (const key of event.keys)
+          changes.record(
+            event.collection,
+            event.action,
+            [key],
+            batchChanges.valuesOf(event.collection, event.action, key),
+          );
       top.payloads.push(...batchTop.payloads);
       topKeys.push(...batchTop.keys);
       return count;
@@ -443,6 +460,7 @@ export class ItemsWriter {
       system: options.system,
       client: options.client ?? { ip: accountability.ip, userAgent: null, origin: null },
       trail: options.trail ?? true,
+      flowEvents: options.flowEvents ?? true,
     };
   }
 
@@ -533,20 +551,38 @@ export class ItemsWriter {
     announce?: (changes: ChangeRecorder, result: T) => void,
   ): Promise<T> {
     const system = ctx.system ? this.deps.systemWrites : undefined;
-    const changes = new ChangeRecorder();
+    const changes = this.recorder();
+    let recorded = false;
+    // The outbox's rows are written last in the transaction: they commit, or roll back, with the change.
+    const withOutbox = async (tx: Executor): Promise<T> => {
+      const result = await work(tx, changes);
+      recorded = await this.recordOutbox(tx, changes, ctx);
+      return result;
+    };
     if (!system) {
-      const result = await this.deps.db.transaction((tx) => work(tx, changes));
+      const result = await this.deps.db.transaction(withOutbox);
       this.deps.changes?.emit(changes);
+      if (recorded) this.outbox?.committed();
       announce?.(changes, result);
       return result;
     }
     let result: T;
     await this.deps.db.transaction((tx) =>
-      system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx, changes))),
+      system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await withOutbox(tx))),
     );
     await system.committed(touched);
     this.deps.changes?.emit(changes);
+    if (recorded) this.outbox?.committed();
     announce?.(changes, result!);
     return result!;
+  }
+
+  private recorder(): ChangeRecorder {
+    return new ChangeRecorder(this.outbox?.listening() ?? false);
+  }
+
+  private recordOutbox(tx: Executor, changes: ChangeRecorder, ctx: WriteContext): Promise<boolean> {
+    if (!this.outbox || ctx.flowEvents === false) return Promise.resolve(false);
+    return this.outbox.record(tx, changes, ctx);
   }
 }

@@ -128,8 +128,10 @@ export class MutationExecutor {
     await this.insertRows(creates);
     await this.updateRows(updates);
     // An update whose only change is nested (its o2m items) is still an update of that item, as Directus reports it.
-    for (const row of creates) this.changes.record(row.collection.collection, 'create', [this.keyOf(row)!]);
-    for (const row of updates) this.changes.record(row.collection.collection, 'update', [this.keyOf(row)!]);
+    for (const row of creates)
+      this.changes.record(row.collection.collection, 'create', [this.keyOf(row)!], this.valuesOf(row));
+    for (const row of updates)
+      this.changes.record(row.collection.collection, 'update', [this.keyOf(row)!], this.valuesOf(row));
     for (const row of rows) this.recordAudit(row);
     await this.writeChildren(rows);
   }

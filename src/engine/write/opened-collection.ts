@@ -23,6 +23,8 @@ export interface WriteOptions<R extends Reread = 'json'> {
   client?: AuditClient;
   /** false: no activity nor revisions (the app's own bookkeeping, as Directus writes it without accountability). */
   trail?: boolean;
+  /** false: the write sets off no event flows (a flow's item operation without `emitEvents`, as Directus). */
+  flowEvents?: boolean;
 }
 
 export type Reread = 'json' | 'rows';

@@ -40,6 +40,8 @@ export interface SystemWritesDeps {
   permissionsChanged: () => Promise<void>;
   /** The settings row changed: drop the cached settings everywhere. */
   settingsChanged: () => Promise<void>;
+  /** Flows or operations changed: every instance reads its flows again. */
+  flowsChanged?: () => Promise<void>;
   /** The settings' `auth_password_policy`. */
   passwordPolicy: () => Promise<string | null>;
 }
@@ -162,6 +164,7 @@ export class SystemWrites {
   /** After commit. */
   async committed(collections: ReadonlySet<string>): Promise<void> {
     if (collections.has('service_settings')) await this.deps.settingsChanged();
+    if (collections.has('service_flows') || collections.has('service_operations')) await this.deps.flowsChanged?.();
     if ([...collections].some((name) => ACCESS_TABLES.has(name))) await this.deps.permissionsChanged();
   }
 

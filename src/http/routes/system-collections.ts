@@ -81,6 +81,8 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   versions: 'service_versions',
   comments: 'service_comments',
   notifications: 'service_notifications',
+  flows: 'service_flows',
+  operations: 'service_operations',
 };
 
 /** Read-only system collections (the audit trail): GET only, as Directus serves them. */

@@ -1,0 +1,18 @@
+/** The operation types a flow may use, by Directus's names (mail and exec are not there yet: docs/flows.md). */
+import { condition, log, sleep, transform, trigger } from './basic-operations.js';
+import { itemCreate, itemDelete, itemRead, itemUpdate } from './item-operations.js';
+import type { OperationHandler } from './operation-context.js';
+import { request } from './request-operation.js';
+
+export const OPERATIONS: ReadonlyMap<string, OperationHandler> = new Map([
+  ['condition', condition],
+  ['log', log],
+  ['transform', transform],
+  ['sleep', sleep],
+  ['trigger', trigger],
+  ['request', request],
+  ['item-create', itemCreate],
+  ['item-read', itemRead],
+  ['item-update', itemUpdate],
+  ['item-delete', itemDelete],
+]);
