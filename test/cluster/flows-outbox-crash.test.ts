@@ -40,9 +40,11 @@ for (const client of testClients()) {
         FLOWS_RETRY_MAX: '1000',
         FLOWS_DELIVERY_POLL: '200',
         FLOWS_DELIVERY_ATTEMPTS: '1000',
-        FLOWS_RUN_TIMEOUT: '2s',
-        FLOWS_REQUEST_TIMEOUT: '1s',
-        FLOWS_DELIVERY_LEASE: '3s',
+        // Bounds wide enough that a slow machine never times out a try the receiver got (which at-least-once would
+        // rightly try again, and this test would count as a duplicate); refused connections fail at once anyway.
+        FLOWS_RUN_TIMEOUT: '10s',
+        FLOWS_REQUEST_TIMEOUT: '5s',
+        FLOWS_DELIVERY_LEASE: '15s',
       };
       await receiver.start();
     });
