@@ -79,9 +79,9 @@ function sqliteRunner(filename: string): Runner {
   };
 }
 
-/** A pool of 10, as Strata's; unnamed statements with bound values, as Strata sends them. */
+/** A pool of 10 with Strata's session options (JIT off, as the PostgreSQL dialect sets it); unnamed statements. */
 function pgRunner(connectionString: string): Runner {
-  const pool = new pg.Pool({ connectionString, max: 10 });
+  const pool = new pg.Pool({ connectionString, max: 10, options: '-c jit=off' });
   return {
     async run(sql, params) {
       return (await pool.query({ text: sql, values: params })).rows as Row[];

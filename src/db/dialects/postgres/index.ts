@@ -7,6 +7,14 @@ import { postgresSql } from './sql-hooks.js';
 import { classifyPostgresError } from './error-translation.js';
 import { postgresWrite } from './write-hooks.js';
 
+/**
+ * Startup options of every session. JIT off: a nested read is one statement of many small correlated subplans, whose
+ * estimated cost (inflated on tables never analysed) crosses jit_above_cost long before it takes a millisecond to run,
+ * and LLVM then compiles every JSON-building expression on each execution, seconds for a 5-level read
+ * (docs/design/postgres-jit.md).
+ */
+const SESSION_OPTIONS = '-c jit=off';
+
 export const postgresDialect: Dialect = {
   client: 'pg',
   label: 'PostgreSQL',
@@ -17,7 +25,7 @@ export const postgresDialect: Dialect = {
     // knex sets search_path on every new connection (DB_SEARCH_PATH): the schemas introspection serves.
     return {
       client: 'pg',
-      connection: { ...(connection as Knex.PgConnectionConfig), ...timeout },
+      connection: { ...(connection as Knex.PgConnectionConfig), ...timeout, options: SESSION_OPTIONS },
       searchPath: session.searchPath,
       pool: { min: 0, max: 10 },
     };
