@@ -193,6 +193,22 @@ export function primaryKey(collection: string): string {
   return fieldsOf(collection).find((f) => f.schema?.is_primary_key)?.field ?? 'id';
 }
 
+/** The key columns (several for a composite key, none for a key-less table or a view), in the table's column order. */
+export function keyFields(collection: string): string[] {
+  return session.fields.filter((f) => f.collection === collection && f.schema?.is_primary_key).map((f) => f.field);
+}
+
+/**
+ * An item's key as the API addresses it: its value, or for a composite key the columns' values joined by commas
+ * (a comma or percent sign inside a value written `%2C` / `%25`); null when the table has no key.
+ */
+export function itemKey(collection: string, item: Record<string, unknown>): string | null {
+  const keys = keyFields(collection);
+  if (!keys.length) return null;
+  if (keys.length === 1) return String(item[keys[0]!]);
+  return keys.map((k) => String(item[k]).replace(/[%,]/g, (c) => (c === '%' ? '%25' : '%2C'))).join(',');
+}
+
 export function label(field: Field): string {
   const own = field.meta?.translations?.find((t) => t.language === navigator.language) ?? field.meta?.translations?.[0];
   return own?.translation ?? field.field.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
