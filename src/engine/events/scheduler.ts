@@ -75,8 +75,10 @@ export class Scheduler {
   }
 
   private track(id: string, tick: number, handler: ScheduleHandler): void {
+    // A tick this instance claimed is run even when `stop` came meanwhile (stop waits for it): no other instance
+    // will run it.
     const run = this.claim(id, tick)
-      .then((mine) => (mine && !this.stopped ? handler() : undefined))
+      .then((mine) => (mine ? handler() : undefined))
       .catch((error: unknown) => this.onError(error, id))
       .finally(() => this.running.delete(run));
     this.running.add(run);
