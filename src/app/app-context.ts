@@ -42,6 +42,8 @@ import type { AssetService } from '../engine/files/asset-service.js';
 import type { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 import type { SignOnService } from '../auth/providers/sign-on-service.js';
+import { NO_METRICS, type Metrics } from '../metrics/metrics.js';
+import { PrometheusMetrics } from '../metrics/prometheus-metrics.js';
 
 export interface AppContext extends MailAccounts {
   config: Config;
@@ -97,6 +99,13 @@ export interface AppContext extends MailAccounts {
   clearCaches(): Promise<void>;
   /** Prunes old activity and revisions on RETENTION_SCHEDULE when RETENTION_ENABLED (project/audit-retention.ts). */
   retention: AuditRetention;
+  /**
+   * What callers tell the metrics (cache hits of caches of their own, the outbox's backlog, worker restarts):
+   * does nothing when METRICS_ENABLED is false.
+   */
+  metrics: Metrics;
+  /** The metrics /metrics serves, when METRICS_ENABLED (null otherwise: no route, no hook, nothing observed). */
+  prometheus: PrometheusMetrics | null;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -109,10 +118,30 @@ export interface ContextOptions {
   clock?: Clock;
 }
 
+/** The realtime subscriptions of this instance, over the read engine and the change events. */
+function subscriptionHub(
+  config: Config,
+  schema: SchemaStore,
+  engine: ReturnType<typeof buildEngine>,
+  log: StartLog,
+): SubscriptionHub {
+  return new SubscriptionHub({
+    items: engine.items,
+    schema: () => schema.current,
+    access: engine.access,
+    changes: engine.changes,
+    shownMax: config.realtime.shownKeysMax,
+    limits: config.websockets.subscriptionLimits,
+    log,
+  });
+}
+
 /** Opens the database, builds the engine and the services over it, connects the bus; closes what it opened on failure. */
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? { info: () => {}, warn: () => {} };
   const db = new Database(config.db);
+  const prometheus = config.metrics.enabled ? new PrometheusMetrics(config.metrics) : null;
+  prometheus?.watchDatabase(db);
   let redis: RedisClient | null = null;
   try {
     const { secret, undone } = await openDatabase(db, config, log, options.bootstrap === true);
@@ -135,16 +164,9 @@ export async function createAppContext(config: Config, options: ContextOptions =
       await told;
     };
     const schemaAdmin = buildSchemaAdmin({ db, schema, bus, invalidation, permissions, permissionsChanged, log });
-    const subscriptions = new SubscriptionHub({
-      items,
-      schema: () => schema.current,
-      access: engine.access,
-      changes,
-      shownMax: config.realtime.shownKeysMax,
-      limits: config.websockets.subscriptionLimits,
-      log,
-    });
+    const subscriptions = subscriptionHub(config, schema, engine, log);
     rights.listen(() => subscriptions.rightsChanged());
+    prometheus?.watchRealtime(subscriptions);
     const openRedisClient = redis;
     const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
     const accounts = buildAccounts({
@@ -186,6 +208,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       bus,
       caches,
       invalidation,
+      metrics: prometheus ?? NO_METRICS,
+      prometheus,
       subscriptions,
       rights,
       redis,
@@ -202,9 +226,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
         if (openRedisClient) await openRedisClient.close().catch(() => {});
         engine.storage.close();
         await db.close();
+        prometheus?.close();
       },
     };
   } catch (error) {
+    prometheus?.close();
     await db.close().catch(() => {});
     if (redis) await redis.close().catch(() => {});
     throw error;

@@ -20,6 +20,7 @@ import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
 import { readStorageConfig, type StorageConfig } from './storage-config.js';
 import { readEmailConfig, type EmailConfig } from './email-config.js';
+import { readMetricsConfig, type MetricsConfig } from './metrics-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -67,6 +68,8 @@ export interface Config extends ScaleConfig {
   email: EmailConfig;
   /** Pruning of old activity and revisions (RETENTION_*, ACTIVITY_RETENTION, REVISIONS_RETENTION). */
   retention: RetentionConfig;
+  /** The Prometheus endpoint (METRICS_*). */
+  metrics: MetricsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -239,6 +242,7 @@ export function readConfig(env: Env = process.env): Config {
     io: readIoConfig(env),
     storage: readStorageConfig(env),
     retention: readRetentionConfig(env),
+    metrics: readMetricsConfig(env),
     email: readEmailConfig(env),
     ...readScaleConfig(env, client === 'sqlite3'),
   };

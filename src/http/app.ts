@@ -55,6 +55,8 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   registerCors(app, config.cors);
   registerJsonBodies(app, config.maxJsonDepth);
   registerRequestHooks(app, context.rateLimiters, config.ip.customHeader);
+  // Only with METRICS_ENABLED: otherwise no hook is added and the request path is unchanged.
+  context.prometheus?.watchHttp(app);
   const authenticate = registerAuthentication(app, context);
   registerErrorHandling(app, authenticate);
   registerRoutes(app, context, options);
