@@ -334,6 +334,12 @@ export class Database {
     return () => this.listeners.delete(listener);
   }
 
+  /** Runs a statement that does not go through `query` (a schema change's DDL), observed as `kind`. */
+  observed<T>(kind: StatementKind, statement: () => Promise<T>): Promise<T> {
+    const observer = this.observer;
+    return observer ? timed(observer, kind, statement) : statement();
+  }
+
   /** Tells `observer` how long each statement and acquire takes from now on (the metrics); null stops it. */
   observe(observer: DatabaseObserver | null): void {
     this.observer = observer;

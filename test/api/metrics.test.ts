@@ -142,6 +142,16 @@ for (const client of testClients()) {
       assert.ok(hits >= 1, 'the second read is a cached statement');
     });
 
+    it("times a schema change's DDL under kind ddl", async () => {
+      const ddl = async () =>
+        find(await scrape(), 'strata_db_statement_duration_seconds_count', { kind: 'ddl' })[0]?.value ?? 0;
+      const before = await ddl();
+      const payload = { collection: 'metrics_probe', schema: {}, fields: [{ field: 'label', type: 'string' }] };
+      const res = await t.request({ method: 'POST', url: '/collections', payload });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.ok((await ddl()) > before);
+    });
+
     it('moves the sockets gauge as a WebSocket opens and closes', async () => {
       await grantPublic(t, [{ collection: 'authors', fields: 'id' }]);
       const http = await listenOnLoopback(t);
@@ -174,5 +184,35 @@ describe('/metrics is off by default (sqlite)', () => {
     assert.equal(res.statusCode, 404);
     assert.equal(t.context.prometheus, null);
     assert.equal(t.app.hasRoute({ method: 'GET', url: '/metrics' }), false);
+  });
+});
+
+describe('METRICS_SERVICES picks the groups shown (sqlite)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp('sqlite3', {
+      env: { METRICS_ENABLED: 'true', METRICS_TOKENS: TOKEN, METRICS_SERVICES: 'database,cache' },
+    });
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  it('shows the database and caches only', async () => {
+    assert.equal((await t.request({ method: 'GET', url: '/items/authors' })).statusCode, 200);
+    const res = await t.request({
+      method: 'GET',
+      url: '/metrics',
+      token: null,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const names = new Set(parseExposition(res.body).map((s) => s.name.replace(/_(bucket|sum|count)$/, '')));
+    assert.ok(names.has('strata_db_statement_duration_seconds') && names.has('strata_cache_hits_total'));
+    for (const absent of [
+      'strata_http_request_duration_seconds',
+      'strata_realtime_sockets',
+      'process_cpu_user_seconds_total',
+    ])
+      assert.ok(!names.has(absent), absent);
   });
 });
