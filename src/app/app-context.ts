@@ -46,6 +46,8 @@ import type { StartLog } from './start-log.js';
 import type { SignOnService } from '../auth/providers/sign-on-service.js';
 import type { FlowsService } from '../flows/flows-service.js';
 import { startBackground } from './build-background.js';
+import { NO_METRICS, type Metrics } from '../metrics/metrics.js';
+import { PrometheusMetrics } from '../metrics/prometheus-metrics.js';
 
 export interface AppContext extends MailAccounts {
   config: Config;
@@ -107,6 +109,13 @@ export interface AppContext extends MailAccounts {
   flows: FlowsService;
   /** Cron schedules of extensions and flows, each tick run once across instances. */
   scheduler: Scheduler;
+  /**
+   * What callers tell the metrics (cache hits of caches of their own, the outbox's backlog, worker restarts):
+   * does nothing when METRICS_ENABLED is false.
+   */
+  metrics: Metrics;
+  /** The metrics /metrics serves, when METRICS_ENABLED (null otherwise: no route, no hook, nothing observed). */
+  prometheus: PrometheusMetrics | null;
   startedAt: number;
   close(): Promise<void>;
 }
@@ -119,10 +128,30 @@ export interface ContextOptions {
   clock?: Clock;
 }
 
+/** The realtime subscriptions of this instance, over the read engine and the change events. */
+function subscriptionHub(
+  config: Config,
+  schema: SchemaStore,
+  engine: ReturnType<typeof buildEngine>,
+  log: StartLog,
+): SubscriptionHub {
+  return new SubscriptionHub({
+    items: engine.items,
+    schema: () => schema.current,
+    access: engine.access,
+    changes: engine.changes,
+    shownMax: config.realtime.shownKeysMax,
+    limits: config.websockets.subscriptionLimits,
+    log,
+  });
+}
+
 /** Opens the database, builds the engine and the services over it, connects the bus; closes what it opened on failure. */
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? { info: () => {}, warn: () => {} };
   const db = new Database(config.db);
+  const prometheus = config.metrics.enabled ? new PrometheusMetrics(config.metrics) : null;
+  prometheus?.watchDatabase(db);
   let redis: RedisClient | null = null;
   try {
     const { secret, undone } = await openDatabase(db, config, log, options.bootstrap === true);
@@ -145,16 +174,9 @@ export async function createAppContext(config: Config, options: ContextOptions =
       await told;
     };
     const schemaAdmin = buildSchemaAdmin({ db, schema, bus, invalidation, permissions, permissionsChanged, log });
-    const subscriptions = new SubscriptionHub({
-      items,
-      schema: () => schema.current,
-      access: engine.access,
-      changes,
-      shownMax: config.realtime.shownKeysMax,
-      limits: config.websockets.subscriptionLimits,
-      log,
-    });
+    const subscriptions = subscriptionHub(config, schema, engine, log);
     rights.listen(() => subscriptions.rightsChanged());
+    prometheus?.watchRealtime(subscriptions);
     const openRedisClient = redis;
     const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
     const accounts = buildAccounts({
@@ -194,6 +216,8 @@ export async function createAppContext(config: Config, options: ContextOptions =
       bus,
       caches,
       invalidation,
+      metrics: prometheus ?? NO_METRICS,
+      prometheus,
       subscriptions,
       rights,
       redis,
@@ -212,9 +236,11 @@ export async function createAppContext(config: Config, options: ContextOptions =
         if (openRedisClient) await openRedisClient.close().catch(() => {});
         engine.storage.close();
         await db.close();
+        prometheus?.close();
       },
     };
   } catch (error) {
+    prometheus?.close();
     await db.close().catch(() => {});
     if (redis) await redis.close().catch(() => {});
     throw error;

@@ -4,8 +4,11 @@
  * its clears (its generation); `load` notes the generation it started in and stores its result only if no clear
  * came meanwhile: the lookup answers the caller that asked, and the next one looks up again. Loads of one key in
  * one generation share one promise. Hits are synchronous (`get`), so a hot path costs one map lookup.
+ * Counts (cache-counts.ts, for /metrics): a hit is a lookup answered from the cache; a miss is an entry that had to be
+ * made (a load or computation started, or a value set), so that a `get` followed by a `load` counts one miss.
  */
 import { LRUCache } from 'lru-cache';
+import { countHit, countMiss, countSlot } from './cache-counts.js';
 import type { CacheName } from './names.js';
 
 export interface CacheOptions<K, V> {
@@ -38,11 +41,13 @@ export class Cache<K extends {}, V> {
   /** Moves on at every clear or delete: a load that started before it does not store. */
   private clears = 0;
   private loading: Map<K, Loading<V>> | null = null;
+  private readonly slot: number;
 
   constructor(
     readonly name: CacheName,
     options: CacheOptions<K, V>,
   ) {
+    this.slot = countSlot(name);
     this.ttlMs = options.ttlMs ?? null;
     this.now = options.now ?? Date.now;
     const sizeOf = options.sizeOf;
@@ -67,6 +72,12 @@ export class Cache<K extends {}, V> {
 
   /** The entry, when there is one and it is fresh; undefined otherwise. Never waits. */
   get(key: K): V | undefined {
+    const value = this.fresh(key);
+    if (value !== undefined) countHit(this.slot);
+    return value;
+  }
+
+  private fresh(key: K): V | undefined {
     const stored = this.entries.get(key);
     if (stored === undefined) return undefined;
     if (this.ttlMs === null) return stored as V;
@@ -85,7 +96,11 @@ export class Cache<K extends {}, V> {
     const generation = this.clears;
     const loading = (this.loading ??= new Map());
     const shared = loading.get(key);
-    if (shared && shared.generation === generation) return shared.promise;
+    if (shared && shared.generation === generation) {
+      countHit(this.slot);
+      return shared.promise;
+    }
+    countMiss(this.slot);
     const started = this.now();
     const promise = loader().then((value) => {
       if (generation === this.clears) this.store(key, value, started);
@@ -104,6 +119,7 @@ export class Cache<K extends {}, V> {
   compute(key: K, make: () => V): V {
     const hit = this.get(key);
     if (hit !== undefined) return hit;
+    countMiss(this.slot);
     const value = make();
     this.store(key, value, this.now());
     return value;
@@ -111,6 +127,7 @@ export class Cache<K extends {}, V> {
 
   /** Stores a value computed synchronously from what the caller holds now. */
   set(key: K, value: V): void {
+    countMiss(this.slot);
     this.store(key, value, this.now());
   }
 

@@ -22,6 +22,7 @@ import { readCorsConfig, type CorsConfig } from './cors-config.js';
 import { readDocsConfig, type DocsConfig } from './docs-config.js';
 import { readStorageConfig, type StorageConfig } from './storage-config.js';
 import { readEmailConfig, type EmailConfig } from './email-config.js';
+import { readMetricsConfig, type MetricsConfig } from './metrics-config.js';
 
 export { ConfigError } from './env-values.js';
 
@@ -73,6 +74,8 @@ export interface Config extends ScaleConfig {
   flows: FlowsConfig;
   /** Extensions: EXTENSIONS_PATH, EXTENSIONS_AUTO_RELOAD and the bounds on hooks and endpoints. */
   extensions: ExtensionsConfig;
+  /** The Prometheus endpoint (METRICS_*). */
+  metrics: MetricsConfig;
   host: string;
   port: number;
   /** Null until resolved by the secret store (generated on first start and kept in the data folder). */
@@ -245,6 +248,7 @@ export function readConfig(env: Env = process.env): Config {
     io: readIoConfig(env),
     storage: readStorageConfig(env),
     retention: readRetentionConfig(env),
+    metrics: readMetricsConfig(env),
     email: readEmailConfig(env),
     flows: readFlowsConfig(env),
     extensions: readExtensionsConfig(env),

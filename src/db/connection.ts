@@ -11,12 +11,29 @@ import knexFactory, { type Knex } from 'knex';
 import type { DbConfig } from '../config/config.js';
 import { InvalidQueryError, ServiceError, type ServiceUnavailableError } from '../errors/catalogue.js';
 import { DatabaseError, databaseUnreachableError, statementTimeoutError } from '../errors/database-error.js';
-import type { Dialect, OffLoopReads, RawConnection } from './dialect.js';
+import type { Dialect, OffLoopReads, RawConnection, ReadThreadUse } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 import { classifyError, failureKind, raised, statementNeverSent } from './failure-kind.js';
 import { withFileLock } from './file-lock.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
+
+/** What a statement did, by kind only (never its text: a bounded label for metrics). */
+export type StatementKind = 'read' | 'write' | 'ddl' | 'transaction';
+
+/** Told how long statements and acquires took (the metrics, when METRICS_ENABLED); none is set otherwise. */
+export interface DatabaseObserver {
+  statement(kind: StatementKind, seconds: number, failed: boolean): void;
+  acquired(seconds: number): void;
+}
+
+/** How the pool is used now: connections lent out and idle (the pool's public counters), acquires waiting. */
+export interface PoolUse {
+  used: number;
+  free: number;
+  pending: number;
+  max: number;
+}
 
 /** A row as a statement answers it: column (or alias) → value, as the driver gives it. */
 export type Row = Record<string, unknown>;
@@ -46,6 +63,14 @@ function classified(dialect: Dialect, error: unknown, read: boolean): unknown {
 }
 
 const READ = /^\s*select\b/i;
+const DDL = /^\s*(create|alter|drop|truncate|rename|comment)\b/i;
+const CONTROL = /^\s*(begin|start|commit|rollback|savepoint|release|set|pragma)\b/i;
+
+function statementKind(sql: string, read: boolean): StatementKind {
+  if (read) return 'read';
+  if (DDL.test(sql)) return 'ddl';
+  return CONTROL.test(sql) ? 'transaction' : 'write';
+}
 
 /**
  * Tries of a statement whose connection died under it. Every pooled connection may have died together (a server
@@ -67,6 +92,10 @@ export class Database {
   private readonly readers: OffLoopReads | null;
   /** Resolves once the writer's connection was made: the file exists, in WAL mode, before a reader opens it. */
   private writerReady: Promise<void> | null = null;
+  private observer: DatabaseObserver | null = null;
+  /** Acquires waiting for a connection now (counted here: the pool's own count is not read, see database-pools.md). */
+  private waiting = 0;
+  private readonly poolMax: number;
 
   constructor(config: DbConfig) {
     this.statementTimeoutMs = config.statementTimeoutMs ?? 0;
@@ -75,13 +104,12 @@ export class Database {
     this.lockFile = config.client === 'sqlite3' && config.filename !== ':memory:' ? config.filename : null;
     // knex would print pool and connection errors on the console; they surface as 503s, logged by the HTTP layer.
     const quiet = () => {};
-    this.knex = knexFactory({
-      ...this.dialect.knexConfig(connectionSettings(config), {
-        statementTimeoutMs: this.statementTimeoutMs,
-        searchPath: config.searchPath,
-      }),
-      log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
+    const knexConfig = this.dialect.knexConfig(connectionSettings(config), {
+      statementTimeoutMs: this.statementTimeoutMs,
+      searchPath: config.searchPath,
     });
+    this.poolMax = knexConfig.pool?.max ?? 0;
+    this.knex = knexFactory({ ...knexConfig, log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet } });
     this.readers =
       config.client === 'sqlite3'
         ? (this.dialect.offLoopReads?.({
@@ -98,12 +126,18 @@ export class Database {
    */
   private async acquire(): Promise<RawConnection> {
     if (this.closing) throw closedError();
+    const observer = this.observer;
+    const started = observer ? performance.now() : 0;
+    this.waiting += 1;
     try {
       return (await this.client().acquireConnection()) as RawConnection;
     } catch (error) {
       // Destroying the pool aborts the acquires waiting for it: that is the close, not a failure of the database.
       if (this.closing) throw closedError();
       throw error;
+    } finally {
+      this.waiting -= 1;
+      observer?.acquired((performance.now() - started) / 1000);
     }
   }
 
@@ -135,6 +169,12 @@ export class Database {
   async query<T = Row>(sql: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
     for (const listener of this.listeners) listener(sql, params);
     const read = READ.test(sql);
+    const observer = this.observer;
+    if (observer) return timed(observer, statementKind(sql, read), () => this.run<T>(sql, params, name, read));
+    return this.run<T>(sql, params, name, read);
+  }
+
+  private run<T>(sql: string, params: readonly unknown[], name: string | undefined, read: boolean): Promise<T[]> {
     if (read && this.readers) return this.readOffLoop<T>(sql, params);
     return this.onPooledConnection(
       read,
@@ -252,8 +292,7 @@ export class Database {
       if (freshConnectionFailed(this.dialect, error)) throw new BeginFailed(error, true);
       throw raised(this.dialect, error);
     }
-    const run = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
-      for (const listener of this.listeners) listener(sql, params);
+    const execute = async <R>(sql: string, params: readonly unknown[]): Promise<R[]> => {
       try {
         return (await this.dialect.execute(connection, sql, params)) as R[];
       } catch (error) {
@@ -261,6 +300,12 @@ export class Database {
         if (failed.kind === 'connection') await this.discard(connection);
         throw failed;
       }
+    };
+    const observer = this.observer;
+    const run = <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
+      for (const listener of this.listeners) listener(sql, params);
+      if (!observer) return execute<R>(sql, params);
+      return timed(observer, statementKind(sql, READ.test(sql)), () => execute<R>(sql, params));
     };
     try {
       try {
@@ -287,6 +332,32 @@ export class Database {
   onQuery(listener: QueryListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Runs a statement that does not go through `query` (a schema change's DDL), observed as `kind`. */
+  observed<T>(kind: StatementKind, statement: () => Promise<T>): Promise<T> {
+    const observer = this.observer;
+    return observer ? timed(observer, kind, statement) : statement();
+  }
+
+  /** Tells `observer` how long each statement and acquire takes from now on (the metrics); null stops it. */
+  observe(observer: DatabaseObserver | null): void {
+    this.observer = observer;
+  }
+
+  /**
+   * The pool's use now: lent out and idle from the pool's public counters (knex's typed `client.pool`, a tarn pool),
+   * waiting from this class's own count. Null when the pool is not made yet or does not count.
+   */
+  poolUse(): PoolUse | null {
+    const pool = this.client().pool;
+    if (!pool || !('numUsed' in pool) || !('numFree' in pool)) return null;
+    return { used: pool.numUsed(), free: pool.numFree(), pending: this.waiting, max: this.poolMax };
+  }
+
+  /** SQLite's read threads now (null when reads run inline or on a server database). */
+  readThreadUse(): ReadThreadUse | null {
+    return this.readers?.use() ?? null;
   }
 
   /** Settings the database cannot honour here (known once a connection was made), for the start-up log. */
@@ -339,6 +410,19 @@ export function readThreads(db: Database): { terminate(): Promise<number> }[] {
 function freshConnectionFailed(dialect: Dialect, error: unknown): boolean {
   const failed = classifyError(dialect, error);
   return failed.kind === 'connection' && !failed.poolTimeout;
+}
+
+/** Runs `statement`, telling `observer` its kind, duration and whether it failed. */
+async function timed<T>(observer: DatabaseObserver, kind: StatementKind, statement: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  let failed = true;
+  try {
+    const result = await statement();
+    failed = false;
+    return result;
+  } finally {
+    observer.statement(kind, (performance.now() - started) / 1000, failed);
+  }
 }
 
 /** A statement or acquire after `close`: the database is not there any more, as far as this process goes. */

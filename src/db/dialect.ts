@@ -17,8 +17,17 @@ export type RawConnection = unknown;
  * Reads run away from the event loop (SQLite: worker threads with connections of their own), for a driver that
  * would otherwise run them inline. Errors come back as the driver's, with their codes, for the usual classification.
  */
+/** How the read threads are used now: threads allowed, busy with a read, and reads queued behind a busy thread. */
+export interface ReadThreadUse {
+  max: number;
+  busy: number;
+  queued: number;
+}
+
 export interface OffLoopReads {
   run(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /** Their use now (for /metrics). */
+  use(): ReadThreadUse;
   /** Fails the reads still waiting (503), stops the running ones and ends the threads. */
   close(): Promise<void>;
   /** The threads running now, for tests that stop one as if it had crashed. */

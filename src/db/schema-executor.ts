@@ -167,7 +167,7 @@ export class SchemaExecutor {
       if (stepwise?.journal != null)
         await noteJournal(knex, stepwise.journal, stepwise.undo, [...(statement.undo ?? [])].reverse());
       try {
-        await this.ddl.run(knex, statement.sql, statement.params);
+        await this.db.observed('ddl', () => this.ddl.run(knex, statement.sql, statement.params));
       } catch (error) {
         if (statement.refusal && this.ddl.refuses(error)) throw new SchemaRefusedError(statement.refusal);
         throw error;

@@ -67,6 +67,8 @@ export function createApp(context: AppContext, options: AppOptions = {}): Fastif
   registerCors(app, config.cors);
   registerJsonBodies(app, config.maxJsonDepth);
   registerRequestHooks(app, context.rateLimiters, config.ip.customHeader);
+  // Only with METRICS_ENABLED: otherwise no hook is added and the request path is unchanged.
+  context.prometheus?.watchHttp(app);
   const authenticate = registerAuthentication(app, context);
   const extensions = new Extensions(context, { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m) });
   app.decorate('extensions', extensions);

@@ -24,6 +24,7 @@ import { assetRoutes } from './routes/assets.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { importRoutes } from './routes/import.js';
 import { itemRoutes } from './routes/items.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { relationRoutes } from './routes/relations.js';
 import { schemaRoutes } from './routes/schema.js';
 import { serverRoutes } from './routes/server.js';
@@ -61,6 +62,7 @@ export function registerRoutes(app: FastifyInstance, context: AppContext, option
   const { config } = context;
   const specs = specsService(context, collectRouteTable(app));
   app.register(named('server', serverRoutes(context)));
+  if (context.prometheus) app.register(named('metrics', metricsRoutes(context.prometheus, context)));
   app.register(
     named(
       'specs',

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Cache } from '../../src/cache/cache.js';
+import { cacheCounts } from '../../src/cache/cache-counts.js';
 import { CacheRegistry } from '../../src/cache/cache-registry.js';
 import { Invalidation } from '../../src/cache/invalidation.js';
 
@@ -155,5 +156,28 @@ describe('invalidation', () => {
     asked[0]!('before the change');
     await lookup;
     assert.equal(users.get('u'), undefined);
+  });
+});
+
+describe('cache counts (for /metrics)', () => {
+  const counts = () => cacheCounts().find((c) => c.name === 'graphql-selections')!;
+
+  it('counts a hit per lookup answered and a miss per entry made, once for a get followed by a load', async () => {
+    const cache = new Cache<string, number>('graphql-selections', { max: 10 });
+    const start = counts();
+    assert.equal(cache.get('a'), undefined);
+    assert.equal(await cache.load('a', async () => 1), 1);
+    assert.equal(cache.get('a'), 1);
+    assert.equal(await cache.load('a', async () => 2), 1);
+    assert.equal(
+      cache.compute('b', () => 3),
+      3,
+    );
+    assert.equal(
+      cache.compute('b', () => 4),
+      3,
+    );
+    const end = counts();
+    assert.deepEqual([end.hits - start.hits, end.misses - start.misses], [3, 2]);
   });
 });

@@ -151,3 +151,24 @@ describe('config', () => {
     assert.equal(parseDuration('soon'), null);
   });
 });
+
+describe('METRICS_* settings', () => {
+  it('are off by default, with every group', () => {
+    const { metrics } = readConfig({});
+    assert.equal(metrics.enabled, false);
+    assert.deepEqual(metrics.tokens, []);
+    assert.ok(metrics.services.has('http') && metrics.services.has('database') && metrics.services.has('process'));
+  });
+
+  it('read a token list and a choice of groups, and refuse short tokens and unknown groups', () => {
+    const { metrics } = readConfig({
+      METRICS_ENABLED: 'true',
+      METRICS_TOKENS: ' first-token-0123456789 ,second-token-0123456789',
+      METRICS_SERVICES: 'database, CACHE,redis',
+    });
+    assert.deepEqual(metrics.tokens, ['first-token-0123456789', 'second-token-0123456789']);
+    assert.deepEqual([...metrics.services].sort(), ['cache', 'database', 'redis']);
+    assert.throws(() => readConfig({ METRICS_TOKENS: 'short' }), ConfigError);
+    assert.throws(() => readConfig({ METRICS_SERVICES: 'database,nope' }), ConfigError);
+  });
+});

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../../errors/catalogue.js';
-import type { OffLoopReads } from '../../dialect.js';
+import type { OffLoopReads, ReadThreadUse } from '../../dialect.js';
 import { STATEMENT_TIMEOUT_LIBRARY } from './statement-timeout.js';
 import {
   readWorkerSource,
@@ -89,6 +89,17 @@ export class SqliteReadThreads implements OffLoopReads {
         reject(error);
       }
     });
+  }
+
+  use(): ReadThreadUse {
+    let busy = 0;
+    let queued = 0;
+    for (const reader of this.readers) {
+      if (!reader || reader.pending.size === 0) continue;
+      busy += 1;
+      queued += reader.pending.size - 1;
+    }
+    return { max: this.readers.length, busy, queued };
   }
 
   /** An idle thread, else a new one while there is room, else the one with the fewest reads waiting. */
