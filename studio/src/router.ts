@@ -9,12 +9,24 @@ const BASE = '/admin';
 export const route = reactive({ path: '/', query: new URLSearchParams() });
 
 function read(): void {
+  shown = location.href;
   const path = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;
   route.path = path.replace(/\/+$/, '') || '/';
   route.query = new URLSearchParams(location.search);
 }
 
-export function go(path: string, options: { replace?: boolean } = {}): void {
+/**
+ * A view with unsaved changes registers a guard; leaving asks it first (in-app links, back/forward, closing the tab).
+ * It returns true when leaving is fine (nothing unsaved, or the user chose to discard).
+ */
+let leaveGuard: (() => boolean) | null = null;
+export function guardLeaving(guard: (() => boolean) | null): void {
+  leaveGuard = guard;
+}
+
+export function go(path: string, options: { replace?: boolean; force?: boolean } = {}): void {
+  if (!options.force && leaveGuard && !leaveGuard()) return;
+  leaveGuard = null;
   const url = BASE + (path.startsWith('/') ? path : `/${path}`);
   if (options.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
@@ -38,5 +50,13 @@ export function match(pattern: string): Record<string, string> | null {
   return params;
 }
 
-window.addEventListener('popstate', read);
+let shown = location.href;
+window.addEventListener('popstate', () => {
+  if (leaveGuard && !leaveGuard()) {
+    history.pushState(null, '', shown); // stay: put back the page being left
+    return;
+  }
+  leaveGuard = null;
+  read();
+});
 read();
