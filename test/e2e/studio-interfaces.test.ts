@@ -89,7 +89,8 @@ function interfacesSuite(client: DbClient): void {
       const violations: string[] = [];
       const shots = process.env.STUDIO_INTERFACE_SHOTS;
       const shot = async (name: string) => {
-        if (client === 'sqlite3' && name !== 'interfaces-saved') await screenshot(page, name);
+        if (client === 'sqlite3' && !['interfaces-saved', 'interfaces-phone-dark'].includes(name))
+          await screenshot(page, name);
         if (!shots) return;
         mkdirSync(shots, { recursive: true });
         await page.screenshot({ path: path.join(shots, `${client}-${name}.png`), fullPage: true });
@@ -398,6 +399,21 @@ function interfacesSuite(client: DbClient): void {
         await page.getByRole('heading', { name: 'Autorinnen', exact: true }).waitFor();
         assert.equal((await stored()).title, 'Hello world', 'the discarded change was not saved');
         await page.getByRole('columnheader', { name: 'Vollständiger Name' }).waitFor();
+      });
+
+      it('fits a phone-width window with every interface, in the dark theme', async () => {
+        await page.goto(`${base}/admin/content/blog_posts/${id}`);
+        await form().getByRole('textbox', { name: 'Content' }).filter({ hasText: 'Rich words' }).waitFor();
+        await page.setViewportSize({ width: 390, height: 800 });
+        await page.getByRole('button', { name: /^Theme/ }).click(); // auto → dark
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        assert.equal(overflow, 0, 'nothing wider than the window');
+        await shot('interfaces-phone-dark');
+        await page.getByRole('button', { name: /^Theme/ }).click(); // dark → light
+        await page.getByRole('button', { name: /^Theme/ }).click(); // light → auto
+        await page.setViewportSize({ width: 1280, height: 900 });
       });
 
       it('ran under its Content-Security-Policy with nothing blocked (the editors included)', async () => {
