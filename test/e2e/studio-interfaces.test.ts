@@ -140,7 +140,17 @@ function interfacesSuite(client: DbClient): void {
           type: 'integer',
           meta: { interface: 'select-dropdown-m2o', special: ['m2o'], sort: 3 },
         });
-        await post('/relations', { collection: 'blog_posts', field: 'writer', related_collection: 'writers' });
+        await post('/fields/writers', {
+          field: 'posts',
+          type: 'alias',
+          meta: { interface: 'list-o2m', special: ['o2m'] },
+        });
+        await post('/relations', {
+          collection: 'blog_posts',
+          field: 'writer',
+          related_collection: 'writers',
+          meta: { one_field: 'posts' },
+        });
 
         // A fixed locale and time zone: what the displays show is theirs, not the machine's.
         context = await browser.newContext({
@@ -399,6 +409,14 @@ function interfacesSuite(client: DbClient): void {
         await page.getByRole('heading', { name: 'Autorinnen', exact: true }).waitFor();
         assert.equal((await stored()).title, 'Hello world', 'the discarded change was not saved');
         await page.getByRole('columnheader', { name: 'Vollständiger Name' }).waitFor();
+        // An o2m column lists its items by their display template, nested fields included, read in the same request.
+        await page.locator('summary', { hasText: 'Columns' }).click();
+        await page.getByLabel('Posts', { exact: true }).check();
+        await page
+          .locator('tbody tr')
+          .filter({ hasText: 'Grace Hopper' })
+          .getByRole('cell', { name: 'Hello world by Grace Hopper' })
+          .waitFor();
       });
 
       it('fits a phone-width window with every interface, in the dark theme', async () => {
