@@ -20,13 +20,17 @@ function read(): void {
  * It returns true when leaving is fine (nothing unsaved, or the user chose to discard).
  */
 let leaveGuard: (() => boolean) | null = null;
-export function guardLeaving(guard: (() => boolean) | null): void {
+export function guardLeaving(guard: () => boolean): void {
   leaveGuard = guard;
+}
+/** Drops the guard if it is still this one (the next view may have set its own already). */
+export function unguardLeaving(guard: () => boolean): void {
+  if (leaveGuard === guard) leaveGuard = null;
 }
 
 export function go(path: string, options: { replace?: boolean; force?: boolean } = {}): void {
+  // The guard stays until its view goes (a navigation that keeps the view keeps its unsaved changes too).
   if (!options.force && leaveGuard && !leaveGuard()) return;
-  leaveGuard = null;
   const url = BASE + (path.startsWith('/') ? path : `/${path}`);
   if (options.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
@@ -56,7 +60,6 @@ window.addEventListener('popstate', () => {
     history.pushState(null, '', shown); // stay: put back the page being left
     return;
   }
-  leaveGuard = null;
   read();
 });
 read();

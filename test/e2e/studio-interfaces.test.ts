@@ -394,6 +394,21 @@ function interfacesSuite(client: DbClient): void {
           'Hello again',
         );
 
+        // The browser's back button asks too, and staying keeps the page and its changes.
+        page.once('dialog', (dialog) => {
+          asked++;
+          void dialog.dismiss();
+        });
+        await page.goBack();
+        await page.waitForURL(new RegExp(`/blog_posts/${id}$`));
+        assert.equal(asked, 2);
+        assert.equal(
+          await form()
+            .getByLabel(/^Title/)
+            .inputValue(),
+          'Hello again',
+        );
+
         page.once('dialog', (dialog) => {
           asked++;
           assert.equal(dialog.type(), 'beforeunload');
@@ -401,7 +416,7 @@ function interfacesSuite(client: DbClient): void {
         });
         await page.close({ runBeforeUnload: true });
         await page.waitForEvent('close', { timeout: 1000 }).catch(() => undefined);
-        assert.equal(asked, 2);
+        assert.equal(asked, 3);
         assert.equal(page.isClosed(), false, 'the tab stayed open');
 
         page.once('dialog', (dialog) => void dialog.accept());
