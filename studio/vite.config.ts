@@ -12,6 +12,8 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     reportCompressedSize: true,
-    chunkSizeWarningLimit: 200,
+    // The rich-text editor (Quill, ~205 KB before gzip) is the one chunk above 200 KB; only forms with such a field
+    // load it, so the first screen is unaffected.
+    chunkSizeWarningLimit: 256,
   },
 });

@@ -3,6 +3,7 @@
  * relational field, how rows read become list entries, and how entries become the payload (the API's basic form:
  * keys link or keep, objects create, omitted rows are unlinked, all in the parent's transaction).
  */
+import { displayTemplate, templateFields } from './names';
 import { can, primaryKey, type RelationInfo } from './session';
 
 export interface Entry {
@@ -20,12 +21,22 @@ export interface Entry {
 
 /** Nested fields to read for a relational field; only what the caller may read, so the read never fails. */
 export function readFields(field: string, info: RelationInfo): string[] {
-  if (info.type === 'm2o') return can(info.related, 'read') ? [`${field}.*`] : [field];
-  if (info.type === 'o2m') return can(info.related, 'read') ? [`${field}.*`] : [];
+  // A related collection's display template may name nested fields ("author.name"): they are read too.
+  const titled = (path: string, collection: string) => [
+    `${path}.*`,
+    ...templateFields(displayTemplate(collection), collection).map((p) => `${path}.${p}`),
+  ];
+  if (info.type === 'm2o') return can(info.related, 'read') ? titled(field, info.related) : [field];
+  if (info.type === 'o2m') return can(info.related, 'read') ? titled(field, info.related) : [];
   if (!can(info.junction, 'read')) return [];
   if (info.type === 'm2m')
-    return can(info.related, 'read') ? [`${field}.*`, `${field}.${info.junctionField}.*`] : [`${field}.*`];
-  return [`${field}.*`, ...info.allowed.filter((c) => can(c, 'read')).map((c) => `${field}.${info.itemField}:${c}.*`)];
+    return can(info.related, 'read')
+      ? [`${field}.*`, ...titled(`${field}.${info.junctionField}`, info.related)]
+      : [`${field}.*`];
+  return [
+    `${field}.*`,
+    ...info.allowed.filter((c) => can(c, 'read')).flatMap((c) => titled(`${field}.${info.itemField}:${c}`, c)),
+  ];
 }
 
 export function toEntries(info: RelationInfo, rows: unknown): Entry[] {

@@ -9,12 +9,28 @@ const BASE = '/admin';
 export const route = reactive({ path: '/', query: new URLSearchParams() });
 
 function read(): void {
+  shown = location.href;
   const path = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;
   route.path = path.replace(/\/+$/, '') || '/';
   route.query = new URLSearchParams(location.search);
 }
 
-export function go(path: string, options: { replace?: boolean } = {}): void {
+/**
+ * A view with unsaved changes registers a guard; leaving asks it first (in-app links, back/forward, closing the tab).
+ * It returns true when leaving is fine (nothing unsaved, or the user chose to discard).
+ */
+let leaveGuard: (() => boolean) | null = null;
+export function guardLeaving(guard: () => boolean): void {
+  leaveGuard = guard;
+}
+/** Drops the guard if it is still this one (the next view may have set its own already). */
+export function unguardLeaving(guard: () => boolean): void {
+  if (leaveGuard === guard) leaveGuard = null;
+}
+
+export function go(path: string, options: { replace?: boolean; force?: boolean } = {}): void {
+  // The guard stays until its view goes (a navigation that keeps the view keeps its unsaved changes too).
+  if (!options.force && leaveGuard && !leaveGuard()) return;
   const url = BASE + (path.startsWith('/') ? path : `/${path}`);
   if (options.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
@@ -38,5 +54,12 @@ export function match(pattern: string): Record<string, string> | null {
   return params;
 }
 
-window.addEventListener('popstate', read);
+let shown = location.href;
+window.addEventListener('popstate', () => {
+  if (leaveGuard && !leaveGuard()) {
+    history.pushState(null, '', shown); // stay: put back the page being left
+    return;
+  }
+  read();
+});
 read();

@@ -14,6 +14,7 @@ import {
   readUserPermissions,
 } from '@directus/sdk';
 import { client } from './api';
+import { formatTitle, pickTranslation } from './i18n';
 import { latestOnly } from './latest';
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
@@ -85,7 +86,16 @@ interface ActionAccess {
 
 export const session = reactive({
   /** null: not known yet (first load); false: signed out. */
-  user: null as null | false | { id: string; email: string; first_name?: string | null; last_name?: string | null },
+  user: null as
+    | null
+    | false
+    | {
+        id: string;
+        email: string;
+        first_name?: string | null;
+        last_name?: string | null;
+        language?: string | null;
+      },
   admin: false,
   projectName: 'Strata',
   permissions: {} as Record<string, Partial<Record<Action, ActionAccess>>>,
@@ -99,7 +109,9 @@ export const session = reactive({
 /** Reads who is signed in (the session cookie survives reloads); false when nobody is. */
 export async function loadSession(): Promise<void> {
   try {
-    session.user = (await client.request(readMe({ fields: ['id', 'email', 'first_name', 'last_name'] }))) as any;
+    session.user = (await client.request(
+      readMe({ fields: ['id', 'email', 'first_name', 'last_name', 'language'] }),
+    )) as any;
   } catch {
     session.user = false;
     return;
@@ -209,9 +221,14 @@ export function itemKey(collection: string, item: Record<string, unknown>): stri
   return keys.map((k) => String(item[k]).replace(/[%,]/g, (c) => (c === '%' ? '%25' : '%2C'))).join(',');
 }
 
-export function label(field: Field): string {
-  const own = field.meta?.translations?.find((t) => t.language === navigator.language) ?? field.meta?.translations?.[0];
-  return own?.translation ?? field.field.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+/** The user's language: their account's, else the browser's (names, dates and numbers follow it). */
+export function language(): string {
+  return (session.user && session.user.language) || navigator.language || 'en-US';
+}
+
+/** A field's label: its meta translation for the user's language, else Directus's title-casing of its name. */
+export function label(field: Pick<Field, 'field' | 'meta'>): string {
+  return pickTranslation(field.meta?.translations, language())?.translation || formatTitle(field.field);
 }
 
 export type RelationInfo =

@@ -623,12 +623,12 @@ export function studioSuite(client: DbClient): [string, { skip: string | false }
         await page.getByRole('button', { name: 'Sign in' }).click();
         await page.waitForURL(/\/admin\/content\/books$/);
         const nav = page.getByRole('navigation', { name: 'Main' });
-        assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['books']);
+        assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Books']);
         assert.equal(await nav.getByText('Administration').count(), 0);
 
         // Books with at most 100 pages, of which the bulk delete took none (it took 29 and 30).
         await status().filter({ hasText: '1–10 of 10' }).waitFor();
-        assert.deepEqual(await page.locator('thead th').allInnerTexts(), ['Id', 'Title', 'Pages']);
+        assert.deepEqual(await page.locator('thead th').allInnerTexts(), ['ID', 'Title', 'Pages']);
         assert.equal(await page.getByRole('button', { name: 'Create item' }).count(), 0);
         assert.equal(await page.getByLabel('Select all on this page').count(), 0);
         await shot('restricted-user');
