@@ -27,7 +27,7 @@ export interface CollectionObject {
 
 /** The field schema object as the API shows it (internal facts such as enum values left out). */
 function publicSchema(field: FieldOverview): ColumnInfo {
-  const { enum_values: _values, ...schema } = field.schema!;
+  const { enum_values: _values, collation: _collation, ...schema } = field.schema!;
   return { ...schema, default_value: wireDefault(field.type, schema.default_value) };
 }
 

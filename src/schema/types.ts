@@ -49,6 +49,11 @@ export interface ColumnInfo {
    * Internal: not part of the field schema object the API returns.
    */
   enum_values?: { values: string[]; many: boolean } | null;
+  /**
+   * Text columns: their collation as the database names it, where the dialect needs it to compare values it reads
+   * from elsewhere with this column's (the audit trail's key lookups). Internal, like `enum_values`.
+   */
+  collation?: string | null;
 }
 
 /** One foreign-key constraint as introspected (single- or multi-column; multi-column ones are listed, not used as relations). */

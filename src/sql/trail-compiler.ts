@@ -38,8 +38,13 @@ function chunked(rows: unknown[][]): unknown[][][] {
   return out;
 }
 
-function jsonColumns(fields: FieldOverview[], prefix = ''): JsonRowColumn[] {
-  return fields.map((field) => ({ name: `${prefix}${field.field}`, type: jsonRowType(field) }));
+function jsonColumns(fields: FieldOverview[]): JsonRowColumn[] {
+  return fields.map((field) => ({ name: field.field, type: jsonRowType(field) }));
+}
+
+/** An item's key as the rows carry it: typed like its column, which it is compared with. */
+function keyJsonColumns(fields: FieldOverview[]): JsonRowColumn[] {
+  return fields.map((field) => ({ name: `key_${field.field}`, type: jsonRowType(field), like: field.schema }));
 }
 
 /** `insert into table (shared..., columns...) select ... from <constant row>, <rows> order by ord [returning id]`. */
@@ -53,7 +58,7 @@ export function compileTrailInserts(
   const { quote: q } = hooks.sql;
   const { bind, jsonRows, rowsParameter, jsonRowsInOrder } = hooks.write;
   const shared = trail.shared.map(([field]) => field);
-  const keyColumns = extra ? jsonColumns(extra.keys, 'key_') : [];
+  const keyColumns = extra ? keyJsonColumns(extra.keys) : [];
   const names = [...shared, ...trail.columns].map((field) => q(field.field));
   if (extra) names.push(q(extra.column));
   const tail = returning ? ` returning ${q(returning.field)}` : '';

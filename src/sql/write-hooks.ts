@@ -2,7 +2,7 @@
  * What the write compiler and the mutation executor ask of a dialect. Implemented in
  * src/db/dialects/<vendor>/write-hooks.ts; nothing outside those files names a vendor.
  */
-import type { FieldOverview } from '../schema/types.js';
+import type { ColumnInfo, FieldOverview } from '../schema/types.js';
 
 export interface WriteDialect {
   /** Opens a transaction (committed with `commit`, undone with `rollback`). */
@@ -38,4 +38,9 @@ export interface WriteDialect {
 export interface JsonRowColumn {
   name: string;
   type: 'integer' | 'text' | 'varchar' | 'uuid' | 'timestamp';
+  /**
+   * The table column these values are compared with (an item's key), when there is one: the dialect declares them as
+   * that column's type and collation, so that the comparison is allowed and served by the column's index.
+   */
+  like?: ColumnInfo | null;
 }

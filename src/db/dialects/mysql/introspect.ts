@@ -30,7 +30,7 @@ export async function introspectMysql(knex: Knex): Promise<TableInfo[]> {
     rows(
       knex,
       `select table_name, column_name, data_type, column_type, character_maximum_length, numeric_precision,
-        numeric_scale, is_nullable, column_default, extra, generation_expression, column_comment, ordinal_position
+        numeric_scale, collation_name, is_nullable, column_default, extra, generation_expression, column_comment, ordinal_position
       from information_schema.columns where table_schema = database() order by table_name, ordinal_position`,
     ),
     rows(
@@ -126,6 +126,9 @@ function toColumn(table: string, r: CatalogRow, isJson: boolean): ColumnInfo {
   column.max_length = ['varchar', 'char'].includes(column.data_type) ? toNumber(r.character_maximum_length) : null;
   column.numeric_precision = toNumber(r.numeric_precision);
   column.numeric_scale = toNumber(r.numeric_scale);
+  // Values compared with this column must have its collation (or a coercible one) for MariaDB to compare them at all,
+  // and the same one for the column's index to serve the comparison.
+  column.collation = typeof r.collation_name === 'string' ? r.collation_name : null;
   column.is_nullable = r.is_nullable === 'YES';
   column.has_auto_increment = extra.includes('auto_increment');
   column.is_generated = extra.includes('generated') && !extra.includes('default_generated');
@@ -145,6 +148,11 @@ function toColumn(table: string, r: CatalogRow, isJson: boolean): ColumnInfo {
 function enumValues(columnType: string): string[] {
   const inner = /^(?:enum|set)\((.*)\)$/is.exec(columnType.trim())?.[1] ?? '';
   return [...inner.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'"));
+}
+
+/** An integer column declared `unsigned` (its values reach 2^64 - 1). */
+export function isUnsignedColumn(column: ColumnInfo): boolean {
+  return / unsigned/.test(columnTypes.get(column) ?? '');
 }
 
 export function mapMysqlType(column: ColumnInfo): ServiceType {

@@ -1,4 +1,5 @@
 import type { JsonRowColumn, WriteDialect } from '../../../sql/write-hooks.js';
+import { isUnsignedColumn } from './introspect.js';
 import { mysqlSql } from './sql-hooks.js';
 
 export const mysqlWrite: WriteDialect = {
@@ -11,7 +12,7 @@ export const mysqlWrite: WriteDialect = {
   // Text in utf8mb4 whatever the connection's character set, so that 4-byte characters survive.
   jsonRows: (parameter, columns, alias) =>
     `json_table(${parameter}, '$[*]' columns (ord for ordinality, ${columns
-      .map((c, i) => `${mysqlSql.quote(c.name)} ${MYSQL_TYPE[c.type]} path '$[${i}]'`)
+      .map((c, i) => `${mysqlSql.quote(c.name)} ${columnType(c)} path '$[${i}]'`)
       .join(', ')})) as ${alias}`,
   rowsParameter: (rows) => JSON.stringify(rows),
   // JSON_TABLE yields the array's elements in order; an ORDER BY would sort the rows with their text columns through
@@ -26,3 +27,18 @@ const MYSQL_TYPE: Record<JsonRowColumn['type'], string> = {
   uuid: 'varchar(36) character set utf8mb4',
   timestamp: 'varchar(32) character set utf8mb4',
 };
+
+/**
+ * A value compared with a table column (an item's key) is declared in that column's character set and collation:
+ * MariaDB refuses to compare two implicit collations that differ ("Illegal mix of collations", e.g. a table created
+ * with utf8mb4_unicode_ci against JSON_TABLE's utf8mb4_general_ci), and a comparison in another collation than the
+ * column's cannot use its index. Unsigned integer keys reach 2^64 - 1.
+ */
+function columnType(c: JsonRowColumn): string {
+  const like = c.like;
+  if (like && c.type === 'integer' && isUnsignedColumn(like)) return 'bigint unsigned';
+  const charset = like?.collation && /^([a-z0-9]+)_[a-z0-9_]+$/i.exec(like.collation)?.[1];
+  if (!charset || c.type === 'integer') return MYSQL_TYPE[c.type];
+  const text = c.type === 'text' ? 'longtext' : 'varchar(255)';
+  return `${text} character set ${charset} collate ${like.collation!}`;
+}

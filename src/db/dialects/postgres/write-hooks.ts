@@ -23,7 +23,7 @@ export const postgresWrite: WriteDialect = {
       : postgresSql.bind(field, value),
   defaultRowInsert: (table) => `insert into ${table} default values`,
   jsonRows: (parameter, columns, alias) =>
-    `(select ${columns.map((c, i) => `(e.v->>${i})::${POSTGRES_TYPE[c.type]} as ${postgresSql.quote(c.name)}`).join(', ')}, e.ord from json_array_elements(${parameter}::json) with ordinality as e(v, ord)) as ${alias}`,
+    `(select ${columns.map((c, i) => `(e.v->>${i})::${columnType(c)} as ${postgresSql.quote(c.name)}`).join(', ')}, e.ord from json_array_elements(${parameter}::json) with ordinality as e(v, ord)) as ${alias}`,
   rowsParameter: (rows) => JSON.stringify(rows),
 };
 
@@ -34,3 +34,17 @@ const POSTGRES_TYPE: Record<JsonRowColumn['type'], string> = {
   uuid: 'uuid',
   timestamp: 'timestamptz',
 };
+
+/**
+ * Text types whose comparison with `text` casts the column to text, which its index does not serve (and which
+ * compares citext case-sensitively): a value compared with such a column (an item's key) is cast to the column's type.
+ */
+const KEY_TYPES: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, {
+  character: 'bpchar',
+  'character varying': 'varchar',
+  citext: 'citext',
+});
+
+function columnType(c: JsonRowColumn): string {
+  return (c.like && c.type !== 'integer' && KEY_TYPES[c.like.data_type]) || POSTGRES_TYPE[c.type];
+}
