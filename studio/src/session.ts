@@ -217,8 +217,14 @@ export function keyFields(collection: string): string[] {
 export function itemKey(collection: string, item: Record<string, unknown>): string | null {
   const keys = keyFields(collection);
   if (!keys.length) return null;
-  if (keys.length === 1) return String(item[keys[0]!]);
-  return keys.map((k) => String(item[k]).replace(/[%,]/g, (c) => (c === '%' ? '%25' : '%2C'))).join(',');
+  // A key column that is also a many-to-one may have been read as the related item (for its display template).
+  const value = (k: string): string => {
+    const v = item[k];
+    const relation = v && typeof v === 'object' ? relationOf(collection, k) : null;
+    return String(relation?.type === 'm2o' ? (v as Record<string, unknown>)[primaryKey(relation.related)] : v);
+  };
+  if (keys.length === 1) return value(keys[0]!);
+  return keys.map((k) => value(k).replace(/[%,]/g, (c) => (c === '%' ? '%25' : '%2C'))).join(',');
 }
 
 /** The user's language: their account's, else the browser's (names, dates and numbers follow it). */
