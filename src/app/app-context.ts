@@ -36,6 +36,8 @@ import { buildEngine, loadSchema } from './build-engine.js';
 import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
+import { buildResponseCache } from './build-response-cache.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import { openDatabase } from './open-database.js';
 import type { FilesService } from '../engine/files/files-service.js';
 import type { AssetService } from '../engine/files/asset-service.js';
@@ -73,6 +75,8 @@ export interface AppContext extends MailAccounts {
   caches: CacheRegistry;
   /** Changes made here: clears their caches at once and tells the other instances. */
   invalidation: Invalidation;
+  /** Answers from memory (CACHE_ENABLED): null when off. */
+  responses: ResponseCache | null;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
   /** The storage locations that hold the files' bytes. */
@@ -127,6 +131,17 @@ export async function createAppContext(config: Config, options: ContextOptions =
     redis = await openRedis(config, log);
     const bus = await connectBus(config, db, redis, log);
     const rights = await reactToChanges({ schema, invalidation, logins, changes, bus, undone, log });
+    const responses = await buildResponseCache({
+      config,
+      redis,
+      bus,
+      changes,
+      invalidation,
+      access: engine.access,
+      schema,
+      clock,
+      warn: (message) => log.warn(message),
+    });
 
     // The overview reloads here as the other instances reload theirs: its new version retires what was built on it.
     const clearCaches = async () => {
@@ -186,6 +201,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       bus,
       caches,
       invalidation,
+      responses,
       subscriptions,
       rights,
       redis,

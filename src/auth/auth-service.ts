@@ -116,7 +116,7 @@ export class AuthService {
     if (!passwordOk) {
       if (allowed !== null && (await this.attempts.failed(String(user.id), allowed))) {
         await this.users.setStatus(user.id, 'suspended');
-        this.changes?.announce('service_users', 'update', [user.id]);
+        await this.changes?.announce('service_users', 'update', [user.id]);
       }
       await stall();
       return refuse(new InvalidCredentialsError());

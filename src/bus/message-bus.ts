@@ -25,4 +25,6 @@ export const CHANNELS = {
   settings: 'settings',
   /** Every cache cleared (POST /utils/cache/clear). */
   caches: 'caches',
+  /** Without Redis, a write dropped answers kept in memory: the other instances drop theirs. */
+  responses: 'responses',
 } as const;

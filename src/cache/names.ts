@@ -16,6 +16,7 @@ export const CACHE_NAMES = [
   'statement-shapes',
   'query-strings',
   'prepared-statements',
+  'responses',
 ] as const;
 
 export type CacheName = (typeof CACHE_NAMES)[number];

@@ -182,7 +182,7 @@ export class ItemsWriter {
       }
       if (batch.length) await flush();
     });
-    this.deps.changes?.emit(changes);
+    await this.deps.changes?.emit(changes);
     return written;
   }
 
@@ -471,7 +471,7 @@ export class ItemsWriter {
     const changes = new ChangeRecorder();
     if (!system) {
       const result = await this.deps.db.transaction((tx) => work(tx, changes));
-      this.deps.changes?.emit(changes);
+      await this.deps.changes?.emit(changes);
       return result;
     }
     let result: T;
@@ -479,7 +479,7 @@ export class ItemsWriter {
       system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await work(tx, changes))),
     );
     await system.committed(touched);
-    this.deps.changes?.emit(changes);
+    await this.deps.changes?.emit(changes);
     return result!;
   }
 }

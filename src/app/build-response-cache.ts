@@ -1,0 +1,72 @@
+/**
+ * Start-up of the response cache (CACHE_ENABLED; docs/design/response-cache.md): its store, and the write path's
+ * changes reaching it — before a write is acknowledged here, and from the other instances (through Redis, whose store
+ * is shared, or their change events / the database bus for stores in each instance's memory).
+ */
+import type { MessageBus } from '../bus/message-bus.js';
+import { CHANNELS } from '../bus/message-bus.js';
+import type { RedisClient } from '../bus/redis-connection.js';
+import { Cache } from '../cache/cache.js';
+import type { Invalidation } from '../cache/invalidation.js';
+import { RedisResponseStore } from '../cache/redis-response-store.js';
+import { ResponseCache } from '../cache/response-cache.js';
+import { ALL_TAG, MemoryResponseStore, type ResponseStore, type StoredAnswer } from '../cache/response-store.js';
+import type { Clock } from '../config/clock.js';
+import type { Config } from '../config/config.js';
+import type { ChangeEvents } from '../engine/write/change-events.js';
+import type { AccessResolver } from '../permissions/access-resolver.js';
+import type { SchemaStore } from '../schema/schema-store.js';
+
+export interface ResponseCacheParts {
+  config: Config;
+  redis: RedisClient | null;
+  bus: MessageBus;
+  changes: ChangeEvents;
+  invalidation: Invalidation;
+  access: AccessResolver;
+  schema: SchemaStore;
+  clock: Clock;
+  warn: (message: string) => void;
+}
+
+function memoryStore(config: Config, clock: Clock): MemoryResponseStore {
+  const settings = config.responseCache;
+  const entries = new Cache<string, StoredAnswer>('responses', {
+    max: settings.memoryMaxEntries,
+    maxSize: settings.memoryMaxSize,
+    sizeOf: (answer, key) => answer.body.length * 2 + key.length * 2 + 64 * answer.tags.length + 200,
+    ttlMs: settings.ttlMs,
+    now: () => clock.now(),
+  });
+  return new MemoryResponseStore(entries);
+}
+
+export async function buildResponseCache(parts: ResponseCacheParts): Promise<ResponseCache | null> {
+  const { config, redis, bus, changes, invalidation } = parts;
+  const settings = config.responseCache;
+  if (!settings.enabled) return null;
+  const shared = settings.store === 'redis' && redis !== null;
+  const store: ResponseStore = shared
+    ? new RedisResponseStore(redis, `${config.redis!.namespace}:${settings.namespace}`, settings.ttlMs)
+    : memoryStore(config, parts.clock);
+  const cache = new ResponseCache({
+    store,
+    schema: () => parts.schema.current,
+    permissionsOf: (accountability) => parts.access.permissionsOf(accountability),
+    warn: parts.warn,
+  });
+  changes.beforeAcknowledge((collections) => cache.changed(collections));
+  // POST /utils/cache/clear, here or elsewhere (a shared store is dropped once, by the instance that was asked).
+  invalidation.after('caches', (_notice, origin) => {
+    if (!shared || origin === 'here') void cache.changed([ALL_TAG]);
+  });
+  if (!shared) {
+    // Writes of the other instances: their change events with Redis, else a notice on the database bus.
+    if (redis) changes.listen((event) => void cache.changed([event.collection]));
+    else {
+      changes.beforeAcknowledge(async () => void bus.publish(CHANNELS.responses, {}));
+      await bus.subscribe(CHANNELS.responses, () => void cache.changed([ALL_TAG]));
+    }
+  }
+  return cache;
+}
