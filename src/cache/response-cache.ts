@@ -31,6 +31,8 @@ export class ResponseCache {
   private readonly rules = new WeakMap<PermissionSet, RulesIdentity>();
   private readonly schemas = new WeakMap<SchemaOverview, string>();
   private failing = false;
+  /** Lookups answered and not (for the bench and metrics). */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor(private readonly deps: ResponseCacheDeps) {}
 
@@ -60,9 +62,12 @@ export class ResponseCache {
     try {
       const found = await this.deps.store.lookup(key);
       this.failing = false;
+      if (found.body === undefined) this.stats.misses++;
+      else this.stats.hits++;
       return found;
     } catch (error) {
       this.failed(error);
+      this.stats.misses++;
       return { body: undefined, sequence: null };
     }
   }
