@@ -31,6 +31,8 @@ export class ResponseCache {
   private readonly rules = new WeakMap<PermissionSet, RulesIdentity>();
   private readonly schemas = new WeakMap<SchemaOverview, string>();
   private failing = false;
+  /** Misses being read, by key: a miss of the same key at the same write sequence waits for that read's answer. */
+  private readonly flights = new Map<string, { sequence: number; answer: Promise<string | null> }>();
   /** Lookups answered and not (for the bench and metrics). */
   readonly stats = { hits: 0, misses: 0 };
 
@@ -70,6 +72,26 @@ export class ResponseCache {
       this.stats.misses++;
       return { body: undefined, sequence: null };
     }
+  }
+
+  /**
+   * After a miss at `sequence`: the answer of the same read already on its way, begun at the same sequence (no write
+   * came between: it is as fresh as a read of one's own), or null with `done` to call with this read's keepable answer
+   * (null when it is not to be kept). Many callers missing at once then cost one read.
+   */
+  flight(key: string, sequence: number): { joined: Promise<string | null> } | { done: (body: string | null) => void } {
+    const running = this.flights.get(key);
+    if (running && running.sequence === sequence) return { joined: running.answer };
+    let done!: (body: string | null) => void;
+    const answer = new Promise<string | null>((resolve) => (done = resolve));
+    const entry = { sequence, answer };
+    this.flights.set(key, entry);
+    return {
+      done: (body) => {
+        if (this.flights.get(key) === entry) this.flights.delete(key);
+        done(body);
+      },
+    };
   }
 
   /** Keeps an answer in the background (a write since `sequence` to one of `tags` keeps it out). */

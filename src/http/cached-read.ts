@@ -31,6 +31,13 @@ function status(reply: FastifyReply, config: ResponseCacheConfig, value: 'HIT' |
   return config.statusHeader ? reply.header(config.statusHeader, value) : reply;
 }
 
+function hit(request: FastifyRequest, reply: FastifyReply, config: ResponseCacheConfig, body: string): FastifyReply {
+  return status(reply, config, 'HIT')
+    .header('cache-control', controlHeader(request, config))
+    .type(JSON_TYPE)
+    .send(body);
+}
+
 /**
  * Answers a read through the cache. `material` is what, beside the caller and the schema, decides the answer
  * (method, path, normalised query or GraphQL document); `run` produces the JSON body.
@@ -49,21 +56,30 @@ export async function cachedRead(
   }
   const key = await cache.keyOf(material, request.accountability);
   const found = key === null ? null : await cache.lookup(key);
-  if (found?.body !== undefined)
-    return status(reply, config, 'HIT')
-      .header('cache-control', controlHeader(request, config))
-      .type(JSON_TYPE)
-      .send(found.body);
-  const body = await run();
+  if (found?.body !== undefined) return hit(request, reply, config, found.body);
+  const sequence = found?.sequence ?? null;
+  const flight = key !== null && sequence !== null ? cache.flight(key, sequence) : null;
+  if (flight && 'joined' in flight) {
+    const shared = await flight.joined;
+    if (shared !== null) return hit(request, reply, config, shared);
+  }
+  let body: string;
+  try {
+    body = await run();
+  } catch (error) {
+    if (flight && 'done' in flight) flight.done(null);
+    throw error;
+  }
   const timer = timerOf(request);
   const keep =
     key !== null &&
-    typeof found?.sequence === 'number' &&
+    sequence !== null &&
     timer.reach !== null &&
     !timer.untagged &&
     body.length <= config.valueMaxSize &&
     !reply.hasHeader('set-cookie');
-  if (keep) cache.keep(key, body, [...timer.reach!], found.sequence!);
+  if (keep) cache.keep(key, body, [...timer.reach!], sequence);
+  if (flight && 'done' in flight) flight.done(keep ? body : null);
   return status(reply, config, 'MISS')
     .header('cache-control', keep ? controlHeader(request, config) : 'no-cache')
     .type(JSON_TYPE)

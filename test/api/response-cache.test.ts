@@ -147,6 +147,19 @@ for (const client of testClients()) {
       assert.equal((await get(url)).headers['x-cache'], 'MISS');
     });
 
+    it('reads once for many callers missing the same answer at once', async () => {
+      const url = '/items/articles?fields=id,title&filter[id][_lte]=6&sort=-id';
+      let statements = 0;
+      const stop = t.context.db.onQuery(() => statements++);
+      try {
+        const answers = await Promise.all(Array.from({ length: 8 }, () => get(url)));
+        assert.ok(answers.every((a) => a.statusCode === 200 && a.body === answers[0]!.body));
+        assert.equal(statements, 1);
+      } finally {
+        stop();
+      }
+    });
+
     it('keeps no errors and no system collections', async () => {
       assert.equal((await get('/items/articles/999999')).statusCode, 403);
       assert.notEqual((await get('/items/articles/999999')).headers['x-cache'], 'HIT');
