@@ -34,7 +34,7 @@ function memoryStore(config: Config, clock: Clock): MemoryResponseStore {
   const entries = new Cache<string, StoredAnswer>('responses', {
     max: settings.memoryMaxEntries,
     maxSize: settings.memoryMaxSize,
-    sizeOf: (answer, key) => answer.body.length * 2 + key.length * 2 + 64 * answer.tags.length + 200,
+    sizeOf: (answer, key) => answer.body.length + key.length * 2 + 64 * answer.tags.length + 200,
     ttlMs: settings.ttlMs,
     now: () => clock.now(),
   });
@@ -64,9 +64,33 @@ export async function buildResponseCache(parts: ResponseCacheParts): Promise<Res
     // Writes of the other instances: their change events with Redis, else a notice on the database bus.
     if (redis) changes.listen((event) => void cache.changed([event.collection]));
     else {
-      changes.beforeAcknowledge(async () => void bus.publish(CHANNELS.responses, {}));
+      const notice = coalesced(() => bus.publish(CHANNELS.responses, {}));
+      changes.beforeAcknowledge(async () => notice());
       await bus.subscribe(CHANNELS.responses, () => void cache.changed([ALL_TAG]));
     }
   }
   return cache;
+}
+
+/**
+ * `send`, at most one at a time: calls while one is on its way make one more after it. The others poll the notice
+ * counter, so one increment per poll tells them as much as one per write (which would double a write's statements).
+ */
+function coalesced(send: () => Promise<void>): () => void {
+  let sending = false;
+  let again = false;
+  const run = (): void => {
+    sending = true;
+    again = false;
+    void send()
+      .catch(() => {})
+      .finally(() => {
+        sending = false;
+        if (again) run();
+      });
+  };
+  return () => {
+    if (sending) again = true;
+    else run();
+  };
 }

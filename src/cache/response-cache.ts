@@ -60,7 +60,7 @@ export class ResponseCache {
   }
 
   /** The kept answer, if valid, and the write sequence a miss's read starts at (null: the store is away). */
-  async lookup(key: string): Promise<{ body: string | undefined; sequence: number | null }> {
+  async lookup(key: string): Promise<{ body: string | Buffer | undefined; sequence: number | null }> {
     try {
       const found = await this.deps.store.lookup(key);
       this.failing = false;

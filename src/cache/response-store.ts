@@ -11,8 +11,11 @@ import type { Cache } from './cache.js';
 export const ALL_TAG = '*';
 
 export interface ResponseStore {
-  /** The answer under `key` if it is still valid, and the write sequence now (noted before a miss reads). */
-  lookup(key: string): Promise<{ body: string | undefined; sequence: number }>;
+  /**
+   * The answer under `key` if it is still valid (as text, or its UTF-8 bytes), and the write sequence now (noted
+   * before a miss reads).
+   */
+  lookup(key: string): Promise<{ body: string | Buffer | undefined; sequence: number }>;
   /** Keeps `body` under `key` tagged `tags`, unless one of them was bumped after `sequence`. */
   store(key: string, body: string, tags: readonly string[], sequence: number): Promise<void>;
   /** Drops every answer tagged with one of `tags` (before the write that did it is acknowledged). */
@@ -21,7 +24,8 @@ export interface ResponseStore {
 }
 
 export interface StoredAnswer {
-  body: string;
+  /** UTF-8, encoded once: a hit is sent without encoding the text again. */
+  body: Buffer;
   tags: readonly string[];
   generations: readonly number[];
 }
@@ -34,7 +38,7 @@ export class MemoryResponseStore implements ResponseStore {
 
   constructor(private readonly entries: Cache<string, StoredAnswer>) {}
 
-  lookup(key: string): Promise<{ body: string | undefined; sequence: number }> {
+  lookup(key: string): Promise<{ body: Buffer | undefined; sequence: number }> {
     const entry = this.entries.get(key);
     const valid = entry !== undefined && entry.tags.every((tag, i) => this.generation(tag) === entry.generations[i]);
     return Promise.resolve({ body: valid ? entry.body : undefined, sequence: this.sequence });
@@ -44,7 +48,7 @@ export class MemoryResponseStore implements ResponseStore {
     const all = [ALL_TAG, ...tags];
     const generations = all.map((tag) => this.generation(tag));
     if (generations.every((generation) => generation <= sequence))
-      this.entries.set(key, { body, tags: all, generations });
+      this.entries.set(key, { body: Buffer.from(body), tags: all, generations });
     return Promise.resolve();
   }
 

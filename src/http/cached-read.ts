@@ -31,7 +31,12 @@ function status(reply: FastifyReply, config: ResponseCacheConfig, value: 'HIT' |
   return config.statusHeader ? reply.header(config.statusHeader, value) : reply;
 }
 
-function hit(request: FastifyRequest, reply: FastifyReply, config: ResponseCacheConfig, body: string): FastifyReply {
+function hit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  config: ResponseCacheConfig,
+  body: string | Buffer,
+): FastifyReply {
   return status(reply, config, 'HIT')
     .header('cache-control', controlHeader(request, config))
     .type(JSON_TYPE)
