@@ -127,21 +127,9 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const { items, changes, permissions, permissionsChanged } = engine;
     const clock = options.clock ?? systemClock;
     const { logins, accountability } = buildCallers(db, secret, config, clock, caches);
-
     redis = await openRedis(config, log);
     const bus = await connectBus(config, db, redis, log);
     const rights = await reactToChanges({ schema, invalidation, logins, changes, bus, undone, log });
-    const responses = await buildResponseCache({
-      config,
-      redis,
-      bus,
-      changes,
-      invalidation,
-      access: engine.access,
-      schema,
-      clock,
-      warn: (message) => log.warn(message),
-    });
 
     // The overview reloads here as the other instances reload theirs: its new version retires what was built on it.
     const clearCaches = async () => {
@@ -201,7 +189,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       bus,
       caches,
       invalidation,
-      responses,
+      responses: await buildResponseCache({ config, redis, bus, engine, invalidation, schema, clock, log }),
       subscriptions,
       rights,
       redis,

@@ -21,12 +21,11 @@ export interface ResponseCacheParts {
   config: Config;
   redis: RedisClient | null;
   bus: MessageBus;
-  changes: ChangeEvents;
+  engine: { changes: ChangeEvents; access: AccessResolver };
   invalidation: Invalidation;
-  access: AccessResolver;
   schema: SchemaStore;
   clock: Clock;
-  warn: (message: string) => void;
+  log: { warn(message: string): void };
 }
 
 function memoryStore(config: Config, clock: Clock): MemoryResponseStore {
@@ -42,7 +41,8 @@ function memoryStore(config: Config, clock: Clock): MemoryResponseStore {
 }
 
 export async function buildResponseCache(parts: ResponseCacheParts): Promise<ResponseCache | null> {
-  const { config, redis, bus, changes, invalidation } = parts;
+  const { config, redis, bus, invalidation } = parts;
+  const { changes, access } = parts.engine;
   const settings = config.responseCache;
   if (!settings.enabled) return null;
   const shared = settings.store === 'redis' && redis !== null;
@@ -52,8 +52,8 @@ export async function buildResponseCache(parts: ResponseCacheParts): Promise<Res
   const cache = new ResponseCache({
     store,
     schema: () => parts.schema.current,
-    permissionsOf: (accountability) => parts.access.permissionsOf(accountability),
-    warn: parts.warn,
+    permissionsOf: (accountability) => access.permissionsOf(accountability),
+    warn: (message) => parts.log.warn(message),
   });
   changes.beforeAcknowledge((collections) => cache.changed(collections));
   // POST /utils/cache/clear, here or elsewhere (a shared store is dropped once, by the instance that was asked).
