@@ -25,6 +25,7 @@ import { openRawDriver, scaleScenarios, type ScaleScenario } from './scale.js';
 import { assetsSelected, selectScenarios, type Scenario } from './scenarios.js';
 import { benchAssets, printAssets } from './assets.js';
 import { benchFanout, type FanoutSettings } from './fanout.js';
+import { benchCache } from './cache.js';
 import type { ServerCounters } from './server.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -49,6 +50,8 @@ interface Settings {
   rows: number | null;
   /** Fan-out mode (`--fanout`): realtime subscribers instead of the load scenarios. */
   fanout: FanoutSettings | null;
+  /** Cache mode (`--cache`): the response cache on against off (bench/cache.ts). */
+  cache: boolean;
   scenarios: Scenario[];
   /** The assets scenario (bench/assets.ts): null = not selected, else its count of fresh transforms one at a time. */
   assetsFresh: number | null;
@@ -60,8 +63,10 @@ interface Settings {
 function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
   const rowsAt = argv.indexOf('--rows');
   const rowsArg = rowsAt >= 0 ? argv[rowsAt + 1] : undefined;
-  const unknownArg = argv.find((a, i) => a !== '--rows' && a !== '--fanout' && !(rowsAt >= 0 && i === rowsAt + 1));
-  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N or --fanout)`);
+  const unknownArg = argv.find(
+    (a, i) => a !== '--rows' && a !== '--fanout' && a !== '--cache' && !(rowsAt >= 0 && i === rowsAt + 1),
+  );
+  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N, --fanout or --cache)`);
   const fanout = argv.includes('--fanout');
   if (fanout && rowsAt >= 0) throw new Error('--fanout and --rows are separate modes');
   if (rowsAt >= 0 && !(Number.isInteger(Number(rowsArg)) && Number(rowsArg) >= 1000))
@@ -72,6 +77,7 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
     warmup: nonNegativeInt(env, 'BENCH_WARMUP_SECONDS', 2),
     connections: positiveInt(env, 'BENCH_CONNECTIONS', 10),
     rows: rowsAt >= 0 ? Number(rowsArg) : null,
+    cache: argv.includes('--cache'),
     fanout: fanout
       ? {
           subscribers: positiveInt(env, 'BENCH_FANOUT_SUBSCRIBERS', 1000),
@@ -664,6 +670,13 @@ try {
         strataEnv,
         profiles,
       );
+      continue;
+    }
+    if (settings.cache) {
+      const { duration, warmup, connections } = settings;
+      const writes = positiveInt(process.env, 'BENCH_CACHE_WRITES', 50);
+      const parts = { build: BUILD_DIR, results: RESULTS_DIR, guard, strataEnv, prepare: bootstrapWithRelations };
+      await benchCache(client, { duration, warmup, connections, writes }, parts);
       continue;
     }
     if (settings.rows !== null) {

@@ -27,6 +27,9 @@ export interface ServerCounters {
   maxRssMb: number;
   /** CPU time of the process since the last mark, ms. */
   cpuMs: number;
+  /** Response cache lookups since the last mark (CACHE_ENABLED; zero otherwise). */
+  cacheHits: number;
+  cacheMisses: number;
 }
 
 const CAPTURE_MAX = 100;
@@ -39,6 +42,7 @@ const app = createApp(context, { logger: { level: config.logLevel } });
 let statements = 0;
 let reads = 0;
 let captured: CapturedStatement[] = [];
+let cacheBase = { hits: 0, misses: 0 };
 context.db.onQuery((sql, params) => {
   statements++;
   reads++;
@@ -64,13 +68,16 @@ answerParent(
       return (app.server.address() as { port: number }).port;
     },
     mark() {
+      cacheBase = { ...(context.responses?.stats ?? cacheBase) };
       statements = 0;
       reads = 0;
       captured = [];
       rss.reset();
     },
     read(): ServerCounters {
-      return { statements, reads, captured, ...rss.read() };
+      const stats = context.responses?.stats ?? cacheBase;
+      const cache = { cacheHits: stats.hits - cacheBase.hits, cacheMisses: stats.misses - cacheBase.misses };
+      return { statements, reads, captured, ...cache, ...rss.read() };
     },
     track(collection: string) {
       tracked = collection;

@@ -38,6 +38,8 @@ import { buildEngine, loadSchema } from './build-engine.js';
 import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
+import { buildResponseCache } from './build-response-cache.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import { openDatabase } from './open-database.js';
 import type { FilesService } from '../engine/files/files-service.js';
 import type { AssetService } from '../engine/files/asset-service.js';
@@ -79,6 +81,8 @@ export interface AppContext extends MailAccounts {
   caches: CacheRegistry;
   /** Changes made here: clears their caches at once and tells the other instances. */
   invalidation: Invalidation;
+  /** Answers from memory (CACHE_ENABLED): null when off. */
+  responses: ResponseCache | null;
   /** What every committed item write changed: here, and (with Redis) on every instance. */
   changes: ChangeEvents;
   /** Hook events (filter, action, init) of extensions and flows. */
@@ -162,7 +166,6 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const { items, changes, permissions, permissionsChanged } = engine;
     const clock = options.clock ?? systemClock;
     const { logins, accountability } = buildCallers(db, secret, config, clock, caches);
-
     redis = await openRedis(config, log);
     const bus = await connectBus(config, db, redis, log);
     const rights = await reactToChanges({ schema, invalidation, logins, changes, bus, undone, log });
@@ -218,6 +221,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       invalidation,
       metrics: prometheus ?? NO_METRICS,
       prometheus,
+      responses: await buildResponseCache({ config, redis, bus, engine, invalidation, schema, clock, log }),
       subscriptions,
       rights,
       redis,

@@ -14,6 +14,7 @@ import type { RateLimiters } from '../bus/rate-limiters.js';
 import type { Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import type { ItemsService } from '../engine/read/items-service.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
 import type { SubscriptionHub } from '../realtime/hub/subscription-hub.js';
@@ -30,6 +31,8 @@ export interface ItemsApi {
   schema: SchemaStore;
   items: ItemsService;
   writer: ItemsWriter;
+  /** Answers from memory (CACHE_ENABLED); null when off. */
+  responses: ResponseCache | null;
 }
 
 /** Fields, collections and relations, and whole-schema snapshots and applies (serialised through `schemaChanges`). */

@@ -190,7 +190,7 @@ export class AuthService {
   private async failedAttempt(user: string, allowed: number | null): Promise<void> {
     if (allowed !== null && (await this.attempts.failed(user, allowed))) {
       await this.users.setStatus(user, 'suspended');
-      this.changes?.announce('service_users', 'update', [user]);
+      await this.changes?.announce('service_users', 'update', [user]);
     }
   }
 

@@ -37,7 +37,7 @@ export class TfaService {
     // Directus 11 answers a wrong code here as a bad payload (401 would make SDKs refresh their token and retry).
     if (!otpValid(secret, otp, this.clock.now())) throw new InvalidPayloadError('"otp" is invalid');
     await this.users.setTfaSecret(row.id, secret);
-    this.changes?.announce('service_users', 'update', [row.id]);
+    await this.changes?.announce('service_users', 'update', [row.id]);
   }
 
   async disable(user: string | null, body: Record<string, unknown>): Promise<void> {
@@ -46,7 +46,7 @@ export class TfaService {
     if (!row.tfa_secret || !otpValid(String(row.tfa_secret), otp, this.clock.now()))
       throw new InvalidPayloadError('"otp" is invalid');
     await this.users.setTfaSecret(row.id, null);
-    this.changes?.announce('service_users', 'update', [row.id]);
+    await this.changes?.announce('service_users', 'update', [row.id]);
   }
 
   private async user(id: string | null): Promise<TfaUser> {

@@ -27,4 +27,6 @@ export const CHANNELS = {
   caches: 'caches',
   /** Flows or operations were written: each instance reads its flows again. */
   flows: 'flows',
+  /** Without Redis, a write dropped answers kept in memory: the other instances drop theirs. */
+  responses: 'responses',
 } as const;

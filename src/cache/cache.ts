@@ -54,6 +54,7 @@ export class Cache<K extends {}, V> {
     this.entries = new LRUCache<K, {}>(
       options.maxSize !== undefined
         ? {
+            ...(options.max !== undefined ? { max: options.max } : {}),
             maxSize: options.maxSize,
             sizeCalculation: (stored, key) => Math.max(1, sizeOf ? sizeOf(this.unwrap(stored), key) : 1),
           }

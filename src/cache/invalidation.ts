@@ -58,6 +58,8 @@ export const NOT_CLEARED: Readonly<Partial<Record<CacheName, string>>> = {
   'statement-shapes': 'keyed by schema version and permission-set object, which a change replaces',
   'query-strings': 'the parse of a query string: a function of the text',
   'prepared-statements': 'prepared per connection by SQL text: a function of the text',
+  responses:
+    'the response cache drops by collection generations of its own (response-cache.ts); keyed by schema and rules hash',
 };
 
 export type Origin = 'here' | 'elsewhere';

@@ -17,6 +17,7 @@ export const CACHE_NAMES = [
   'query-strings',
   'prepared-statements',
   'spent-sign-on-flows',
+  'responses',
 ] as const;
 
 export type CacheName = (typeof CACHE_NAMES)[number];

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bool, ConfigError, duration, int, size, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
+import { readCacheConfig, type ResponseCacheConfig } from './cache-config.js';
 import { readHashConfig, type HashConfig } from './hash-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readAuthProvidersConfig, type AuthProvidersConfig } from './auth-providers-config.js';
@@ -48,6 +49,8 @@ export interface DbConfig {
 }
 
 export interface Config extends ScaleConfig {
+  /** The response cache (CACHE_*). */
+  responseCache: ResponseCacheConfig;
   db: DbConfig;
   auth: AuthConfig;
   authProviders: AuthProvidersConfig;
@@ -200,6 +203,7 @@ export function readConfig(env: Env = process.env): Config {
   if (secret !== null && secret.length < 16) throw new ConfigError('SECRET', 'must be at least 16 characters');
 
   const host = str(env, 'HOST') ?? '127.0.0.1';
+  const scale = readScaleConfig(env, client === 'sqlite3');
 
   return {
     db: {
@@ -252,6 +256,7 @@ export function readConfig(env: Env = process.env): Config {
     email: readEmailConfig(env),
     flows: readFlowsConfig(env),
     extensions: readExtensionsConfig(env),
-    ...readScaleConfig(env, client === 'sqlite3'),
+    ...scale,
+    responseCache: readCacheConfig(env, scale.redis !== null),
   };
 }

@@ -56,6 +56,8 @@ export class GraphQLService {
       ]);
     if (method === 'GET' && operation !== 'query')
       throw new MethodNotAllowedError(['POST'], 'Can only perform a query operation from a GET request.');
+    // Only queries' answers may be kept (http/cached-read.ts): a mutation's is its own.
+    if (operation !== 'query') context.marks.uncacheable?.();
     if (operation === 'query') {
       const passed = await passThrough(
         schemas[scope],
@@ -73,6 +75,7 @@ export class GraphQLService {
     if (!('data' in result) || result.data === undefined)
       throw new GraphQLValidationError((result.errors ?? []).map((e) => formatGraphQLError(e as GraphQLError)));
     const body: Record<string, unknown> = { data: result.data };
+    if (result.errors?.length) context.marks.uncacheable?.();
     if (result.errors?.length)
       body.errors = result.errors.flatMap((error) => executionErrors(error as GraphQLError, log));
     return JSON.stringify(body);

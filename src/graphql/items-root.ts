@@ -159,7 +159,9 @@ export function collectionRootFields(
           resolve: async (_root, args, ctx, info) => {
             const q = selectionQuery(info, {}, undefined, limits);
             // `version`: the item as of that content version (versions-service.ts); `main` or none, the item.
-            if (typeof args.version === 'string' && args.version !== '')
+            if (typeof args.version === 'string' && args.version !== '') {
+              // A content version's answer is read outside the tagged reads: never kept.
+              ctx.marks.uncacheable?.();
               return ctx.app.versions.readAs(
                 name,
                 String(args.id),
@@ -168,6 +170,7 @@ export function collectionRootFields(
                 ctx.accountability,
                 options.system,
               );
+            }
             if (judged) return data(await judgedRevisions(ctx, q, String(args.id)));
             return data(await ctx.app.items.rowsOne(name, String(args.id), q, ctx.accountability, ctx.marks, options));
           },
@@ -214,6 +217,7 @@ function byVersionRoot(types: TypeSet, name: string, system: boolean, limits: Re
         (field) => !field.startsWith('__'),
       );
       const query = { fields: fields.length ? fields : [types.view.get(name)!.collection.primary!] };
+      ctx.marks.uncacheable?.();
       return ctx.app.versions.readAs(name, String(args.id), String(args.version), query, ctx.accountability, system);
     },
   };

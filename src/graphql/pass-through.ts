@@ -68,16 +68,17 @@ export async function passThrough(
     try {
       return `{"data":{${roots[0]!.member}${await read(roots[0]!, context)}}}`;
     } catch (reason) {
-      return answer(roots, [{ status: 'rejected', reason }], formatErrors);
+      return answer(roots, [{ status: 'rejected', reason }], formatErrors, context);
     }
   }
-  return answer(roots, await Promise.allSettled(roots.map((r) => read(r, context))), formatErrors);
+  return answer(roots, await Promise.allSettled(roots.map((r) => read(r, context))), formatErrors, context);
 }
 
 function answer(
   roots: RootPlan[],
   answers: PromiseSettledResult<string>[],
   formatErrors: (error: GraphQLError) => Record<string, unknown>[],
+  { marks }: GraphQLContext,
 ): string {
   const parts: string[] = [];
   const errors: Record<string, unknown>[] = [];
@@ -98,6 +99,7 @@ function answer(
     if (root.nonNull) nulled = true;
   });
   const data = nulled ? 'null' : `{${parts.join(',')}}`;
+  if (errors.length) marks.uncacheable?.();
   return errors.length ? `{"data":${data},"errors":${JSON.stringify(errors)}}` : `{"data":${data}}`;
 }
 

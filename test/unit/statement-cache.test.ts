@@ -95,6 +95,7 @@ describe('statement cache shapes', () => {
         primary: 'id',
         totalCount: false,
         filterCount: false,
+        reach: [],
       };
     };
     return { compile, calls: () => calls };
@@ -152,6 +153,7 @@ describe('statement cache shapes', () => {
         primary: 'id',
         totalCount: false,
         filterCount: false,
+        reach: [],
       };
     };
     const first = cache.find(1, 'articles', byStatus('Published' as never), admin, null, 'rest');

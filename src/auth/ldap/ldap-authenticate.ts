@@ -75,7 +75,7 @@ async function createUser(
 ): Promise<ExternalUser> {
   try {
     const id = await repo.create(config.name, user.dn, { ...profile(user), role });
-    deps.changes?.announce('service_users', 'create', [id]);
+    await deps.changes?.announce('service_users', 'create', [id]);
   } catch (error) {
     if (!notUnique(error)) throw error;
     // Either the same person's first login raced this one (the row is there now), or the directory's address is
@@ -120,7 +120,7 @@ export async function ldapAuthenticate(
       deps.log.warn(`LDAP provider "${config.name}": a user's new email is another user's; not synchronised`);
       throw new InvalidProviderError();
     }
-    deps.changes?.announce('service_users', 'update', [existing.id]);
+    await deps.changes?.announce('service_users', 'update', [existing.id]);
   }
   return existing;
 }

@@ -37,7 +37,7 @@ export class SignOnUsers {
       const changes = { ...(provider.syncUserInfo ? profile : {}), ...(role !== null ? { role } : {}) };
       if (Object.keys(changes).length > 0) {
         await this.repository.update(existing.id, changes).catch(refuse);
-        this.changes?.announce('service_users', 'update', [existing.id]);
+        await this.changes?.announce('service_users', 'update', [existing.id]);
       }
       return existing.id;
     }
@@ -47,7 +47,7 @@ export class SignOnUsers {
     const id = await this.repository
       .create(provider.name, identifier, profile, role ?? provider.defaultRoleId)
       .catch(refuse);
-    this.changes?.announce('service_users', 'create', [id]);
+    await this.changes?.announce('service_users', 'create', [id]);
     return id;
   }
 }

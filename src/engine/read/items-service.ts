@@ -11,6 +11,7 @@ import type { AccessResolver } from '../../permissions/access-resolver.js';
 import type { Key } from '../../plan/mutation-plan.js';
 import type { PlannedOutput, ReadPlan } from '../../plan/read-plan.js';
 import { planRead } from '../../plan/read-planner.js';
+import { readReach } from '../../plan/read-reach.js';
 import type { Query } from '../../request/query.js';
 import type { SchemaOverview } from '../../schema/types.js';
 import { compileRead } from '../../sql/read-compiler.js';
@@ -19,6 +20,10 @@ import { StatementCache, type CachedRead } from './statement-cache.js';
 /** Receives the end of each stage (plan, sql, db, respond) for Server-Timing. */
 export interface StageMarks {
   mark(stage: string): void;
+  /** The collections a read read from (a cached answer's tags: http/cached-read.ts), when the caller keeps them. */
+  reached?(collections: readonly string[]): void;
+  /** The answer holds what no tag covers (a mutation, an error, a content version): it must not be kept. */
+  uncacheable?(): void;
 }
 
 export const NO_MARKS: StageMarks = { mark: () => {} };
@@ -123,6 +128,7 @@ export class ItemsService {
           primary: plan.collection.primary,
           totalCount: plan.meta.totalCount,
           filterCount: plan.meta.filterCount,
+          reach: withDynamic(readReach(plan), dynamic),
         };
       };
       read = compile(query, marks);
@@ -130,6 +136,7 @@ export class ItemsService {
       if (dynamic.size === 0) this.statements.remember(lookup, read, (other) => compile(other, NO_MARKS));
       marks.mark('sql');
     }
+    marks.reached?.(read.reach);
     const [row] = await this.deps.db.query(read.sql, read.params, read.name);
     marks.mark('db');
     let json = row?.data as string | null | undefined;
@@ -174,6 +181,7 @@ export class ItemsService {
     if (plan.filter?.kind === 'constant' && !plan.filter.value) throw new ForbiddenError();
     const { sql, params } = compileRead(plan, this.deps.db.dialect.sql);
     marks.mark('sql');
+    marks.reached?.(withDynamic(readReach(plan), dynamic));
     const [row] = await this.deps.db.query(sql, params);
     marks.mark('db');
     const json = row?.data as string | null | undefined;
@@ -285,4 +293,9 @@ function rows(read: JsonRead): RowsRead {
   if (read.totalCount !== undefined) out.totalCount = read.totalCount;
   if (read.filterCount !== undefined) out.filterCount = read.filterCount;
   return out;
+}
+
+/** The users' and roles' rows a rule's `$CURRENT_USER.<path>` / `$CURRENT_ROLE.<path>` values were read from. */
+function withDynamic(reach: string[], dynamic: Map<string, unknown>): string[] {
+  return dynamic.size ? [...reach, 'service_users', 'service_roles'] : reach;
 }

@@ -33,6 +33,8 @@ export interface CachedRead {
   primary: string | null;
   totalCount: boolean;
   filterCount: boolean;
+  /** The collections the plan reads from (plan/read-reach.ts): a cached answer's tags. */
+  reach: readonly string[];
 }
 
 /** How a parameter of a shared statement comes from one value of the request. */
@@ -211,6 +213,7 @@ export class StatementCache {
           primary: entry.primary,
           totalCount: entry.totalCount,
           filterCount: entry.filterCount,
+          reach: entry.reach,
         },
         exact,
         shape: null,
@@ -254,6 +257,7 @@ export class StatementCache {
       primary: read.primary,
       totalCount: read.totalCount,
       filterCount: read.filterCount,
+      reach: read.reach,
       parameters,
     });
   }

@@ -78,6 +78,7 @@ function isChangeEvent(notice: Notice): notice is Notice & ChangeEvent {
 
 export class ChangeEvents {
   private readonly listeners = new Set<ChangeListener>();
+  private readonly guards: ((collections: string[]) => Promise<void>)[] = [];
   private remote: MessageBus | null = null;
 
   /** `remote`: the bus to other instances, or null when it cannot carry payloads (no Redis). */
@@ -99,19 +100,34 @@ export class ChangeEvents {
     return () => void this.listeners.delete(listener);
   }
 
-  /** After commit: this instance's listeners now, the other instances' through the bus (never fails the write). */
-  emit(recorder: ChangeRecorder): void {
-    for (const event of recorder.events()) {
+  /**
+   * Runs `guard` with the collections of every committed write, and the write is acknowledged only once it is done
+   * (the response cache drops what the write made stale; a guard never throws).
+   */
+  beforeAcknowledge(guard: (collections: string[]) => Promise<void>): void {
+    this.guards.push(guard);
+  }
+
+  /**
+   * After commit: this instance's listeners now, the other instances' through the bus (never fails the write); the
+   * promise is the guards being done, awaited before the write's response.
+   */
+  async emit(recorder: ChangeRecorder): Promise<void> {
+    const events = recorder.events();
+    for (const event of events) {
       this.deliver(event);
       void this.remote?.publish(CHANGES_CHANNEL, { ...event });
     }
+    if (this.guards.length === 0 || events.length === 0) return;
+    const collections = [...new Set(events.map((event) => event.collection))];
+    await Promise.all(this.guards.map((guard) => guard(collections)));
   }
 
   /** After a write that is its own transaction (one statement outside the item writer, already committed). */
-  announce(collection: string, action: ChangeAction, keys: readonly Key[]): void {
+  announce(collection: string, action: ChangeAction, keys: readonly Key[]): Promise<void> {
     const recorder = new ChangeRecorder();
     recorder.record(collection, action, keys);
-    this.emit(recorder);
+    return this.emit(recorder);
   }
 
   private deliver(event: ChangeEvent): void {

@@ -206,7 +206,7 @@ export class ItemsWriter {
       if (batch.length) await flush();
       recorded = await this.recordOutbox(tx, changes, ctx);
     });
-    this.deps.changes?.emit(changes);
+    await this.deps.changes?.emit(changes);
     if (recorded) this.outbox?.committed();
     announceWrite(this.deps.events, top, topKeys, changes, ctx, this.deps.db);
     return written;
@@ -561,7 +561,7 @@ export class ItemsWriter {
     };
     if (!system) {
       const result = await this.deps.db.transaction(withOutbox);
-      this.deps.changes?.emit(changes);
+      await this.deps.changes?.emit(changes);
       if (recorded) this.outbox?.committed();
       announce?.(changes, result);
       return result;
@@ -571,7 +571,7 @@ export class ItemsWriter {
       system.keepAdmin(tx, touched, ctx.accountability, async () => void (result = await withOutbox(tx))),
     );
     await system.committed(touched);
-    this.deps.changes?.emit(changes);
+    await this.deps.changes?.emit(changes);
     if (recorded) this.outbox?.committed();
     announce?.(changes, result!);
     return result!;

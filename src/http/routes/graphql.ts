@@ -14,6 +14,7 @@ import { applyCookies, clientInfo } from '../auth-cookies.js';
 import type { SpecsService } from '../../specs/specs-service.js';
 import { declareRoute, type RouteAnswer, type RouteDeclaration } from '../route-declaration.js';
 import { graphqlSocketHandler } from './graphql-ws-upgrade.js';
+import { cachedRead } from '../cached-read.js';
 
 const OTHER_METHODS = ['PUT', 'PATCH', 'DELETE', 'SEARCH'] as const;
 
@@ -117,15 +118,24 @@ export function graphqlRoutes(context: GraphQLSocketApi, specs: SpecsService, wa
       sdl: (scope) => service.sdl(scope, request.accountability),
       oas: () => specs.oasDocument(request.accountability),
     };
-    let body: string;
-    try {
-      body = await service.execute(scope, parsed, method, ctx, request.log);
-    } catch (error) {
-      if (error instanceof MethodNotAllowedError) void reply.header('allow', 'POST');
-      throw error;
+    const execute = async () => {
+      let body: string;
+      try {
+        body = await service.execute(scope, parsed, method, ctx, request.log);
+      } catch (error) {
+        if (error instanceof MethodNotAllowedError) void reply.header('allow', 'POST');
+        throw error;
+      }
+      if (ctx.cookieChanges.length) request.timer.uncacheable();
+      applyCookies(reply, ctx.cookieChanges);
+      return body;
+    };
+    // Queries over the user collections share the response cache with REST (the system scope holds accounts).
+    if (scope === 'items' && context.responses) {
+      const material = `GRAPHQL\u0000${parsed.query}\u0000${JSON.stringify(parsed.variables ?? null)}\u0000${parsed.operationName ?? ''}`;
+      return cachedRead(context.responses, context.config.responseCache, request, reply, material, execute);
     }
-    applyCookies(reply, ctx.cookieChanges);
-    return reply.type('application/json; charset=utf-8').send(body);
+    return reply.type('application/json; charset=utf-8').send(await execute());
   };
 
   const sockets = context.config.graphqlSockets;

@@ -14,6 +14,8 @@ import { InvalidQueryError } from '../../errors/catalogue.js';
 import { sendData } from '../data-reply.js';
 import { registerItemWrites } from './item-writes.js';
 import { sendExport } from './export-reply.js';
+import { cachedRead, normalQueryString } from '../cached-read.js';
+import { dataBody } from '../data-reply.js';
 
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
@@ -48,6 +50,13 @@ export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
     return query;
   };
 
+  // Answers from memory: user collections only (system ones hold accounts, tokens and settings).
+  const cacheConfig = context.config.responseCache;
+  const responses = context.responses;
+  const cacheFor = (collection: string) =>
+    collection.startsWith('directus_') || collection.startsWith('service_') ? null : responses;
+  const material = (url: string) => `GET\u0000${url.split('?', 1)[0]}\u0000${normalQueryString(url)}`;
+
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
       const raw = request.query as Record<string, unknown>;
@@ -56,6 +65,13 @@ export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
       // `export=` (empty) is no export, as in Directus.
       if (raw.export !== undefined && raw.export !== '')
         return sendExport(context, reply, request.params.collection, query, raw.export, request.accountability);
+      const cache = cacheFor(request.params.collection);
+      if (cache)
+        return cachedRead(cache, cacheConfig, request, reply, material(request.url), async () =>
+          dataBody(
+            await context.items.readMany(request.params.collection, query, request.accountability, request.timer),
+          ),
+        );
       return sendData(
         reply,
         await context.items.readMany(request.params.collection, query, request.accountability, request.timer),
@@ -84,6 +100,12 @@ export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
         const { collection, pk } = request.params;
         return { data: await context.versions.readAs(collection, pk, version, query, request.accountability) };
       }
+      const { collection, pk } = request.params;
+      const cache = cacheFor(collection);
+      if (cache)
+        return cachedRead(cache, cacheConfig, request, reply, material(request.url), async () =>
+          dataBody(await context.items.readOne(collection, pk, query, request.accountability, request.timer)),
+        );
       return sendData(
         reply,
         await context.items.readOne(
