@@ -226,6 +226,10 @@ function flowsSuite(client: DbClient): void {
         await page.getByRole('group', { name: 'Flows' }).getByRole('button', { name: '▶ Stamp page' }).click();
         await status('Ran Stamp page.');
         assert.equal((await api(`/items/pages/${itemId}`)).headline, 'Stamped');
+        // The form shows what the flow did to the item.
+        await page.waitForFunction(
+          () => (document.querySelector('#field-headline') as HTMLInputElement)?.value === 'Stamped',
+        );
         await shot('flow-manual-button');
       });
 
