@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { DbClient } from '../../src/config/config.js';
+import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { FlowReceiver, until } from '../helpers/flow-receiver.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -231,6 +232,42 @@ function flowsSuite(client: DbClient): void {
           () => (document.querySelector('#field-headline') as HTMLInputElement)?.value === 'Stamped',
         );
         await shot('flow-manual-button');
+      });
+
+      it('shows an app user the manual flow’s button on the item page, and no Flows page', async () => {
+        const policy = await createPolicy(t, {
+          app_access: true,
+          permissions: [
+            { collection: 'pages', action: 'read' },
+            { collection: 'pages', action: 'update' },
+          ],
+        });
+        const editor = await createUserWithPolicies(t, [policy], { email: 'flow-editor@example.com' });
+        await t.context.permissionsChanged();
+        const set = await t.request({
+          method: 'PATCH',
+          url: `/users/${editor.id}`,
+          payload: { password: 'editor-password-1' },
+        });
+        assert.equal(set.statusCode, 200, set.body);
+        await t.request({ method: 'PATCH', url: `/items/pages/${itemId}`, payload: { headline: 'Back again' } });
+        const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+        const other = await context.newPage();
+        other.setDefaultTimeout(15_000);
+        await other.goto(`${base}/admin/`);
+        await other.getByLabel('Email').fill('flow-editor@example.com');
+        await other.getByLabel('Password').fill('editor-password-1');
+        await other.getByRole('button', { name: 'Sign in' }).click();
+        const nav = other.getByRole('navigation', { name: 'Main' });
+        await nav.getByRole('link', { name: 'pages' }).waitFor();
+        assert.equal(await nav.getByRole('link', { name: 'Flows' }).count(), 0);
+        await other.goto(`${base}/admin/flows`);
+        await other.getByRole('heading', { name: 'Not available' }).waitFor();
+        await other.goto(`${base}/admin/content/pages/${itemId}`);
+        await other.getByRole('group', { name: 'Flows' }).getByRole('button', { name: '▶ Stamp page' }).click();
+        await other.getByRole('status').getByText('Ran Stamp page.').waitFor();
+        assert.equal((await api(`/items/pages/${itemId}`)).headline, 'Stamped');
+        await context.close();
       });
 
       it('lists the flows with status and trigger, fits a phone-width window, and nothing was blocked by the CSP', async () => {
