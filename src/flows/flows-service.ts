@@ -65,8 +65,11 @@ export class FlowsService {
       log: deps.log,
     });
     this.deliveries = new FlowDeliveriesRepository(deps.db);
-    this.worker = new DeliveryWorker(this.deliveries, this.store, this.runner, deps.config.flows, deps.log);
-    this.outbox = new FlowOutbox(this.store, deps.db.dialect, () => this.worker.wake());
+    const hooks = deps.events
+      ? { events: deps.events, db: deps.db, schema: deps.schema, timeoutMs: deps.config.flows.runTimeoutMs }
+      : null;
+    this.worker = new DeliveryWorker(this.deliveries, this.store, this.runner, deps.config.flows, deps.log, hooks);
+    this.outbox = new FlowOutbox(this.store, deps.db.dialect, () => this.worker.wake(), deps.events ?? null);
     deps.writer.useOutbox(this.outbox);
     this.triggers = new FlowTriggers(this.store, this.runner, deps.events ?? null, deps.scheduler ?? null, deps.log);
   }
