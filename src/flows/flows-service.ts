@@ -44,6 +44,8 @@ export interface IncomingTrigger {
   headers: Record<string, unknown>;
 }
 
+const PRUNE_BATCH = 500;
+
 /** Headers a flow never sees: the caller's credentials. */
 const HIDDEN_HEADERS = new Set(['authorization', 'cookie']);
 
@@ -54,6 +56,7 @@ export class FlowsService {
   private readonly worker: DeliveryWorker;
   private readonly outbox: FlowOutbox;
   private readonly triggers: FlowTriggers;
+  private stopPrune: (() => void) | undefined;
 
   constructor(private readonly deps: FlowsDeps) {
     this.store = new FlowStore(deps.db);
@@ -79,9 +82,25 @@ export class FlowsService {
     await this.outbox.refresh().catch((error: Error) => this.deps.log.warn(`Flows: ${error.message}`));
     await this.triggers.register().catch((error: Error) => this.deps.log.warn(`Flows: ${error.message}`));
     this.worker.start();
+    // Once across instances (the scheduler's claim of each tick).
+    this.stopPrune = this.deps.scheduler?.schedule(
+      this.deps.config.flows.pruneCron,
+      () => this.prune(),
+      'flows:delivery-retention',
+    );
+  }
+
+  /** Deletes the delivered rows older than FLOWS_DELIVERY_RETENTION, 500 per statement; how many. */
+  async prune(): Promise<number> {
+    const before = Date.now() - this.deps.config.flows.retentionMs;
+    let total = 0;
+    for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n)
+      n = await this.deliveries.pruneDelivered(before, PRUNE_BATCH);
+    return total;
   }
 
   async stop(): Promise<void> {
+    this.stopPrune?.();
     this.triggers.clear();
     await this.worker.stop();
   }
