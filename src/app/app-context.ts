@@ -181,7 +181,16 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings: engine.settings,
       log,
     });
-    const background = await startBackground({ config, db, engine, schema, invalidation, clock, log });
+    const background = await startBackground({
+      config,
+      db,
+      engine,
+      schema,
+      invalidation,
+      clock,
+      log,
+      mailer: mailAccounts.mailer,
+    });
     return {
       config,
       db,

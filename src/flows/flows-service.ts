@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { Scheduler } from '../engine/events/scheduler.js';
 import type { Database } from '../db/connection.js';
+import type { Mailer } from '../mail/mailer.js';
 import { FlowDeliveriesRepository, type DeliveryRow } from '../db/repositories/flow-deliveries.js';
 import type { ItemsService } from '../engine/read/items-service.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
@@ -29,6 +30,8 @@ export interface FlowsDeps {
   writer: ItemsWriter;
   schema: () => SchemaOverview;
   log: FlowLog;
+  /** The mail operation's mailer. */
+  mailer?: Mailer;
   /** Where filter event flows are registered (none: no filter flows). */
   events?: EventEmitter;
   /** Where schedule flows are registered (none: no schedule flows). */
@@ -66,6 +69,7 @@ export class FlowsService {
       writer: deps.writer,
       schema: deps.schema,
       log: deps.log,
+      ...(deps.mailer ? { mailer: deps.mailer } : {}),
     });
     this.deliveries = new FlowDeliveriesRepository(deps.db);
     const hooks = deps.events
