@@ -78,7 +78,10 @@ for (const client of testClients()) {
       processes.push(second);
       const arrived = () => new Set(receiver.bodies().map((body) => Number(body.key)));
       await until('every action', () => keys.every((key) => arrived().has(key)));
-      assert.deepEqual([...arrived()].sort((a, b) => a - b), keys);
+      assert.deepEqual(
+        [...arrived()].sort((a, b) => a - b),
+        keys,
+      );
     });
   });
 }

@@ -7,7 +7,8 @@
  */
 import { Cron } from 'croner';
 
-export type ScheduleHandler = () => unknown;
+/** Given the tick it runs for (ms since the epoch, the same on every instance). */
+export type ScheduleHandler = (tick: number) => unknown;
 /** Whether this instance runs `tick` (ms since the epoch) of schedule `id`. */
 export type TickClaim = (id: string, tick: number) => Promise<boolean>;
 
@@ -76,7 +77,7 @@ export class Scheduler {
 
   private track(id: string, tick: number, handler: ScheduleHandler): void {
     const run = this.claim(id, tick)
-      .then((mine) => (mine && !this.stopped ? handler() : undefined))
+      .then((mine) => (mine && !this.stopped ? handler(tick) : undefined))
       .catch((error: unknown) => this.onError(error, id))
       .finally(() => this.running.delete(run));
     this.running.add(run);
