@@ -1,7 +1,7 @@
 /**
  * The flows' mail operation through Strata's mailer, against a real SMTP sink (test/helpers/smtp-sink.ts): markdown
  * rendered to HTML for a list of recipients, a Liquid template from EMAIL_TEMPLATES_PATH with its data, and a refused
- * recipient list taking the reject path; throw-error's value on the reject path.
+ * recipient list taking the reject path; throw-error's value on the reject path; notification rows.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -118,6 +118,27 @@ for (const client of testClients()) {
       });
       const answer = await thrown({});
       assert.deepEqual(json(answer), { message: 'No stock', status: 409, code: 'OUT_OF_STOCK' });
+    });
+
+    it('a notification operation writes service_notifications rows for its recipients', async () => {
+      const me = (await t.request({ method: 'GET', url: '/users/me' })).json().data;
+      const run = await webhook({
+        type: 'notification',
+        options: {
+          recipient: [me.id],
+          subject: 'Order {{ $trigger.body.order }}',
+          message: 'It has **shipped**.',
+          collection: 'articles',
+          item: '{{ $trigger.body.order }}',
+        },
+      });
+      assert.equal((await run({ order: 'A-18' })).statusCode, 200);
+      const rows = (await t.request({ method: 'GET', url: '/notifications?filter[subject][_eq]=Order A-18' })).json()
+        .data;
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].recipient, me.id);
+      assert.equal(rows[0].item, 'A-18');
+      assert.equal(rows[0].collection, 'articles');
     });
   });
 }

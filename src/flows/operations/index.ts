@@ -1,6 +1,6 @@
 /** The operation types a flow may use, by Directus's names (exec is not there: docs/flows.md). */
 import { condition, log, sleep, transform, trigger } from './basic-operations.js';
-import { itemCreate, itemDelete, itemRead, itemUpdate } from './item-operations.js';
+import { itemCreate, itemDelete, itemRead, itemUpdate, notification } from './item-operations.js';
 import type { OperationHandler } from './operation-context.js';
 import { mail, throwError } from './mail-operation.js';
 import { request } from './request-operation.js';
@@ -18,4 +18,5 @@ export const OPERATIONS: ReadonlyMap<string, OperationHandler> = new Map([
   ['item-delete', itemDelete],
   ['mail', mail],
   ['throw-error', throwError],
+  ['notification', notification],
 ]);
