@@ -140,5 +140,33 @@ for (const client of testClients()) {
       assert.equal(rows[0].item, 'A-18');
       assert.equal(rows[0].collection, 'articles');
     });
+
+    it('json-web-token signs, verifies and decodes; a wrong secret fails', async () => {
+      const options = { secret: 'flow-jwt-secret', options: { expiresIn: 60, issuer: 'strata' } };
+      const sign = await webhook({
+        type: 'json-web-token',
+        options: { ...options, operation: 'sign', payload: { order: '{{ $trigger.body.order }}' } },
+      });
+      // A string result is answered as it is (as Directus).
+      const token = (await sign({ order: 'A-19' })).body;
+      assert.equal(typeof token, 'string');
+      const verify = await webhook({
+        type: 'json-web-token',
+        options: { ...options, operation: 'verify', token: '{{ $trigger.body.token }}' },
+      });
+      const claims = json(await verify({ token }));
+      assert.equal(claims.order, 'A-19');
+      assert.equal(claims.iss, 'strata');
+      const decode = await webhook({
+        type: 'json-web-token',
+        options: { operation: 'decode', token: '{{ $trigger.body.token }}' },
+      });
+      assert.equal(json(await decode({ token })).order, 'A-19');
+      const wrong = await webhook({
+        type: 'json-web-token',
+        options: { secret: 'another', operation: 'verify', token: '{{ $trigger.body.token }}' },
+      });
+      assert.ok(json(await wrong({ token })).message, 'the reject path has the failure');
+    });
   });
 }

@@ -2,6 +2,7 @@
 import { condition, log, sleep, transform, trigger } from './basic-operations.js';
 import { itemCreate, itemDelete, itemRead, itemUpdate, notification } from './item-operations.js';
 import type { OperationHandler } from './operation-context.js';
+import { jsonWebToken } from './jwt-operation.js';
 import { mail, throwError } from './mail-operation.js';
 import { request } from './request-operation.js';
 
@@ -19,4 +20,5 @@ export const OPERATIONS: ReadonlyMap<string, OperationHandler> = new Map([
   ['mail', mail],
   ['throw-error', throwError],
   ['notification', notification],
+  ['json-web-token', jsonWebToken],
 ]);
