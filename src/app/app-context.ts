@@ -206,7 +206,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings: engine.settings,
       log,
     });
-    const background = await startBackground({ config, db, engine, schema, invalidation, clock, log });
+    const background = await startBackground({ ...mailAccounts, config, db, engine, schema, invalidation, clock, log });
     return {
       config,
       db,

@@ -12,6 +12,7 @@ import { Scheduler } from '../engine/events/scheduler.js';
 import type { FlowsService } from '../flows/flows-service.js';
 import { AuditRetention } from '../project/audit-retention.js';
 import type { SchemaStore } from '../schema/schema-store.js';
+import type { Mailer } from '../mail/mailer.js';
 import { startFlows } from './build-flows.js';
 import type { Engine } from './build-engine.js';
 import type { StartLog } from './start-log.js';
@@ -32,6 +33,7 @@ export async function startBackground(parts: {
   invalidation: Invalidation;
   clock: Clock;
   log: StartLog;
+  mailer?: Mailer;
 }): Promise<Background> {
   const { config, db, clock, log } = parts;
   const retention = new AuditRetention(db, config.retention, clock, (error) =>

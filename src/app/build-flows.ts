@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import type { Scheduler } from '../engine/events/scheduler.js';
 import { FlowsService } from '../flows/flows-service.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { SchemaStore } from '../schema/schema-store.js';
 import type { Engine } from './build-engine.js';
 import type { StartLog } from './start-log.js';
@@ -16,10 +17,11 @@ export interface FlowParts {
   invalidation: Invalidation;
   scheduler: Scheduler;
   log: StartLog;
+  mailer?: Mailer;
 }
 
 export async function startFlows(parts: FlowParts): Promise<FlowsService> {
-  const { config, db, engine, schema, invalidation, scheduler, log } = parts;
+  const { config, db, engine, schema, invalidation, scheduler, log, mailer } = parts;
   const flows = new FlowsService({
     config,
     db,
@@ -29,6 +31,7 @@ export async function startFlows(parts: FlowParts): Promise<FlowsService> {
     log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
     events: engine.events,
     scheduler,
+    ...(mailer ? { mailer } : {}),
   });
   invalidation.after('flows', () => flows.changed());
   invalidation.after('caches', () => flows.changed());

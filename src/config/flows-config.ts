@@ -2,7 +2,19 @@
  * Flows and their outbox (docs/flows.md): what a run may use (operations, time, request time and bytes), which
  * environment variables `$env` shows, how outgoing requests are signed, and how deliveries are retried.
  */
-import { duration, int, size, str, type Env } from './env-values.js';
+import { Cron } from 'croner';
+import { ConfigError, duration, int, size, str, type Env } from './env-values.js';
+
+/** A croner pattern (5 fields, or 6 with seconds first), checked at start. */
+function cron(env: Env, name: string, fallback: string): string {
+  const value = str(env, name) ?? fallback;
+  try {
+    new Cron(value, { paused: true }).stop();
+  } catch {
+    throw new ConfigError(name, `expected a cron expression such as "0 * * * *", got "${value}"`);
+  }
+  return value;
+}
 
 export interface FlowsConfig {
   /** FLOWS_ENV_ALLOW_LIST (Directus's name; default none): the environment variables a flow reads as `$env`. */
@@ -29,6 +41,10 @@ export interface FlowsConfig {
   pollMs: number;
   /** FLOWS_DELIVERY_BATCH (default 20): deliveries claimed, and run at once, per turn of an instance. */
   batch: number;
+  /** FLOWS_DELIVERY_RETENTION (default 7d): delivered rows older than this are deleted. */
+  retentionMs: number;
+  /** FLOWS_DELIVERY_PRUNE_SCHEDULE (default hourly, `0 * * * *`): when the prune runs, once across instances. */
+  pruneCron: string;
 }
 
 export function readFlowsConfig(env: Env): FlowsConfig {
@@ -53,5 +69,7 @@ export function readFlowsConfig(env: Env): FlowsConfig {
     leaseMs: Math.max(duration(env, 'FLOWS_DELIVERY_LEASE', '2m'), runTimeoutMs + 1000),
     pollMs: duration(env, 'FLOWS_DELIVERY_POLL', '5s'),
     batch: int(env, 'FLOWS_DELIVERY_BATCH', 20, 1, 1000),
+    retentionMs: duration(env, 'FLOWS_DELIVERY_RETENTION', '7d'),
+    pruneCron: cron(env, 'FLOWS_DELIVERY_PRUNE_SCHEDULE', '0 * * * *'),
   };
 }

@@ -12,6 +12,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { FlowRunner } from './flow-runner.js';
 import type { FlowStore } from './flow-store.js';
 import type { FlowLog } from './operations/operation-context.js';
+import { deliverHook, isHookDelivery, type HookDeliveryDeps } from './hook-deliveries.js';
 import { parseJson } from './safe-objects.js';
 
 export class DeliveryWorker {
@@ -28,6 +29,8 @@ export class DeliveryWorker {
     private readonly runner: FlowRunner,
     private readonly config: FlowsConfig,
     private readonly log: FlowLog,
+    /** Extensions' durable actions (hook-deliveries.ts); none: their rows fail as unregistered. */
+    private readonly hooks: HookDeliveryDeps | null = null,
   ) {}
 
   start(): void {
@@ -88,6 +91,11 @@ export class DeliveryWorker {
 
   /** Runs the row's flow; true when it succeeded (recorded by the caller), else records the failure here. */
   private async deliver(row: DeliveryRow, token: string): Promise<boolean> {
+    if (isHookDelivery(row.flow)) {
+      const payload = parseJson(row.payload) as Record<string, unknown>;
+      const error = this.hooks ? await deliverHook(this.hooks, payload) : 'Action hooks are not loaded';
+      return error === null ? true : this.failed(row, token, error, false);
+    }
     const flow = await this.store.get(row.flow);
     let error: string | null = null;
     if (!flow) error = 'The flow no longer exists';
@@ -101,8 +109,13 @@ export class DeliveryWorker {
       if (result.error) error = result.error.message;
     }
     if (error === null) return true;
+    return this.failed(row, token, error, !flow || flow.status !== 'active');
+  }
+
+  /** Records a failed try: retried after the backoff, or failed for good (`final`, or the attempts used up). */
+  private async failed(row: DeliveryRow, token: string, error: string, final: boolean): Promise<false> {
     const now = Date.now();
-    const final = !flow || flow.status !== 'active' || row.attempts >= this.config.deliveryAttempts;
+    final ||= row.attempts >= this.config.deliveryAttempts;
     this.log.warn(`Flow delivery ${row.id} (attempt ${row.attempts}) failed: ${error}`);
     const retryAt = final ? null : now + this.backoff(row.attempts);
     await this.repository.finish(row.id, token, { ok: false, error, retryAt }, now);

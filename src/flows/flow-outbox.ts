@@ -15,6 +15,8 @@ import type { CollectionOverview } from '../schema/types.js';
 import { eventName, flowType, listensTo } from './event-matching.js';
 import type { FlowStore } from './flow-store.js';
 import type { FlowDefinition } from './flow-types.js';
+import { hookDeliveries } from './hook-deliveries.js';
+import type { EventEmitter } from '../engine/events/event-emitter.js';
 
 const CONCEALED = '**********';
 
@@ -42,6 +44,8 @@ export class FlowOutbox implements WriteOutbox {
     private readonly store: FlowStore,
     private readonly dialect: Dialect,
     private readonly wake: () => void,
+    /** Where extensions' durable actions are registered (hook-deliveries.ts). */
+    private readonly events: EventEmitter | null = null,
   ) {
     // Until read again, writes keep their values (an action flow may have been added).
     store.onChange(() => {
@@ -57,17 +61,26 @@ export class FlowOutbox implements WriteOutbox {
   }
 
   listening(): boolean {
-    return this.actionFlows === null || this.actionFlows.length > 0;
+    return this.actionFlows === null || this.actionFlows.length > 0 || this.handlesHooks();
+  }
+
+  /** Whether the writes' durable actions are recorded here (the writer then leaves them out of its actions). */
+  handlesHooks(): boolean {
+    return this.events?.hasDurableActions() ?? false;
   }
 
   async record(tx: Executor, changes: ChangeRecorder, ctx: WriteContext): Promise<boolean> {
     const flows = (await this.store.active('event', tx)).filter((flow) => flowType(flow) === 'action');
-    if (flows.length === 0) return false;
+    if (flows.length === 0 && !this.handlesHooks()) return false;
     const rows: NewDelivery[] = [];
     for (const event of changes.events()) {
       const listening = flows.filter((flow) => listensTo(flow, event.collection, event.action));
-      if (listening.length === 0) continue;
       const collection = ctx.schema.collections[event.collection];
+      if (this.events?.hasDurableActions()) {
+        const metas = triggers(event, changes, collection) as Record<string, unknown>[];
+        rows.push(...hookDeliveries(this.events, event, metas, ctx.accountability));
+      }
+      if (listening.length === 0) continue;
       for (const trigger of triggers(event, changes, collection)) {
         const payload = JSON.stringify({ trigger, accountability: ctx.accountability });
         for (const flow of listening)

@@ -94,10 +94,11 @@ export class FlowTriggers {
     const cron = typeof flow.options.cron === 'string' ? flow.options.cron : '';
     if (!this.scheduler) return;
     if (!SchedulerClass.valid(cron)) return this.log.warn(`Flow ${flow.id}: "${cron}" is not a cron pattern`);
-    const run = async () => {
+    const run = async (tick: number) => {
       const current = await this.current(flow.id);
       if (!current || current.trigger !== 'schedule') return;
-      const result = await this.runner.run(current, { trigger: {}, accountability: null });
+      const trigger = { timestamp: new Date(tick).toISOString() };
+      const result = await this.runner.run(current, { trigger, accountability: null });
       if (result.error) this.log.warn(`Scheduled flow ${flow.id} failed: ${result.error.message}`);
     };
     this.undo.push(this.scheduler.schedule(cron, run, `flow:${flow.id}`));

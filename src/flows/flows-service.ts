@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { Scheduler } from '../engine/events/scheduler.js';
 import type { Database } from '../db/connection.js';
+import type { Mailer } from '../mail/mailer.js';
 import { FlowDeliveriesRepository, type DeliveryRow } from '../db/repositories/flow-deliveries.js';
 import type { ItemsService } from '../engine/read/items-service.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
@@ -29,6 +30,8 @@ export interface FlowsDeps {
   writer: ItemsWriter;
   schema: () => SchemaOverview;
   log: FlowLog;
+  /** The mail operation's mailer. */
+  mailer?: Mailer;
   /** Where filter event flows are registered (none: no filter flows). */
   events?: EventEmitter;
   /** Where schedule flows are registered (none: no schedule flows). */
@@ -44,6 +47,8 @@ export interface IncomingTrigger {
   headers: Record<string, unknown>;
 }
 
+const PRUNE_BATCH = 500;
+
 /** Headers a flow never sees: the caller's credentials. */
 const HIDDEN_HEADERS = new Set(['authorization', 'cookie']);
 
@@ -54,6 +59,7 @@ export class FlowsService {
   private readonly worker: DeliveryWorker;
   private readonly outbox: FlowOutbox;
   private readonly triggers: FlowTriggers;
+  private stopPrune: (() => void) | undefined;
 
   constructor(private readonly deps: FlowsDeps) {
     this.store = new FlowStore(deps.db);
@@ -63,10 +69,14 @@ export class FlowsService {
       writer: deps.writer,
       schema: deps.schema,
       log: deps.log,
+      ...(deps.mailer ? { mailer: deps.mailer } : {}),
     });
     this.deliveries = new FlowDeliveriesRepository(deps.db);
-    this.worker = new DeliveryWorker(this.deliveries, this.store, this.runner, deps.config.flows, deps.log);
-    this.outbox = new FlowOutbox(this.store, deps.db.dialect, () => this.worker.wake());
+    const hooks = deps.events
+      ? { events: deps.events, db: deps.db, schema: deps.schema, timeoutMs: deps.config.flows.runTimeoutMs }
+      : null;
+    this.worker = new DeliveryWorker(this.deliveries, this.store, this.runner, deps.config.flows, deps.log, hooks);
+    this.outbox = new FlowOutbox(this.store, deps.db.dialect, () => this.worker.wake(), deps.events ?? null);
     deps.writer.useOutbox(this.outbox);
     this.triggers = new FlowTriggers(this.store, this.runner, deps.events ?? null, deps.scheduler ?? null, deps.log);
   }
@@ -76,9 +86,25 @@ export class FlowsService {
     await this.outbox.refresh().catch((error: Error) => this.deps.log.warn(`Flows: ${error.message}`));
     await this.triggers.register().catch((error: Error) => this.deps.log.warn(`Flows: ${error.message}`));
     this.worker.start();
+    // Once across instances (the scheduler's claim of each tick).
+    this.stopPrune = this.deps.scheduler?.schedule(
+      this.deps.config.flows.pruneCron,
+      () => this.prune(),
+      'flows:delivery-retention',
+    );
+  }
+
+  /** Deletes the delivered rows older than FLOWS_DELIVERY_RETENTION, 500 per statement; how many. */
+  async prune(): Promise<number> {
+    const before = Date.now() - this.deps.config.flows.retentionMs;
+    let total = 0;
+    for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n)
+      n = await this.deliveries.pruneDelivered(before, PRUNE_BATCH);
+    return total;
   }
 
   async stop(): Promise<void> {
+    this.stopPrune?.();
     this.triggers.clear();
     await this.worker.stop();
   }

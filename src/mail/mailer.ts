@@ -69,6 +69,23 @@ export class Mailer {
     this.queue.push({ to, subject: SUBJECTS[template], html: () => this.render(template, data) });
   }
 
+  /**
+   * Sends one mail now and waits for the server's answer (a flow's mail operation: a failure fails the operation, so
+   * its delivery is tried again). `template`: a Liquid template by name (EMAIL_TEMPLATES_PATH or a default) with the
+   * project's data added; else `html` as given.
+   */
+  async sendNow(mail: {
+    to: string[];
+    subject: string;
+    html?: string;
+    template?: string;
+    data?: Record<string, unknown>;
+  }) {
+    if (!this.transport) throw new Error('Mail is not set up (EMAIL_TRANSPORT)');
+    const html = mail.template ? await this.render(mail.template as MailTemplate, mail.data ?? {}) : (mail.html ?? '');
+    await this.transport.sendMail({ from: this.deps.config.from, to: mail.to, subject: mail.subject, html });
+  }
+
   close(): void {
     this.transport?.close();
   }

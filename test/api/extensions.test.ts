@@ -41,6 +41,7 @@ for (const client of testClients()) {
           EXTENSIONS_FILTER_TIMEOUT: '300ms',
           EXTENSIONS_ENDPOINT_TIMEOUT: '300ms',
           EXTENSIONS_LOAD_TIMEOUT: '1s',
+          FLOWS_RETRY_BASE: '100ms',
           CORS_ENABLED: 'true',
           CORS_ORIGIN: 'true',
         },
@@ -105,6 +106,22 @@ for (const client of testClients()) {
         return rows.length ? rows[0] : undefined;
       }, 'the action');
       assert.equal(tag.name, `author-${author.id}-Ada`);
+    });
+
+    it('an action that throws is tried again through the outbox, and logged', async () => {
+      const author = json(await send('POST', '/items/authors', { name: 'Grace' })).data;
+      await waitFor(async () => {
+        const rows = json(await send('GET', `/items/tags?filter[name][_eq]=retried-${author.id}-Grace`)).data;
+        return rows.length ? rows[0] : undefined;
+      }, 'the retried action');
+      const log = await waitFor(async () => {
+        const rows = json(await send('GET', '/flows/deliveries?status=delivered&limit=1000')).data as Row[];
+        const mine = rows.filter((d) => d.event === 'authors.items.create' && d.payload?.meta?.key === author.id);
+        return mine.length === 2 ? mine : undefined;
+      }, 'both actions logged');
+      assert.deepEqual(log.map((d) => d.attempts).sort(), [1, 2]);
+      assert.ok(log.every((d) => String(d.flow).startsWith('hook:')));
+      assert.ok(log.some((d) => d.payload.hook === 'directus-extension-slugger:authors.items.create:1'));
     });
 
     it('a schedule runs (every second)', async () => {

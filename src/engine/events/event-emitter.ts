@@ -39,6 +39,9 @@ export class EventEmitter {
     init: new Map(),
   };
   private readonly pending = new Set<Promise<unknown>>();
+  /** Action handlers delivered through the outbox for writes (durable), by their stable id. */
+  private readonly durable = new Map<string, { event: string; handler: ActionHandler }>();
+  private readonly durableEvents = new Map<string, Set<string>>();
 
   constructor(private readonly options: EmitterOptions = { filterTimeoutMs: 5000 }) {}
 
@@ -49,6 +52,39 @@ export class EventEmitter {
 
   onAction(event: string, handler: ActionHandler): () => void {
     return this.add('action', event, handler);
+  }
+
+  /**
+   * An action whose write events are recorded in the write's transaction and delivered after commit by the outbox
+   * (src/flows/hook-deliveries.ts), at least once; `id` names it the same across restarts and instances. For events
+   * without a write transaction (auth, server) it runs as any action.
+   */
+  onDurableAction(id: string, event: string, handler: ActionHandler): () => void {
+    const remove = this.add('action', event, handler);
+    this.durable.set(id, { event, handler });
+    let ids = this.durableEvents.get(event);
+    if (!ids) this.durableEvents.set(event, (ids = new Set()));
+    ids.add(id);
+    return () => {
+      remove();
+      if (this.durable.get(id)?.handler !== handler) return;
+      this.durable.delete(id);
+      ids.delete(id);
+      if (ids.size === 0 && this.durableEvents.get(event) === ids) this.durableEvents.delete(event);
+    };
+  }
+
+  /** The durable actions listening to `event`, by id, in registration order. */
+  durableActions(event: string): string[] {
+    return [...(this.durableEvents.get(event) ?? [])];
+  }
+
+  hasDurableActions(): boolean {
+    return this.durable.size > 0;
+  }
+
+  durableAction(id: string): ActionHandler | undefined {
+    return this.durable.get(id)?.handler;
   }
 
   onInit(event: string, handler: InitHandler): () => void {
@@ -85,13 +121,28 @@ export class EventEmitter {
     return current as T;
   }
 
-  /** Starts the actions of `events` (not awaited by the caller); a failure goes to `onError`. */
-  emitAction(events: string | readonly string[], meta: EventMeta, context: EventContext): void {
+  /**
+   * Starts the actions of `events` (not awaited by the caller); a failure goes to `onError`. `durable: false` (a
+   * write whose outbox recorded the durable ones) leaves out the durable actions.
+   */
+  emitAction(events: string | readonly string[], meta: EventMeta, context: EventContext, durable = true): void {
     for (const event of typeof events === 'string' ? [events] : events) {
       const set = this.handlers.action.get(event);
       if (!set) continue;
-      for (const handler of [...set] as ActionHandler[]) this.track(event, () => handler({ ...meta, event }, context));
+      const skip = durable ? null : new Set([...this.durable.values()].map((d) => d.handler));
+      for (const handler of [...set] as ActionHandler[]) {
+        if (skip?.has(handler)) continue;
+        this.track(event, () => handler({ ...meta, event }, context));
+      }
     }
+  }
+
+  /** Whether `events` have actions other than durable ones. */
+  hasImmediateAction(events: readonly string[]): boolean {
+    return events.some((event) => {
+      const set = this.handlers.action.get(event);
+      return set !== undefined && set.size > (this.durableEvents.get(event)?.size ?? 0);
+    });
   }
 
   /** Runs the init handlers of `event` (`app.before`, `routes.custom.after`…), awaited, failures reported. */

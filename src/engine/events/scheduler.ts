@@ -7,7 +7,8 @@
  */
 import { Cron } from 'croner';
 
-export type ScheduleHandler = () => unknown;
+/** Given the tick it runs for (ms since the epoch, the same on every instance). */
+export type ScheduleHandler = (tick: number) => unknown;
 /** Whether this instance runs `tick` (ms since the epoch) of schedule `id`. */
 export type TickClaim = (id: string, tick: number) => Promise<boolean>;
 
@@ -78,7 +79,7 @@ export class Scheduler {
     // A tick this instance claimed is run even when `stop` came meanwhile (stop waits for it): no other instance
     // will run it.
     const run = this.claim(id, tick)
-      .then((mine) => (mine ? handler() : undefined))
+      .then((mine) => (mine ? handler(tick) : undefined))
       .catch((error: unknown) => this.onError(error, id))
       .finally(() => this.running.delete(run));
     this.running.add(run);

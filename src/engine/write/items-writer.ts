@@ -208,7 +208,7 @@ export class ItemsWriter {
     });
     await this.deps.changes?.emit(changes);
     if (recorded) this.outbox?.committed();
-    announceWrite(this.deps.events, top, topKeys, changes, ctx, this.deps.db);
+    announceWrite(this.deps.events, top, topKeys, changes, ctx, this.deps.db, this.hooksRecorded(ctx));
     return written;
   }
 
@@ -385,7 +385,7 @@ export class ItemsWriter {
     const after = await this.deleteHooks.get(collection.collection)?.(keys);
     const top: TopWrite = { collection: collection.collection, action: 'delete', payloads: [], keys: plan.keys };
     const announce = (changes: ChangeRecorder) =>
-      announceWrite(this.deps.events, top, plan.keys, changes, ctx, this.deps.db);
+      announceWrite(this.deps.events, top, plan.keys, changes, ctx, this.deps.db, this.hooksRecorded(ctx));
     await this.transaction(
       ctx,
       new Set([collection.collection]),
@@ -519,7 +519,8 @@ export class ItemsWriter {
         if (apart) changes.markApart(plan.collection.collection, 'update');
         return keys;
       },
-      (changes, keys) => announceWrite(this.deps.events, top, keys, changes, ctx, this.deps.db),
+      (changes, keys) =>
+        announceWrite(this.deps.events, top, keys, changes, ctx, this.deps.db, this.hooksRecorded(ctx)),
     );
   }
 
@@ -579,6 +580,11 @@ export class ItemsWriter {
 
   private recorder(): ChangeRecorder {
     return new ChangeRecorder(this.outbox?.listening() ?? false);
+  }
+
+  /** Whether this write's outbox recorded the extensions' durable actions (announceWrite leaves them out). */
+  private hooksRecorded(ctx: WriteContext): boolean {
+    return this.outbox !== null && ctx.flowEvents !== false && this.outbox.handlesHooks();
   }
 
   private recordOutbox(tx: Executor, changes: ChangeRecorder, ctx: WriteContext): Promise<boolean> {

@@ -69,28 +69,30 @@ export function announceWrite(
   changes: ChangeRecorder,
   ctx: WriteContext,
   database: Executor,
+  /** The outbox recorded the durable actions (extensions'): only the others run here. */
+  durableRecorded = false,
 ): void {
   if (!events) return;
   const context = { accountability: ctx.accountability, schema: ctx.schema, database };
+  const emit: EventEmitter['emitAction'] = (names, meta, c) => events.emitAction(names, meta, c, !durableRecorded);
   for (const change of changes.events()) {
     const names = itemsEventNames(change.collection, change.action);
-    if (!events.hasAction(names)) continue;
+    if (durableRecorded ? !events.hasImmediateAction(names) : !events.hasAction(names)) continue;
     const collection = change.collection;
     const isTop = top !== null && top.collection === collection && top.action === change.action;
     const rest = isTop ? change.keys.filter((k) => !topKeys.some((t) => String(t) === String(k))) : change.keys;
-    if (isTop) announceTop(events, names, top, topKeys, context);
+    if (isTop) announceTop(emit, names, top, topKeys, context);
     if (!rest.length) continue;
-    if (change.action === 'create')
-      for (const key of rest) events.emitAction(names, { key, payload: {}, collection }, context);
+    if (change.action === 'create') for (const key of rest) emit(names, { key, payload: {}, collection }, context);
     else {
       const payload = change.action === 'delete' ? rest : {};
-      events.emitAction(names, { keys: rest, payload, collection }, context);
+      emit(names, { keys: rest, payload, collection }, context);
     }
   }
 }
 
 function announceTop(
-  events: EventEmitter,
+  emit: EventEmitter['emitAction'],
   names: string[],
   top: TopWrite,
   keys: readonly Key[],
@@ -98,11 +100,9 @@ function announceTop(
 ): void {
   const { collection } = top;
   if (top.action === 'create')
-    keys.forEach((key, i) => events.emitAction(names, { key, payload: top.payloads[i] ?? {}, collection }, context));
-  else if (top.action === 'delete') events.emitAction(names, { keys, payload: keys, collection }, context);
+    keys.forEach((key, i) => emit(names, { key, payload: top.payloads[i] ?? {}, collection }, context));
+  else if (top.action === 'delete') emit(names, { keys, payload: keys, collection }, context);
   else if (top.batch)
-    keys.forEach((key, i) =>
-      events.emitAction(names, { keys: [key], payload: top.payloads[i] ?? {}, collection }, context),
-    );
-  else events.emitAction(names, { keys, payload: top.payloads[0] ?? {}, collection }, context);
+    keys.forEach((key, i) => emit(names, { keys: [key], payload: top.payloads[i] ?? {}, collection }, context));
+  else emit(names, { keys, payload: top.payloads[0] ?? {}, collection }, context);
 }

@@ -10,6 +10,8 @@ import type { ChangeRecorder } from './change-events.js';
 export interface WriteOutbox {
   /** Whether the writes should keep their items' values (some event flow listens). */
   listening(): boolean;
+  /** Whether `record` records the extensions' durable actions (then the write leaves them out of its actions). */
+  handlesHooks(): boolean;
   /** In the write's transaction: records the deliveries its changes call for; whether it recorded any. */
   record(tx: Executor, changes: ChangeRecorder, ctx: WriteContext): Promise<boolean>;
   /** After commit, when `record` recorded something: deliver now rather than at the next poll. */

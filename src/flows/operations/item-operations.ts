@@ -113,3 +113,27 @@ export const itemDelete: OperationHandler = async (options, context) => {
   await writer.delete(target, keys ? { kind: 'keys', keys } : { kind: 'query', query: queryOf(options, context) });
   return keys ?? null;
 };
+
+/**
+ * Directus's notification: one service_notifications row per `recipient` (a user id, a comma-separated list or a
+ * list) with `subject`, `message`, and the optional `collection` and `item` it is about, sent by the trigger's user;
+ * written as item-create with the operation's `permissions`. The new notifications' ids.
+ */
+export const notification: OperationHandler = async (options, context) => {
+  const raw = options.recipient;
+  const recipients = (Array.isArray(raw) ? raw : String(raw ?? '').split(','))
+    .map((item) => String(item).trim())
+    .filter(Boolean);
+  if (recipients.length === 0) throw new OperationError('The notification has no recipient', null);
+  const item = options.item === undefined || options.item === null ? null : String(options.item);
+  const payload = recipients.map((recipient) => ({
+    recipient,
+    sender: context.accountability?.user ?? null,
+    subject: String(options.subject ?? ''),
+    message: options.message === undefined || options.message === null ? null : String(options.message),
+    collection: typeof options.collection === 'string' && options.collection ? options.collection : null,
+    item,
+  }));
+  const create = { collection: 'service_notifications', payload, permissions: options.permissions ?? '$trigger' };
+  return itemCreate(create, context);
+};

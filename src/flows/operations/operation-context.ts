@@ -1,5 +1,6 @@
 /** What an operation is handed, and how it fails with a value for the data chain (the reject path's `$last`). */
 import type { Config } from '../../config/config.js';
+import type { Mailer } from '../../mail/mailer.js';
 import type { ItemsService } from '../../engine/read/items-service.js';
 import type { ItemsWriter } from '../../engine/write/items-writer.js';
 import type { Accountability } from '../../permissions/accountability.js';
@@ -17,6 +18,8 @@ export interface OperationServices {
   writer: ItemsWriter;
   schema: () => SchemaOverview;
   log: FlowLog;
+  /** The mail operation's way out (none: it fails as mail not set up). */
+  mailer?: Mailer;
   /** Runs another flow (trigger `operation`) within this run's bounds; its `$last`. */
   runFlow(flowId: string, payload: unknown, accountability: Accountability | null): Promise<unknown>;
 }
