@@ -102,8 +102,10 @@ export async function withContext<T>(config: Config, io: CliIo, work: (context: 
     await extensions.start();
     return await work(context);
   } finally {
-    // Actions of the command's writes finish before the database closes (a hung one is let go).
+    // Actions of the command's writes finish before the database closes (a hung one is let go): those run at once,
+    // and those the outbox recorded (delivered here now; one that fails is retried later by a server).
     await context.events.settled(5000);
+    await context.flows.flush(5000);
     await extensions.close();
     await context.close();
   }

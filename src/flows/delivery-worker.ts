@@ -45,6 +45,21 @@ export class DeliveryWorker {
     await this.running;
   }
 
+  /**
+   * A turn now, and waits (at most `ms`) for it and the turns asked for meanwhile: a short-lived process (the CLI)
+   * delivers what its own writes recorded before it exits. What is not due yet (a retry) stays for a server.
+   */
+  async flush(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    this.wake();
+    while (this.running && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline - Date.now())));
+      await Promise.race([this.running.catch(() => {}), late]);
+      clearTimeout(timer);
+    }
+  }
+
   /** A turn now (or right after the one running). */
   wake(): void {
     if (this.stopped) return;

@@ -47,7 +47,12 @@ export class FlowTriggers {
     private readonly scheduler: Scheduler | null,
     private readonly log: FlowLog,
   ) {
-    store.onChange(() => void this.register());
+    // A failed read (the database away, a read thread ended) keeps the registrations as they were until the next
+    // change; it is never an unhandled rejection.
+    store.onChange(
+      () =>
+        void this.register().catch((error: Error) => this.log.warn(`Flows: triggers not read again: ${error.message}`)),
+    );
   }
 
   /** Drops every registration and makes them again from the active flows. */

@@ -103,6 +103,11 @@ export class FlowsService {
     return total;
   }
 
+  /** Delivers what is due now and waits for it, at most `ms` (the CLI, before it closes). */
+  flush(ms: number): Promise<void> {
+    return this.worker.flush(ms);
+  }
+
   async stop(): Promise<void> {
     this.stopPrune?.();
     this.triggers.clear();

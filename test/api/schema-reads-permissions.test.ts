@@ -80,6 +80,9 @@ for (const client of testClients()) {
         // Their own comments, as Directus's app access gives them.
         'service_comments',
         'service_fields',
+        // The manual flows (Studio's buttons on item pages) and their own notifications, as Directus's app access.
+        'service_flows',
+        'service_notifications',
         'service_permissions',
         'service_policies',
         'service_relations',
@@ -144,8 +147,11 @@ for (const client of testClients()) {
           'service_activity.user',
           'service_comments.user_created',
           'service_comments.user_updated',
+          'service_notifications.recipient',
+          'service_notifications.sender',
           'service_permissions.policy',
           'service_roles.parent',
+          'service_settings.public_registration_role',
           'service_users.role',
         ],
       );
