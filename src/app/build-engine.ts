@@ -66,11 +66,17 @@ export function buildEngine(
 ): Engine {
   const permissions = new PermissionStore(db, caches);
   const access = new AccessResolver({ db, permissions });
+  const events = new EventEmitter({
+    filterTimeoutMs: config.extensions.filterTimeoutMs,
+    onError: (error, event) =>
+      log?.warn(`Hook "${event}" failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
   const items = new ItemsService({
     db,
     schema: () => schema.current,
     access,
     queryLimitDefault: config.queryLimitDefault,
+    events,
   });
   const settings = new SettingsService(db, caches);
   // System writes call these after they commit.
@@ -84,11 +90,6 @@ export function buildEngine(
     passwordPolicy: () => settings.passwordPolicy(),
   });
   const changes = new ChangeEvents();
-  const events = new EventEmitter({
-    filterTimeoutMs: config.extensions.filterTimeoutMs,
-    onError: (error, event) =>
-      log?.warn(`Hook "${event}" failed: ${error instanceof Error ? error.message : String(error)}`),
-  });
   const lookups = new ItemLookups({ schema: () => schema.current, items });
   const writer = new ItemsWriter({
     db,

@@ -99,6 +99,14 @@ for (const client of testClients()) {
       assert.deepEqual(rows, []);
     });
 
+    it('a Directus hook items.query filter narrows the reads of its collection', async () => {
+      assert.equal((await send('POST', '/items/tags', { name: 'shown-1' })).statusCode, 200);
+      // Written, but its read back is filtered too: 204, as Directus answers a create it cannot read back.
+      assert.equal((await send('POST', '/items/tags', { name: 'hidden-1' })).statusCode, 204);
+      const rows = json(await send('GET', '/items/tags?filter[name][_in]=hidden-1,shown-1&fields=name')).data;
+      assert.deepEqual(rows, [{ name: 'shown-1' }]);
+    });
+
     it('an action writes through the services after commit', async () => {
       const author = json(await send('POST', '/items/authors', { name: 'Ada' })).data;
       const tag = await waitFor(async () => {

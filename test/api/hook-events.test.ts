@@ -112,6 +112,62 @@ for (const client of testClients()) {
       assert.deepEqual(heard.map((m) => String(m.key)).sort(), json(res).data.comments.map(String).sort());
     });
 
+    it('nested payloads run the create, update and delete filters of their own collection', async () => {
+      const seen: EventMeta[] = [];
+      off.push(
+        t.context.events.onFilter('comments.items.create', (payload, meta) => {
+          seen.push({ ...meta, payload });
+          return { ...(payload as Row), body: `${(payload as Row).body} (checked)` };
+        }),
+      );
+      const res = await send('POST', '/items/articles?fields=id,comments.id,comments.body', {
+        title: 'Nested filtered',
+        comments: [{ body: 'first' }],
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const article = json(res).data;
+      assert.deepEqual(
+        article.comments.map((c: Row) => c.body),
+        ['first (checked)'],
+      );
+      assert.deepEqual(seen[0], { collection: 'comments', event: 'comments.items.create', payload: { body: 'first' } });
+      const commentId = article.comments[0].id;
+      const updates: EventMeta[] = [];
+      off.push(
+        t.context.events.onFilter('comments.items.update', (payload, meta) => {
+          updates.push(meta);
+          return { ...(payload as Row), body: 'edited by a hook' };
+        }),
+      );
+      const upd = await send('PATCH', `/items/articles/${article.id}?fields=comments.body`, {
+        comments: { update: [{ id: commentId, body: 'edited' }] },
+      });
+      assert.equal(upd.statusCode, 200, upd.body);
+      assert.deepEqual(json(upd).data.comments, [{ body: 'edited by a hook' }]);
+      assert.deepEqual((updates[0]!.keys as unknown[]).map(String), [String(commentId)]);
+      off.push(
+        t.context.events.onFilter('comments.items.delete', () => {
+          throw new Error('Comments stay');
+        }),
+      );
+      const del = await send('PATCH', `/items/articles/${article.id}`, { comments: { delete: [commentId] } });
+      assert.equal(del.statusCode, 400, del.body);
+      assert.match(json(del).errors[0].message, /Comments stay/);
+      assert.equal((await send('GET', `/items/comments/${commentId}`)).statusCode, 200);
+      // A nested create's filter that throws refuses the whole write: no article either.
+      off.push(
+        t.context.events.onFilter('items.create', (payload, meta) => {
+          if (meta.collection === 'comments') throw new Error('No comments today');
+          return payload;
+        }),
+      );
+      const refused = await send('POST', '/items/articles', { title: 'Nested refused 2', comments: [{ body: 'x' }] });
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.match(json(refused).errors[0].message, /No comments today/);
+      const none = json(await send('GET', '/items/articles?filter[title][_eq]=Nested%20refused%202')).data;
+      assert.deepEqual(none, []);
+    });
+
     it('update and delete: filter meta has the keys, actions have keys and payload', async () => {
       const created = json(await send('POST', '/items/authors', { name: 'To change' })).data;
       const filterMeta: EventMeta[] = [];

@@ -99,6 +99,28 @@ export class EventEmitter {
     return this.has('action', events);
   }
 
+  /** Whether any filter is registered (one size check: a read with no hooks builds no event names). */
+  hasAnyFilter(test?: (event: string) => boolean): boolean {
+    const map = this.handlers.filter;
+    if (map.size === 0) return false;
+    return test === undefined || [...map.keys()].some(test);
+  }
+
+  hasAnyAction(): boolean {
+    return this.handlers.action.size > 0;
+  }
+
+  /**
+   * `emitAction` on the next turn of the event loop, its meta built then (`meta`: a read's rows decoded after its
+   * response has gone); tracked as any action, a failure of `meta` reported too.
+   */
+  emitActionLater(events: readonly string[], meta: () => EventMeta, context: EventContext): void {
+    this.track(events[0] ?? 'action', async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.emitAction(events, meta(), context);
+    });
+  }
+
   /**
    * Runs the filters of `events` in turn, each given the payload the one before answered (an `undefined` answer
    * keeps it). A throw or a timeout is a coded error (hook-errors.ts) for the caller to roll back on.

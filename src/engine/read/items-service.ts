@@ -15,6 +15,9 @@ import { readReach } from '../../plan/read-reach.js';
 import type { Query } from '../../request/query.js';
 import type { SchemaOverview } from '../../schema/types.js';
 import { compileRead } from '../../sql/read-compiler.js';
+import type { EventEmitter } from '../events/event-emitter.js';
+import { isQueryEvent, itemsEventNames } from '../events/event-names.js';
+import { announceRead, filterReadQuery } from './read-events.js';
 import { StatementCache, type CachedRead } from './statement-cache.js';
 
 /** Receives the end of each stage (plan, sql, db, respond) for Server-Timing. */
@@ -63,6 +66,8 @@ export interface ItemsServiceDeps {
   schema: () => SchemaOverview;
   access: AccessResolver;
   queryLimitDefault: number;
+  /** Read hook events (read-events.ts). */
+  events?: EventEmitter;
 }
 
 /** Compiled reads kept by shape (see statement-cache.ts). */
@@ -89,6 +94,8 @@ export class ItemsService {
     options: ReadOptions = {},
   ): Promise<JsonRead> {
     const schema = this.deps.schema();
+    const { events, db } = this.deps;
+    query = await filterReadQuery(events, collection, query, accountability, schema, db);
     const singleton = (options.singleton || schema.collections[collection]?.singleton === true) && !query.keys;
     const permissions = await this.deps.access.permissionsOf(accountability);
     const lookup = this.statements.find(
@@ -145,6 +152,7 @@ export class ItemsService {
     if (read.totalCount) result.totalCount = Number(row?.total_count ?? 0);
     if (read.filterCount) result.filterCount = Number(row?.filter_count ?? 0);
     marks.mark('respond');
+    announceRead(events, collection, query, result.json, accountability, schema, db);
     return result;
   }
 
@@ -158,6 +166,8 @@ export class ItemsService {
     options: ReadOptions = {},
   ): Promise<JsonRead> {
     const schema = this.deps.schema();
+    const { events, db } = this.deps;
+    query = await filterReadQuery(events, collection, query, accountability, schema, db);
     const now = new Date();
     const { access, dynamic } = await this.deps.access.read(schema, accountability, now, query);
     const plan = withForm(
@@ -187,6 +197,7 @@ export class ItemsService {
     const json = row?.data as string | null | undefined;
     if (json === null || json === undefined) throw new ForbiddenError();
     marks.mark('respond');
+    announceRead(events, collection, query, json, accountability, schema, db);
     return { json };
   }
 
@@ -246,6 +257,17 @@ export class ItemsService {
       single: false,
       system: options.system,
     });
+  }
+
+  /**
+   * Whether a registered `query` filter may change reads of `collection` (null: of any collection), so that their
+   * answers depend on the hook and are not kept in the response cache.
+   */
+  hasQueryHooks(collection: string | null): boolean {
+    const events = this.deps.events;
+    if (!events?.hasAnyFilter()) return false;
+    if (collection === null) return events.hasAnyFilter(isQueryEvent);
+    return events.hasFilter(itemsEventNames(collection, 'query'));
   }
 
   /** `readMany` as values. */

@@ -5,7 +5,7 @@
  * the data and `{keys, collection}`, its action `{keys, payload, collection}`; a delete's filter gets the keys and
  * `{collection}`, its action `{keys, payload: keys, collection}`. Nested and cascaded changes raise the actions of
  * their own collection with their keys (payload `{}`: the executor holds columns, not the caller's nested object);
- * filters run on the top-level payloads only.
+ * the filters of nested payloads run after their top-level payload's (nested-filters.ts).
  */
 import type { Executor } from '../../db/connection.js';
 import type { Key } from '../../plan/mutation-plan.js';
@@ -14,6 +14,7 @@ import type { Payload } from '../../request/write-body.js';
 import type { EventEmitter } from '../events/event-emitter.js';
 import { itemsEventNames, type ItemsEventAction } from '../events/event-names.js';
 import type { ChangeRecorder } from './change-events.js';
+import { filterNested } from './nested-filters.js';
 
 /** The top-level write as the caller gave it: what the filters see and the actions carry. */
 export interface TopWrite {
@@ -37,11 +38,13 @@ export async function filterWrite(
   ctx: WriteContext,
   tx: Executor,
 ): Promise<{ payloads: Payload[]; keys?: unknown[] } | null> {
+  if (!events?.hasAnyFilter()) return null;
   const names = itemsEventNames(top.collection, top.action);
-  if (!events?.hasFilter(names)) return null;
+  const own = events.hasFilter(names);
   const context = { accountability: ctx.accountability, schema: ctx.schema, database: tx };
   const meta = { collection: top.collection };
   if (top.action === 'delete') {
+    if (!own) return null;
     const keys = await events.emitFilter(names, [...(top.keys ?? [])], meta, context);
     return { payloads: [], keys: Array.isArray(keys) ? (keys as unknown[]) : [...(top.keys ?? [])] };
   }
@@ -50,8 +53,13 @@ export async function filterWrite(
   for (let i = 0; i < top.payloads.length; i++) {
     const keys = top.action === 'update' ? (top.batch ? [top.keys?.[i]] : top.keys) : undefined;
     const before = top.payloads[i]!;
-    const after = await events.emitFilter(names, before, keys ? { ...meta, keys } : meta, context);
-    const payload = after && typeof after === 'object' && !Array.isArray(after) ? (after as Payload) : before;
+    let payload = before;
+    if (own) {
+      const after = await events.emitFilter(names, before, keys ? { ...meta, keys } : meta, context);
+      if (after && typeof after === 'object' && !Array.isArray(after)) payload = after as Payload;
+    }
+    // Then the rows it writes through nested payloads, as their own collection's writes (nested-filters.ts).
+    payload = await filterNested(events, top.collection, payload, ctx, tx);
     if (payload !== before) changed = true;
     payloads.push(payload);
   }

@@ -131,7 +131,7 @@ export function graphqlRoutes(context: GraphQLSocketApi, specs: SpecsService, wa
       return body;
     };
     // Queries over the user collections share the response cache with REST (the system scope holds accounts).
-    if (scope === 'items' && context.responses) {
+    if (scope === 'items' && context.responses && !context.items.hasQueryHooks(null)) {
       const material = `GRAPHQL\u0000${parsed.query}\u0000${JSON.stringify(parsed.variables ?? null)}\u0000${parsed.operationName ?? ''}`;
       return cachedRead(context.responses, context.config.responseCache, request, reply, material, execute);
     }

@@ -53,8 +53,11 @@ export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
   // Answers from memory: user collections only (system ones hold accounts, tokens and settings).
   const cacheConfig = context.config.responseCache;
   const responses = context.responses;
+  // A collection whose reads a `query` hook may change answers past the cache (its answer depends on the hook).
   const cacheFor = (collection: string) =>
-    collection.startsWith('directus_') || collection.startsWith('service_') ? null : responses;
+    collection.startsWith('directus_') || collection.startsWith('service_') || context.items.hasQueryHooks(collection)
+      ? null
+      : responses;
   const material = (url: string) => `GET\u0000${url.split('?', 1)[0]}\u0000${normalQueryString(url)}`;
 
   return async (app) => {
