@@ -46,12 +46,11 @@ import type { StartLog } from './start-log.js';
 import type { SignOnService } from '../auth/providers/sign-on-service.js';
 import type { FlowsService } from '../flows/flows-service.js';
 import { startBackground } from './build-background.js';
-import { runAsCaller } from '../db/caller-scope.js';
 
 export interface AppContext extends MailAccounts {
   config: Config;
   db: Database;
-  /** With read replicas: runs a request's work as its caller (read-your-writes; see CallerApi). */
+  /** With read replicas: runs a request's work as its caller (read-your-writes; see CallerApi.asCaller). */
   asCaller?: (caller: string, work: () => void) => void;
   schema: SchemaStore;
   items: ItemsService;
@@ -185,7 +184,6 @@ export async function createAppContext(config: Config, options: ContextOptions =
       log,
     });
     const background = await startBackground({ config, db, engine, schema, invalidation, clock, log });
-    db.startReplicas();
     return {
       config,
       db,
@@ -195,7 +193,6 @@ export async function createAppContext(config: Config, options: ContextOptions =
       ...accounts,
       ...mailAccounts,
       accountability,
-      ...(config.db.replicas ? { asCaller: runAsCaller } : {}),
       bus,
       caches,
       invalidation,
