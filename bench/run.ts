@@ -26,6 +26,7 @@ import { assetsSelected, selectScenarios, type Scenario } from './scenarios.js';
 import { benchAssets, printAssets } from './assets.js';
 import { benchFanout, type FanoutSettings } from './fanout.js';
 import { benchCache } from './cache.js';
+import { benchReplicas } from './replica-reads.js';
 import type { ServerCounters } from './server.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -657,6 +658,14 @@ function printScaleTable(label: string, rows: number, results: ScaleResult[]): v
 // ---- main --------------------------------------------------------------------------------------------------------
 
 try {
+  if (process.argv.includes('--replicas')) {
+    // Its own mode: a primary and a replica made for the run, on PostgreSQL only (bench/replica-reads.ts).
+    await benchReplicas({
+      duration: positiveInt(process.env, 'BENCH_DURATION', 10),
+      connections: positiveInt(process.env, 'BENCH_CONNECTIONS', 10),
+    });
+    process.exit(0);
+  }
   const settings = readSettings(process.env, process.argv.slice(2));
   buildServers();
   for (const client of settings.databases) {

@@ -54,6 +54,8 @@ import { PrometheusMetrics } from '../metrics/prometheus-metrics.js';
 export interface AppContext extends MailAccounts {
   config: Config;
   db: Database;
+  /** With read replicas: runs a request's work as its caller (read-your-writes; see CallerApi.asCaller). */
+  asCaller?: (caller: string, work: () => void) => void;
   schema: SchemaStore;
   items: ItemsService;
   writer: ItemsWriter;

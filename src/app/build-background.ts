@@ -40,6 +40,8 @@ export async function startBackground(parts: {
     log?.error?.({ err: error }, 'Audit trail retention failed'),
   );
   retention.start();
+  // Reads go to the primary until the replicas' first probe finds one caught up.
+  db.startReplicas();
   const runs = new ScheduleRunsRepository(db);
   const scheduler = new Scheduler(
     (id, tick) => runs.claim(id, tick),

@@ -2,6 +2,7 @@
  * Start-up: the schema overview (loaded) and the engine over it: permissions and access, reads, writes (system writes
  * included) and the settings. Nothing here talks to other instances yet.
  */
+import { runAsCaller } from '../db/caller-scope.js';
 import { hashPassword } from '../auth/passwords.js';
 import type { CacheRegistry } from '../cache/cache-registry.js';
 import type { Invalidation } from '../cache/invalidation.js';
@@ -27,6 +28,8 @@ import { StorageLocations } from '../storage/storage-locations.js';
 import type { StartLog } from './start-log.js';
 
 export interface Engine {
+  /** With read replicas: runs a request's work as its caller, for read-your-writes (see CallerApi.asCaller). */
+  asCaller: ((caller: string, work: () => void) => void) | undefined;
   permissions: PermissionStore;
   access: AccessResolver;
   items: ItemsService;
@@ -130,6 +133,7 @@ export function buildEngine(
   });
   writer.onCreated('service_comments', mentions.created);
   return {
+    asCaller: config.db.replicas ? runAsCaller : undefined,
     permissions,
     access,
     items,

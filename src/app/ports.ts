@@ -61,6 +61,11 @@ export interface AccountApi {
 export interface CallerApi {
   config: Config;
   accountability: AccountabilityResolver;
+  /**
+   * Runs the rest of a request as its caller (a user's id, or a public caller's address), so that database reads
+   * after the caller's own write see it (read replicas); absent when no replica is configured.
+   */
+  asCaller?: (caller: string, work: () => void) => void;
 }
 
 /** A caller whose rights are followed for as long as a socket lives: token expiry, and notices that rights changed. */

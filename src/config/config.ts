@@ -8,6 +8,7 @@ import path from 'node:path';
 import { bool, ConfigError, duration, int, size, str, type Env } from './env-values.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readCacheConfig, type ResponseCacheConfig } from './cache-config.js';
+import { readReplicaConfig, type ReplicaConfig } from './replica-config.js';
 import { readHashConfig, type HashConfig } from './hash-config.js';
 import { readAuthConfig, type AuthConfig } from './auth-config.js';
 import { readAuthProvidersConfig, type AuthProvidersConfig } from './auth-providers-config.js';
@@ -46,6 +47,8 @@ export interface DbConfig {
   statementTimeoutMs?: number;
   /** SQLite: threads that run reads off the event loop (DB_READ_THREADS; 0 = reads run inline). */
   readThreads?: number;
+  /** Read replicas (DB_REPLICAS, PostgreSQL and MariaDB/MySQL); null or absent: every statement goes to the primary. */
+  replicas?: ReplicaConfig | null;
 }
 
 export interface Config extends ScaleConfig {
@@ -219,6 +222,7 @@ export function readConfig(env: Env = process.env): Config {
       statementTimeoutMs:
         str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
       readThreads: int(env, 'DB_READ_THREADS', defaultReadThreads(), 0, 64),
+      replicas: readReplicaConfig(env, client),
     },
     host,
     port: int(env, 'PORT', 8055, 0, 65535),

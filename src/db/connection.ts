@@ -6,6 +6,7 @@
  * fields (see docs/design/database-pools.md).
  */
 import { mkdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DbConfig } from '../config/config.js';
@@ -15,6 +16,9 @@ import type { Dialect, OffLoopReads, RawConnection, ReadThreadUse } from './dial
 import { dialectFor } from './dialects/index.js';
 import { classifyError, failureKind, raised, statementNeverSent } from './failure-kind.js';
 import { withFileLock } from './file-lock.js';
+import { currentCaller } from './caller-scope.js';
+import { ReplicaSet, type ReplicaState } from './replica-set.js';
+import { WriteMarks } from './write-marks.js';
 
 export type QueryListener = (sql: string, params: readonly unknown[]) => void;
 
@@ -96,6 +100,8 @@ export class Database {
   /** Acquires waiting for a connection now (counted here: the pool's own count is not read, see database-pools.md). */
   private waiting = 0;
   private readonly poolMax: number;
+  /** Read replicas (DB_REPLICAS) and when each caller last wrote; null without replicas. */
+  private readonly replicas: { set: ReplicaSet; writes: WriteMarks } | null = null;
 
   constructor(config: DbConfig) {
     this.statementTimeoutMs = config.statementTimeoutMs ?? 0;
@@ -118,6 +124,49 @@ export class Database {
             statementTimeoutMs: this.statementTimeoutMs,
           }) ?? null)
         : null;
+    if (config.replicas?.urls.length) {
+      const session = { statementTimeoutMs: this.statementTimeoutMs, searchPath: config.searchPath };
+      const set = new ReplicaSet(
+        this.dialect,
+        config.replicas,
+        (url) => this.dialect.knexConfig(connectionFromUrl(url, config), session),
+        (sql) => this.onPooledConnection(true, (connection) => this.dialect.execute(connection, sql, [])),
+      );
+      this.replicas = { set, writes: new WriteMarks() };
+    }
+  }
+
+  /** Starts measuring the replicas' lag (reads go to the primary until a replica is known to be caught up). */
+  startReplicas(): void {
+    this.replicas?.set.start();
+  }
+
+  /** The replicas' health, lag and reads served (for /server/health and tests); empty without replicas. */
+  replicaStates(): ReplicaState[] {
+    return this.replicas?.set.states() ?? [];
+  }
+
+  /** A write (or a transaction) by the current caller ended: their reads go to the primary until a replica has it. */
+  private wrote(): void {
+    if (!this.replicas) return;
+    const { set, writes } = this.replicas;
+    writes.wrote(currentCaller(), performance.now());
+    writes.forgetBefore(set.servedSince());
+  }
+
+  /**
+   * A read on a replica when one is healthy, caught up and has the caller's own writes; null when none is, or the
+   * replica failed (the read then runs on the primary: a replica's failure never fails a request).
+   */
+  private async readOnReplica<T>(sql: string, params: readonly unknown[], name?: string): Promise<T[] | null> {
+    const { set, writes } = this.replicas!;
+    const replica = set.choose(writes.mustSee(currentCaller()));
+    if (!replica) return null;
+    try {
+      return await set.read<T>(replica, sql, params, name);
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -174,8 +223,12 @@ export class Database {
     return this.run<T>(sql, params, name, read);
   }
 
-  private run<T>(sql: string, params: readonly unknown[], name: string | undefined, read: boolean): Promise<T[]> {
+  private async run<T>(sql: string, params: readonly unknown[], name: string | undefined, read: boolean): Promise<T[]> {
     if (read && this.readers) return this.readOffLoop<T>(sql, params);
+    if (read && this.replicas && !this.closing) {
+      const rows = await this.readOnReplica<T>(sql, params, name);
+      if (rows) return rows;
+    }
     return this.onPooledConnection(
       read,
       (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>,
@@ -204,6 +257,15 @@ export class Database {
    * database never. For src/db's repositories; not observed by `onQuery` (that counts the engine's statements).
    */
   async onPooledConnection<T>(read: boolean, statement: (connection: RawConnection) => Promise<T>): Promise<T> {
+    if (read || !this.replicas) return this.pooled(read, statement);
+    try {
+      return await this.pooled(read, statement);
+    } finally {
+      this.wrote();
+    }
+  }
+
+  private async pooled<T>(read: boolean, statement: (connection: RawConnection) => Promise<T>): Promise<T> {
     // A new connection that cannot be made is tried once more (a server that is away may take a connect timeout).
     let failedToConnect = false;
     for (let attempt = 1; ; attempt++) {
@@ -260,6 +322,15 @@ export class Database {
    * throws (the error is rethrown). Statements go through the raw driver like `query`, and are observed the same way.
    */
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    if (!this.replicas) return this.transactionWithRetries(work);
+    try {
+      return await this.transactionWithRetries(work);
+    } finally {
+      this.wrote();
+    }
+  }
+
+  private async transactionWithRetries<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
     let failedToConnect = false;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -382,6 +453,7 @@ export class Database {
   }
 
   private async destroyPool(): Promise<void> {
+    await this.replicas?.set.close();
     // Readers first: the writer's connection, closing last, checkpoints the WAL into the file.
     await this.readers?.close();
     // Destroying the pool aborts the acquires waiting for it; new ones are refused by `acquire` (knex's own, by

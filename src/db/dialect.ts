@@ -34,6 +34,19 @@ export interface OffLoopReads {
   threads(): { terminate(): Promise<number> }[];
 }
 
+/**
+ * How far a replica has replayed the primary's changes, as positions in the primary's log (a PostgreSQL WAL LSN, a
+ * MariaDB GTID list): read on the primary, then on each replica, then compared (docs/design/read-replicas.md).
+ */
+export interface ReplicationPositions {
+  /** One row, column `position`: where the primary's log ends now. */
+  readonly primarySql: string;
+  /** One row, column `position`: how far this replica has replayed (null: the server is not a replica). */
+  readonly replicaSql: string;
+  /** The replica has replayed everything up to `primary` (both as the statements above answer them). */
+  replayed(replica: unknown, primary: unknown): boolean;
+}
+
 export interface Dialect {
   readonly client: DbClient;
   /** Human name used in health checks and messages. */
@@ -78,4 +91,6 @@ export interface Dialect {
   classifyError(error: unknown): DriverErrorClass | null;
   /** DDL for schema changes (fields, collections, relations). */
   readonly ddl: SchemaDdl;
+  /** Positions that tell how far a read replica is behind; absent: the database has no replicas Strata can use. */
+  readonly replication?: ReplicationPositions;
 }

@@ -19,6 +19,12 @@ export type PreHandler = (request: FastifyRequest, reply: unknown, done: (error?
 /** Attaches the caller's resolution to every route that is not public; returns it for the not-found handler. */
 export function registerAuthentication(app: FastifyInstance, callers: CallerApi): PreHandler {
   const ipHeader = callers.config.ip.customHeader;
+  const asCaller = callers.asCaller;
+  // With read replicas, the request goes on as its caller: their reads after their own writes go to the primary.
+  const proceed = asCaller
+    ? (accountability: Accountability, ip: string, done: () => void) =>
+        asCaller(accountability.user ?? `public ${ip}`, done)
+    : (_accountability: Accountability, _ip: string, done: () => void) => done();
   const authenticate: PreHandler = (request, _reply, done) => {
     const timer = timerOf(request);
     const refused = queryKeyError(request.query, false);
@@ -36,12 +42,12 @@ export function registerAuthentication(app: FastifyInstance, callers: CallerApi)
     if (quick) {
       request.accountability = quick;
       timer.mark('auth');
-      return done();
+      return proceed(quick, ip, done);
     }
     callers.accountability.resolve(token, ip).then((accountability) => {
       request.accountability = accountability;
       timer.mark('auth');
-      done();
+      proceed(accountability, ip, done);
     }, done);
   };
   // A public route still gets its stage timer where the authentication would have made it.

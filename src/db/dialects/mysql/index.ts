@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Dialect } from '../../dialect.js';
+import { mariadbReplication } from './replication.js';
 import { mysqlDdl } from './ddl.js';
 import { introspectMysql, mapMysqlType } from './introspect.js';
 import { mysqlSql } from './sql-hooks.js';
@@ -60,4 +61,5 @@ export const mysqlDialect: Dialect = {
   write: mysqlWrite,
   classifyError: classifyMysqlError,
   ddl: mysqlDdl,
+  replication: mariadbReplication,
 };

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Dialect } from '../../dialect.js';
+import { postgresReplication } from './replication.js';
 import { postgresDdl } from './ddl.js';
 import { introspectPostgres, mapPostgresType } from './introspect.js';
 import { postgresSql } from './sql-hooks.js';
@@ -42,4 +43,5 @@ export const postgresDialect: Dialect = {
   write: postgresWrite,
   classifyError: classifyPostgresError,
   ddl: postgresDdl,
+  replication: postgresReplication,
 };
