@@ -11,6 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { freePort } from '../helpers/child-server.js';
 import { signInAtProvider, startOidcServer, type OidcServer } from '../helpers/oidc-server.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { assertCreateRecorded } from '../helpers/user-audit.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
 const PUBLIC = 'http://strata.test';
@@ -132,6 +133,7 @@ for (const client of testClients()) {
       assert.equal(user.role, ROLE);
       assert.equal(user.provider, 'kc');
       assert.equal(user.external_identifier, 'alice-sub');
+      await assertCreateRecorded(t, user.id);
     });
 
     it('matches a known user by external_identifier, and refuses it a password login', async () => {

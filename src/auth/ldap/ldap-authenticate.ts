@@ -19,6 +19,7 @@ import {
   type ExternalUserFields,
 } from '../../db/repositories/directory-users.js';
 import type { ChangeEvents } from '../../engine/write/change-events.js';
+import type { CreateProviderUser } from '../providers/provider-user-create.js';
 import { DatabaseError } from '../../errors/database-error.js';
 import {
   InvalidCredentialsError,
@@ -31,6 +32,7 @@ import { isEmailAddress } from '../../request/email-address.js';
 export interface LdapDeps {
   db: Database;
   changes: ChangeEvents | null;
+  createUser: CreateProviderUser;
   log: DirectoryLog;
 }
 
@@ -74,8 +76,8 @@ async function createUser(
   role: string | null,
 ): Promise<ExternalUser> {
   try {
-    const id = await repo.create(config.name, user.dn, { ...profile(user), role });
-    await deps.changes?.announce('service_users', 'create', [id]);
+    const fields = { provider: config.name, external_identifier: user.dn, status: 'active', ...profile(user) };
+    await deps.createUser({ ...fields, role });
   } catch (error) {
     if (!notUnique(error)) throw error;
     // Either the same person's first login raced this one (the row is there now), or the directory's address is

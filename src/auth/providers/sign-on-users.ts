@@ -8,6 +8,7 @@ import type { Database } from '../../db/connection.js';
 import { ExternalUsersRepository, type ExternalProfile } from '../../db/repositories/external-users.js';
 import type { ChangeEvents } from '../../engine/write/change-events.js';
 import { InvalidCredentialsError, ServiceError, UserSuspendedError } from '../../errors/catalogue.js';
+import type { CreateProviderUser } from './provider-user-create.js';
 import type { ProviderIdentity } from './provider-types.js';
 
 /** Column widths of service_users. */
@@ -21,6 +22,7 @@ export class SignOnUsers {
   constructor(
     db: Database,
     private readonly changes: ChangeEvents | null,
+    private readonly createUser: CreateProviderUser,
   ) {
     this.repository = new ExternalUsersRepository(db);
   }
@@ -44,11 +46,8 @@ export class SignOnUsers {
     if (!provider.allowPublicRegistration) throw new InvalidCredentialsError();
     if (identity.requireVerifiedEmail && !identity.emailVerified) throw new InvalidCredentialsError();
     if (await this.repository.taken(identifier, profile.email)) throw new InvalidCredentialsError();
-    const id = await this.repository
-      .create(provider.name, identifier, profile, role ?? provider.defaultRoleId)
-      .catch(refuse);
-    await this.changes?.announce('service_users', 'create', [id]);
-    return id;
+    const payload = { provider: provider.name, external_identifier: identifier, status: 'active', ...profile };
+    return this.createUser({ ...payload, role: role ?? provider.defaultRoleId }).catch(refuse);
   }
 }
 

@@ -1,9 +1,8 @@
 /**
  * service_users and service_roles as sign-on providers need them: a user by its provider's identifier, roles by
  * name (a directory group maps to the role of the same name, compared case-insensitively, as Directus does), and
- * the creation or update of the row of a user the provider vouched for.
+ * the update of the row of a user the provider vouched for (created through the items writer).
  */
-import { randomUUID } from 'node:crypto';
 import type { Database } from '../connection.js';
 import { read, write } from './statements.js';
 
@@ -60,20 +59,6 @@ export class DirectoryUsersRepository {
       knex('service_roles').select('id').where('id', id).first(),
     );
     return row !== undefined;
-  }
-
-  async create(provider: string, externalIdentifier: string, fields: ExternalUserFields): Promise<string> {
-    const id = randomUUID();
-    await write(this.db, (knex) =>
-      knex('service_users').insert({
-        id,
-        provider,
-        external_identifier: externalIdentifier,
-        status: 'active',
-        ...fields,
-      }),
-    );
-    return id;
   }
 
   async update(id: string, fields: ExternalUserFields): Promise<void> {

@@ -1,5 +1,5 @@
-/** service_users rows of single sign-on: found by (provider, external_identifier), created or updated at sign-in. */
-import { randomUUID } from 'node:crypto';
+/** service_users rows of single sign-on: found by (provider, external_identifier), updated at sign-in
+ * (created through the items writer: auth/providers/provider-user-create.ts). */
 import type { Database } from '../connection.js';
 import { read, write } from './statements.js';
 
@@ -39,22 +39,6 @@ export class ExternalUsersRepository {
         .first(),
     );
     return row !== undefined;
-  }
-
-  async create(provider: string, identifier: string, profile: ExternalProfile, role: string | null): Promise<string> {
-    const id = randomUUID();
-    await write(this.db, (knex) =>
-      knex(TABLE).insert({
-        id,
-        provider,
-        external_identifier: identifier,
-        status: 'active',
-        role,
-        password: null,
-        ...profile,
-      }),
-    );
-    return id;
   }
 
   async update(id: string, changes: Partial<ExternalProfile> & { role?: string | null }): Promise<void> {
