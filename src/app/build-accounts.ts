@@ -96,8 +96,13 @@ export function buildAccounts(parts: AccountParts): Accounts {
     auth,
     tfa: new TfaService(db, 'Strata', clock, changes),
     me: new MeService(db, parts.permissions, () => parts.schema.current),
-    signOn: new SignOnService(registry, auth, new SignOnUsers(db, changes, createUser), config, parts.secret, (details, message) =>
-      parts.warn?.(`${message}: ${JSON.stringify(details)}`),
+    signOn: new SignOnService(
+      registry,
+      auth,
+      new SignOnUsers(db, changes, createUser),
+      config,
+      parts.secret,
+      (details, message) => parts.warn?.(`${message}: ${JSON.stringify(details)}`),
     ),
   };
 }
