@@ -14,10 +14,10 @@ import { RefusedCredentialsError } from '../refused-credentials.js';
 import type { LdapProviderConfig } from '../../config/ldap-config.js';
 import type { Database } from '../../db/connection.js';
 import {
-  DirectoryUsersRepository,
-  type ExternalUser,
-  type ExternalUserFields,
-} from '../../db/repositories/directory-users.js';
+  ProviderUsersRepository,
+  type ProviderUser,
+  type ProviderUserFields,
+} from '../../db/repositories/provider-users.js';
 import type { ChangeEvents } from '../../engine/write/change-events.js';
 import type { CreateProviderUser } from '../providers/provider-user-create.js';
 import { DatabaseError } from '../../errors/database-error.js';
@@ -41,7 +41,7 @@ const NAME_LENGTH = 50;
 const EMAIL_LENGTH = 128;
 const IDENTIFIER_LENGTH = 255;
 
-function profile(user: DirectoryUser): ExternalUserFields {
+function profile(user: DirectoryUser): ProviderUserFields {
   const email = user.email?.toLowerCase() ?? null;
   return {
     first_name: user.firstName?.slice(0, NAME_LENGTH) ?? null,
@@ -51,12 +51,7 @@ function profile(user: DirectoryUser): ExternalUserFields {
 }
 
 /** The role of the user's groups, else the provider's default role (checked to exist: a typo is a config error). */
-async function roleFor(
-  repo: DirectoryUsersRepository,
-  config: LdapProviderConfig,
-  deps: LdapDeps,
-  user: DirectoryUser,
-) {
+async function roleFor(repo: ProviderUsersRepository, config: LdapProviderConfig, deps: LdapDeps, user: DirectoryUser) {
   const mapped = await repo.roleNamed(user.groups);
   if (mapped !== null) return mapped;
   if (config.defaultRoleId === null) return null;
@@ -69,12 +64,12 @@ const notUnique = (error: unknown) =>
   error instanceof RecordNotUniqueError || (error instanceof DatabaseError && error.kind === 'constraint');
 
 async function createUser(
-  repo: DirectoryUsersRepository,
+  repo: ProviderUsersRepository,
   config: LdapProviderConfig,
   deps: LdapDeps,
   user: DirectoryUser,
   role: string | null,
-): Promise<ExternalUser> {
+): Promise<ProviderUser> {
   try {
     const fields = { provider: config.name, external_identifier: user.dn, status: 'active', ...profile(user) };
     await deps.createUser({ ...fields, role });
@@ -93,8 +88,8 @@ export async function ldapAuthenticate(
   deps: LdapDeps,
   config: LdapProviderConfig,
   credentials: { identifier: string; password: string },
-): Promise<ExternalUser> {
-  const repo = new DirectoryUsersRepository(deps.db);
+): Promise<ProviderUser> {
+  const repo = new ProviderUsersRepository(deps.db);
   const user = await authenticateInDirectory(config, credentials, deps.log).catch(async (error: unknown) => {
     if (!(error instanceof WrongPasswordError)) throw error;
     // A wrong password of someone who signed in before counts toward their auth_login_attempts, as Directus counts it.
@@ -110,7 +105,7 @@ export async function ldapAuthenticate(
   if (!existing) return createUser(repo, config, deps, user, role ?? null);
   // A row of another provider (or of the default one) with the same identifier is not this person's to sign into.
   if (existing.provider !== config.name) throw new InvalidCredentialsError();
-  const update: ExternalUserFields = {
+  const update: ProviderUserFields = {
     ...(config.groupDn ? { role: role ?? null } : {}),
     ...(config.syncUserInfo ? profile(user) : {}),
   };
