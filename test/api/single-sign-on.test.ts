@@ -136,6 +136,18 @@ for (const client of testClients()) {
       await assertCreateRecorded(t, user.id);
     });
 
+    it("leaves out an email the users' check would refuse, and signs the new user in", async () => {
+      oidc.accounts.set('dave-sub', { email: 'not an address', email_verified: true, given_name: 'Dave' });
+      const { location, flow } = await begin('kc');
+      const response = await back(flow, await atProvider(location, 'dave-sub'));
+      assert.equal(response.statusCode, 302, response.body);
+      assert.equal(response.headers.location, ALLOWED);
+      const user = await me(response);
+      assert.equal(user.email, null);
+      assert.equal(user.first_name, 'Dave');
+      assert.equal(user.external_identifier, 'dave-sub');
+    });
+
     it('matches a known user by external_identifier, and refuses it a password login', async () => {
       const created = await t.request({
         method: 'POST',
