@@ -196,6 +196,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       events: engine.events,
       permissions,
       schema,
+      writer: engine.writer,
       warn: (message) => log.warn(message),
     });
     const mailAccounts = buildMailAccounts({

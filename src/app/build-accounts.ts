@@ -11,6 +11,7 @@ import { providerRefreshCheck } from '../auth/providers/provider-refresh.js';
 import { ProviderRegistry } from '../auth/providers/provider-registry.js';
 import { SignOnService } from '../auth/providers/sign-on-service.js';
 import { SignOnUsers } from '../auth/providers/sign-on-users.js';
+import { providerUserCreator } from '../auth/providers/provider-user-create.js';
 import { Sessions } from '../auth/sessions.js';
 import { TfaService } from '../auth/tfa-service.js';
 import { consume, type RateLimiters } from '../bus/rate-limiters.js';
@@ -21,6 +22,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
+import type { ItemsWriter } from '../engine/write/items-writer.js';
 import type { PermissionStore } from '../permissions/permission-store.js';
 import type { SchemaStore } from '../schema/schema-store.js';
 
@@ -53,6 +55,8 @@ export interface AccountParts {
   events?: EventEmitter;
   permissions: PermissionStore;
   schema: SchemaStore;
+  /** Creates the users of first sign-ins at providers, as any write (activity, revision, hooks). */
+  writer: ItemsWriter;
   /**
    * Where sign-on failures at a provider are logged: an identity provider's (their class and code only), a
    * directory's (down, a refused service account; never a password).
@@ -84,15 +88,21 @@ export function buildAccounts(parts: AccountParts): Accounts {
     parts.events ?? null,
   );
   const warn = (message: string) => parts.warn?.(message);
-  const registry = new ProviderRegistry(config.authProviders.providers, { db, changes, warn });
+  const createUser = providerUserCreator(parts.writer);
+  const registry = new ProviderRegistry(config.authProviders.providers, { db, changes, createUser, warn });
   // Only a provider that checks credentials itself (ldap) is asked again at a refresh.
   if (registry.hasCredentials()) auth.checkOnRefresh(providerRefreshCheck(db, registry));
   return {
     auth,
     tfa: new TfaService(db, 'Strata', clock, changes),
     me: new MeService(db, parts.permissions, () => parts.schema.current),
-    signOn: new SignOnService(registry, auth, new SignOnUsers(db, changes), config, parts.secret, (details, message) =>
-      parts.warn?.(`${message}: ${JSON.stringify(details)}`),
+    signOn: new SignOnService(
+      registry,
+      auth,
+      new SignOnUsers(db, changes, createUser),
+      config,
+      parts.secret,
+      (details, message) => parts.warn?.(`${message}: ${JSON.stringify(details)}`),
     ),
   };
 }

@@ -160,6 +160,30 @@ export async function signIn(email: string, password: string, otp?: string): Pro
   await loadSession();
 }
 
+/**
+ * Signs in at a provider that takes credentials itself (a directory, the `ldap` driver): its own login route, in
+ * session mode, with `{identifier, password, otp?}` (the SDK's login sends an email instead).
+ */
+export async function signInWithProvider(
+  provider: string,
+  identifier: string,
+  password: string,
+  otp?: string,
+): Promise<void> {
+  const response = await fetch(`/auth/login/${encodeURIComponent(provider)}`, {
+    method: 'POST',
+    credentials: 'include',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identifier, password, mode: 'session', ...(otp ? { otp } : {}) }),
+  });
+  if (!response.ok) {
+    const body = await response.json().catch(() => null);
+    // The shape of the SDK's rejections, so one error reader serves both forms.
+    throw { errors: body?.errors ?? `Sign-in failed (${response.status})` };
+  }
+  await loadSession();
+}
+
 export async function signOut(): Promise<void> {
   try {
     await client.logout();

@@ -17,6 +17,7 @@ import { freePort } from '../helpers/child-server.js';
 import { LDAP_ROOT_PASSWORD, slapdAvailable, TestLdap } from '../helpers/ldap-server.js';
 import { ADMIN, errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
+import { assertCreateRecorded } from '../helpers/user-audit.js';
 
 const SUFFIX = 'dc=example,dc=org';
 const SERVICE_DN = `cn=reader,${SUFFIX}`;
@@ -170,6 +171,7 @@ for (const client of testClients()) {
       const claims = JSON.parse(Buffer.from(access_token.split('.')[1], 'base64url').toString('utf8'));
       assert.equal(claims.id, rows[0].id);
       assert.equal(claims.role, editors);
+      await assertCreateRecorded(t, rows[0].id);
       const refreshed = await t.request({
         method: 'POST',
         url: '/auth/refresh',

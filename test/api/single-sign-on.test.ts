@@ -11,6 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { freePort } from '../helpers/child-server.js';
 import { signInAtProvider, startOidcServer, type OidcServer } from '../helpers/oidc-server.js';
 import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { assertCreateRecorded } from '../helpers/user-audit.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
 const PUBLIC = 'http://strata.test';
@@ -132,6 +133,19 @@ for (const client of testClients()) {
       assert.equal(user.role, ROLE);
       assert.equal(user.provider, 'kc');
       assert.equal(user.external_identifier, 'alice-sub');
+      await assertCreateRecorded(t, user.id);
+    });
+
+    it("leaves out an email the users' check would refuse, and signs the new user in", async () => {
+      oidc.accounts.set('dave-sub', { email: 'not an address', email_verified: true, given_name: 'Dave' });
+      const { location, flow } = await begin('kc');
+      const response = await back(flow, await atProvider(location, 'dave-sub'));
+      assert.equal(response.statusCode, 302, response.body);
+      assert.equal(response.headers.location, ALLOWED);
+      const user = await me(response);
+      assert.equal(user.email, null);
+      assert.equal(user.first_name, 'Dave');
+      assert.equal(user.external_identifier, 'dave-sub');
     });
 
     it('matches a known user by external_identifier, and refuses it a password login', async () => {

@@ -14,11 +14,12 @@ import { RefusedCredentialsError } from '../refused-credentials.js';
 import type { LdapProviderConfig } from '../../config/ldap-config.js';
 import type { Database } from '../../db/connection.js';
 import {
-  DirectoryUsersRepository,
-  type ExternalUser,
-  type ExternalUserFields,
-} from '../../db/repositories/directory-users.js';
+  ProviderUsersRepository,
+  type ProviderUser,
+  type ProviderUserFields,
+} from '../../db/repositories/provider-users.js';
 import type { ChangeEvents } from '../../engine/write/change-events.js';
+import type { CreateProviderUser } from '../providers/provider-user-create.js';
 import { DatabaseError } from '../../errors/database-error.js';
 import {
   InvalidCredentialsError,
@@ -31,6 +32,7 @@ import { isEmailAddress } from '../../request/email-address.js';
 export interface LdapDeps {
   db: Database;
   changes: ChangeEvents | null;
+  createUser: CreateProviderUser;
   log: DirectoryLog;
 }
 
@@ -39,7 +41,7 @@ const NAME_LENGTH = 50;
 const EMAIL_LENGTH = 128;
 const IDENTIFIER_LENGTH = 255;
 
-function profile(user: DirectoryUser): ExternalUserFields {
+function profile(user: DirectoryUser): ProviderUserFields {
   const email = user.email?.toLowerCase() ?? null;
   return {
     first_name: user.firstName?.slice(0, NAME_LENGTH) ?? null,
@@ -49,12 +51,7 @@ function profile(user: DirectoryUser): ExternalUserFields {
 }
 
 /** The role of the user's groups, else the provider's default role (checked to exist: a typo is a config error). */
-async function roleFor(
-  repo: DirectoryUsersRepository,
-  config: LdapProviderConfig,
-  deps: LdapDeps,
-  user: DirectoryUser,
-) {
+async function roleFor(repo: ProviderUsersRepository, config: LdapProviderConfig, deps: LdapDeps, user: DirectoryUser) {
   const mapped = await repo.roleNamed(user.groups);
   if (mapped !== null) return mapped;
   if (config.defaultRoleId === null) return null;
@@ -67,15 +64,15 @@ const notUnique = (error: unknown) =>
   error instanceof RecordNotUniqueError || (error instanceof DatabaseError && error.kind === 'constraint');
 
 async function createUser(
-  repo: DirectoryUsersRepository,
+  repo: ProviderUsersRepository,
   config: LdapProviderConfig,
   deps: LdapDeps,
   user: DirectoryUser,
   role: string | null,
-): Promise<ExternalUser> {
+): Promise<ProviderUser> {
   try {
-    const id = await repo.create(config.name, user.dn, { ...profile(user), role });
-    await deps.changes?.announce('service_users', 'create', [id]);
+    const fields = { provider: config.name, external_identifier: user.dn, status: 'active', ...profile(user) };
+    await deps.createUser({ ...fields, role });
   } catch (error) {
     if (!notUnique(error)) throw error;
     // Either the same person's first login raced this one (the row is there now), or the directory's address is
@@ -91,8 +88,8 @@ export async function ldapAuthenticate(
   deps: LdapDeps,
   config: LdapProviderConfig,
   credentials: { identifier: string; password: string },
-): Promise<ExternalUser> {
-  const repo = new DirectoryUsersRepository(deps.db);
+): Promise<ProviderUser> {
+  const repo = new ProviderUsersRepository(deps.db);
   const user = await authenticateInDirectory(config, credentials, deps.log).catch(async (error: unknown) => {
     if (!(error instanceof WrongPasswordError)) throw error;
     // A wrong password of someone who signed in before counts toward their auth_login_attempts, as Directus counts it.
@@ -108,7 +105,7 @@ export async function ldapAuthenticate(
   if (!existing) return createUser(repo, config, deps, user, role ?? null);
   // A row of another provider (or of the default one) with the same identifier is not this person's to sign into.
   if (existing.provider !== config.name) throw new InvalidCredentialsError();
-  const update: ExternalUserFields = {
+  const update: ProviderUserFields = {
     ...(config.groupDn ? { role: role ?? null } : {}),
     ...(config.syncUserInfo ? profile(user) : {}),
   };

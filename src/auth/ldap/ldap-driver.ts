@@ -30,7 +30,7 @@ export class LdapDriver implements CredentialsDriver {
   ) {
     this.provider = shared.name;
     this.settings = ldapProviderConfig(shared, settings);
-    this.deps = { db: deps.db, changes: deps.changes, log: { warn: deps.warn } };
+    this.deps = { db: deps.db, changes: deps.changes, createUser: deps.createUser, log: { warn: deps.warn } };
   }
 
   authenticate(credentials: { identifier: string; password: string }): Promise<CredentialsUser> {

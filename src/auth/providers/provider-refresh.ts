@@ -3,12 +3,12 @@
  * on refresh): their user must still be known there. Users of other providers, and local users, are not concerned.
  */
 import type { Database } from '../../db/connection.js';
-import { DirectoryUsersRepository } from '../../db/repositories/directory-users.js';
+import { ProviderUsersRepository } from '../../db/repositories/provider-users.js';
 import { InvalidCredentialsError } from '../../errors/catalogue.js';
 import type { ProviderRegistry } from './provider-registry.js';
 
 export function providerRefreshCheck(db: Database, registry: ProviderRegistry): (user: string) => Promise<void> {
-  const users = new DirectoryUsersRepository(db);
+  const users = new ProviderUsersRepository(db);
   return async (user) => {
     const row = await users.providerOf(user);
     const driver = row ? registry.credentials(row.provider) : undefined;

@@ -1,5 +1,6 @@
 /** What the provider registry holds: one driver per configured provider, and what a sign-in learns from it. */
 import type { Database } from '../../db/connection.js';
+import type { CreateProviderUser } from './provider-user-create.js';
 import type { ChangeEvents } from '../../engine/write/change-events.js';
 
 /** The one-time values of one sign-in, kept in its signed cookie between the two legs. */
@@ -56,6 +57,8 @@ export type AuthDriver = RedirectDriver | CredentialsDriver;
 export interface DriverDeps {
   db: Database;
   changes: ChangeEvents | null;
+  /** The creation of a first-time user, through the items writer (activity, revision, hooks). */
+  createUser: CreateProviderUser;
   /** Where a provider's failures are told (a directory that is down, a refused service account). */
   warn: (message: string) => void;
 }

@@ -5,9 +5,11 @@
  */
 import type { ProviderConfig } from '../../config/auth-providers-config.js';
 import type { Database } from '../../db/connection.js';
-import { ExternalUsersRepository, type ExternalProfile } from '../../db/repositories/external-users.js';
+import { ProviderUsersRepository, type ProviderUserFields } from '../../db/repositories/provider-users.js';
 import type { ChangeEvents } from '../../engine/write/change-events.js';
 import { InvalidCredentialsError, ServiceError, UserSuspendedError } from '../../errors/catalogue.js';
+import { isEmailAddress } from '../../request/email-address.js';
+import type { CreateProviderUser } from './provider-user-create.js';
 import type { ProviderIdentity } from './provider-types.js';
 
 /** Column widths of service_users. */
@@ -16,13 +18,14 @@ const MAX_EMAIL = 128;
 const MAX_NAME = 50;
 
 export class SignOnUsers {
-  private readonly repository: ExternalUsersRepository;
+  private readonly repository: ProviderUsersRepository;
 
   constructor(
     db: Database,
     private readonly changes: ChangeEvents | null,
+    private readonly createUser: CreateProviderUser,
   ) {
-    this.repository = new ExternalUsersRepository(db);
+    this.repository = new ProviderUsersRepository(db);
   }
 
   async userFor(provider: ProviderConfig, identity: ProviderIdentity): Promise<string> {
@@ -43,12 +46,9 @@ export class SignOnUsers {
     }
     if (!provider.allowPublicRegistration) throw new InvalidCredentialsError();
     if (identity.requireVerifiedEmail && !identity.emailVerified) throw new InvalidCredentialsError();
-    if (await this.repository.taken(identifier, profile.email)) throw new InvalidCredentialsError();
-    const id = await this.repository
-      .create(provider.name, identifier, profile, role ?? provider.defaultRoleId)
-      .catch(refuse);
-    await this.changes?.announce('service_users', 'create', [id]);
-    return id;
+    if (await this.repository.taken(identifier, profile.email ?? null)) throw new InvalidCredentialsError();
+    const payload = { provider: provider.name, external_identifier: identifier, status: 'active', ...profile };
+    return this.createUser({ ...payload, role: role ?? provider.defaultRoleId }).catch(refuse);
   }
 }
 
@@ -58,8 +58,12 @@ function refuse(error: unknown): never {
   throw error;
 }
 
-function profileOf(identity: ProviderIdentity): ExternalProfile {
-  const email = identity.email !== null && identity.email.length <= MAX_EMAIL ? identity.email : null;
+function profileOf(identity: ProviderIdentity): ProviderUserFields {
+  // An address the users' check would refuse is left out, as an ldap provider leaves it out: the sign-in goes on.
+  const email =
+    identity.email !== null && identity.email.length <= MAX_EMAIL && isEmailAddress(identity.email)
+      ? identity.email
+      : null;
   return {
     email,
     first_name: identity.firstName?.slice(0, MAX_NAME) ?? null,
