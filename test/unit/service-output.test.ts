@@ -52,6 +52,7 @@ const ALLOWED: Record<string, string> = {
   'config/auth-providers-config.ts#roleMapping': 'an AUTH_<PROVIDER>_ROLE_MAPPING setting (JSON in the environment)',
   'config/oauth-config.ts#params': 'an AUTH_<PROVIDER>_PARAMS setting (JSON in the environment)',
   'project/settings-service.ts#jsonObject': 'a JSON column of service_settings',
+  'engine/read/read-events.ts#meta': "the database's JSON text of a read, decoded for items.read action hooks only",
   'version.ts#': 'package.json',
 };
 
