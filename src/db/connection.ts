@@ -223,12 +223,18 @@ export class Database {
     return this.run<T>(sql, params, name, read);
   }
 
-  private async run<T>(sql: string, params: readonly unknown[], name: string | undefined, read: boolean): Promise<T[]> {
+  private run<T>(sql: string, params: readonly unknown[], name: string | undefined, read: boolean): Promise<T[]> {
     if (read && this.readers) return this.readOffLoop<T>(sql, params);
-    if (read && this.replicas && !this.closing) {
-      const rows = await this.readOnReplica<T>(sql, params, name);
-      if (rows) return rows;
-    }
+    if (read && this.replicas && !this.closing) return this.replicaFirst<T>(sql, params, name);
+    return this.onPrimary<T>(sql, params, name, read);
+  }
+
+  /** A read on a caught-up replica, or on the primary when none can take it (no extra step without replicas). */
+  private async replicaFirst<T>(sql: string, params: readonly unknown[], name: string | undefined): Promise<T[]> {
+    return (await this.readOnReplica<T>(sql, params, name)) ?? this.onPrimary<T>(sql, params, name, true);
+  }
+
+  private onPrimary<T>(sql: string, params: readonly unknown[], name: string | undefined, read: boolean): Promise<T[]> {
     return this.onPooledConnection(
       read,
       (connection) => this.dialect.execute(connection, sql, params, name) as Promise<T[]>,

@@ -8,6 +8,7 @@ import type { AppContext } from '../app/app-context.js';
 import * as catalogue from '../errors/catalogue.js';
 import type { Executor } from '../db/connection.js';
 import { extensionServices } from './extension-services.js';
+import { numberedPlaceholders } from '../db/question-marks.js';
 
 export interface ExtensionLogger {
   info(...args: unknown[]): void;
@@ -26,15 +27,7 @@ export interface LogSink {
 /** An executor taking `?` placeholders whatever the dialect (PostgreSQL's `$n` are made from them). */
 export function questionMarkExecutor(executor: Executor, placeholder: (n: number) => string): Executor {
   if (placeholder(1) === '?') return executor;
-  return {
-    query: (sql, params) => {
-      let n = 0;
-      return executor.query(
-        sql.replace(/\?/g, () => placeholder(++n)),
-        params,
-      );
-    },
-  };
+  return { query: (sql, params) => executor.query(numberedPlaceholders(sql, placeholder), params) };
 }
 
 function text(args: unknown[]): string {

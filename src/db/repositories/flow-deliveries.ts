@@ -6,6 +6,7 @@
  */
 import type { Database, Executor, Row } from '../connection.js';
 import type { Dialect } from '../dialect.js';
+import { numberedPlaceholders } from '../question-marks.js';
 
 const TABLE = 'service_flow_deliveries';
 const COLUMNS = ['id', 'flow', 'event', 'payload', 'status', 'attempts', 'next_attempt_at', 'created_at', 'updated_at'];
@@ -39,10 +40,9 @@ export type DeliveryOutcome = { ok: true } | { ok: false; error: string; retryAt
 
 /** `?` markers → the dialect's placeholders, in order. */
 function bind(dialect: Dialect, sql: string): string {
-  let n = 0;
-  return sql
-    .replace(/\?/g, () => dialect.sql.placeholder(++n))
-    .replace(/\{(\w+)\}/g, (_m, name: string) => dialect.sql.quote(name));
+  return numberedPlaceholders(sql, (n) => dialect.sql.placeholder(n)).replace(/\{(\w+)\}/g, (_m, name: string) =>
+    dialect.sql.quote(name),
+  );
 }
 
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
