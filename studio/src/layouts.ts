@@ -1,7 +1,7 @@
 /**
  * A collection page's layout state, in the shape of Directus's presets (`layout`, `layout_query`, `layout_options`),
- * so bookmarks can store it as it is: the layout named in the URL (`?layout=cards`) wins, else the one last used for
- * the collection (local storage), else the table. Which fields a layout may offer (file fields for a card's image,
+ * so bookmarks can store it as it is: the layout named in the URL (`?layout=cards`; the table names none) wins, else
+ * the one last used for the collection (local storage), else the table. Which fields a layout may offer (file fields for a card's image,
  * date fields for the calendar, template paths) is decided from the caller's schema and permissions.
  */
 import { reactive, watch } from 'vue';
@@ -147,10 +147,14 @@ export function layoutPreset(collection: string): LayoutPreset {
     preset,
     (p) => {
       localStorage.setItem(storageKey(collection), JSON.stringify(p));
-      if (route.path !== page || route.query.get('layout') === p.layout) return;
+      // The table is the page's own address (no parameter), so links to it stay as they were.
+      const named = p.layout === 'tabular' ? null : p.layout;
+      if (route.path !== page || route.query.get('layout') === named) return;
       const query = new URLSearchParams(route.query);
-      query.set('layout', p.layout);
-      go(`${page}?${query}`, { replace: true, force: true, keepScroll: true });
+      if (named) query.set('layout', named);
+      else query.delete('layout');
+      const text = query.toString();
+      go(text ? `${page}?${text}` : page, { replace: true, force: true, keepScroll: true });
     },
     { deep: true, immediate: true },
   );

@@ -52,6 +52,12 @@ async function seed(t: TestApp): Promise<void> {
   };
   const sunset = await upload('sunset', await picture('#f2a65a', '#5b3a29', '#ffe27a'));
   const forest = await upload('forest', await picture('#9fd3f0', '#2f6b3a', '#fff6c9'));
+  const more = [
+    await upload('lake', await picture('#bfe3f5', '#3d7ea6', '#ffffff')),
+    await upload('dunes', await picture('#f7d9a0', '#d49a4a', '#fff2b3')),
+    await upload('night', await picture('#1d2951', '#0c1326', '#f4f1c9')),
+    await upload('meadow', await picture('#cfe8ff', '#7fb446', '#ffd84d')),
+  ];
   await post('/collections', {
     collection: 'photos',
     meta: { display_template: '{{title}}' },
@@ -73,7 +79,12 @@ async function seed(t: TestApp): Promise<void> {
     { title: 'Sunset', caption: 'Over the bay', image: sunset, taken: `${thisMonth}-03` },
     { title: 'Forest', caption: 'Morning walk', image: forest, taken: `${thisMonth}-17`, until: `${thisMonth}-19` },
     { title: 'Harbour', caption: 'No picture yet', taken: `${nextMonth}-05` },
-    ...Array.from({ length: 27 }, (_, i) => ({ title: `Photo ${pad(i + 4)}`, caption: 'Archive' })),
+    // Photos 04 to 09 have pictures too (so the first screen looks like a gallery); the rest have none.
+    ...Array.from({ length: 27 }, (_, i) => ({
+      title: `Photo ${pad(i + 4)}`,
+      caption: 'Archive',
+      image: i < 6 ? more[i % more.length] : null,
+    })),
   ]);
 }
 
@@ -150,7 +161,7 @@ function layoutsSuite(client: DbClient): void {
           ['Sunset', 'Forest', 'Harbour'],
         );
         const images = page.locator('.card-image img');
-        assert.equal(await images.count(), 2, 'the two photos with an image');
+        assert.equal(await images.count(), 8, 'the photos with an image');
         const first = images.first();
         assert.match((await first.getAttribute('src'))!, /^\/assets\/[0-9a-f-]+\?width=\d+&height=\d+&fit=cover$/);
         await page.waitForFunction(() =>
@@ -276,6 +287,7 @@ function layoutsSuite(client: DbClient): void {
         await page.setViewportSize({ width: 1280, height: 860 });
         await page.emulateMedia({ colorScheme: 'light' });
         await choose(page, 'Table');
+        await page.waitForURL(/\/admin\/content\/photos$/);
         await page.locator('.pager [role="status"]').filter({ hasText: 'of 30' }).waitFor();
         assert.deepEqual(violations, []);
       });
