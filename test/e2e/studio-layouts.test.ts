@@ -73,11 +73,26 @@ async function seed(t: TestApp): Promise<void> {
       { field: 'image', type: 'uuid', meta: { interface: 'file-image', special: ['file'], sort: 3 } },
       { field: 'taken', type: 'date', meta: { interface: 'datetime', sort: 4 } },
       { field: 'until', type: 'date', meta: { interface: 'datetime', sort: 5 } },
+      { field: 'shot_at', type: 'timestamp', meta: { interface: 'datetime', sort: 6 } },
+      { field: 'posted', type: 'dateTime', meta: { interface: 'datetime', sort: 7 } },
     ],
   });
   await post('/items/photos', [
-    { title: 'Sunset', caption: 'Over the bay', image: sunset, taken: `${thisMonth}-03` },
-    { title: 'Forest', caption: 'Morning walk', image: forest, taken: `${thisMonth}-17`, until: `${thisMonth}-19` },
+    {
+      title: 'Sunset',
+      caption: 'Over the bay',
+      image: sunset,
+      taken: `${thisMonth}-03`,
+      shot_at: `${thisMonth}-08T12:00:00Z`,
+    },
+    {
+      title: 'Forest',
+      caption: 'Morning walk',
+      image: forest,
+      taken: `${thisMonth}-17`,
+      until: `${thisMonth}-19`,
+      posted: `${thisMonth}-11T09:30:00`,
+    },
     { title: 'Harbour', caption: 'No picture yet', taken: `${nextMonth}-05` },
     // Photos 04 to 09 have pictures too (so the first screen looks like a gallery); the rest have none.
     ...Array.from({ length: 27 }, (_, i) => ({
@@ -255,6 +270,21 @@ function layoutsSuite(client: DbClient): void {
         await page.getByRole('button', { name: 'Previous month' }).click();
         await page.getByRole('button', { name: 'Next month' }).click();
         await day(`${thisMonth}-03`).getByRole('link', { name: 'Sunset' }).waitFor();
+      });
+
+      it('places items by a timestamp (in the browser’s zone) and a date-time field', async () => {
+        await options(page, 'Calendar options');
+        await page.getByLabel('End date field').selectOption({ label: 'None' });
+        await page.getByLabel('Date field', { exact: true }).selectOption('shot_at');
+        await day(`${thisMonth}-08`).getByRole('link', { name: 'Sunset' }).waitFor();
+        assert.equal(await page.locator('table.calendar td:not(.outside) a.entry').count(), 1);
+        await page.getByLabel('Date field', { exact: true }).selectOption('posted');
+        await day(`${thisMonth}-11`).getByRole('link', { name: 'Forest' }).waitFor();
+        assert.equal(await page.locator('table.calendar td:not(.outside) a.entry').count(), 1);
+        await page.getByLabel('Date field', { exact: true }).selectOption('taken');
+        await page.getByLabel('End date field').selectOption('until');
+        await options(page, 'Calendar options');
+        await day(`${thisMonth}-18`).getByRole('link', { name: 'Forest' }).waitFor();
       });
 
       it('opens a calendar entry in a new tab by Ctrl-click, and remembers the calendar on reload', async () => {
