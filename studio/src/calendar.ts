@@ -53,14 +53,18 @@ export function monthGrid(year: number, month: number, firstDay: number): Day[][
   return weeks;
 }
 
-/** A day's start as a filter value for the field's type. */
-export function boundary(type: string, day: string): string {
+/** A day's first or last second as a filter value for the field's type (`date` values are days). */
+export function boundary(type: string, day: string, edge: 'start' | 'end'): string {
   if (type === 'date') return day;
-  if (type === 'timestamp') return parseDay(day).toISOString();
-  return `${day}T00:00:00`;
+  if (type === 'timestamp') {
+    const at = parseDay(day);
+    if (edge === 'end') at.setTime(parseDay(addDays(day, 1)).getTime() - 1000);
+    return at.toISOString().replace(/\.000Z$/, 'Z');
+  }
+  return `${day}T${edge === 'start' ? '00:00:00' : '23:59:59'}`;
 }
 
-const only = (field: string, op: string, value: string) => {
+const only = (field: string, op: string, value: unknown) => {
   const inner = Object.create(null);
   inner[op] = value;
   const outer = Object.create(null);
@@ -69,19 +73,23 @@ const only = (field: string, op: string, value: string) => {
 };
 
 /**
- * Items whose start falls in [from, to) (days, `to` excluded); with an end field, also those that began before and
- * end in or after the range.
+ * Items whose start falls on the days from `first` to `last` (both shown), as one `_between`: a single range an
+ * index on the field serves (a `_gte` and a `_lt` beside each other are not narrowed together). With an end field,
+ * also those that began before and end on or after `first`, the other side of an `_or` an index on the end serves.
  */
 export function rangeFilter(
   start: { field: string; type: string },
   end: { field: string; type: string } | null,
-  from: string,
-  to: string,
+  first: string,
+  last: string,
 ): Record<string, unknown> {
-  const startsBefore = only(start.field, '_lt', boundary(start.type, to));
-  const startsIn = only(start.field, '_gte', boundary(start.type, from));
-  if (!end) return { _and: [startsIn, startsBefore] };
-  return { _and: [startsBefore, { _or: [startsIn, only(end.field, '_gte', boundary(end.type, from))] }] };
+  const startsIn = only(start.field, '_between', [
+    boundary(start.type, first, 'start'),
+    boundary(start.type, last, 'end'),
+  ]);
+  if (!end) return startsIn;
+  const before = only(start.field, '_lt', boundary(start.type, first, 'start'));
+  return { _or: [startsIn, { _and: [before, only(end.field, '_gte', boundary(end.type, first, 'start'))] }] };
 }
 
 /** The day a stored value falls on; null for no value or one that is not a date. */
