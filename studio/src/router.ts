@@ -28,14 +28,14 @@ export function unguardLeaving(guard: () => boolean): void {
   if (leaveGuard === guard) leaveGuard = null;
 }
 
-export function go(path: string, options: { replace?: boolean; force?: boolean } = {}): void {
+export function go(path: string, options: { replace?: boolean; force?: boolean; keepScroll?: boolean } = {}): void {
   // The guard stays until its view goes (a navigation that keeps the view keeps its unsaved changes too).
   if (!options.force && leaveGuard && !leaveGuard()) return;
   const url = BASE + (path.startsWith('/') ? path : `/${path}`);
   if (options.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
   read();
-  window.scrollTo(0, 0);
+  if (!options.keepScroll) window.scrollTo(0, 0);
 }
 
 /** The URL of an app path, for real links (open in new tab, keyboard focus). */
