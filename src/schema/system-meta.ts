@@ -286,7 +286,8 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_notifications: { icon: 'notifications', note: 'Notifications to users' },
   service_flows: { icon: 'bolt', note: 'Flows: a trigger and the operations it runs' },
   service_operations: { icon: 'account_tree', note: 'The operations of the flows' },
-  service_presets: { icon: 'bookmark', note: 'Saved views and bookmarks of collections' },
+  // As Directus: a view saved as it changes is no activity to keep.
+  service_presets: { icon: 'bookmark', note: 'Saved views and bookmarks of collections', accountability: null },
   service_flow_deliveries: { icon: 'outbox', hidden: true, accountability: null },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },

@@ -115,6 +115,9 @@ for (const client of testClients()) {
       assert.equal(renamed.color, '#FF0000');
       assert.equal((await send('DELETE', `/presets/${created.id}`)).statusCode, 204);
       await refused(403, 'FORBIDDEN', 'GET', `/presets/${created.id}`);
+      // As Directus (accountability null): presets leave no activity or revisions.
+      assert.deepEqual(await ok('GET', '/activity?filter[collection][_eq]=service_presets'), []);
+      assert.deepEqual(await ok('GET', '/revisions?filter[collection][_eq]=service_presets'), []);
     });
 
     it('shows an app user their own, their role’s and everyone’s presets, and no one else’s', async () => {
