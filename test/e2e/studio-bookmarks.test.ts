@@ -164,6 +164,13 @@ function bookmarksSuite(client: DbClient): void {
         await page.keyboard.press('Enter');
         const name = page.getByLabel('Save this view as a bookmark');
         await name.waitFor();
+        // Escape closes the menu and gives the focus back to its button; Enter opens it again.
+        await name.focus();
+        await page.keyboard.press('Escape');
+        await name.waitFor({ state: 'hidden' });
+        assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'SUMMARY');
+        await page.keyboard.press('Enter');
+        await name.waitFor();
         await name.focus();
         await page.keyboard.type('Twenties');
         await page.keyboard.press('Enter');
