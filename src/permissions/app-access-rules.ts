@@ -4,7 +4,8 @@
  * read, schema-access.ts), their own activity, their own user, their roles and policies and what those hold, and the
  * project settings; updating their own profile (Directus's app-access minimal permissions — never their role,
  * status, policies, token or TFA secret, which only an admin or an explicit permission may change); and their own
- * comments (read, write, delete) and new comments on items they may read; and the manual flows.
+ * comments (read, write, delete) and new comments on items they may read; the presets and bookmarks that are theirs,
+ * their role's or everyone's (read) and their own (write); and the manual flows.
  */
 import { parseFilter } from '../request/parse-filter.js';
 import type { PermissionRule } from './permission-rule.js';
@@ -57,6 +58,7 @@ function rule(
   fields: string[] | '*',
   permissions: Record<string, unknown> | null,
   validation: Record<string, unknown> | null = null,
+  presets: Record<string, unknown> | null = null,
 ): PermissionRule {
   return {
     policy: '$app',
@@ -65,7 +67,9 @@ function rule(
     fields,
     permissions: permissions ? parseFilter(permissions) : null,
     validation: validation ? parseFilter(validation) : null,
-    presets: null,
+    // Payloads are checked against the rule as written (its variables resolved per request), as for stored rules.
+    rawValidation: validation,
+    presets,
   };
 }
 
@@ -75,6 +79,15 @@ function read(collection: string, fields: string[] | '*', permissions: Record<st
 
 const OWN_COMMENTS = { user_created: { _eq: '$CURRENT_USER' } };
 const OWN_NOTIFICATIONS = { recipient: { _eq: '$CURRENT_USER' } };
+const OWN_PRESETS = { user: { _eq: '$CURRENT_USER' } };
+/** Directus's: a user's own presets, their role's and everyone's (those naming no user). */
+const SHOWN_PRESETS = {
+  _or: [
+    OWN_PRESETS,
+    { _and: [{ user: { _null: true } }, { role: { _eq: '$CURRENT_ROLE' } }] },
+    { _and: [{ user: { _null: true } }, { role: { _null: true } }] },
+  ],
+};
 
 export const APP_ACCESS_RULES: PermissionRule[] = [
   {
@@ -108,6 +121,12 @@ export const APP_ACCESS_RULES: PermissionRule[] = [
   rule('update', 'service_notifications', ['status'], OWN_NOTIFICATIONS, {
     status: { _in: ['inbox', 'archived'] },
   }),
+  // Directus's preset rules: a user reads theirs, their role's and the global ones, and writes only their own. A
+  // create that names no user is the caller's (a preset under the payload): never, by omission, one for everyone.
+  read('service_presets', '*', SHOWN_PRESETS),
+  rule('create', 'service_presets', '*', null, OWN_PRESETS, { user: '$CURRENT_USER' }),
+  rule('update', 'service_presets', '*', OWN_PRESETS, OWN_PRESETS),
+  rule('delete', 'service_presets', '*', OWN_PRESETS),
   // Directus's: app users see the manual flows (Studio offers them on item pages), not their operations.
   read('service_flows', ['id', 'status', 'name', 'icon', 'color', 'options', 'trigger'], {
     trigger: { _eq: 'manual' },

@@ -229,6 +229,7 @@ export class CollectionsService {
         plan.write({ kind: 'deleteRows', table: 'service_versions', where: { collection } });
         plan.write({ kind: 'deleteRows', table: 'service_comments', where: { collection } });
         plan.write({ kind: 'deleteRows', table: 'service_notifications', where: { collection } });
+        plan.write({ kind: 'deleteRows', table: 'service_presets', where: { collection } });
         for (const relation of schema.relations) {
           const allowed = relation.meta?.one_allowed_collections;
           if (!allowed?.includes(collection)) continue;

@@ -20,6 +20,7 @@ export const ITEM_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set([
   'service_notifications',
   'service_flows',
   'service_operations',
+  'service_presets',
 ]);
 
 /**
@@ -36,6 +37,7 @@ export const EXTENSIBLE_SYSTEM_COLLECTIONS: ReadonlySet<string> = new Set(
         'service_notifications',
         'service_flows',
         'service_operations',
+        'service_presets',
       ].includes(name),
   ),
 );
@@ -70,6 +72,8 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   service_flows:
     'id name icon color description status trigger accountability options operation date_created user_created',
   service_operations: 'id name key type position_x position_y options resolve reject flow date_created user_created',
+  service_presets:
+    'id bookmark user role collection search layout layout_query layout_options refresh_interval filter icon color',
 };
 
 /** Keys and references held as uuid (char(36) on SQLite and MariaDB): typed uuid on every database. */
@@ -102,6 +106,8 @@ const UUID_COLUMNS: [string, string][] = [
   ['service_notifications', 'sender'],
   ...['id', 'operation', 'user_created'].map((f): [string, string] => ['service_flows', f]),
   ...['id', 'resolve', 'reject', 'flow', 'user_created'].map((f): [string, string] => ['service_operations', f]),
+  ['service_presets', 'user'],
+  ['service_presets', 'role'],
 ];
 
 /** Who made and last changed a version or a comment, and when (the write specials fill them). */
@@ -154,6 +160,11 @@ export const SYSTEM_FIELDS: Record<string, unknown>[] = [
   { collection: 'service_activity', field: 'revisions', special: 'o2m' },
   { collection: 'service_revisions', field: 'data', special: 'cast-json' },
   { collection: 'service_revisions', field: 'delta', special: 'cast-json' },
+  ...['filter', 'layout_query', 'layout_options'].map((field) => ({
+    collection: 'service_presets',
+    field,
+    special: 'cast-json',
+  })),
 ].map((row, i) => ({ id: -1 - i, ...row }));
 
 export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
@@ -235,6 +246,8 @@ export const SYSTEM_RELATIONS: Record<string, unknown>[] = [
     one_field: 'revisions',
   },
   { many_collection: 'service_revisions', many_field: 'parent', one_collection: 'service_revisions', one_field: null },
+  { many_collection: 'service_presets', many_field: 'user', one_collection: 'service_users', one_field: null },
+  { many_collection: 'service_presets', many_field: 'role', one_collection: 'service_roles', one_field: null },
 ].map((row, i) => ({ id: null, ...row, sort: i }));
 
 /**
@@ -273,6 +286,8 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_notifications: { icon: 'notifications', note: 'Notifications to users' },
   service_flows: { icon: 'bolt', note: 'Flows: a trigger and the operations it runs' },
   service_operations: { icon: 'account_tree', note: 'The operations of the flows' },
+  // As Directus: a view saved as it changes is no activity to keep.
+  service_presets: { icon: 'bookmark', note: 'Saved views and bookmarks of collections', accountability: null },
   service_flow_deliveries: { icon: 'outbox', hidden: true, accountability: null },
   service_migrations: { icon: 'history', hidden: true, accountability: null },
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },

@@ -99,16 +99,13 @@ function defaults(collection: string): LayoutPreset {
 
 const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
 
-/** The saved state, only its known keys and only fields the caller may still use (never trusted as it is stored). */
-function restore(collection: string, into: LayoutPreset): LayoutPreset {
-  let saved: any;
-  try {
-    saved = JSON.parse(localStorage.getItem(storageKey(collection)) ?? 'null');
-  } catch {
-    saved = null;
-  }
+/**
+ * A saved state (local storage, a bookmark, the last view) into `into`: only its known keys and only fields the
+ * caller may still use (never trusted as it is stored); its layout too when `withLayout` (the URL's wins otherwise).
+ */
+export function absorbLayout(collection: string, into: LayoutPreset, saved: any, withLayout = true): LayoutPreset {
   if (!saved || typeof saved !== 'object') return into;
-  if (isLayout(saved.layout)) into.layout = saved.layout;
+  if (withLayout && isLayout(saved.layout) && offered(collection, saved.layout)) into.layout = saved.layout;
   const query = saved.layout_query?.cards;
   if (Array.isArray(query?.sort) && query.sort.every((s: unknown) => typeof s === 'string'))
     into.layout_query.cards.sort = query.sort.slice(0, 1);
@@ -127,6 +124,16 @@ function restore(collection: string, into: LayoutPreset): LayoutPreset {
   if (dates.includes(calendar.startDateField)) cal.startDateField = calendar.startDateField;
   if (dates.includes(calendar.endDateField)) cal.endDateField = calendar.endDateField;
   return into;
+}
+
+function restore(collection: string, into: LayoutPreset): LayoutPreset {
+  let saved: any;
+  try {
+    saved = JSON.parse(localStorage.getItem(storageKey(collection)) ?? 'null');
+  } catch {
+    saved = null;
+  }
+  return absorbLayout(collection, into, saved);
 }
 
 /** Whether the collection can be shown in a layout: the calendar needs a date field. */

@@ -22,7 +22,7 @@ const OPERATIONS = new Set(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']);
  * reference page, the admin app): the only ones that may go without a declaration.
  */
 const UNDECLARED =
-  /^\/(items|docs|admin)(\/|$)|^\/$|^\/utils\/import\/|^\/(users|roles|policies|access|permissions|files|folders|versions|comments|notifications|flows|operations)(\/:pk)?\/?$|^\/settings\/?$/;
+  /^\/(items|docs|admin)(\/|$)|^\/$|^\/utils\/import\/|^\/(users|roles|policies|access|permissions|files|folders|versions|comments|notifications|flows|operations|presets)(\/:pk)?\/?$|^\/settings\/?$/;
 
 /** Every schema object inside `schema` (TypeBox composes by reference: a part is the very object checked alone). */
 function parts(schema: unknown, into = new Set<unknown>()): Set<unknown> {

@@ -85,6 +85,8 @@ for (const client of testClients()) {
         'service_notifications',
         'service_permissions',
         'service_policies',
+        // Their own, their role's and everyone's presets and bookmarks, as Directus's app access.
+        'service_presets',
         'service_relations',
         'service_roles',
         'service_settings',
@@ -150,6 +152,8 @@ for (const client of testClients()) {
           'service_notifications.recipient',
           'service_notifications.sender',
           'service_permissions.policy',
+          'service_presets.role',
+          'service_presets.user',
           'service_roles.parent',
           'service_settings.public_registration_role',
           'service_users.role',

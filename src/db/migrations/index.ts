@@ -9,6 +9,7 @@ import * as auditTrailIndexes from './0008-audit-trail-indexes.js';
 import * as notifications from './0009-notifications.js';
 import * as flows from './0010-flows.js';
 import * as accountsByMail from './0011-accounts-by-mail.js';
+import * as presets from './0012-presets.js';
 import * as scheduleRuns from './0013-schedule-runs.js';
 
 export interface Migration {
@@ -32,5 +33,6 @@ export const MIGRATIONS: readonly Migration[] = [
   notifications,
   flows,
   accountsByMail,
+  presets,
   scheduleRuns,
 ];

@@ -83,6 +83,7 @@ export const SYSTEM_ROUTES: Record<string, string> = {
   notifications: 'service_notifications',
   flows: 'service_flows',
   operations: 'service_operations',
+  presets: 'service_presets',
 };
 
 /** Read-only system collections (the audit trail): GET only, as Directus serves them. */

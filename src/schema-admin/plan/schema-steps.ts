@@ -62,7 +62,8 @@ export type MetaTable =
   | 'service_activity'
   | 'service_versions'
   | 'service_comments'
-  | 'service_notifications';
+  | 'service_notifications'
+  | 'service_presets';
 
 type Row = Record<string, unknown>;
 
