@@ -232,6 +232,8 @@ function byCollection(entries: AuditEntry[]): Map<CollectionOverview, AuditEntry
 
 /** The revised entries by nesting level, parents' level first (a revision names its parent's id). */
 function levelsOf(revised: AuditEntry[]): AuditEntry[][] {
+  // A batch of top-level items is one level (the sets below cost ~1 ms per 2,000 entries).
+  if (!revised.some((e) => e.parent)) return revised.length ? [revised] : [];
   const levels: AuditEntry[][] = [];
   let pending = revised;
   while (pending.length > 0) {
