@@ -265,10 +265,17 @@ export async function writeAuditTrail(
   const entries = recorder.entries.splice(0);
   if (entries.length === 0 || ctx.trail === false) return;
   const client = ctx.client ?? { ip: ctx.accountability.ip, userAgent: null, origin: null };
-  const revised = entries.filter((e) => e.action !== 'delete' && accountabilityOf(e.collection) === 'all');
+  const revisedOnes = (list: AuditEntry[]) =>
+    list.filter((e) => e.action !== 'delete' && accountabilityOf(e.collection) === 'all');
+  const revised = revisedOnes(entries);
   const levels = levelsOf(revised);
-  if (dialect.write.insertsInWith && entries.length <= ROWS_PER_STATEMENT) {
-    await tx.query(...trailInOneStatement(dialect, ctx, entries, levels, client));
+  if (dialect.write.insertsInWith && (entries.length <= ROWS_PER_STATEMENT || levels.length === 1)) {
+    // Without nesting, a larger write's trail is one statement per ROWS_PER_STATEMENT entries.
+    for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
+      const part = entries.length <= ROWS_PER_STATEMENT ? entries : entries.slice(i, i + ROWS_PER_STATEMENT);
+      const partLevels = part === entries ? levels : levelsOf(revisedOnes(part));
+      await tx.query(...trailInOneStatement(dialect, ctx, part, partLevels, client));
+    }
     return;
   }
   const activity = await insertActivity(tx, dialect, ctx.schema, activityRows(ctx, entries), client, ctx.now);
