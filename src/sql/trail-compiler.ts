@@ -56,7 +56,7 @@ export function compileTrailInserts(
   extra?: { column: string; expression: (st: Statement, rows: string) => string; keys: FieldOverview[] },
 ): CompiledStatement[] {
   const { quote: q } = hooks.sql;
-  const { bind, jsonRows, rowsParameter, jsonRowsInOrder } = hooks.write;
+  const { bind, jsonRows, rowsParameter, jsonRowsInOrder, uncheckedReferences } = hooks.write;
   const shared = trail.shared.map(([field]) => field);
   const keyColumns = extra ? keyJsonColumns(extra.keys) : [];
   const names = [...shared, ...trail.columns].map((field) => q(field.field));
@@ -80,9 +80,9 @@ export function compileTrailInserts(
           : jsonRows(st.param(rowsParameter(constant)), jsonColumns(shared), c),
       );
     const order = jsonRowsInOrder ? '' : ` order by ${r}.ord`;
-    return st.finish(
-      `insert into ${q(table)} (${names.join(', ')}) select ${selected.join(', ')} from ${from.join(' cross join ')}${order}${tail}`,
-    );
+    const insert = `insert into ${q(table)} (${names.join(', ')}) select ${selected.join(', ')} from ${from.join(' cross join ')}${order}${tail}`;
+    // Revisions (`extra`) name activity and parent rows this transaction has just written: nothing to check.
+    return st.finish(extra && uncheckedReferences ? uncheckedReferences(insert) : insert);
   });
 }
 
@@ -95,4 +95,87 @@ export function snapshotExpression(level: ReadLevel, keys: FieldOverview[], st: 
   const item = st.alias();
   const match = keys.map((field) => `${item}.${d.quote(field.field)} = ${rows}.${d.quote(`key_${field.field}`)}`);
   return `coalesce((select ${d.jsonText(levelObject(level, st, item))} from ${d.quote(level.table)} as ${item} where ${match.join(' and ')}), 'null')`;
+}
+
+/**
+ * One level's and collection's revisions in a one-statement trail: per row its activity's position among the
+ * activity rows (`act`, from 1), and its parent's revision as (statement, position) of an earlier revisions INSERT.
+ */
+export interface TrailRevisionRows {
+  /** collection, item, delta: values as `bind` gives them. */
+  columns: FieldOverview[];
+  keys: FieldOverview[];
+  /** Each row: act, parent statement (or null), parent position (or null), ...columns, ...key parts. */
+  rows: unknown[][];
+  data: (st: Statement, rows: string) => string;
+}
+
+const POSITION: JsonRowColumn = { name: 'act', type: 'integer' };
+
+/**
+ * The whole trail as one statement, for databases whose INSERTs may sit in a WITH and answer their rows to later
+ * ones (`insertsInWith`): the activity INSERT, then each revisions INSERT, whose rows take their activity id and
+ * their parent's revision id by position from the ids an earlier INSERT of the statement answered (ids ascend in
+ * row order, each INSERT inserting in `ord` order). No id travels back to the server and the statement count is one
+ * whatever the nesting depth. Within ROWS_PER_STATEMENT rows per INSERT.
+ */
+export function compileTrailWith(
+  activity: TrailRows,
+  revisions: TrailRevisionRows[],
+  columns: { activity: string; parent: string; data: string },
+  hooks: WriteHooks,
+): CompiledStatement {
+  const { quote: q } = hooks.sql;
+  const { jsonRows, rowsParameter } = hooks.write;
+  const st = new Statement(hooks.sql);
+  const ctes: string[] = [];
+  const c = st.alias();
+  const r = st.alias();
+  const activityNames = [...activity.shared.map(([field]) => field), ...activity.columns].map((f) => q(f.field));
+  const activitySelected = [
+    ...activity.shared.map(([field]) => `${c}.${q(field.field)}`),
+    ...activity.columns.map((field) => `${r}.${q(field.field)}`),
+  ];
+  const constant = jsonRows(
+    st.param(rowsParameter([activity.shared.map(([field, value]) => hooks.write.bind(field, value ?? null))])),
+    jsonColumns(activity.shared.map(([field]) => field)),
+    c,
+  );
+  const rows = jsonRows(st.param(rowsParameter(activity.rows)), jsonColumns(activity.columns), r);
+  ctes.push(
+    `${q('a')} as (insert into ${q('service_activity')} (${activityNames.join(', ')}) select ${activitySelected.join(', ')} from ${constant} cross join ${rows} order by ${r}.ord returning ${q('id')})`,
+    positions('a', q),
+  );
+  revisions.forEach((level, index) => {
+    const x = st.alias();
+    const parents = new Set(level.rows.map((row) => row[1]).filter((s): s is number => typeof s === 'number'));
+    const json = [
+      POSITION,
+      { name: 'par_s', type: 'integer' },
+      { name: 'par_n', type: 'integer' },
+      ...jsonColumns(level.columns),
+      ...keyJsonColumns(level.keys),
+    ] satisfies JsonRowColumn[];
+    const joins = [`join ${q('a_n')} on ${q('a_n')}.n = ${x}.${q('act')}`];
+    for (const s of parents)
+      joins.push(`left join ${q(`r${s}_n`)} on ${x}.${q('par_s')} = ${s} and ${q(`r${s}_n`)}.n = ${x}.${q('par_n')}`);
+    const parent = parents.size ? `coalesce(${[...parents].map((s) => `${q(`r${s}_n`)}.id`).join(', ')})` : 'null';
+    const names = [columns.activity, ...level.columns.map((f) => f.field), columns.parent, columns.data].map(q);
+    const selected = [
+      `${q('a_n')}.id`,
+      ...level.columns.map((field) => `${x}.${q(field.field)}`),
+      parent,
+      level.data(st, x),
+    ];
+    ctes.push(
+      `${q(`r${index}`)} as (insert into ${q('service_revisions')} (${names.join(', ')}) select ${selected.join(', ')} from ${jsonRows(st.param(rowsParameter(level.rows)), json, x)} ${joins.join(' ')} order by ${x}.ord returning ${q('id')})`,
+      positions(`r${index}`, q),
+    );
+  });
+  return st.finish(`with ${ctes.join(', ')} select count(*) as ${q('n')} from ${q('a')}`);
+}
+
+/** `<name>_n`: the ids an INSERT answered, numbered from 1 in id order (the order its rows were inserted in). */
+function positions(name: string, q: (name: string) => string): string {
+  return `${q(`${name}_n`)} as (select ${q('id')} as id, row_number() over (order by ${q('id')}) as n from ${q(name)})`;
 }

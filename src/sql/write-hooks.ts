@@ -32,6 +32,17 @@ export interface WriteDialect {
    * reads once before the rows.
    */
   readonly jsonRowsInOrder?: boolean;
+  /**
+   * An INSERT whose foreign keys hold by construction (the trail's revisions name activity and parent rows the same
+   * transaction wrote just before), run without checking them row by row where the database allows that for one
+   * statement; the constraints stay declared (and cascade) as before. Absent: the INSERT as it is.
+   */
+  uncheckedReferences?(insert: string): string;
+  /**
+   * INSERTs may stand in a WITH with RETURNING and later parts of the statement read the rows they answered (the
+   * audit trail is then one statement: sql/trail-compiler.ts `compileTrailWith`).
+   */
+  readonly insertsInWith?: boolean;
 }
 
 /** A column of `jsonRows`: its name and what it holds (the type it is compared or stored as). */

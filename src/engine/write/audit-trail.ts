@@ -17,7 +17,14 @@ import { keyFieldsOf, keyParts } from '../../plan/row-key.js';
 import { coerceValue } from '../../plan/value-coercion.js';
 import type { WriteContext } from '../../plan/write-context.js';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../../schema/types.js';
-import { compileTrailInserts, snapshotExpression, type TrailRows } from '../../sql/trail-compiler.js';
+import {
+  compileTrailInserts,
+  compileTrailWith,
+  ROWS_PER_STATEMENT,
+  snapshotExpression,
+  type TrailRevisionRows,
+  type TrailRows,
+} from '../../sql/trail-compiler.js';
 import type { WriteHooks } from '../../sql/write-compiler.js';
 
 export type AuditAction = 'create' | 'update' | 'delete';
@@ -93,23 +100,42 @@ export async function insertActivity(
   tx: Executor,
   dialect: Dialect,
   schema: SchemaOverview,
-  rows: { action: string; user: string | null; collection: string; item: string }[],
+  rows: ActivityRow[],
   client: AuditClient,
   now: Date,
 ): Promise<number[]> {
   if (rows.length === 0) return [];
+  const trail = activityTrail(dialect, schema, rows, client, now);
+  const id = schema.collections.service_activity!.fields.id!;
+  return run(tx, compileTrailInserts('service_activity', trail, hooksOf(dialect), id));
+}
+
+interface ActivityRow {
+  action: string;
+  user: string | null;
+  collection: string;
+  item: string;
+}
+
+/** Activity rows as the trail compiler takes them: what they share once, then each row's own values. */
+function activityTrail(
+  dialect: Dialect,
+  schema: SchemaOverview,
+  rows: ActivityRow[],
+  client: AuditClient,
+  now: Date,
+): TrailRows {
   const activity = schema.collections.service_activity!;
   // The logical value the write hooks bind for a timestamp column.
   const timestamp = coerceValue(activity.fields.timestamp!, now.toISOString());
   const shared = fieldsOf(schema, 'service_activity', SHARED_BY_CLIENT);
   const columns = fieldsOf(schema, 'service_activity', PER_ACTIVITY);
   const { bind } = dialect.write;
-  const trail: TrailRows = {
+  return {
     shared: shared.map((field, i) => [field, [timestamp, client.ip, client.userAgent, client.origin][i]]),
     columns,
     rows: rows.map((row) => [row.action, row.user, row.collection, row.item].map((v, i) => bind(columns[i]!, v))),
   };
-  return run(tx, compileTrailInserts('service_activity', trail, hooksOf(dialect), activity.fields.id!));
 }
 
 /** An admin read of every column of the collection (wire values), the level a revision's `data` is built from. */
@@ -204,6 +230,31 @@ function byCollection(entries: AuditEntry[]): Map<CollectionOverview, AuditEntry
   return out;
 }
 
+/** The revised entries by nesting level, parents' level first (a revision names its parent's id). */
+function levelsOf(revised: AuditEntry[]): AuditEntry[][] {
+  // A batch of top-level items is one level (the sets below cost ~1 ms per 2,000 entries).
+  if (!revised.some((e) => e.parent)) return revised.length ? [revised] : [];
+  const levels: AuditEntry[][] = [];
+  let pending = revised;
+  while (pending.length > 0) {
+    const waiting = new Set(pending);
+    const ready = pending.filter((e) => !e.parent || !waiting.has(e.parent));
+    levels.push(ready);
+    const done = new Set(ready);
+    pending = pending.filter((e) => !done.has(e));
+  }
+  return levels;
+}
+
+function activityRows(ctx: WriteContext, entries: AuditEntry[]): ActivityRow[] {
+  return entries.map((e) => ({
+    action: e.action,
+    user: ctx.accountability.user,
+    collection: e.collection.collection,
+    item: String(e.key),
+  }));
+}
+
 /** Writes the trail of the recorded entries; call inside the write's transaction, after its statements. */
 export async function writeAuditTrail(
   tx: Executor,
@@ -214,21 +265,20 @@ export async function writeAuditTrail(
   const entries = recorder.entries.splice(0);
   if (entries.length === 0 || ctx.trail === false) return;
   const client = ctx.client ?? { ip: ctx.accountability.ip, userAgent: null, origin: null };
-  const activity = await insertActivity(
-    tx,
-    dialect,
-    ctx.schema,
-    entries.map((e) => ({
-      action: e.action,
-      user: ctx.accountability.user,
-      collection: e.collection.collection,
-      item: String(e.key),
-    })),
-    client,
-    ctx.now,
-  );
-  // A revision names its parent's: revisions are inserted a nesting level at a time, parents first.
-  const revised = entries.filter((e) => e.action !== 'delete' && accountabilityOf(e.collection) === 'all');
+  const revisedOnes = (list: AuditEntry[]) =>
+    list.filter((e) => e.action !== 'delete' && accountabilityOf(e.collection) === 'all');
+  const revised = revisedOnes(entries);
+  const levels = levelsOf(revised);
+  if (dialect.write.insertsInWith && (entries.length <= ROWS_PER_STATEMENT || levels.length === 1)) {
+    // Without nesting, a larger write's trail is one statement per ROWS_PER_STATEMENT entries.
+    for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
+      const part = entries.length <= ROWS_PER_STATEMENT ? entries : entries.slice(i, i + ROWS_PER_STATEMENT);
+      const partLevels = part === entries ? levels : levelsOf(revisedOnes(part));
+      await tx.query(...trailInOneStatement(dialect, ctx, part, partLevels, client));
+    }
+    return;
+  }
+  const activity = await insertActivity(tx, dialect, ctx.schema, activityRows(ctx, entries), client, ctx.now);
   if (revised.length === 0) return;
   const activityOf = new Map(entries.map((e, i) => [e, activity[i]!]));
   const revisionOf = new Map<AuditEntry, number>();
@@ -239,16 +289,58 @@ export async function writeAuditTrail(
     storedDelta(e.collection, e.delta ?? {}),
     e.parent ? (revisionOf.get(e.parent) ?? null) : null,
   ];
-  let pending = revised;
-  while (pending.length > 0) {
-    const waiting = new Set(pending);
-    const ready = pending.filter((e) => !e.parent || !waiting.has(e.parent));
+  for (const [index, ready] of levels.entries()) {
     // The last level's ids are named by no other revision: no RETURNING for it.
-    const last = ready.length === pending.length;
+    const last = index === levels.length - 1;
     const ids = await insertRevisions(tx, dialect, ctx, ready, rowOf, !last);
-    if (last) break;
     for (const [e, id] of ids) revisionOf.set(e, id);
-    const done = new Set(ready);
-    pending = pending.filter((e) => !done.has(e));
   }
+}
+
+const BY_POSITION = ['collection', 'item', 'delta'] as const;
+
+/**
+ * The trail as one statement (`insertsInWith`): each revision names its activity by its entry's position and its
+ * parent by the (INSERT, position) of the parent's revision, which the database turns into ids inside the statement.
+ */
+function trailInOneStatement(
+  dialect: Dialect,
+  ctx: WriteContext,
+  entries: AuditEntry[],
+  levels: AuditEntry[][],
+  client: AuditClient,
+): [string, unknown[]] {
+  const { bind } = dialect.write;
+  const activity = activityTrail(dialect, ctx.schema, activityRows(ctx, entries), client, ctx.now);
+  const position = new Map(entries.map((e, i) => [e, i + 1]));
+  const revisionAt = new Map<AuditEntry, [number, number]>();
+  const columns = fieldsOf(ctx.schema, 'service_revisions', BY_POSITION);
+  const statements: TrailRevisionRows[] = [];
+  for (const level of levels) {
+    for (const [collection, list] of byCollection(level)) {
+      const keys = keyFieldsOf(collection);
+      const snapshot = snapshotLevel(ctx, collection);
+      const rows = list.map((entry) => {
+        const parent = entry.parent ? revisionAt.get(entry.parent) : undefined;
+        const values = [collection.collection, String(entry.key), storedDelta(collection, entry.delta ?? {})];
+        const parts = keyParts(collection, entry.key).map((part, k) => bind(keys[k]!, part));
+        return [
+          position.get(entry)!,
+          ...(parent ?? [null, null]),
+          ...values.map((v, k) => bind(columns[k]!, v)),
+          ...parts,
+        ];
+      });
+      const index = statements.length;
+      list.forEach((entry, i) => revisionAt.set(entry, [index, i + 1]));
+      statements.push({ columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r) });
+    }
+  }
+  const { sql, params } = compileTrailWith(
+    activity,
+    statements,
+    { activity: 'activity', parent: 'parent', data: 'data' },
+    hooksOf(dialect),
+  );
+  return [sql, params];
 }

@@ -25,6 +25,8 @@ export const postgresWrite: WriteDialect = {
   jsonRows: (parameter, columns, alias) =>
     `(select ${columns.map((c, i) => `(e.v->>${i})::${columnType(c)} as ${postgresSql.quote(c.name)}`).join(', ')}, e.ord from json_array_elements(${parameter}::json) with ordinality as e(v, ord)) as ${alias}`,
   rowsParameter: (rows) => JSON.stringify(rows),
+  // Data-modifying WITH: the trail's activity and revisions INSERTs in one statement, ids passed along inside it.
+  insertsInWith: true,
 };
 
 const POSTGRES_TYPE: Record<JsonRowColumn['type'], string> = {
