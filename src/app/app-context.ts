@@ -35,6 +35,7 @@ import type { RedisClient } from '../bus/redis-connection.js';
 import { buildAccounts, buildCallers } from './build-accounts.js';
 import { buildMailAccounts, type MailAccounts } from './build-mail-accounts.js';
 import { buildEngine, loadSchema } from './build-engine.js';
+import { MentionMailer } from '../mail/mention-mail.js';
 import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
@@ -209,6 +210,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       settings: engine.settings,
       log,
     });
+    engine.mentions.mailTo(new MentionMailer(mailAccounts.mailer));
     const background = await startBackground({ ...mailAccounts, config, db, engine, schema, invalidation, clock, log });
     return {
       config,
