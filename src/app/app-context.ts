@@ -35,7 +35,6 @@ import type { RedisClient } from '../bus/redis-connection.js';
 import { buildAccounts, buildCallers } from './build-accounts.js';
 import { buildMailAccounts, type MailAccounts } from './build-mail-accounts.js';
 import { buildEngine, loadSchema } from './build-engine.js';
-import { MentionMailer } from '../mail/mention-mail.js';
 import { buildSchemaAdmin } from './build-schema-admin.js';
 import { reactToChanges } from './change-reactions.js';
 import { connectBus, openRedis } from './connect-bus.js';
@@ -200,17 +199,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       writer: engine.writer,
       warn: (message) => log.warn(message),
     });
-    const mailAccounts = buildMailAccounts({
-      db,
-      config,
-      redis,
-      logins,
-      clock,
-      writer: engine.writer,
-      settings: engine.settings,
-      log,
-    });
-    engine.mentions.mailTo(new MentionMailer(mailAccounts.mailer));
+    const mailAccounts = buildMailAccounts({ ...engine, db, config, redis, logins, clock, log });
     const background = await startBackground({ ...mailAccounts, config, db, engine, schema, invalidation, clock, log });
     return {
       config,
