@@ -199,16 +199,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       writer: engine.writer,
       warn: (message) => log.warn(message),
     });
-    const mailAccounts = buildMailAccounts({
-      db,
-      config,
-      redis,
-      logins,
-      clock,
-      writer: engine.writer,
-      settings: engine.settings,
-      log,
-    });
+    const mailAccounts = buildMailAccounts({ ...engine, db, config, redis, logins, clock, log });
     const background = await startBackground({ ...mailAccounts, config, db, engine, schema, invalidation, clock, log });
     return {
       config,

@@ -46,6 +46,8 @@ export interface Engine {
   assets: AssetService;
   /** Content versions: save, read as of, compare, promote. */
   versions: VersionsService;
+  /** A comment's mentions: notifications, and mail once it is set up (`mailTo`). */
+  mentions: MentionNotices;
   /** Announces a permissions change (system writes call it after they commit). */
   permissionsChanged(): Promise<void>;
 }
@@ -145,6 +147,7 @@ export function buildEngine(
     files,
     assets,
     versions,
+    mentions,
     permissionsChanged,
   };
 }

@@ -17,6 +17,8 @@ import type { Database } from '../db/connection.js';
 import { UsersRepository } from '../db/repositories/users.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
 import { Mailer } from '../mail/mailer.js';
+import { MentionMailer } from '../mail/mention-mail.js';
+import type { MentionNotices } from '../engine/versions/mention-notices.js';
 import type { SettingsService } from '../project/settings-service.js';
 import type { StartLog } from './start-log.js';
 
@@ -28,6 +30,8 @@ export interface MailAccountParts {
   clock: Clock;
   writer: ItemsWriter;
   settings: SettingsService;
+  /** A comment's mentions: once the mailer exists, they are mailed through it too. */
+  mentions?: MentionNotices;
   log: StartLog;
 }
 
@@ -67,6 +71,7 @@ export function buildMailAccounts(parts: MailAccountParts): MailAccounts {
     log,
   });
   mailer.verify();
+  parts.mentions?.mailTo(new MentionMailer(mailer));
   const tokens = new AccountTokens(db, clock);
   const users = new UsersRepository(db);
   const writes = new AccountWrites({

@@ -47,6 +47,15 @@ export const DEFAULT_TEMPLATES: ReadonlyMap<string, string> = new Map([
 <p>The link works once and expires in {{ expires }}. If you did not sign up, ignore this mail.</p>
 {% endblock %}`,
   ],
+  [
+    'user-mention',
+    `{% layout "base" %}{% block content %}
+<p>Hello {{ recipient }},</p>
+<p>{{ sender }} has mentioned you in a comment on {{ collection }}:</p>
+<blockquote style="margin:16px 0;padding:8px 16px;border-left:4px solid {{ projectColor }};background:#f0f4f9;white-space:pre-wrap">{{ comment }}</blockquote>
+{% if url %}<p><a href="{{ url }}" style="display:inline-block;background:{{ projectColor }};color:#fff;padding:10px 18px;border-radius:4px;text-decoration:none">Click here to view</a></p>{% endif %}
+{% endblock %}`,
+  ],
 ]);
 
 /** The subject of each built-in mail. */
@@ -54,6 +63,7 @@ export const SUBJECTS: Readonly<Record<MailTemplate, string>> = {
   'password-reset': 'Password Reset Request',
   'user-invitation': "You've been invited",
   'user-registration': 'Verify your email address',
+  'user-mention': 'You were mentioned',
 };
 
-export type MailTemplate = 'password-reset' | 'user-invitation' | 'user-registration';
+export type MailTemplate = 'password-reset' | 'user-invitation' | 'user-registration' | 'user-mention';

@@ -65,8 +65,8 @@ export class Mailer {
     );
   }
 
-  send(template: MailTemplate, to: string, data: Record<string, unknown>): void {
-    this.queue.push({ to, subject: SUBJECTS[template], html: () => this.render(template, data) });
+  send(template: MailTemplate, to: string, data: Record<string, unknown>, subject = SUBJECTS[template]): void {
+    this.queue.push({ to, subject, html: () => this.render(template, data) });
   }
 
   /**

@@ -32,6 +32,10 @@ for (const client of testClients()) {
         assert.match(policy, /default-src 'self'/);
         assert.match(policy, /script-src 'self'(;|$)/);
         assert.match(policy, /frame-ancestors 'none'/);
+        // <style> elements (the code editor's) only with this response's nonce, which the page carries.
+        const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'(;|$)/.exec(policy)?.[1];
+        assert.ok(nonce, policy);
+        assert.ok(response.body.includes(`<meta name="style-nonce" content="${nonce}">`), response.body);
         assert.equal(response.headers['x-frame-options'], 'DENY');
         assert.equal(response.headers['x-content-type-options'], 'nosniff');
         // The built page loads its scripts as files: an inline one would be refused by script-src 'self'.

@@ -73,6 +73,7 @@ const POST_FIELDS = [
   { field: 'meeting', type: 'time', meta: { interface: 'datetime', width: 'half' } },
   { field: 'published_at', type: 'timestamp', meta: { interface: 'datetime', width: 'half' } },
   { field: 'extra', type: 'json', meta: { interface: 'input-code', options: { language: 'JSON' } } },
+  { field: 'snippet', type: 'text', meta: { interface: 'input-code', options: { language: 'javascript' } } },
 ];
 
 function interfacesSuite(client: DbClient): void {
@@ -227,9 +228,29 @@ function interfacesSuite(client: DbClient): void {
         await f.getByLabel('Publish On').fill('2026-03-14');
         await f.getByLabel('Meeting').fill('14:05');
         await f.getByLabel('Published At').fill('2026-03-14T09:30');
-        await f.getByLabel('Extra').fill('{"pinned": true');
-        await f.getByText('Not valid JSON yet.').waitFor();
-        await f.getByLabel('Extra').fill('{"pinned": true, "tags": [1, 2]}');
+        // The JSON code editor: typed into with the keyboard; text that does not parse is the field's message, the
+        // editor is marked invalid and described by it, and the form is not sent.
+        const extra = f.getByRole('textbox', { name: 'Extra' });
+        await extra.click();
+        await page.keyboard.type('{"pinned": true');
+        const message = f.locator('#error-extra');
+        await message.getByText('Not valid JSON yet.').waitFor();
+        assert.equal(await extra.getAttribute('aria-invalid'), 'true');
+        assert.match((await extra.getAttribute('aria-describedby')) ?? '', /error-extra/);
+        await f.getByRole('button', { name: 'Create', exact: true }).click();
+        await page.getByRole('alert').getByText('Some fields need attention.').waitFor();
+        assert.match(page.url(), /\/blog_posts\/\+$/);
+        assert.equal(json(await t.request({ method: 'GET', url: '/items/blog_posts' })).data.length, 0);
+        await extra.click();
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type(', "tags": [1, 2]}');
+        await message.waitFor({ state: 'detached' });
+        assert.equal(await extra.getAttribute('aria-invalid'), null);
+        // Highlighted: keys, booleans and numbers in their own colours.
+        assert.ok((await extra.locator('span').count()) >= 4, 'highlighted tokens');
+        const snippet = f.getByRole('textbox', { name: 'Snippet' });
+        await snippet.click();
+        await page.keyboard.type('const answer = 42;');
         await shot('interfaces-form');
 
         await f.getByRole('button', { name: 'Create', exact: true }).click();
@@ -274,6 +295,7 @@ function interfacesSuite(client: DbClient): void {
             meeting: '14:05',
             published_at: undefined,
             extra: { pinned: true, tags: [1, 2] },
+            snippet: 'const answer = 42;',
           },
         );
       });
@@ -361,6 +383,12 @@ function interfacesSuite(client: DbClient): void {
         await f.getByLabel('Accent').fill('#0a7');
         await f.getByRole('button', { name: 'Choose Autorinnen' }).click();
         await f.getByRole('button', { name: 'Grace Hopper (US)' }).click();
+        // The stored JSON reads back pretty-printed; edited, it is saved as JSON again.
+        const extra = f.getByRole('textbox', { name: 'Extra' });
+        assert.equal(await extra.innerText(), '{\n  "pinned": true,\n  "tags": [\n    1,\n    2\n  ]\n}');
+        await extra.click();
+        await page.keyboard.press('Control+a');
+        await page.keyboard.type('{"pinned": false, "note": "déjà vu"}');
         await page.keyboard.press('Control+s');
         await page.getByRole('status', { name: 'Notifications' }).getByText('Item saved').waitFor();
         await page.getByRole('heading', { name: 'Blog Posts · Hello world by Grace Hopper' }).waitFor();
@@ -369,8 +397,8 @@ function interfacesSuite(client: DbClient): void {
         await form().getByRole('button', { name: 'Write' }).click();
         const row = await stored();
         assert.deepEqual(
-          [row.status, row.audience, row.channels, row.keywords, row.featured, row.accent, row.writer],
-          ['draft', 'all', ['print'], ['strata', 'api'], false, '#0a7', 2],
+          [row.status, row.audience, row.channels, row.keywords, row.featured, row.accent, row.writer, row.extra],
+          ['draft', 'all', ['print'], ['strata', 'api'], false, '#0a7', 2, { pinned: false, note: 'déjà vu' }],
         );
       });
 

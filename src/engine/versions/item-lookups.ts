@@ -66,11 +66,15 @@ export class ItemLookups {
     return read.data as Row[];
   }
 
-  /** The names and emails of the users among `ids`, by lowercase id. */
+  /** The names, emails and mail preferences of the users among `ids`, by lowercase id. */
   async users(ids: string[]): Promise<Map<string, Row>> {
     const read = await this.deps.items.rowsMany(
       'service_users',
-      { fields: ['id', 'first_name', 'last_name', 'email'], filter: parseFilter({ id: { _in: ids } }), limit: -1 },
+      {
+        fields: ['id', 'first_name', 'last_name', 'email', 'status', 'email_notifications'],
+        filter: parseFilter({ id: { _in: ids } }),
+        limit: -1,
+      },
       SUDO,
       NO_MARKS,
       { system: true },

@@ -4,7 +4,9 @@
  * single-page app and gets index.html (never cached, so a new build is picked up at the next load). The app talks
  * to the API like any client, so these routes carry no authentication of their own.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -22,10 +24,16 @@ export function adminAppRoutes(root: string): FastifyPluginAsync {
     if (built) await app.register(fastifyStatic, { root, serve: false });
     const publicRoute = { config: { public: true } };
 
-    const sendIndex = (reply: FastifyReply) => {
+    const sendIndex = async (reply: FastifyReply) => {
       if (!built) throw new ServiceUnavailableError('admin', 'The admin app is not built: run npm run build');
-      // The app loads nothing from elsewhere (page-headers.ts).
-      return pageHeaders(reply.header('cache-control', 'no-cache')).sendFile('index.html', { cacheControl: false });
+      // The app loads nothing from elsewhere (page-headers.ts). A nonce per response lets the code editor's <style>
+      // elements in (the app reads it from the meta tag); read per response, so a new build is picked up.
+      const nonce = randomBytes(16).toString('base64');
+      const html = (await readFile(path.join(root, 'index.html'), 'utf8')).replace(
+        '<head>',
+        `<head><meta name="style-nonce" content="${nonce}">`,
+      );
+      return pageHeaders(reply.header('cache-control', 'no-cache'), nonce).type('text/html; charset=utf-8').send(html);
     };
 
     app.get('/', publicRoute, async (_request, reply) => reply.redirect('/admin/'));
