@@ -14,6 +14,7 @@ import { createBenchDatabase, DEFAULT_SIZE, generateDataset } from './dataset.js
 import { Child } from './ipc.js';
 import { load, probe, type LoadResult } from './load.js';
 import { SCENARIOS } from './scenarios.js';
+import { loadMix, READS_PER_WRITE } from './cache-mix.js';
 import type { ServerCounters } from './server.js';
 
 export interface CacheSettings {
@@ -53,6 +54,8 @@ export interface CacheBenchParts {
 }
 
 const IDS = ['a', 'b', 'b-gql', 'c', 'd'];
+/** `writes` of `compare`: the closed-loop mix of 1 write per READS_PER_WRITE reads (bench/cache-mix.ts). */
+const MIX = -1;
 const ROUNDS = 3;
 const headers = { authorization: `Bearer ${ADMIN.token}` };
 
@@ -96,6 +99,10 @@ export async function benchCache(client: DbClient, settings: CacheSettings, part
             settings,
             settings.writes,
           ),
+        );
+      if (wanted('mix'))
+        rows.push(
+          await compare('mix', `(a) 1 write per ${READS_PER_WRITE} reads`, a.path, bases, { off, on }, settings, MIX),
         );
       printTable(label, rows);
       mkdirSync(parts.results, { recursive: true });
@@ -144,7 +151,7 @@ async function compare(
       [bases.on, onRounds],
     ] as const) {
       const writer = writes > 0 ? startWriter(base, writes) : null;
-      into.push(await load(base + urlPath, round));
+      into.push(writes === MIX ? await loadMix(base, urlPath, round) : await load(base + urlPath, round));
       if (writer) writesDone += await writer.stop();
     }
   }

@@ -103,7 +103,12 @@ export async function startMariadbPair(): Promise<MariadbPair | null> {
       { stdio: 'pipe', timeout: 120_000 },
     );
     cpSync(path.join(dir, 'primary'), path.join(dir, 'replica'), { recursive: true });
-    primary = await startServer(dir, 'primary', [`--log-bin=${path.join(dir, 'primary', 'bin')}`, '--server-id=1']);
+    // Row events: a statement that depends on session settings (a deep recursive CTE) replays as its rows.
+    primary = await startServer(dir, 'primary', [
+      `--log-bin=${path.join(dir, 'primary', 'bin')}`,
+      '--server-id=1',
+      '--binlog-format=ROW',
+    ]);
     replica = await startServer(dir, 'replica', ['--server-id=2', '--read-only=1']);
     await statement(
       replica.port,
