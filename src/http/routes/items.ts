@@ -32,26 +32,8 @@ export interface ItemRoutesDeps extends ItemsApi, CallerApi {
   versions: VersionsService;
 }
 
-export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
-  const parseOptions = {
-    queryLimitMax: context.config.queryLimitMax,
-    maxRelationalDepth: context.config.maxRelationalDepth,
-    maxJsonQueryDepth: context.config.maxJsonQueryDepth,
-  };
-
-  // A query string seen before parses to the same frozen object (http/query-string.ts): its Query IR is kept with
-  // it, frozen too. Parse errors are not kept: such a request fails again the same way.
-  const parsed = new WeakMap<object, Query>();
-  const parseKept = (raw: Record<string, unknown>): Query => {
-    let query = parsed.get(raw);
-    if (!query) {
-      query = parseQuery(raw, parseOptions);
-      if (Object.isFrozen(raw)) parsed.set(raw, deepFreeze(query));
-    }
-    return query;
-  };
-
-  // Answers from memory: user collections only (system ones hold accounts, tokens and settings).
+/** Answers from memory: user collections only (system ones hold accounts, tokens and settings). */
+function cachedReads(context: ItemRoutesDeps) {
   const cacheConfig = context.config.responseCache;
   const responses = context.responses;
   // A collection whose reads a `query` hook may change answers past the cache (its answer depends on the hook).
@@ -71,6 +53,29 @@ export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
         }),
       ]
     : [];
+  return { cacheConfig, cacheFor, material, early };
+}
+
+export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
+  const parseOptions = {
+    queryLimitMax: context.config.queryLimitMax,
+    maxRelationalDepth: context.config.maxRelationalDepth,
+    maxJsonQueryDepth: context.config.maxJsonQueryDepth,
+  };
+
+  // A query string seen before parses to the same frozen object (http/query-string.ts): its Query IR is kept with
+  // it, frozen too. Parse errors are not kept: such a request fails again the same way.
+  const parsed = new WeakMap<object, Query>();
+  const parseKept = (raw: Record<string, unknown>): Query => {
+    let query = parsed.get(raw);
+    if (!query) {
+      query = parseQuery(raw, parseOptions);
+      if (Object.isFrozen(raw)) parsed.set(raw, deepFreeze(query));
+    }
+    return query;
+  };
+
+  const { cacheConfig, cacheFor, material, early } = cachedReads(context);
 
   return async (app) => {
     app.get<{ Params: CollectionParams }>('/:collection', { onRequest: early }, async (request, reply) => {
