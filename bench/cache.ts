@@ -68,14 +68,15 @@ export async function benchCache(client: DbClient, settings: CacheSettings, part
     await generateDataset(testDb, DEFAULT_SIZE);
     const env = parts.strataEnv(testDb);
     await parts.prepare(env);
-    const off = await Child.start('strata', path.join(parts.build, 'server.js'), env);
+    // A generous start-up bound: on a machine shared with other work, start-up alone has taken over a minute.
+    const off = await Child.start('strata', path.join(parts.build, 'server.js'), env, { timeoutMs: 180_000 });
     const stopOff = parts.guard(() => off.stop());
     const execArgv = settings.profiles ? ['--cpu-prof', '--cpu-prof-dir', settings.profiles] : [];
     const on = await Child.start(
       'strata',
       path.join(parts.build, 'server.js'),
       { ...env, CACHE_ENABLED: 'true' },
-      { execArgv },
+      { execArgv, timeoutMs: 180_000 },
     );
     const stopOn = parts.guard(() => on.stop());
     try {
