@@ -83,7 +83,8 @@ async function startReplicaApp(client: 'pg' | 'mysql', pair: Pair): Promise<Repl
       DB_REPLICAS: pair.replicaUrl('strata'),
       DB_REPLICA_PROBE_INTERVAL: '50ms',
       DB_REPLICA_MAX_LAG: '400ms',
-      DB_REPLICA_TIMEOUT: '500ms',
+      // Generous: on a machine busy with other work a fresh connection's first statement has taken over 500 ms.
+      DB_REPLICA_TIMEOUT: '2s',
       DB_REPLICA_POOL_MAX: '4',
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
@@ -170,18 +171,26 @@ for (const server of SERVERS) {
 
     it('serves reads (items, GraphQL) from the replica', async (ctx) => {
       if (!pair) return ctx.skip(server.missing);
-      const before = served();
-      const list = await t.request({ method: 'GET', url: '/items/articles?fields=id,title&sort=id' });
-      assert.equal(list.statusCode, 200);
-      assert.equal(json(list).data[0].title, 'Hello World');
-      const gql = await t.request({
-        method: 'POST',
-        url: '/graphql',
-        payload: { query: '{ articles(sort: "id") { id title } }' },
-      });
-      assert.equal(gql.statusCode, 200, gql.body);
-      assert.equal(json(gql).data.articles[0].title, 'Hello World');
-      assert.ok(served() >= before + 2, `replica served ${served() - before} of the reads`);
+      // Each read is asked until the replica answers it: on a machine busy with other work a probe round can take
+      // longer than the lag bound, and reads then go to the primary for a while (which is the rule, not a failure).
+      const servedBy = async (read: () => Promise<LightMyRequestResponse>, check: (body: any) => void) => {
+        await until(async () => {
+          const before = served();
+          const answer = await read();
+          assert.equal(answer.statusCode, 200, answer.body);
+          check(json(answer));
+          return served() > before;
+        }, 'the replica answers the read');
+      };
+      await servedBy(
+        () => t.request({ method: 'GET', url: '/items/articles?fields=id,title&sort=id' }),
+        (body) => assert.equal(body.data[0].title, 'Hello World'),
+      );
+      await servedBy(
+        () =>
+          t.request({ method: 'POST', url: '/graphql', payload: { query: '{ articles(sort: "id") { id title } }' } }),
+        (body) => assert.equal(body.data.articles[0].title, 'Hello World'),
+      );
     });
 
     it("a caller's read right after their own write sees it", async (ctx) => {
