@@ -14,6 +14,7 @@ import { createBenchDatabase, DEFAULT_SIZE, generateDataset } from './dataset.js
 import { Child } from './ipc.js';
 import { load, probe, type LoadResult } from './load.js';
 import { SCENARIOS } from './scenarios.js';
+import { loadMix, READS_PER_WRITE } from './cache-mix.js';
 import type { ServerCounters } from './server.js';
 
 export interface CacheSettings {
@@ -22,6 +23,10 @@ export interface CacheSettings {
   connections: number;
   /** Writes per second in the write-heavy mix. */
   writes: number;
+  /** The scenario ids to run (BENCH_SCENARIOS, `a+w` for the write mix); null: all. */
+  ids: string[] | null;
+  /** A folder for a V8 CPU profile of the cached side (BENCH_PROFILE), or null. */
+  profiles: string | null;
 }
 
 interface CacheRow {
@@ -31,6 +36,9 @@ interface CacheRow {
   cached: number;
   ratio: number | null;
   hitRate: number | null;
+  /** CPU time of each Strata process per answer, ms (its own time: on SQLite the database's work included). */
+  cpuMsOff: number | null;
+  cpuMsOn: number | null;
   non2xx: number;
   writesDone?: number;
 }
@@ -46,6 +54,8 @@ export interface CacheBenchParts {
 }
 
 const IDS = ['a', 'b', 'b-gql', 'c', 'd'];
+/** `writes` of `compare`: the closed-loop mix of 1 write per READS_PER_WRITE reads (bench/cache-mix.ts). */
+const MIX = -1;
 const ROUNDS = 3;
 const headers = { authorization: `Bearer ${ADMIN.token}` };
 
@@ -58,9 +68,16 @@ export async function benchCache(client: DbClient, settings: CacheSettings, part
     await generateDataset(testDb, DEFAULT_SIZE);
     const env = parts.strataEnv(testDb);
     await parts.prepare(env);
-    const off = await Child.start('strata', path.join(parts.build, 'server.js'), env);
+    // A generous start-up bound: on a machine shared with other work, start-up alone has taken over a minute.
+    const off = await Child.start('strata', path.join(parts.build, 'server.js'), env, { timeoutMs: 180_000 });
     const stopOff = parts.guard(() => off.stop());
-    const on = await Child.start('strata', path.join(parts.build, 'server.js'), { ...env, CACHE_ENABLED: 'true' });
+    const execArgv = settings.profiles ? ['--cpu-prof', '--cpu-prof-dir', settings.profiles] : [];
+    const on = await Child.start(
+      'strata',
+      path.join(parts.build, 'server.js'),
+      { ...env, CACHE_ENABLED: 'true' },
+      { execArgv, timeoutMs: 180_000 },
+    );
     const stopOn = parts.guard(() => on.stop());
     try {
       const bases = {
@@ -68,12 +85,26 @@ export async function benchCache(client: DbClient, settings: CacheSettings, part
         on: `http://127.0.0.1:${await on.call<number>('listen')}`,
       };
       const rows: CacheRow[] = [];
-      for (const scenario of SCENARIOS.filter((s) => IDS.includes(s.id)))
-        rows.push(await compare(scenario.id, scenario.name, scenario.path, bases, on, settings, 0));
+      const wanted = (id: string) => settings.ids === null || settings.ids.includes(id);
+      for (const scenario of SCENARIOS.filter((s) => IDS.includes(s.id) && wanted(s.id)))
+        rows.push(await compare(scenario.id, scenario.name, scenario.path, bases, { off, on }, settings, 0));
       const a = SCENARIOS.find((s) => s.id === 'a')!;
-      rows.push(
-        await compare('a+w', `(a) with ${settings.writes} writes/s`, a.path, bases, on, settings, settings.writes),
-      );
+      if (wanted('a+w'))
+        rows.push(
+          await compare(
+            'a+w',
+            `(a) with ${settings.writes} writes/s`,
+            a.path,
+            bases,
+            { off, on },
+            settings,
+            settings.writes,
+          ),
+        );
+      if (wanted('mix'))
+        rows.push(
+          await compare('mix', `(a) 1 write per ${READS_PER_WRITE} reads`, a.path, bases, { off, on }, settings, MIX),
+        );
       printTable(label, rows);
       mkdirSync(parts.results, { recursive: true });
       const file = path.join(
@@ -96,7 +127,7 @@ async function compare(
   name: string,
   urlPath: string,
   bases: { off: string; on: string },
-  on: Child,
+  children: { off: Child; on: Child },
   settings: CacheSettings,
   writes: number,
 ): Promise<CacheRow> {
@@ -113,22 +144,28 @@ async function compare(
   const offRounds: LoadResult[] = [];
   const onRounds: LoadResult[] = [];
   let writesDone = 0;
-  await on.call('mark');
+  await children.on.call('mark');
+  await children.off.call('mark');
   for (let i = 0; i < ROUNDS; i++) {
     for (const [base, into] of [
       [bases.off, offRounds],
       [bases.on, onRounds],
     ] as const) {
       const writer = writes > 0 ? startWriter(base, writes) : null;
-      into.push(await load(base + urlPath, round));
+      into.push(writes === MIX ? await loadMix(base, urlPath, round) : await load(base + urlPath, round));
       if (writer) writesDone += await writer.stop();
     }
   }
-  const counters = await on.call<ServerCounters>('read');
+  const counters = await children.on.call<ServerCounters>('read');
+  const offCounters = await children.off.call<ServerCounters>('read');
   const lookups = counters.cacheHits + counters.cacheMisses;
   const rate = (rounds: LoadResult[]) => rounds.reduce((t, r) => t + r.requests, 0) / (rounds.length * round.duration);
   const uncached = rate(offRounds);
   const cached = rate(onRounds);
+  const cpuPer = (cpuMs: number, rounds: LoadResult[]) => {
+    const answers = rounds.reduce((t, r) => t + r.requests, 0);
+    return answers > 0 ? Math.round((cpuMs / answers) * 1000) / 1000 : null;
+  };
   const row: CacheRow = {
     id,
     name,
@@ -136,10 +173,14 @@ async function compare(
     cached: Math.round(cached),
     ratio: uncached > 0 ? Math.round((cached / uncached) * 100) / 100 : null,
     hitRate: lookups > 0 ? Math.round((counters.cacheHits / lookups) * 1000) / 1000 : null,
+    cpuMsOff: cpuPer(offCounters.cpuMs, offRounds),
+    cpuMsOn: cpuPer(counters.cpuMs, onRounds),
     non2xx: [...offRounds, ...onRounds].reduce((t, r) => t + r.non2xx, 0),
     ...(writes > 0 ? { writesDone } : {}),
   };
-  console.log(`   (${id}) off ${row.uncached} req/s, on ${row.cached} req/s, x${row.ratio}, hit rate ${row.hitRate}`);
+  console.log(
+    `   (${id}) off ${row.uncached} req/s, on ${row.cached} req/s, x${row.ratio}, hit rate ${row.hitRate}, CPU ms/answer off ${row.cpuMsOff} on ${row.cpuMsOn}`,
+  );
   return row;
 }
 
@@ -175,10 +216,10 @@ function startWriter(base: string, perSecond: number): { stop(): Promise<number>
 
 function printTable(label: string, rows: CacheRow[]): void {
   console.log(`\n${label}: response cache off vs on (req/s, ${ROUNDS} alternating rounds each)`);
-  console.log('| scenario | cache off req/s | cache on req/s | on/off | hit rate |');
-  console.log('|---|---|---|---|---|');
+  console.log('| scenario | cache off req/s | cache on req/s | on/off | hit rate | CPU ms/answer off / on |');
+  console.log('|---|---|---|---|---|---|');
   for (const r of rows)
     console.log(
-      `| (${r.id}) ${r.name} | ${r.uncached} | ${r.cached} | ${r.ratio ?? '–'}${r.non2xx ? ` (${r.non2xx} non-2xx)` : ''} | ${r.hitRate === null ? '–' : `${(r.hitRate * 100).toFixed(1)}%`} |`,
+      `| (${r.id}) ${r.name} | ${r.uncached} | ${r.cached} | ${r.ratio ?? '–'}${r.non2xx ? ` (${r.non2xx} non-2xx)` : ''} | ${r.hitRate === null ? '–' : `${(r.hitRate * 100).toFixed(1)}%`} | ${r.cpuMsOff ?? '–'} / ${r.cpuMsOn ?? '–'} |`,
     );
 }

@@ -87,7 +87,8 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
         }
       : null,
     // The scale mode has scenarios of its own (bench/scale.ts), checked once their list is built.
-    scenarios: rowsAt >= 0 ? [] : selectScenarios(env.BENCH_SCENARIOS),
+    // The scale and cache modes have scenarios of their own (bench/scale.ts, bench/cache.ts).
+    scenarios: rowsAt >= 0 || argv.includes('--cache') ? [] : selectScenarios(env.BENCH_SCENARIOS),
     assetsFresh: rowsAt < 0 && assetsSelected(env.BENCH_SCENARIOS) ? assetsFresh(env) : null,
     scaleIds: rowsAt >= 0 ? scaleIdsFrom(env.BENCH_SCENARIOS) : null,
     profile: env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true',
@@ -685,7 +686,9 @@ try {
       const { duration, warmup, connections } = settings;
       const writes = positiveInt(process.env, 'BENCH_CACHE_WRITES', 50);
       const parts = { build: BUILD_DIR, results: RESULTS_DIR, guard, strataEnv, prepare: bootstrapWithRelations };
-      await benchCache(client, { duration, warmup, connections, writes }, parts);
+      const ids = process.env.BENCH_SCENARIOS ? process.env.BENCH_SCENARIOS.split(',').map((id) => id.trim()) : null;
+      const profiles = settings.profile ? PROFILES_DIR : null;
+      await benchCache(client, { duration, warmup, connections, writes, ids, profiles }, parts);
       continue;
     }
     if (settings.rows !== null) {

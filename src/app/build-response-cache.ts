@@ -53,6 +53,7 @@ export async function buildResponseCache(parts: ResponseCacheParts): Promise<Res
     store,
     schema: () => parts.schema.current,
     permissionsOf: (accountability) => access.permissionsOf(accountability),
+    permissionsNow: (accountability) => access.permissionsNow(accountability),
     warn: (message) => parts.log.warn(message),
   });
   changes.beforeAcknowledge((collections) => cache.changed(collections));

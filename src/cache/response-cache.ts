@@ -14,6 +14,8 @@ export interface ResponseCacheDeps {
   store: ResponseStore;
   schema: () => SchemaOverview;
   permissionsOf: (accountability: Accountability) => Promise<PermissionSet | null>;
+  /** The caller's permission set if it is at hand without waiting (null: an admin; undefined: it must be loaded). */
+  permissionsNow?: (accountability: Accountability) => PermissionSet | null | undefined;
   warn: (message: string) => void;
 }
 
@@ -44,16 +46,42 @@ export class ResponseCache {
    */
   async keyOf(material: string, accountability: Accountability): Promise<string | null> {
     if (material.includes('$NOW')) return null;
+    const set = accountability.admin ? null : await this.deps.permissionsOf(accountability);
+    return this.keyWith(material, accountability, set);
+  }
+
+  /**
+   * The same key as `keyOf`, when everything it needs is at hand without waiting (the caller's permission set
+   * cached); undefined otherwise, and null when the answer may not be kept.
+   */
+  keyNow(material: string, accountability: Accountability): string | null | undefined {
+    if (material.includes('$NOW')) return null;
+    if (accountability.admin) return this.keyWith(material, accountability, null);
+    const set = this.deps.permissionsNow?.(accountability);
+    return set === undefined ? undefined : this.keyWith(material, accountability, set);
+  }
+
+  /** Whether answers are in this process's memory, so that `peek` can find them. */
+  get inMemory(): boolean {
+    return this.deps.store.peek !== undefined;
+  }
+
+  /** A valid answer this instance holds in its memory, found without waiting (counted as a hit), or undefined. */
+  peek(key: string): Buffer | undefined {
+    if (!this.deps.store.peek) return undefined;
+    const body = this.deps.store.peek(key);
+    if (body !== undefined) this.stats.hits++;
+    return body;
+  }
+
+  private keyWith(material: string, accountability: Accountability, set: PermissionSet | null): string | null {
     let personal = material.includes('$CURRENT_');
     let who = accountability.admin ? 'admin' : `${[...accountability.policies].sort().join(',')}:${accountability.app}`;
-    if (!accountability.admin) {
-      const set = await this.deps.permissionsOf(accountability);
-      if (set) {
-        const rules = this.rulesOf(set);
-        if (rules.timed) return null;
-        personal ||= rules.personal;
-        who += `:${rules.hash}`;
-      }
+    if (!accountability.admin && set) {
+      const rules = this.rulesOf(set);
+      if (rules.timed) return null;
+      personal ||= rules.personal;
+      who += `:${rules.hash}`;
     }
     if (personal) who += `:${accountability.user ?? ''}:${accountability.role ?? ''}`;
     return sha(`${this.schemaId()}\u0000${who}\u0000${material}`);

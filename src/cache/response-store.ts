@@ -16,6 +16,11 @@ export interface ResponseStore {
    * before a miss reads).
    */
   lookup(key: string): Promise<{ body: string | Buffer | undefined; sequence: number }>;
+  /**
+   * The answer under `key` if this instance holds it and it is still valid, found without waiting (a store in this
+   * process's memory); absent for stores that must be asked (Redis): their hits take the route's path.
+   */
+  peek?(key: string): Buffer | undefined;
   /** Keeps `body` under `key` tagged `tags`, unless one of them was bumped after `sequence`. */
   store(key: string, body: string, tags: readonly string[], sequence: number): Promise<void>;
   /** Drops every answer tagged with one of `tags` (before the write that did it is acknowledged). */
@@ -39,9 +44,13 @@ export class MemoryResponseStore implements ResponseStore {
   constructor(private readonly entries: Cache<string, StoredAnswer>) {}
 
   lookup(key: string): Promise<{ body: Buffer | undefined; sequence: number }> {
+    return Promise.resolve({ body: this.peek(key), sequence: this.sequence });
+  }
+
+  peek(key: string): Buffer | undefined {
     const entry = this.entries.get(key);
     const valid = entry !== undefined && entry.tags.every((tag, i) => this.generation(tag) === entry.generations[i]);
-    return Promise.resolve({ body: valid ? entry.body : undefined, sequence: this.sequence });
+    return valid ? entry.body : undefined;
   }
 
   store(key: string, body: string, tags: readonly string[], sequence: number): Promise<void> {

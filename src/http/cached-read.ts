@@ -31,7 +31,8 @@ function status(reply: FastifyReply, config: ResponseCacheConfig, value: 'HIT' |
   return config.statusHeader ? reply.header(config.statusHeader, value) : reply;
 }
 
-function hit(
+/** A kept answer sent as it was kept (also from the early hit, early-hit.ts). */
+export function hitReply(
   request: FastifyRequest,
   reply: FastifyReply,
   config: ResponseCacheConfig,
@@ -61,12 +62,12 @@ export async function cachedRead(
   }
   const key = await cache.keyOf(material, request.accountability);
   const found = key === null ? null : await cache.lookup(key);
-  if (found?.body !== undefined) return hit(request, reply, config, found.body);
+  if (found?.body !== undefined) return hitReply(request, reply, config, found.body);
   const sequence = found?.sequence ?? null;
   const flight = key !== null && sequence !== null ? cache.flight(key, sequence) : null;
   if (flight && 'joined' in flight) {
     const shared = await flight.joined;
-    if (shared !== null) return hit(request, reply, config, shared);
+    if (shared !== null) return hitReply(request, reply, config, shared);
   }
   let body: string;
   try {

@@ -45,6 +45,13 @@ export class AccessResolver {
       : this.deps.permissions.forPolicies(accountability.policies, { app: accountability.app });
   }
 
+  /** As `permissionsOf` when the set is cached (null for admins); undefined when it must be loaded. */
+  permissionsNow(accountability: Accountability): PermissionSet | null | undefined {
+    return accountability.admin
+      ? null
+      : this.deps.permissions.cachedForPolicies(accountability.policies, { app: accountability.app });
+  }
+
   /** What the caller may read, with the variable values the rules and `query` need. */
   async read(schema: SchemaOverview, accountability: Accountability, now: Date, query?: Query): Promise<ReadAccess> {
     return this.readWith(await this.permissionsOf(accountability), schema, accountability, now, query);

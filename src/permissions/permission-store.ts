@@ -72,6 +72,11 @@ export class PermissionStore {
     );
   }
 
+  /** The set of `policies` if it is cached now (no loading): undefined otherwise. */
+  cachedForPolicies(policies: string[], options: { app?: boolean } = {}): PermissionSet | undefined {
+    return this.sets.get(`${options.app ? 'app:' : ''}${[...policies].sort().join(',')}`);
+  }
+
   /** Drops every set (tests; a running Strata clears through cache/invalidation.ts). */
   clear(): void {
     this.sets.clear();

@@ -80,6 +80,23 @@ for (const client of testClients()) {
       assert.equal((await get('/items/articles?limit=3&sort=id&fields=id,title')).headers['x-cache'], 'HIT');
     });
 
+    it('answers a hit before the query is parsed and planned; an unknown token is still refused', async () => {
+      const url = '/items/articles?fields=id,title&sort=-id&limit=2';
+      const miss = await get(url);
+      assert.match(String(miss.headers['server-timing']), /parse;dur=/);
+      const hit = await get(url);
+      assert.equal(hit.headers['x-cache'], 'HIT');
+      assert.equal(hit.body, miss.body);
+      // Answered from the route's first hook: no authentication stage, no parse, no plan.
+      const timing = String(hit.headers['server-timing']);
+      assert.match(timing, /^cache;dur=/);
+      assert.doesNotMatch(timing, /auth;|parse;/);
+      const stranger = await get(url, {}, 'no-such-static-token');
+      assert.equal(stranger.statusCode, 401, stranger.body);
+      const anonymous = await get(url, {}, null);
+      assert.equal(anonymous.statusCode, 403, anonymous.body);
+    });
+
     it('answers fresh after a write to the collection', async () => {
       const url = '/items/articles/1?fields=id,title';
       await get(url);

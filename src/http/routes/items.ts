@@ -8,7 +8,7 @@ import { parseQuery } from '../../request/parse-query.js';
 import type { Query } from '../../request/query.js';
 import { deepFreeze } from '../query-string.js';
 import { parseSearchBody } from '../../request/search-body.js';
-import type { ItemsApi } from '../../app/ports.js';
+import type { CallerApi, ItemsApi } from '../../app/ports.js';
 import type { VersionsService } from '../../engine/versions/versions-service.js';
 import { InvalidQueryError } from '../../errors/catalogue.js';
 import { sendData } from '../data-reply.js';
@@ -16,6 +16,7 @@ import { registerItemWrites } from './item-writes.js';
 import { sendExport } from './export-reply.js';
 import { cachedRead, normalQueryString } from '../cached-read.js';
 import { dataBody } from '../data-reply.js';
+import { earlyHit, type OnRequest } from '../early-hit.js';
 
 type CollectionParams = { collection: string };
 type ItemParams = { collection: string; pk: string };
@@ -27,8 +28,32 @@ function versionParam(value: unknown): string | null {
   return value;
 }
 
-export interface ItemRoutesDeps extends ItemsApi {
+export interface ItemRoutesDeps extends ItemsApi, CallerApi {
   versions: VersionsService;
+}
+
+/** Answers from memory: user collections only (system ones hold accounts, tokens and settings). */
+function cachedReads(context: ItemRoutesDeps) {
+  const cacheConfig = context.config.responseCache;
+  const responses = context.responses;
+  // A collection whose reads a `query` hook may change answers past the cache (its answer depends on the hook).
+  const cacheFor = (collection: string) =>
+    collection.startsWith('directus_') || collection.startsWith('service_') || context.items.hasQueryHooks(collection)
+      ? null
+      : responses;
+  const material = (url: string) => `GET\u0000${url.split('?', 1)[0]}\u0000${normalQueryString(url)}`;
+  // A hit answered before the route's own path runs (early-hit.ts): only with a cache in this process's memory.
+  const early: OnRequest[] = responses?.inMemory
+    ? [
+        earlyHit({
+          callers: context,
+          cache: responses,
+          cacheable: (request) => cacheFor((request.params as CollectionParams).collection) !== null,
+          material: (request) => material(request.url),
+        }),
+      ]
+    : [];
+  return { cacheConfig, cacheFor, material, early };
 }
 
 export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
@@ -50,18 +75,10 @@ export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
     return query;
   };
 
-  // Answers from memory: user collections only (system ones hold accounts, tokens and settings).
-  const cacheConfig = context.config.responseCache;
-  const responses = context.responses;
-  // A collection whose reads a `query` hook may change answers past the cache (its answer depends on the hook).
-  const cacheFor = (collection: string) =>
-    collection.startsWith('directus_') || collection.startsWith('service_') || context.items.hasQueryHooks(collection)
-      ? null
-      : responses;
-  const material = (url: string) => `GET\u0000${url.split('?', 1)[0]}\u0000${normalQueryString(url)}`;
+  const { cacheConfig, cacheFor, material, early } = cachedReads(context);
 
   return async (app) => {
-    app.get<{ Params: CollectionParams }>('/:collection', async (request, reply) => {
+    app.get<{ Params: CollectionParams }>('/:collection', { onRequest: early }, async (request, reply) => {
       const raw = request.query as Record<string, unknown>;
       const query = parseKept(raw);
       request.timer.mark('parse');
@@ -94,7 +111,7 @@ export function itemRoutes(context: ItemRoutesDeps): FastifyPluginAsync {
       },
     });
 
-    app.get<{ Params: ItemParams }>('/:collection/:pk', async (request, reply) => {
+    app.get<{ Params: ItemParams }>('/:collection/:pk', { onRequest: early }, async (request, reply) => {
       const raw = request.query as Record<string, unknown>;
       const query = parseQuery(raw, parseOptions);
       request.timer.mark('parse');
