@@ -5,6 +5,7 @@
  * /metrics is scraped; only request and statement durations are observed as they happen. Each instance (and each
  * worker) serves its own figures: Prometheus scrapes every one and sums (docs/metrics.md).
  */
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { cacheCounts } from '../cache/cache-counts.js';
@@ -27,6 +28,8 @@ export class PrometheusMetrics implements Metrics {
 
   constructor(private readonly config: MetricsConfig) {
     this.tokens = new ScrapeTokens(config.tokens);
+    // Workers of one instance (WORKERS > 1) each serve their own figures: the label tells them apart.
+    if (cluster.isWorker && cluster.worker) this.registry.setDefaultLabels({ worker: String(cluster.worker.id) });
     const on = config.services;
     if (on.has('process')) collectDefaultMetrics({ register: this.registry });
     if (on.has('cache')) this.cacheCounters();
