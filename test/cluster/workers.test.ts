@@ -27,11 +27,18 @@ let nextAddress = 1;
 const freshIp = () => `10.9.${(nextAddress >> 8) & 255}.${nextAddress++ & 255}`;
 
 /** One request on its own connection (so successive requests go to the workers in turn). */
-async function call(strata: StrataProcess, method: string, url: string, body?: unknown, ip = freshIp()) {
+async function call(
+  strata: StrataProcess,
+  method: string,
+  url: string,
+  body?: unknown,
+  ip = freshIp(),
+  timeoutMs = 60_000,
+) {
   const response = await fetch(`${strata.url}${url}`, {
     method,
     // A connection handed to a worker as it was killed is never answered: give up on it rather than hang the run.
-    signal: AbortSignal.timeout(60_000),
+    signal: AbortSignal.timeout(timeoutMs),
     headers: {
       authorization: `Bearer ${TOKEN}`,
       connection: 'close',
@@ -82,7 +89,7 @@ for (const client of testClients()) {
       });
       // `start` returns once one worker answers; the other may still be starting.
       const seen = new Set<string>();
-      for (const deadline = Date.now() + 180_000; seen.size < 2 && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 180_000; seen.size < 2 && Date.now() < deadline;) {
         seen.add((await call(strata, 'GET', '/server/ping')).worker);
         if (seen.size < 2) await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -173,7 +180,7 @@ for (const client of testClients()) {
       let replacement: string | null = null;
       const deadline = Date.now() + 180_000;
       while (!replacement && Date.now() < deadline) {
-        const answer = await call(strata, 'GET', '/server/ping').catch(() => null);
+        const answer = await call(strata, 'GET', '/server/ping', undefined, freshIp(), 5_000).catch(() => null);
         if (answer?.status === 200 && !before.has(answer.worker)) replacement = answer.worker;
         else await new Promise((resolve) => setTimeout(resolve, 50));
       }
