@@ -1,7 +1,7 @@
 /**
  * The primary of WORKERS > 1 (docs/design/workers.md): migrates and installs once, forks the workers (node:cluster
  * hands each new connection on the one port to a worker in turn), relays the bus's notices between them
- * (relay-hub.ts), keeps the rate-limit counts they share, replaces a worker that dies (restart-backoff.ts) and, on a
+ * (relay-hub.ts), keeps the rate-limit counts they share, collects their figures for /metrics (cluster-metrics.ts), replaces a worker that dies (restart-backoff.ts) and, on a
  * stop signal, lets every worker drain and close before it exits. It serves no request itself.
  */
 import cluster, { type Worker } from 'node:cluster';
@@ -10,6 +10,7 @@ import { openDatabase } from '../app/open-database.js';
 import type { StartLog } from '../app/start-log.js';
 import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
+import { collectForWorkers } from './cluster-metrics.js';
 import { RelayHub } from './relay-hub.js';
 import { RestartBackoff } from './restart-backoff.js';
 import { STOP_SIGNALS, type SignalSource, type StopSignal } from './stop-signals.js';
@@ -37,6 +38,7 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
   await prepareDatabase(config, log);
   new RateLimiterClusterMaster();
   const started = new Map<number, number>();
+  const scrapes = collectForWorkers();
   const hub = new RelayHub(() => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined));
   const backoff = new RestartBackoff();
   let restarts = 0;
@@ -53,7 +55,7 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
   const fork = () => {
     const worker = cluster.fork();
     started.set(worker.id, Date.now());
-    worker.on('message', (message: unknown) => hub.receive(worker, message));
+    worker.on('message', (message: unknown) => hub.receive(worker, message) || scrapes(worker, message));
   };
   cluster.on('listening', (worker) => {
     listened = true;

@@ -190,7 +190,11 @@ for (const client of testClients()) {
         headers: { authorization: `Bearer ${METRICS_TOKEN}`, connection: 'close' },
       });
       const text = await scrape.text();
-      assert.match(text, /strata_worker_restarts_total\{worker="\d+"\} 1\n/);
+      // One scrape answers for both workers (summed by the primary); the restart count is the primary's one count.
+      assert.match(text, /\nstrata_worker_restarts_total 1\n/);
+      const requests =
+        /strata_http_request_duration_seconds_count\{[^}]*route="\/server\/ping"[^}]*status="200"[^}]*\} (\d+)/;
+      assert.ok(Number(requests.exec(text)?.[1]) > 0, text.slice(0, 2000));
     });
 
     it('lets a request in flight finish on SIGTERM, then exits 0', async () => {
