@@ -47,7 +47,9 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
       code = 1;
       io.stderr.write(`strata: error while stopping: ${(error as Error).message}\n`);
     } finally {
-      startupLog.info(`Stopped on ${signal} after ${Date.now() - started} ms`);
+      // A worker's line names it: the primary says the one "Stopped on" line of the whole server.
+      const who = worker ? `Worker ${process.pid} stopped` : 'Stopped';
+      startupLog.info(`${who} on ${signal} after ${Date.now() - started} ms`);
       // Until here a second signal is ignored rather than ending the process half-way through closing.
       unlisten();
       stopped(code);

@@ -37,9 +37,11 @@ async function prepareDatabase(config: Config, log: StartLog): Promise<void> {
 export async function superviseWorkers(config: Config, log: StartLog, signals: SignalSource): Promise<number> {
   await prepareDatabase(config, log);
   new RateLimiterClusterMaster();
+  /** Live workers by id, with when each started (cluster.workers may still list one that exited, until it disconnects). */
   const started = new Map<number, number>();
+  const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && started.has(w.id));
   const scrapes = collectForWorkers();
-  const hub = new RelayHub(() => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined));
+  const hub = new RelayHub(live);
   const backoff = new RestartBackoff();
   let restarts = 0;
   let listened = false;
@@ -67,7 +69,7 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
     started.delete(worker.id);
     if (stopping) {
       if (exitCode !== 0) code = 1;
-      if (Object.keys(cluster.workers ?? {}).length === 0) finish(code);
+      if (started.size === 0) finish(code);
       return;
     }
     if (!listened) {
@@ -77,7 +79,7 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
       return;
     }
     restarts += 1;
-    for (const other of Object.values(cluster.workers ?? {})) if (other) tellRestarts(other);
+    for (const other of live()) tellRestarts(other);
     const delay = backoff.next(lived);
     log.warn(`Worker ${worker.process.pid} ended (${signal ?? `exit code ${exitCode}`}); replacing it in ${delay} ms`);
     setTimeout(() => stopping || fork(), delay).unref();
@@ -87,16 +89,16 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
     if (stopping) return;
     stopping = signal;
     const startedStop = Date.now();
-    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    const alive = live();
     if (alive.length === 0) finish(code);
     for (const worker of alive) worker.process.kill('SIGTERM');
     const kill = setTimeout(() => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      for (const worker of live()) worker.process.kill('SIGKILL');
     }, config.shutdownTimeoutMs + KILL_GRACE_MS);
     kill.unref();
     await done;
     clearTimeout(kill);
-    log.info(`Stopped ${alive.length} workers on ${signal} after ${Date.now() - startedStop} ms`);
+    log.info(`Stopped on ${signal} after ${Date.now() - startedStop} ms (${alive.length} workers)`);
   };
   const listeners = STOP_SIGNALS.map((signal) => [signal, () => void stop(signal)] as const);
   listeners.forEach(([signal, listener]) => signals.on(signal, listener));

@@ -232,7 +232,7 @@ for (const client of testClients()) {
       assert.equal(status, 200, text);
       assert.equal(JSON.parse(text).data.title, 'Sent during the stop');
       assert.equal(await exited, 0, strata.output);
-      assert.match(strata.output, /Stopped 2 workers on SIGTERM/);
+      assert.match(strata.output, /Stopped on SIGTERM after \d+ ms \(2 workers\)/);
     });
   });
 }
