@@ -67,26 +67,30 @@ for (const client of testClients()) {
 
     before(async () => {
       db = await createTestDatabase(client, { fixture: true });
-      strata = await StrataProcess.start({
-        ...db.env,
-        WORKERS: '2',
-        SECRET: 'strata-workers-secret-0123456789abcdef',
-        ADMIN_TOKEN: TOKEN,
-        ADMIN_PASSWORD: 'strata-workers-password',
-        IP_TRUST_PROXY: 'true',
-        RATE_LIMITER_ENABLED: 'true',
-        RATE_LIMITER_POINTS: String(LIMIT),
-        RATE_LIMITER_DURATION: '600',
-        PRESSURE_LIMITER_ENABLED: 'false',
-        CACHE_ENABLED: 'true',
-        CACHE_STORE: 'memory',
-        CACHE_STATUS_HEADER: 'X-Cache',
-        WEBSOCKETS_ENABLED: 'true',
-        WEBSOCKETS_HEARTBEAT_ENABLED: 'false',
-        METRICS_ENABLED: 'true',
-        METRICS_TOKENS: METRICS_TOKEN,
-        SHUTDOWN_TIMEOUT: '120s',
-      });
+      strata = await StrataProcess.start(
+        {
+          ...db.env,
+          WORKERS: '2',
+          SECRET: 'strata-workers-secret-0123456789abcdef',
+          ADMIN_TOKEN: TOKEN,
+          ADMIN_PASSWORD: 'strata-workers-password',
+          IP_TRUST_PROXY: 'true',
+          RATE_LIMITER_ENABLED: 'true',
+          RATE_LIMITER_POINTS: String(LIMIT),
+          RATE_LIMITER_DURATION: '600',
+          PRESSURE_LIMITER_ENABLED: 'false',
+          CACHE_ENABLED: 'true',
+          CACHE_STORE: 'memory',
+          CACHE_STATUS_HEADER: 'X-Cache',
+          WEBSOCKETS_ENABLED: 'true',
+          WEBSOCKETS_HEARTBEAT_ENABLED: 'false',
+          METRICS_ENABLED: 'true',
+          METRICS_TOKENS: METRICS_TOKEN,
+          SHUTDOWN_TIMEOUT: '120s',
+          // Two workers start at once on a machine other sessions load too: a start may take minutes.
+        },
+        300_000,
+      );
       // `start` returns once one worker answers; the other may still be starting.
       const seen = new Set<string>();
       for (const deadline = Date.now() + 180_000; seen.size < 2 && Date.now() < deadline;) {
