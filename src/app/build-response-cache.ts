@@ -5,6 +5,8 @@
  */
 import type { MessageBus } from '../bus/message-bus.js';
 import { CHANNELS } from '../bus/message-bus.js';
+import { LayeredBus } from '../bus/layered-bus.js';
+import type { RelayBus } from '../bus/relay-bus.js';
 import type { RedisClient } from '../bus/redis-connection.js';
 import { Cache } from '../cache/cache.js';
 import type { Invalidation } from '../cache/invalidation.js';
@@ -65,13 +67,29 @@ export async function buildResponseCache(parts: ResponseCacheParts): Promise<Res
     // Writes of the other instances: their change events with Redis, else a notice on the database bus.
     if (redis) changes.listen((event) => void cache.changed([event.collection]));
     else {
-      const notice = coalesced(() => bus.publish(CHANNELS.responses, {}));
+      const outer = bus instanceof LayeredBus ? bus.outer : bus;
+      const notice = coalesced(() => outer.publish(CHANNELS.responses, {}));
       changes.beforeAcknowledge(async () => notice());
-      await bus.subscribe(CHANNELS.responses, () => void cache.changed([ALL_TAG]));
+      await outer.subscribe(CHANNELS.responses, () => void cache.changed([ALL_TAG]));
+      if (bus instanceof LayeredBus) await dropOnSiblings(bus.relay, changes, cache);
     }
   }
   return cache;
 }
+
+/**
+ * Sibling workers (WORKERS > 1, no Redis): a write's collections are dropped on every other worker before the write
+ * is acknowledged (the relay resolves once each has bumped them), so no worker answers from before the write.
+ */
+async function dropOnSiblings(relay: RelayBus, changes: ChangeEvents, cache: ResponseCache): Promise<void> {
+  changes.beforeAcknowledge((collections) => relay.publish(CHANNELS.responses, { collections }));
+  await relay.subscribe(CHANNELS.responses, (notice) => {
+    const collections = Array.isArray(notice.collections) ? notice.collections.filter(isText) : [];
+    return cache.changed(collections.length ? collections : [ALL_TAG]);
+  });
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string';
 
 /**
  * `send`, at most one at a time: calls while one is on its way make one more after it. The others poll the notice

@@ -4,6 +4,7 @@
  */
 import type { LoginLiveness } from '../auth/login-liveness.js';
 import type { MessageBus } from '../bus/message-bus.js';
+import { LayeredBus } from '../bus/layered-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import type { Invalidation } from '../cache/invalidation.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
@@ -26,19 +27,21 @@ export interface ReactionParts {
 export async function reactToChanges(parts: ReactionParts): Promise<RightsNotices> {
   const { schema, invalidation, logins, changes, bus, log } = parts;
   // Another instance changed the schema (or cleared every cache): catch up (reloads run one at a time, in order).
+  // The promise is awaited by the workers' relay, so a sibling's schema change is loaded before its answer leaves.
   let reloading = Promise.resolve();
-  const reload = () => {
+  const reload = (): Promise<void> => {
     reloading = reloading
       .then(() => schema.load().then(() => undefined))
       .catch((error: Error) => log.warn(`Schema reload failed: ${error.message}`));
+    return reloading;
   };
   // Live sockets re-resolve their rights at once (rights-notices.ts), after the caches they resolve from are cleared.
   const rights = new RightsNotices();
-  invalidation.after('schema', (_notice, origin) => origin === 'elsewhere' && reload());
+  invalidation.after('schema', (_notice, origin) => (origin === 'elsewhere' ? reload() : undefined));
   invalidation.after('permissions', () => rights.changed());
   invalidation.after('caches', (_notice, origin) => {
     rights.changed();
-    if (origin === 'elsewhere') reload();
+    return origin === 'elsewhere' ? reload() : undefined;
   });
   // Redis carries the login; the database's change counters only say that some login ended.
   invalidation.after('logins', (notice, origin) => {
@@ -50,7 +53,8 @@ export async function reactToChanges(parts: ReactionParts): Promise<RightsNotice
   if (parts.undone) await invalidation.changed('schema', { version: schema.current.version });
   // A logout here (before its answer) or elsewhere: the sockets of that login stop their events now.
   logins.onEnded = (family) => rights.loginEnded(family);
-  // Only Redis carries an event's keys; the database bus's counters could not, so without Redis events stay local.
-  await changes.start(bus instanceof RedisBus ? bus : null);
+  // Redis and the workers' relay carry an event's keys; the database bus's counters could not, so without either
+  // events stay in this process.
+  await changes.start(bus instanceof RedisBus ? bus : bus instanceof LayeredBus ? bus.relay : null);
   return rights;
 }

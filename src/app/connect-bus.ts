@@ -1,8 +1,12 @@
 /**
  * Start-up: the bus that tells other instances what changed. Redis when configured (pub/sub, instant), else the
- * database's change counters, polled.
+ * database's change counters, polled; a worker of several (WORKERS) without Redis also relays to its siblings at once.
  */
+import cluster from 'node:cluster';
+import { clusterTransport } from '../bus/cluster-transport.js';
 import { DatabaseBus } from '../bus/database-bus.js';
+import { LayeredBus } from '../bus/layered-bus.js';
+import { RelayBus } from '../bus/relay-bus.js';
 import type { MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
@@ -31,6 +35,7 @@ export async function connectBus(
     log.info(
       `No REDIS: other instances on this database learn of schema and permission changes within ${config.noticePollMs} ms (polled); set REDIS for instant notices`,
     );
+    if (config.workers > 1 && cluster.isWorker) return new LayeredBus(new RelayBus(clusterTransport()), bus);
   }
   return bus;
 }

@@ -25,6 +25,8 @@ export class DatabaseBus implements MessageBus {
   private polling: Promise<void> = Promise.resolve();
   private failing = false;
   private readonly notices: NoticesRepository;
+  /** Told of each increment this instance makes (the sibling workers of a layered bus count it as theirs). */
+  onOwn: ((channel: string, counter: bigint) => void) | null = null;
 
   constructor(
     db: Database,
@@ -54,6 +56,7 @@ export class DatabaseBus implements MessageBus {
         let own = this.own.get(channel);
         if (!own) this.own.set(channel, (own = new Set()));
         own.add(counter);
+        this.onOwn?.(channel, counter);
       } catch (error) {
         // As with Redis: a lost notice only delays the others until the next change; the request has succeeded.
         this.log.warn(`Could not record a ${channel} change for other instances: ${(error as Error).message}`);
@@ -61,6 +64,14 @@ export class DatabaseBus implements MessageBus {
     });
     this.polling = published;
     return published;
+  }
+
+  /** `counter` was written by a sibling worker, which relayed the change itself: not another instance's change. */
+  noteOwn(channel: string, counter: bigint): void {
+    if (counter <= (this.seen.get(channel) ?? 0n)) return;
+    let own = this.own.get(channel);
+    if (!own) this.own.set(channel, (own = new Set()));
+    own.add(counter);
   }
 
   async subscribe(channel: string, handler: NoticeHandler): Promise<void> {

@@ -1,10 +1,15 @@
 /**
  * Notices between Strata instances (schema changed, permissions changed; cache/invalidation.ts says what each clears). With Redis they travel over pub/sub
- * (redis-bus.ts); without it, through change counters in the database that every instance polls (database-bus.ts).
+ * (redis-bus.ts); without it, through change counters in the database that every instance polls (database-bus.ts),
+ * and between the worker processes of one instance (WORKERS) through their primary (relay-bus.ts, layered-bus.ts).
  */
 
 export type Notice = Record<string, unknown>;
-export type NoticeHandler = (notice: Notice) => void;
+/**
+ * What a notice sets off. A promise is awaited by the relay between workers (relay-bus.ts) before it tells the
+ * publisher the notice was heard, so a change is in effect on every worker when the publisher's request answers.
+ */
+export type NoticeHandler = (notice: Notice) => void | Promise<unknown>;
 
 export interface MessageBus {
   /** This process; notices carry it so an instance ignores its own. */

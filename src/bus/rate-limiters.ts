@@ -2,10 +2,19 @@
  * Rate limits (Directus docs: Security and limits) with rate-limiter-flexible: per client IP on every route, an optional global bucket,
  * and a stricter one for logins per account and IP. With Redis the counts are shared by every instance; while Redis
  * is away each instance falls back to counting in memory (the insurance limiter) and keeps serving.
+ * Several workers (WORKERS) without Redis count in their primary (RateLimiterCluster; the primary holds the
+ * RateLimiterClusterMaster, workers/supervisor.ts), so a limit is exact across the workers of one instance.
  * Here, beside the bus, rather than in http/: the application context builds them over the same Redis client, and
  * both the HTTP hook and the login service only take points.
  */
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import cluster from 'node:cluster';
+import {
+  RateLimiterCluster,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { RateLimitConfig, ScaleConfig } from '../config/scale-config.js';
 import type { RedisClient } from '../bus/redis-connection.js';
 import { RequestsExceededError } from '../errors/catalogue.js';
@@ -16,7 +25,10 @@ export interface RateLimiters {
   login: RateLimiterAbstract | null;
 }
 
-/** One limiter: in memory, or in Redis with an in-memory fallback while Redis is away. */
+/** How long a worker waits for its primary's count (the primary only counts in memory: far less, even loaded). */
+const CLUSTER_TIMEOUT_MS = 5_000;
+
+/** One limiter: in memory (in the primary's, for a worker of several), or in Redis with an in-memory fallback while Redis is away. */
 export function limiter(
   name: string,
   limit: RateLimitConfig,
@@ -28,6 +40,7 @@ export function limiter(
     points: limit.points,
     duration: Math.round(limit.durationMs / 1000),
   };
+  if (!redis && cluster.isWorker) return new RateLimiterCluster({ ...options, timeoutMs: CLUSTER_TIMEOUT_MS });
   const memory = new RateLimiterMemory(options);
   if (!redis) return memory;
   return new RateLimiterRedis({ ...options, storeClient: redis, useRedisPackage: true, insuranceLimiter: memory });

@@ -63,7 +63,8 @@ export const NOT_CLEARED: Readonly<Partial<Record<CacheName, string>>> = {
 };
 
 export type Origin = 'here' | 'elsewhere';
-export type Reaction = (notice: Notice, origin: Origin) => void;
+/** A promise returned is awaited by the buses that wait for a notice to be acted on (the workers' relay). */
+export type Reaction = (notice: Notice, origin: Origin) => unknown;
 
 export class Invalidation {
   private bus: MessageBus | null = null;
@@ -86,14 +87,16 @@ export class Invalidation {
 
   /** A change made here: its caches are clear when this returns; the promise is the other instances being told. */
   changed(change: Change, notice: Notice = {}): Promise<void> {
-    this.apply(change, notice, 'here');
+    void this.apply(change, notice, 'here');
     return INVALIDATION[change].bus && this.bus ? this.bus.publish(change, notice) : Promise.resolve();
   }
 
-  private apply(change: Change, notice: Notice, origin: Origin): void {
+  /** The clears now; the promise is the reactions' own work (a reload) being done. */
+  private async apply(change: Change, notice: Notice, origin: Origin): Promise<void> {
     const { clears, key } = INVALIDATION[change];
     const entry = key?.(notice);
     for (const name of clears) this.caches.clear(name, entry);
-    for (const reaction of this.reactions.get(change) ?? []) reaction(notice, origin);
+    const work = (this.reactions.get(change) ?? []).map((reaction) => reaction(notice, origin));
+    await Promise.allSettled(work);
   }
 }

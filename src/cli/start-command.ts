@@ -2,21 +2,13 @@ import type { Config } from '../config/config.js';
 import { createApp } from '../http/app.js';
 import { loggerOptions } from '../http/log-options.js';
 import { createAppContext } from '../app/app-context.js';
+import { superviseWorkers } from '../workers/supervisor.js';
+import { STOP_SIGNALS, type SignalSource, type StopSignal } from '../workers/stop-signals.js';
+import { followRestarts, isClusterWorker, stopWithPrimary } from '../workers/worker-side.js';
+import cluster from 'node:cluster';
 import type { CliIo } from './cli-support.js';
 
-export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
-export const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-/**
- * Where stop signals come from: the process for the binary, an emitter of the caller's when run in process. Listened
- * to with `on`, not `once`: Ctrl-C signals the terminal's whole process group, so the server gets SIGINT from the
- * terminal and again from `npm start`'s wrapper that passes signals on; with `once`, the second found no listener
- * and Node's default action killed the server half-way through closing (no stop line, SQLite's -wal and -shm left).
- */
-export interface SignalSource {
-  on(signal: StopSignal, listener: () => void): unknown;
-  removeListener(signal: StopSignal, listener: () => void): unknown;
-}
+export { STOP_SIGNALS, type SignalSource, type StopSignal } from '../workers/stop-signals.js';
 
 /** Serves until a stop signal, then resolves with the exit code (0, or 1 when stopping failed). */
 export async function runStartCommand(config: Config, io: CliIo, signals: SignalSource): Promise<number> {
@@ -26,8 +18,12 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
     info: (msg: string) => config.logLevel !== 'silent' && io.stdout.write(`${msg}\n`),
     warn: (msg: string) => io.stdout.write(`${msg}\n`),
   };
-  const context = await createAppContext(config, { bootstrap: true, log: startupLog });
-  const app = createApp(context, { logger });
+  // WORKERS > 1: this process is the primary (it forks, relays and supervises) or one of the workers it forked.
+  if (config.workers > 1 && cluster.isPrimary) return superviseWorkers(config, startupLog, signals);
+  const worker = isClusterWorker(config.workers);
+  const context = await createAppContext(config, { bootstrap: !worker, log: startupLog });
+  const app = createApp(context, { logger, ...(worker ? { worker: String(process.pid) } : {}) });
+  if (worker) followRestarts(context.metrics);
   const serverContext = () => ({ accountability: null, schema: context.schema.current, database: context.db });
 
   // Stop accepting, let in-flight requests finish (new ones get 503), then close the pools. Sockets are closed (1001)
@@ -51,13 +47,16 @@ export async function runStartCommand(config: Config, io: CliIo, signals: Signal
       code = 1;
       io.stderr.write(`strata: error while stopping: ${(error as Error).message}\n`);
     } finally {
-      startupLog.info(`Stopped on ${signal} after ${Date.now() - started} ms`);
+      // A worker's line names it: the primary says the one "Stopped on" line of the whole server.
+      const who = worker ? `Worker ${process.pid} stopped` : 'Stopped';
+      startupLog.info(`${who} on ${signal} after ${Date.now() - started} ms`);
       // Until here a second signal is ignored rather than ending the process half-way through closing.
       unlisten();
       stopped(code);
     }
   };
   listeners.forEach(([signal, listener]) => signals.on(signal, listener));
+  if (worker) stopWithPrimary(() => void shutdown('SIGTERM'));
 
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bool, ConfigError, duration, int, size, str, type Env } from './env-values.js';
+import { readWorkers } from './workers-config.js';
 import { readScaleConfig, type ScaleConfig } from './scale-config.js';
 import { readCacheConfig, type ResponseCacheConfig } from './cache-config.js';
 import { readReplicaConfig, type ReplicaConfig } from './replica-config.js';
@@ -52,6 +53,8 @@ export interface DbConfig {
 }
 
 export interface Config extends ScaleConfig {
+  /** WORKERS: server processes behind the one port (1: this process serves, as always). */
+  workers: number;
   /** The response cache (CACHE_*). */
   responseCache: ResponseCacheConfig;
   db: DbConfig;
@@ -261,6 +264,7 @@ export function readConfig(env: Env = process.env): Config {
     flows: readFlowsConfig(env),
     extensions: readExtensionsConfig(env),
     ...scale,
+    workers: readWorkers(env, client, filename),
     responseCache: readCacheConfig(env, scale.redis !== null),
   };
 }

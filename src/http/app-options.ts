@@ -10,4 +10,6 @@ export interface AppOptions {
    * validators, and one that changes the schema dozens of times would rebuild both GraphQL schemas after each change.
    */
   warm?: boolean;
+  /** A worker of several (WORKERS > 1): its id (pid), sent on every answer as X-Strata-Worker. */
+  worker?: string;
 }

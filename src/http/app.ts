@@ -19,6 +19,7 @@ import { registerJsonBodies } from './json-bodies.js';
 import { registerRoutes } from './register-routes.js';
 import { registerRequestHooks } from './request-hooks.js';
 import type { AppOptions } from './app-options.js';
+import { WORKER_HEADER } from '../workers/worker-side.js';
 
 export type { AppOptions } from './app-options.js';
 
@@ -58,10 +59,25 @@ function registerErrorHandling(
   });
 }
 
+/** Which worker answered (WORKERS > 1): Directus clients ignore a header they do not know. */
+function nameWorker(app: FastifyInstance, worker: string): void {
+  app.addHook('onRequest', (_request, reply, done) => {
+    void reply.header(WORKER_HEADER, worker);
+    done();
+  });
+  // A socket's handshake is written by ws, not by the reply: the header goes into it there.
+  app.addHook('onReady', (done) => {
+    if (app.hasDecorator('websocketServer'))
+      app.websocketServer.on('headers', (headers: string[]) => headers.push(`X-Strata-Worker: ${worker}`));
+    done();
+  });
+}
+
 export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {
   const { config } = context;
   const app = createServer(config, options.logger);
   registerPressure(app, config.pressure);
+  if (options.worker) nameWorker(app, options.worker);
   app.addHttpMethod('SEARCH', { hasBody: true });
   registerCookies(app);
   registerCors(app, config.cors);

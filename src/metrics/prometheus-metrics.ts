@@ -5,7 +5,9 @@
  * /metrics is scraped; only request and statement durations are observed as they happen. Each instance (and each
  * worker) serves its own figures: Prometheus scrapes every one and sums (docs/metrics.md).
  */
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
+import { clusterScrape } from '../workers/cluster-metrics.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { cacheCounts } from '../cache/cache-counts.js';
 import type { MetricsConfig } from '../config/metrics-config.js';
@@ -27,6 +29,8 @@ export class PrometheusMetrics implements Metrics {
 
   constructor(private readonly config: MetricsConfig) {
     this.tokens = new ScrapeTokens(config.tokens);
+    // Workers of one instance (WORKERS > 1): a scrape answers for all of them, summed by the primary.
+    if (cluster.isWorker) this.render = clusterScrape(this.registry);
     const on = config.services;
     if (on.has('process')) collectDefaultMetrics({ register: this.registry });
     if (on.has('cache')) this.cacheCounters();
@@ -36,6 +40,8 @@ export class PrometheusMetrics implements Metrics {
           name: 'strata_worker_restarts_total',
           help: 'Worker processes replaced after they died',
           registers: [this.registry],
+          // Every worker reports the primary's one count: summing them would multiply it.
+          aggregator: 'max',
         })
       : null;
   }
@@ -69,8 +75,10 @@ export class PrometheusMetrics implements Metrics {
 
   /** The exposition text of every figure now. */
   text(): Promise<string> {
-    return this.registry.metrics();
+    return this.render();
   }
+
+  private render: () => Promise<string> = () => this.registry.metrics();
 
   get contentType(): string {
     return this.registry.contentType;

@@ -47,7 +47,7 @@ describe('README first example', { skip: hasCurl ? false : 'curl is not installe
     });
     try {
       let up = false;
-      for (let i = 0; i < 150 && !up; i++) {
+      for (let i = 0; i < 900 && !up; i++) {
         await new Promise((resolve) => setTimeout(resolve, 200));
         up =
           (await fetch(`http://127.0.0.1:${port}/server/ping`).then(

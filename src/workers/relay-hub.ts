@@ -1,0 +1,68 @@
+/**
+ * The primary's half of the workers' relay (bus/relay-bus.ts): a notice from one worker goes to every other live
+ * worker, and the publisher is told it was heard once each of them has said so, or has died.
+ */
+import type { Worker } from 'node:cluster';
+import { isRelayMessage, type RelayMessage } from '../bus/relay-bus.js';
+
+interface Waiting {
+  origin: Worker;
+  id: number;
+  left: Set<number>;
+}
+
+export class RelayHub {
+  private readonly waiting = new Map<string, Waiting>();
+  private next = 0;
+  /** Workers whose relay is listening (a worker still starting has nothing a notice would change). */
+  private readonly ready = new Set<number>();
+
+  constructor(private readonly live: () => Worker[]) {}
+
+  /** A message from `from`; false when it is not the relay's. */
+  receive(from: Worker, message: unknown): boolean {
+    if (!isRelayMessage(message)) return false;
+    if (message.kind === 'ready') this.ready.add(from.id);
+    else if (message.kind === 'publish') this.forward(from, message);
+    else if (message.kind === 'delivered') this.heard(from.id, message.ref);
+    return true;
+  }
+
+  /** A worker died: it will answer nothing, and nobody waits for its notices any more. */
+  gone(worker: Worker): void {
+    this.ready.delete(worker.id);
+    for (const [ref, waiting] of this.waiting) {
+      if (waiting.origin === worker) this.waiting.delete(ref);
+      else this.heard(worker.id, ref);
+    }
+  }
+
+  private forward(from: Worker, message: Extract<RelayMessage, { kind: 'publish' }>): void {
+    const targets = this.live().filter(
+      (worker) => worker !== from && this.ready.has(worker.id) && worker.isConnected(),
+    );
+    if (targets.length === 0) return send(from, { strata: 'relay', kind: 'acked', id: message.id });
+    const ref = String(this.next++);
+    this.waiting.set(ref, { origin: from, id: message.id, left: new Set(targets.map((worker) => worker.id)) });
+    const deliver: RelayMessage = {
+      strata: 'relay',
+      kind: 'deliver',
+      ref,
+      channel: message.channel,
+      notice: message.notice,
+    };
+    for (const worker of targets) send(worker, deliver);
+  }
+
+  private heard(workerId: number, ref: string): void {
+    const waiting = this.waiting.get(ref);
+    if (!waiting || !waiting.left.delete(workerId) || waiting.left.size > 0) return;
+    this.waiting.delete(ref);
+    send(waiting.origin, { strata: 'relay', kind: 'acked', id: waiting.id });
+  }
+}
+
+/** A worker whose channel closed meanwhile is dying: its exit reaches `gone`. */
+function send(worker: Worker, message: RelayMessage): void {
+  if (worker.isConnected()) worker.send(message, (error: Error | null) => void error);
+}
