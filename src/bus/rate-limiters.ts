@@ -17,7 +17,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { RateLimitConfig, ScaleConfig } from '../config/scale-config.js';
 import type { RedisClient } from '../bus/redis-connection.js';
-import { RequestsExceededError } from '../errors/catalogue.js';
+import { RequestsExceededError, ServiceUnavailableError } from '../errors/catalogue.js';
 
 export interface RateLimiters {
   perIp: RateLimiterAbstract | null;
@@ -65,7 +65,9 @@ export async function consume(rateLimiter: RateLimiterAbstract, key: string): Pr
   try {
     await rateLimiter.consume(key, 1);
   } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    // The count itself was not answered (a cluster primary busy past its timeout): a coded refusal, not a 500.
+    if (!(rejection instanceof RateLimiterRes))
+      throw new ServiceUnavailableError('rate-limiter', 'The request count could not be read; try again');
     const waitMs = rejection.msBeforeNext;
     throw new RequestsExceededError(
       Math.max(1, Math.ceil(waitMs / 1000)),

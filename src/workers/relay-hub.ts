@@ -9,7 +9,14 @@ interface Waiting {
   origin: Worker;
   id: number;
   left: Set<number>;
+  timer: NodeJS.Timeout;
 }
+
+/**
+ * How long a write's answer waits for its siblings to act on its notice. A worker that has not said so by then is
+ * stuck (a blocked event loop): it is killed, so it can never answer from what the notice made stale, and replaced.
+ */
+export const RELAY_ACK_TIMEOUT_MS = 10_000;
 
 export class RelayHub {
   private readonly waiting = new Map<string, Waiting>();
@@ -17,7 +24,10 @@ export class RelayHub {
   /** Workers whose relay is listening (a worker still starting has nothing a notice would change). */
   private readonly ready = new Set<number>();
 
-  constructor(private readonly live: () => Worker[]) {}
+  constructor(
+    private readonly live: () => Worker[],
+    private readonly ackTimeoutMs = RELAY_ACK_TIMEOUT_MS,
+  ) {}
 
   /** A message from `from`; false when it is not the relay's. */
   receive(from: Worker, message: unknown): boolean {
@@ -32,8 +42,10 @@ export class RelayHub {
   gone(worker: Worker): void {
     this.ready.delete(worker.id);
     for (const [ref, waiting] of this.waiting) {
-      if (waiting.origin === worker) this.waiting.delete(ref);
-      else this.heard(worker.id, ref);
+      if (waiting.origin === worker) {
+        clearTimeout(waiting.timer);
+        this.waiting.delete(ref);
+      } else this.heard(worker.id, ref);
     }
   }
 
@@ -43,7 +55,9 @@ export class RelayHub {
     );
     if (targets.length === 0) return send(from, { strata: 'relay', kind: 'acked', id: message.id });
     const ref = String(this.next++);
-    this.waiting.set(ref, { origin: from, id: message.id, left: new Set(targets.map((worker) => worker.id)) });
+    const timer = setTimeout(() => this.stuck(ref), this.ackTimeoutMs).unref();
+    const left = new Set(targets.map((worker) => worker.id));
+    this.waiting.set(ref, { origin: from, id: message.id, left, timer });
     const deliver: RelayMessage = {
       strata: 'relay',
       kind: 'deliver',
@@ -57,8 +71,16 @@ export class RelayHub {
   private heard(workerId: number, ref: string): void {
     const waiting = this.waiting.get(ref);
     if (!waiting || !waiting.left.delete(workerId) || waiting.left.size > 0) return;
+    clearTimeout(waiting.timer);
     this.waiting.delete(ref);
     send(waiting.origin, { strata: 'relay', kind: 'acked', id: waiting.id });
+  }
+
+  /** The workers that never answered `ref` are killed; their exits (gone) release the publisher. */
+  private stuck(ref: string): void {
+    const waiting = this.waiting.get(ref);
+    if (!waiting) return;
+    for (const worker of this.live()) if (waiting.left.has(worker.id)) worker.process.kill('SIGKILL');
   }
 }
 
