@@ -2,11 +2,20 @@
  * The primary's half of the workers' relay (bus/relay-bus.ts): a notice from one worker goes to every other live
  * worker, and the publisher is told it was heard once each of them has said so, or has died.
  */
-import type { Worker } from 'node:cluster';
 import { isRelayMessage, type RelayMessage } from '../bus/relay-bus.js';
 
+/**
+ * A worker as the hub sees it: a cluster Worker is one; the tests' pair mode (test/helpers/worker-pair.ts) joins two
+ * in-process app contexts through the same hub with peers of their own.
+ */
+export interface RelayPeer {
+  readonly id: number;
+  isConnected(): boolean;
+  send(message: RelayMessage, callback: (error: Error | null) => void): unknown;
+}
+
 interface Waiting {
-  origin: Worker;
+  origin: RelayPeer;
   id: number;
   left: Set<number>;
 }
@@ -17,10 +26,10 @@ export class RelayHub {
   /** Workers whose relay is listening (a worker still starting has nothing a notice would change). */
   private readonly ready = new Set<number>();
 
-  constructor(private readonly live: () => Worker[]) {}
+  constructor(private readonly live: () => RelayPeer[]) {}
 
   /** A message from `from`; false when it is not the relay's. */
-  receive(from: Worker, message: unknown): boolean {
+  receive(from: RelayPeer, message: unknown): boolean {
     if (!isRelayMessage(message)) return false;
     if (message.kind === 'ready') this.ready.add(from.id);
     else if (message.kind === 'publish') this.forward(from, message);
@@ -29,7 +38,7 @@ export class RelayHub {
   }
 
   /** A worker died: it will answer nothing, and nobody waits for its notices any more. */
-  gone(worker: Worker): void {
+  gone(worker: RelayPeer): void {
     this.ready.delete(worker.id);
     for (const [ref, waiting] of this.waiting) {
       if (waiting.origin === worker) this.waiting.delete(ref);
@@ -37,7 +46,7 @@ export class RelayHub {
     }
   }
 
-  private forward(from: Worker, message: Extract<RelayMessage, { kind: 'publish' }>): void {
+  private forward(from: RelayPeer, message: Extract<RelayMessage, { kind: 'publish' }>): void {
     const targets = this.live().filter((worker) => worker !== from && this.ready.has(worker.id) && worker.isConnected());
     if (targets.length === 0) return send(from, { strata: 'relay', kind: 'acked', id: message.id });
     const ref = String(this.next++);
@@ -61,6 +70,6 @@ export class RelayHub {
 }
 
 /** A worker whose channel closed meanwhile is dying: its exit reaches `gone`. */
-function send(worker: Worker, message: RelayMessage): void {
+function send(worker: RelayPeer, message: RelayMessage): void {
   if (worker.isConnected()) worker.send(message, (error: Error | null) => void error);
 }
