@@ -25,11 +25,8 @@ export class DatabaseBus implements MessageBus {
   private polling: Promise<void> = Promise.resolve();
   private failing = false;
   private readonly notices: NoticesRepository;
-  /**
-   * Told of each increment this instance makes (the sibling workers of a layered bus count it as theirs); `publish`
-   * resolves once what it returns has, so that no sibling takes the increment for another instance's change.
-   */
-  onOwn: ((channel: string, counter: bigint) => void | Promise<unknown>) | null = null;
+  /** Told of each increment this instance makes (the sibling workers of a layered bus count it as theirs). */
+  onOwn: ((channel: string, counter: bigint) => void) | null = null;
 
   constructor(
     db: Database,
@@ -53,21 +50,20 @@ export class DatabaseBus implements MessageBus {
    * another instance's change (a needless reload).
    */
   publish(channel: string, _notice: Notice): Promise<void> {
-    let told: unknown;
     const published = this.polling.then(async () => {
       try {
         const counter = await this.notices.increment(channel);
         let own = this.own.get(channel);
         if (!own) this.own.set(channel, (own = new Set()));
         own.add(counter);
-        told = this.onOwn?.(channel, counter);
+        this.onOwn?.(channel, counter);
       } catch (error) {
         // As with Redis: a lost notice only delays the others until the next change; the request has succeeded.
         this.log.warn(`Could not record a ${channel} change for other instances: ${(error as Error).message}`);
       }
     });
     this.polling = published;
-    return published.then(async () => void (await told));
+    return published;
   }
 
   /** `counter` was written by a sibling worker, which relayed the change itself: not another instance's change. */

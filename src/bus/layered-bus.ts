@@ -1,10 +1,8 @@
 /**
  * The bus of a worker when WORKERS > 1 and there is no Redis: the relay to its sibling workers (instant, carrying
  * payloads, acknowledged: relay-bus.ts) over the database's change counters (database-bus.ts), which still reach
- * other instances and answer `stale`. A worker that increments a counter tells its siblings, who count it as their
- * own: they heard the change through the relay already, and so do not handle it twice. Its publish waits for them:
- * a sibling asked to change the schema right after would otherwise find the counter moved by no one it knows of and
- * reload the schema once more (`stale`).
+ * other instances and answer `stale`. A worker that increments a counter tells its siblings (unacknowledged), who
+ * count it as their own: they heard the change through the relay already, and so do not handle it twice.
  */
 import type { DatabaseBus } from './database-bus.js';
 import type { MessageBus, Notice, NoticeHandler } from './message-bus.js';
@@ -20,7 +18,7 @@ export class LayeredBus implements MessageBus {
     readonly outer: DatabaseBus,
   ) {
     this.instance = relay.instance;
-    outer.onOwn = (channel, counter) => relay.publish(OWN_CHANNEL, { channel, counter: String(counter) });
+    outer.onOwn = (channel, counter) => void relay.publish(OWN_CHANNEL, { channel, counter: String(counter) });
     void relay.subscribe(OWN_CHANNEL, (notice) => {
       if (typeof notice.channel === 'string' && typeof notice.counter === 'string')
         outer.noteOwn(notice.channel, BigInt(notice.counter));

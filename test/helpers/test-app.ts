@@ -39,6 +39,11 @@ export interface TestApp {
   clock: TestClock;
   /** inject, in pair mode into each worker in turn (as node:cluster hands out connections). */
   request(options: TestRequest): Promise<LightMyRequestResponse>;
+  /**
+   * Every worker reads the schema again, after a test changed tables outside Strata (raw DDL on `context.db`): what a
+   * reload on each process is, for one worker and for two.
+   */
+  reloadSchema(): Promise<void>;
   /** Serves on a free loopback port (in pair mode, one port served by both workers in turn); its base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -108,16 +113,14 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
       const relay = peers[index]?.transport();
       const context = await createAppContext(config, { ...options.context, clock, bootstrap: index === 0, relay });
       if (index === 0 && options.relations) await insertFixtureMeta(context);
+      // The cluster's workers count rate limits in their primary, in memory (RateLimiterClusterMaster): one count.
+      if (index > 0) Object.assign(context.rateLimiters, workers[0]!.context.rateLimiters);
       const app = createApp(context, { logger: false, warm: false });
       workers.push({ app, context });
       await app.ready();
     };
     await start(0);
-    if (pair) {
-      await start(1);
-      // The cluster's workers count rate limits in their primary, in memory (RateLimiterClusterMaster): one count.
-      Object.assign(workers[1]!.context.rateLimiters, workers[0]!.context.rateLimiters);
-    }
+    if (pair) await start(1);
     return pairedApp(workers, testDb, clock, peers);
   } catch (error) {
     for (const worker of workers.reverse()) await closeWorker(worker).catch(() => {});
@@ -151,6 +154,9 @@ function pairedApp(
       if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
       const index = worker ?? turn++ % workers.length;
       return workers[index]!.app.inject({ ...inject, headers });
+    },
+    async reloadSchema() {
+      for (const worker of workers) await worker.context.schema.load();
     },
     async listen() {
       if (workers.length === 1) {
