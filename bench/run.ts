@@ -26,6 +26,7 @@ import { assetsSelected, selectScenarios, type Scenario } from './scenarios.js';
 import { benchAssets, printAssets } from './assets.js';
 import { benchFanout, type FanoutSettings } from './fanout.js';
 import { benchCache } from './cache.js';
+import { benchWorkers } from './workers.js';
 import { benchReplicas } from './replica-reads.js';
 import type { ServerCounters } from './server.js';
 
@@ -53,6 +54,8 @@ interface Settings {
   fanout: FanoutSettings | null;
   /** Cache mode (`--cache`): the response cache on against off (bench/cache.ts). */
   cache: boolean;
+  /** Workers mode (`--workers`): WORKERS=1 against WORKERS=2 (bench/workers.ts). */
+  workers: boolean;
   scenarios: Scenario[];
   /** The assets scenario (bench/assets.ts): null = not selected, else its count of fresh transforms one at a time. */
   assetsFresh: number | null;
@@ -65,9 +68,10 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
   const rowsAt = argv.indexOf('--rows');
   const rowsArg = rowsAt >= 0 ? argv[rowsAt + 1] : undefined;
   const unknownArg = argv.find(
-    (a, i) => a !== '--rows' && a !== '--fanout' && a !== '--cache' && !(rowsAt >= 0 && i === rowsAt + 1),
+    (a, i) =>
+      a !== '--rows' && a !== '--fanout' && a !== '--cache' && a !== '--workers' && !(rowsAt >= 0 && i === rowsAt + 1),
   );
-  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N, --fanout or --cache)`);
+  if (unknownArg) throw new Error(`unknown argument ${unknownArg} (only --rows N, --fanout, --cache or --workers)`);
   const fanout = argv.includes('--fanout');
   if (fanout && rowsAt >= 0) throw new Error('--fanout and --rows are separate modes');
   if (rowsAt >= 0 && !(Number.isInteger(Number(rowsArg)) && Number(rowsArg) >= 1000))
@@ -79,6 +83,7 @@ function readSettings(env: NodeJS.ProcessEnv, argv: string[]): Settings {
     connections: positiveInt(env, 'BENCH_CONNECTIONS', 10),
     rows: rowsAt >= 0 ? Number(rowsArg) : null,
     cache: argv.includes('--cache'),
+    workers: argv.includes('--workers'),
     fanout: fanout
       ? {
           subscribers: positiveInt(env, 'BENCH_FANOUT_SUBSCRIBERS', 1000),
@@ -686,6 +691,18 @@ try {
       const writes = positiveInt(process.env, 'BENCH_CACHE_WRITES', 50);
       const parts = { build: BUILD_DIR, results: RESULTS_DIR, guard, strataEnv, prepare: bootstrapWithRelations };
       await benchCache(client, { duration, warmup, connections, writes }, parts);
+      continue;
+    }
+    if (settings.workers) {
+      const { duration, warmup, connections } = settings;
+      const parts = {
+        buildRoot: path.dirname(BUILD_DIR),
+        results: RESULTS_DIR,
+        guard,
+        strataEnv,
+        prepare: bootstrapWithRelations,
+      };
+      await benchWorkers(client, { duration, warmup, connections }, parts);
       continue;
     }
     if (settings.rows !== null) {

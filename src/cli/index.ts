@@ -16,6 +16,7 @@ const code = await runCli({
   stdout: process.stdout,
   stderr: process.stderr,
   signals: process,
+  forks: true,
 });
 // Exit once both streams have taken what was written to them (a pipe may not have yet, on some systems).
 process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

@@ -22,6 +22,11 @@ export interface RunCliOptions extends CliIo {
   argv: string[];
   /** Stop signals for `strata start`; without them it serves until the process ends. */
   signals?: SignalSource;
+  /**
+   * Whether `strata start` may fork worker processes (WORKERS): the binary only. node:cluster forks this process's
+   * own entry point, which for a caller running the CLI inside its process is the caller, not `strata`.
+   */
+  forks?: boolean;
 }
 
 const NO_SIGNALS: SignalSource = { on: () => {}, removeListener: () => {} };
@@ -51,7 +56,7 @@ function colors(io: CliIo, stream: CliIo['stdout']): boolean {
   return stream.isTTY === true && stream.hasColors?.() === true;
 }
 
-function program(run: CliRun, signals: SignalSource): Command {
+function program(run: CliRun, signals: SignalSource, forks: boolean): Command {
   const { io } = run;
   const simple = (work: () => Promise<number | void>) => async () => {
     try {
@@ -84,7 +89,7 @@ function program(run: CliRun, signals: SignalSource): Command {
   cli
     .command('start')
     .description('Bootstrap if needed, then serve the API')
-    .action(simple(() => runStartCommand(run.config(), io, signals)));
+    .action(simple(() => runStartCommand(forks ? run.config() : { ...run.config(), workers: 1 }, io, signals)));
   registerTypesCommand(cli, run, simple);
   registerDataCommands(cli, run);
   return cli;
@@ -92,11 +97,11 @@ function program(run: CliRun, signals: SignalSource): Command {
 
 /** Runs one `strata` command; see the top of this file. */
 export async function runCli(options: RunCliOptions): Promise<number> {
-  const { argv, signals = NO_SIGNALS, ...io } = options;
+  const { argv, signals = NO_SIGNALS, forks = false, ...io } = options;
   let exitCode: number = EXIT.ok;
   const run: CliRun = { io, config: () => cliConfig(io), exit: (code) => (exitCode = code) };
   try {
-    await program(run, signals).parseAsync(argv, { from: 'user' });
+    await program(run, signals, forks).parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     // Help and version exit 0 (also the help shown for a bare `strata`); usage errors exit 2.

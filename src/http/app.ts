@@ -65,6 +65,12 @@ function nameWorker(app: FastifyInstance, worker: string): void {
     void reply.header(WORKER_HEADER, worker);
     done();
   });
+  // A socket's handshake is written by ws, not by the reply: the header goes into it there.
+  app.addHook('onReady', (done) => {
+    if (app.hasDecorator('websocketServer'))
+      app.websocketServer.on('headers', (headers: string[]) => headers.push(`X-Strata-Worker: ${worker}`));
+    done();
+  });
 }
 
 export function createApp(context: AppContext, options: AppOptions = {}): FastifyInstance {

@@ -47,7 +47,9 @@ export class RelayHub {
   }
 
   private forward(from: RelayPeer, message: Extract<RelayMessage, { kind: 'publish' }>): void {
-    const targets = this.live().filter((worker) => worker !== from && this.ready.has(worker.id) && worker.isConnected());
+    const targets = this.live().filter(
+      (worker) => worker !== from && this.ready.has(worker.id) && worker.isConnected(),
+    );
     if (targets.length === 0) return send(from, { strata: 'relay', kind: 'acked', id: message.id });
     const ref = String(this.next++);
     this.waiting.set(ref, { origin: from, id: message.id, left: new Set(targets.map((worker) => worker.id)) });

@@ -1,7 +1,7 @@
 /**
  * Schedules across two real Strata processes on one database: a `schedule` flow every second calls a receiver with
  * its `$trigger` (the tick's timestamp); over several ticks each tick arrives exactly once, from one of the two
- * instances. SQLite, and PostgreSQL / MariaDB when their URLs are set.
+ * instances (each one process, then each two workers). SQLite, and PostgreSQL / MariaDB when their URLs are set.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,8 +12,9 @@ import { clientLabel, createTestDatabase, testClients, type TestDb } from '../he
 const TOKEN = 'strata-schedule-cluster-admin-token';
 const TICKS = 5;
 
-for (const client of testClients()) {
-  describe(`a schedule flow runs once per tick across two processes (${clientLabel(client)})`, () => {
+// Two instances of one process each, then of two workers each (WORKERS=2: four schedulers on one database).
+for (const [client, workers] of testClients().flatMap((c) => [[c, '1'] as const, [c, '2'] as const])) {
+  describe(`a schedule flow runs once per tick across two instances of ${workers} worker(s) (${clientLabel(client)})`, () => {
     let db: TestDb;
     const processes: StrataProcess[] = [];
     const receiver = new FlowReceiver();
@@ -48,6 +49,7 @@ for (const client of testClients()) {
         ADMIN_TOKEN: TOKEN,
         RATE_LIMITER_ENABLED: 'false',
         PRESSURE_LIMITER_ENABLED: 'false',
+        WORKERS: workers,
       };
       const [a, b] = await Promise.all([StrataProcess.start(env), StrataProcess.start(env)]);
       processes.push(a!, b!);

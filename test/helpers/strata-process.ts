@@ -38,6 +38,8 @@ export class StrataProcess {
         HOST: '127.0.0.1',
         PORT: String(port),
         LOG_LEVEL: 'warn',
+        // One process unless a test asks for workers: tests that signal or kill `pid` mean the server itself.
+        WORKERS: '1',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

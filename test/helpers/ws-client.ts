@@ -14,6 +14,8 @@ export interface TestSocket {
   /** Messages received and not yet taken. */
   pending(): WsMessage[];
   close(): void;
+  /** The server process that took the socket, when it names itself (X-Strata-Worker, with WORKERS > 1). */
+  worker?: string;
 }
 
 /** Opens `<http url>/websocket`, authenticates with `token` when given (and checks the answer). */
@@ -21,6 +23,8 @@ export async function openSocket(url: string, token?: string): Promise<TestSocke
   const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/websocket`);
   const received: WsMessage[] = [];
   const waiting: ((message: WsMessage) => void)[] = [];
+  let worker: string | undefined;
+  socket.once('upgrade', (response) => (worker = response.headers['x-strata-worker'] as string | undefined));
   socket.on('message', (data) => {
     const message = JSON.parse(String(data)) as WsMessage;
     const waiter = waiting.shift();
@@ -49,6 +53,7 @@ export async function openSocket(url: string, token?: string): Promise<TestSocke
     },
     pending: () => [...received],
     close: () => socket.close(),
+    ...(worker ? { worker } : {}),
   };
   if (token) {
     client.send({ type: 'auth', access_token: token });
