@@ -20,7 +20,11 @@ for (const client of testClients()) {
     let t: TestApp;
     let off: (() => void)[] = [];
     before(async () => {
-      t = await startTestApp(client, { relations: true, env: { EXTENSIONS_FILTER_TIMEOUT: '300ms' } });
+      t = await startTestApp(client, {
+        relations: true,
+        env: { EXTENSIONS_FILTER_TIMEOUT: '300ms' },
+        oneWorker: "hooks are registered on t.context's extension host, which is one worker's",
+      });
       await addWriteFixture(t.context);
     });
     after(async () => {

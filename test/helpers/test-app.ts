@@ -134,12 +134,7 @@ async function closeWorker({ app, context }: TestWorker): Promise<void> {
   await context.close();
 }
 
-function pairedApp(
-  workers: TestWorker[],
-  testDb: TestDb,
-  clock: TestClock,
-  peers: { disconnect(): void }[],
-): TestApp {
+function pairedApp(workers: TestWorker[], testDb: TestDb, clock: TestClock, peers: { disconnect(): void }[]): TestApp {
   let turn = 0;
   let front: { url: string; close(): Promise<void> } | null = null;
   return {
