@@ -25,7 +25,7 @@ for (const client of testClients()) {
         env: { EXTENSIONS_FILTER_TIMEOUT: '300ms' },
         oneWorker: "hooks are registered on t.context's extension host, which is one worker's",
       });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
     });
     after(async () => {
       await t?.close();

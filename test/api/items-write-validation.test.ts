@@ -19,7 +19,7 @@ for (const client of testClients()) {
     let statements: string[] = [];
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       t.context.db.onQuery((sql) => statements.push(sql));
     });
     after(async () => {
