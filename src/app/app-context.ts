@@ -13,6 +13,7 @@ import type { AuthService } from '../auth/auth-service.js';
 import type { MeService } from '../auth/me-service.js';
 import type { TfaService } from '../auth/tfa-service.js';
 import type { MessageBus } from '../bus/message-bus.js';
+import type { RelayTransport } from '../bus/relay-bus.js';
 import { CacheRegistry } from '../cache/cache-registry.js';
 import { Invalidation } from '../cache/invalidation.js';
 import type { ItemsService } from '../engine/read/items-service.js';
@@ -132,6 +133,11 @@ export interface ContextOptions {
   log?: StartLog;
   /** What expiry (tokens, sessions, TFA windows) is measured against; the system clock unless a test injects one. */
   clock?: Clock;
+  /**
+   * This context is one worker of several, joined to its siblings through this relay (a cluster worker finds its own,
+   * the IPC channel to its primary; the tests' pair mode passes an in-process one).
+   */
+  relay?: RelayTransport;
 }
 
 /** The realtime subscriptions of this instance, over the read engine and the change events. */
@@ -169,7 +175,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
     const clock = options.clock ?? systemClock;
     const { logins, accountability } = buildCallers(db, secret, config, clock, caches);
     redis = await openRedis(config, log);
-    const bus = await connectBus(config, db, redis, log);
+    const bus = await connectBus(config, db, redis, log, options.relay);
     const rights = await reactToChanges({ schema, invalidation, logins, changes, bus, undone, log });
 
     // The overview reloads here as the other instances reload theirs: its new version retires what was built on it.

@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import { clusterTransport } from '../bus/cluster-transport.js';
 import { DatabaseBus } from '../bus/database-bus.js';
 import { LayeredBus } from '../bus/layered-bus.js';
-import { RelayBus } from '../bus/relay-bus.js';
+import { RelayBus, type RelayTransport } from '../bus/relay-bus.js';
 import type { MessageBus } from '../bus/message-bus.js';
 import { RedisBus } from '../bus/redis-bus.js';
 import { connectSoon, createRedisClient, type RedisClient } from '../bus/redis-connection.js';
@@ -26,6 +26,7 @@ export async function connectBus(
   db: Database,
   redis: RedisClient | null,
   log: StartLog,
+  relay?: RelayTransport,
 ): Promise<MessageBus> {
   const bus: MessageBus = redis
     ? await RedisBus.connect(redis, config.redis!.url, config.redis!.namespace, log)
@@ -35,7 +36,8 @@ export async function connectBus(
     log.info(
       `No REDIS: other instances on this database learn of schema and permission changes within ${config.noticePollMs} ms (polled); set REDIS for instant notices`,
     );
-    if (config.workers > 1 && cluster.isWorker) return new LayeredBus(new RelayBus(clusterTransport()), bus);
+    const transport = relay ?? (config.workers > 1 && cluster.isWorker ? clusterTransport() : null);
+    if (transport) return new LayeredBus(new RelayBus(transport), bus);
   }
   return bus;
 }

@@ -1,8 +1,17 @@
 /**
  * Failed logins per user (settings `auth_login_attempts`, Directus docs: Authentication): when a user exhausts them the account is
- * suspended. Counted in the rate-limiter store, so several instances count together when Redis is set.
+ * suspended. Counted in the rate-limiter store, so several instances count together when Redis is set, and the workers
+ * of one instance (WORKERS > 1) without Redis count in their primary, as the rate limits do (bus/rate-limiters.ts).
  */
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import cluster from 'node:cluster';
+import {
+  RateLimiterCluster,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import { CLUSTER_TIMEOUT_MS } from '../bus/rate-limiters.js';
 import type { RedisClient } from '../bus/redis-connection.js';
 
 export class LoginAttempts {
@@ -36,9 +45,15 @@ export class LoginAttempts {
       // `allowed` failures are tolerated; the one after them suspends (as Directus counts).
       const options = { keyPrefix: `${this.namespace}:login-attempts:${allowed}`, points: allowed, duration: 0 };
       const memory = new RateLimiterMemory(options);
-      limiter = this.redis
-        ? new RateLimiterRedis({ ...options, storeClient: this.redis, useRedisPackage: true, insuranceLimiter: memory })
-        : memory;
+      if (this.redis)
+        limiter = new RateLimiterRedis({
+          ...options,
+          storeClient: this.redis,
+          useRedisPackage: true,
+          insuranceLimiter: memory,
+        });
+      else if (cluster.isWorker) limiter = new RateLimiterCluster({ ...options, timeoutMs: CLUSTER_TIMEOUT_MS });
+      else limiter = memory;
       this.limiters.set(allowed, limiter);
     }
     return limiter;

@@ -26,7 +26,7 @@ export interface RateLimiters {
 }
 
 /** How long a worker waits for its primary's count (the primary only counts in memory: far less, even loaded). */
-const CLUSTER_TIMEOUT_MS = 5_000;
+export const CLUSTER_TIMEOUT_MS = 5_000;
 
 /** One limiter: in memory (in the primary's, for a worker of several), or in Redis with an in-memory fallback while Redis is away. */
 export function limiter(

@@ -2,11 +2,22 @@
  * The primary's half of the workers' relay (bus/relay-bus.ts): a notice from one worker goes to every other live
  * worker, and the publisher is told it was heard once each of them has said so, or has died.
  */
-import type { Worker } from 'node:cluster';
 import { isRelayMessage, type RelayMessage } from '../bus/relay-bus.js';
 
+/**
+ * A worker as the hub sees it: a cluster Worker is one; the tests' pair mode (test/helpers/worker-pair.ts) joins two
+ * in-process app contexts through the same hub with peers of their own.
+ */
+export interface RelayPeer {
+  readonly id: number;
+  isConnected(): boolean;
+  send(message: RelayMessage, callback: (error: Error | null) => void): unknown;
+  /** A worker's process, which the hub kills when it is stuck (in-process peers have none). */
+  readonly process?: { kill(signal: NodeJS.Signals): unknown };
+}
+
 interface Waiting {
-  origin: Worker;
+  origin: RelayPeer;
   id: number;
   left: Set<number>;
   timer: NodeJS.Timeout;
@@ -25,12 +36,12 @@ export class RelayHub {
   private readonly ready = new Set<number>();
 
   constructor(
-    private readonly live: () => Worker[],
+    private readonly live: () => RelayPeer[],
     private readonly ackTimeoutMs = RELAY_ACK_TIMEOUT_MS,
   ) {}
 
   /** A message from `from`; false when it is not the relay's. */
-  receive(from: Worker, message: unknown): boolean {
+  receive(from: RelayPeer, message: unknown): boolean {
     if (!isRelayMessage(message)) return false;
     if (message.kind === 'ready') this.ready.add(from.id);
     else if (message.kind === 'publish') this.forward(from, message);
@@ -39,7 +50,7 @@ export class RelayHub {
   }
 
   /** A worker died: it will answer nothing, and nobody waits for its notices any more. */
-  gone(worker: Worker): void {
+  gone(worker: RelayPeer): void {
     this.ready.delete(worker.id);
     for (const [ref, waiting] of this.waiting) {
       if (waiting.origin === worker) {
@@ -49,7 +60,7 @@ export class RelayHub {
     }
   }
 
-  private forward(from: Worker, message: Extract<RelayMessage, { kind: 'publish' }>): void {
+  private forward(from: RelayPeer, message: Extract<RelayMessage, { kind: 'publish' }>): void {
     const targets = this.live().filter(
       (worker) => worker !== from && this.ready.has(worker.id) && worker.isConnected(),
     );
@@ -80,11 +91,11 @@ export class RelayHub {
   private stuck(ref: string): void {
     const waiting = this.waiting.get(ref);
     if (!waiting) return;
-    for (const worker of this.live()) if (waiting.left.has(worker.id)) worker.process.kill('SIGKILL');
+    for (const worker of this.live()) if (waiting.left.has(worker.id)) worker.process?.kill('SIGKILL');
   }
 }
 
 /** A worker whose channel closed meanwhile is dying: its exit reaches `gone`. */
-function send(worker: Worker, message: RelayMessage): void {
+function send(worker: RelayPeer, message: RelayMessage): void {
   if (worker.isConnected()) worker.send(message, (error: Error | null) => void error);
 }

@@ -89,7 +89,7 @@ for (const client of testClients()) {
         await db.raw(
           'create table ext_pair (a varchar(20) collate utf8mb4_unicode_ci, b int, name varchar(50), primary key (a, b)) default charset=utf8mb4',
         );
-      await t.context.schema.load();
+      await t.reloadSchema();
       for (const c of [...tables.map((c) => c.table), ...(client === 'mysql' ? ['ext_pair'] : [])])
         await send('PATCH', `/collections/${c}`, { meta: { accountability: 'all' } });
     });
@@ -193,7 +193,7 @@ for (const client of testClients()) {
           await db.raw(`insert into ${table} select 'k' || g, 'x' from generate_series(1000, 2999) g`);
           await db.raw(`analyze ${table}`);
         }
-        await t.context.schema.load();
+        await t.reloadSchema();
       });
       after(async () => {
         await t?.close();

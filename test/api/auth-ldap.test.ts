@@ -126,6 +126,8 @@ for (const client of testClients()) {
       const silentPort = await freePort();
       await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
       t = await startTestApp(client, {
+        oneWorker:
+          'the bound of directory sign-ins at once is per process, and failed logins count in the cluster primary (test/cluster/workers.test.ts)',
         env: {
           AUTH_PROVIDERS: 'Directory,wrongbind,silent',
           ...providerEnv('DIRECTORY', ldap.url, {

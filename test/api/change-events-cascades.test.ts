@@ -40,7 +40,7 @@ for (const client of testClients()) {
 
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       // reactions → comments → articles all cascade, and a reaction's replies cascade from it (self-reference).
       await ok('POST', '/collections', {
         collection: 'reactions',
@@ -179,7 +179,7 @@ for (const client of testClients()) {
 
     it('a nested write whose deselect action deletes children announces what they cascade to', async () => {
       const tree = await articleTree();
-      await setDeselectAction(t.context, 'comments', 'article', 'delete');
+      await setDeselectAction(t, 'comments', 'article', 'delete');
       try {
         const [kept, dropped] = tree.comments;
         // Which comment holds the reactions depends on the key order; drop the one that does.
@@ -202,7 +202,7 @@ for (const client of testClients()) {
           ].sort(byCollectionAndAction),
         );
       } finally {
-        await setDeselectAction(t.context, 'comments', 'article', 'nullify');
+        await setDeselectAction(t, 'comments', 'article', 'nullify');
       }
     });
 

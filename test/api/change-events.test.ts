@@ -21,7 +21,7 @@ for (const client of testClients()) {
     let heard: ChangeEvent[] = [];
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       t.context.changes.listen((event) => heard.push(event));
     });
     beforeEach(() => {
@@ -73,7 +73,7 @@ for (const client of testClients()) {
       heard = [];
       // Replacing the o2m list: the dropped comment is deleted (its deselect action), the kept one re-linked (its
       // foreign key written again), the article updated.
-      await setDeselectAction(t.context, 'comments', 'article', 'delete');
+      await setDeselectAction(t, 'comments', 'article', 'delete');
       await ok('PATCH', `/items/articles/${article.id}`, { comments: [article.comments[0]] });
       assert.deepEqual(events(), [
         { collection: 'articles', action: 'update', keys: [String(article.id)] },

@@ -19,7 +19,7 @@ for (const client of testClients()) {
         'create table gauges (id integer primary key, label varchar(20), level integer check (level >= 0), ' +
           'low integer, high integer, constraint gauges_range check (low <= high))',
       );
-      await t.context.schema.load();
+      await t.reloadSchema();
     });
     after(async () => {
       await t?.close();

@@ -32,7 +32,7 @@ for (const client of testClients()) {
         field: 'uid',
         special: 'uuid',
       });
-      await t.context.schema.load();
+      await t.reloadSchema();
     });
     after(async () => {
       await t?.close();

@@ -45,7 +45,7 @@ for (const client of testClients()) {
         one_field: 'weights',
         one_deselect_action: 'delete',
       });
-      await t.context.schema.load();
+      await t.reloadSchema();
     });
     after(async () => {
       await t?.close();

@@ -25,7 +25,7 @@ describe('PostgreSQL types', { skip: clients.includes('pg') ? false : 'TEST_PG_U
       ('Grace', '{}', null, 'calm', '::1', null, null, null),
       ('Alan', null, '{3}', 'happy', '192.168.1.0/24', null, null, null)`);
     await knex.raw(`create table tickets (id integer generated always as identity primary key, title text)`);
-    await t.context.schema.load();
+    await t.reloadSchema();
   });
   after(async () => {
     await t?.close();
@@ -142,7 +142,7 @@ describe('MariaDB enum and set', { skip: clients.includes('mysql') ? false : 'TE
     await queryBuilder(t.context.db).raw(
       "create table posts (id int auto_increment primary key, state enum('draft','live') not null default 'draft', tags set('a','b','it''s'))",
     );
-    await t.context.schema.load();
+    await t.reloadSchema();
   });
   after(async () => {
     await t?.close();
@@ -179,7 +179,7 @@ for (const client of clients) {
         await knex.raw(
           `create materialized view rating_counts as select rating, count(*) as n from articles group by rating`,
         );
-      await t.context.schema.load();
+      await t.reloadSchema();
     });
     after(async () => {
       await t?.close();
@@ -234,7 +234,7 @@ describe('PostgreSQL DB_SEARCH_PATH', { skip: clients.includes('pg') ? false : '
     await knex.raw('create schema other');
     await knex.raw('create table other.elsewhere (id serial primary key)');
     await knex.raw(`insert into sales.orders (total) values (12.5)`);
-    await t.context.schema.load();
+    await t.reloadSchema();
   });
   after(async () => {
     if (t)
@@ -347,7 +347,7 @@ for (const client of clients) {
 
     it('refuses a number no database holds in a decimal column without a declared precision', async () => {
       await queryBuilder(t.context.db).raw('create table loose (id integer primary key, amount numeric)');
-      await t.context.schema.load();
+      await t.reloadSchema();
       for (const amount of ['1e999', '-1e999', '1e309']) {
         const res = await t.request({ method: 'POST', url: '/items/loose', payload: { id: 1, amount } });
         assert.equal(res.statusCode, 400, res.body);

@@ -35,6 +35,7 @@ for (const client of testClients()) {
       dir = await mkdtemp(path.join(tmpdir(), 'strata-extensions-'));
       await cp(FIXTURES, dir, { recursive: true });
       t = await startTestApp(client, {
+        oneWorker: "the extensions' log and outbox are read on t.context",
         env: {
           EXTENSIONS_PATH: dir,
           EXTENSIONS_AUTO_RELOAD: 'true',

@@ -417,7 +417,7 @@ for (const client of testClients()) {
           fields: 'id,title,author',
           policy: policy.id,
         });
-        await t.context.schema.load();
+        await t.reloadSchema();
         assert.equal((await get('/fields/authors/articles')).statusCode, 200);
 
         const res = await t.request({ method: 'DELETE', url: '/fields/articles/author' });

@@ -60,7 +60,10 @@ for (const client of testClients()) {
     }
 
     before(async () => {
-      t = await startTestApp(client, { fixture: false });
+      t = await startTestApp(client, {
+        fixture: false,
+        oneWorker: "counts and plans the statements of t.context's connection",
+      });
       for (const collection of ['foods', 'ingredients', 'suppliers'])
         await send('POST', '/collections', {
           collection,

@@ -20,8 +20,12 @@ for (const client of testClients()) {
     let t: TestApp;
     let off: (() => void)[] = [];
     before(async () => {
-      t = await startTestApp(client, { relations: true, env: { EXTENSIONS_FILTER_TIMEOUT: '300ms' } });
-      await addWriteFixture(t.context);
+      t = await startTestApp(client, {
+        relations: true,
+        env: { EXTENSIONS_FILTER_TIMEOUT: '300ms' },
+        oneWorker: "hooks are registered on t.context's extension host, which is one worker's",
+      });
+      await addWriteFixture(t);
     });
     after(async () => {
       await t?.close();

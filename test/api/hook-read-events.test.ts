@@ -26,7 +26,7 @@ for (const client of testClients()) {
     let off: (() => void)[] = [];
     before(async () => {
       t = await startTestApp(client, { relations: true, env: CACHE_ENV });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       for (const name of ['Read A', 'Read B', 'Read C'])
         assert.equal((await send('POST', '/items/authors', { name })).statusCode, 200);
     });

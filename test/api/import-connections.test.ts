@@ -120,7 +120,7 @@ for (const client of testClients()) {
     let base: string;
     before(async () => {
       t = await startTestApp(client, { env: { IMPORT_MAX_FILE_SIZE: '60mb', MAX_PAYLOAD_SIZE: '1mb' } });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       base = await listenOnLoopback(t);
     });
     after(async () => {

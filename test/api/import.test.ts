@@ -25,7 +25,7 @@ for (const client of testClients()) {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(client, { env: { IMPORT_BATCH_SIZE: '2', IMPORT_MAX_FILE_SIZE: '4kb' } });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
     });
     after(async () => {
       await t?.close();

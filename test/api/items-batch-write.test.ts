@@ -15,7 +15,11 @@ for (const client of testClients()) {
     let t: TestApp;
     let statements: string[] = [];
     before(async () => {
-      t = await startTestApp(client, { relations: true, env: { MAX_PAYLOAD_SIZE: '10mb' } });
+      t = await startTestApp(client, {
+        relations: true,
+        env: { MAX_PAYLOAD_SIZE: '10mb' },
+        oneWorker: "counts the statements on t.context's connection",
+      });
       // The write's own statements are counted here; the audit trail's are counted in audit-trail.test.ts.
       for (const collection of ['articles', 'authors', 'tags', 'articles_tags']) {
         const res = await t.request({

@@ -18,7 +18,7 @@ for (const client of testClients()) {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
     });
     after(async () => {
       await t?.close();
@@ -101,7 +101,7 @@ for (const client of testClients()) {
           ],
         });
         const [first, second] = await rows('pages_sections', { pages_id: page.id });
-        await setDeselectAction(t.context, 'pages_sections', 'pages_id', 'delete');
+        await setDeselectAction(t, 'pages_sections', 'pages_id', 'delete');
         try {
           await ok('PATCH', `/items/pages/${page.id}`, { sections: [first!.id] });
           assert.deepEqual(
@@ -110,7 +110,7 @@ for (const client of testClients()) {
           );
           assert.deepEqual(await rows('pages_sections', { id: second!.id }), []);
         } finally {
-          await setDeselectAction(t.context, 'pages_sections', 'pages_id', 'nullify');
+          await setDeselectAction(t, 'pages_sections', 'pages_id', 'nullify');
         }
       });
 

@@ -57,7 +57,7 @@ for (const client of testClients()) {
   describe(`flat item reads (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client);
+      t = await startTestApp(client, { oneWorker: "counts the statements of t.context's connection" });
     });
     after(async () => {
       await t?.close();

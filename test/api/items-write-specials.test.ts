@@ -24,7 +24,7 @@ for (const client of testClients()) {
     let admin: { id: string; role: string };
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       const row = await queryBuilder(t.context.db)('service_users').where({ email: ADMIN.email }).first('id', 'role');
       admin = { id: String(row.id), role: String(row.role) };
     });

@@ -19,7 +19,7 @@ for (const client of testClients()) {
     let statements: string[] = [];
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       t.context.db.onQuery((sql) => statements.push(sql));
     });
     after(async () => {
@@ -137,7 +137,7 @@ for (const client of testClients()) {
         table.uuid('sensor').notNullable();
       });
       await knex('service_fields').insert({ collection: 'readings', field: 'sensor', special: 'uuid' });
-      await t.context.schema.load();
+      await t.reloadSchema();
       const res = await send('POST', '/items/readings', { level: 1e20, sensor: 'not-a-uuid' });
       assert.equal(res.statusCode, 400);
       assert.deepEqual(

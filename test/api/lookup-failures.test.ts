@@ -187,7 +187,10 @@ for (const client of servers) {
 for (const client of testClients()) {
   describe(`lookups without a database (${clientLabel(client)})`, () => {
     it('answers login, tokens and public reads with 503 SERVICE_UNAVAILABLE once the pool is closed', async () => {
-      const t = await startTestApp(client, { fixture: true });
+      const t = await startTestApp(client, {
+        fixture: true,
+        oneWorker: "closes t.context's pool: the other worker's still answers",
+      });
       try {
         await t.context.db.close();
         t.context.accountability.clear();

@@ -61,7 +61,7 @@ for (const client of testClients()) {
   describe(`/metrics (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client, { env: ENV });
+      t = await startTestApp(client, { env: ENV, oneWorker: "each worker's /metrics shows its own figures" });
     });
     after(async () => {
       await t?.close();

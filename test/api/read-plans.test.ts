@@ -34,7 +34,10 @@ for (const client of testClients()) {
     let t: TestApp;
 
     before(async () => {
-      t = await startTestApp(client, { relations: true });
+      t = await startTestApp(client, {
+        relations: true,
+        oneWorker: "reads the plans of the statements on t.context's connection",
+      });
       const k = queryBuilder(t.context.db);
       const indexes: [string, string][] = [['articles', 'published_at']];
       // InnoDB indexes foreign keys by itself; PostgreSQL and SQLite leave it to the user.

@@ -31,7 +31,10 @@ for (const client of testClients()) {
     let user: { token: string };
     const sockets: MessageSocket[] = [];
     before(async () => {
-      t = await startTestApp(client, { env: ENV });
+      t = await startTestApp(client, {
+        env: ENV,
+        oneWorker: 'subscription limits are counted per process (a known gap across workers)',
+      });
       http = await listenOnLoopback(t);
       await grantPublic(t, [{ collection: 'authors', fields: 'id,name' }]);
       const readers = await createPolicy(t, { permissions: [{ collection: 'authors', fields: 'id,name' }] });

@@ -50,7 +50,10 @@ for (const client of testClients()) {
           const shared: Record<string, string> = withRedis
             ? { REDIS: redis!, REDIS_NAMESPACE: `strata-rights-${randomBytes(4).toString('hex')}` }
             : {};
-          a = await startTestApp(client, { env: { ...WS_ENV, ...shared } });
+          a = await startTestApp(client, {
+            env: { ...WS_ENV, ...shared },
+            oneWorker: "counts the operations in t.context's subscription hub",
+          });
           b = await startSecondInstance(a, shared);
           http = await listenOnLoopback(a);
           apiA = apiOf(a.app);

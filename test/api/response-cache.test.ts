@@ -42,7 +42,12 @@ for (const client of testClients()) {
   describe(`response cache (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client, { relations: true, env: CACHE_ENV });
+      t = await startTestApp(client, {
+        relations: true,
+        env: CACHE_ENV,
+        oneWorker:
+          "a memory store is each worker's own: a repeated read is a hit only on the worker that kept it (test/cluster/workers.test.ts checks freshness across workers)",
+      });
     });
     after(async () => {
       await t?.close();

@@ -25,7 +25,7 @@ for (const client of testClients()) {
   describe(`item history plan (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client);
+      t = await startTestApp(client, { oneWorker: "reads the plans of the statements on t.context's connection" });
       const db = t.context.db;
       await db.query(`insert into service_activity (action, collection, item) values ('create', 'fill', '0')`);
       const [row] = await db.query(`select max(id) as id from service_activity`);

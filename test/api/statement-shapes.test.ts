@@ -18,7 +18,10 @@ for (const client of testClients()) {
     let all: Row[];
 
     before(async () => {
-      t = await startTestApp(client, { relations: true });
+      t = await startTestApp(client, {
+        relations: true,
+        oneWorker: "counts the prepared statements of t.context's connection",
+      });
       all = json<{ data: Row[] }>(
         await t.request({ method: 'GET', url: '/items/articles?fields=id,status,rating,title&limit=-1&sort=id' }),
       ).data;

@@ -23,7 +23,11 @@ function withApp(
 ) {
   const state = { t: undefined as unknown as TestApp, url: '' };
   before(async () => {
-    state.t = await startTestApp(client, { env: { ...WS_ENV, ...env }, configure });
+    state.t = await startTestApp(client, {
+      env: { ...WS_ENV, ...env },
+      configure,
+      oneWorker: "socket limits and buffers are counted per process (t.app.server's connections)",
+    });
     state.url = await listenOnLoopback(state.t);
   });
   after(async () => {

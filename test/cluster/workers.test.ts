@@ -160,6 +160,21 @@ for (const client of testClients()) {
       assert.equal(new Set(allowed.map((a) => a.worker)).size, 2, 'both workers let some through');
     });
 
+    it('counts the failed logins of one user across the workers toward auth_login_attempts', async () => {
+      await ok(strata, 'PATCH', '/settings', { auth_login_attempts: 2 });
+      const email = 'attempts@example.com';
+      await ok(strata, 'POST', '/users', { email, password: 'the-right-password', status: 'active' });
+      const workers = new Set<string>();
+      for (let i = 0; i < 3; i++) {
+        const answer = await call(strata, 'POST', '/auth/login', { email, password: 'wrong' });
+        assert.equal(answer.status, 401, JSON.stringify(answer.body));
+        workers.add(answer.worker);
+      }
+      assert.equal(workers.size, 2, 'both workers refused some');
+      const user = await ok(strata, 'GET', `/users?filter[email][_eq]=${email}&fields=status`);
+      assert.equal(user.body.data[0].status, 'suspended', 'the third failure, wherever it landed, suspends');
+    });
+
     it('tells a subscriber on one worker of a write made through the other', async () => {
       for (let i = 0; i < 8 && new Set(sockets.map((s) => s.worker)).size < 2; i++) {
         const socket = await openSocket(strata.url, TOKEN);

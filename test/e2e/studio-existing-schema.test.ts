@@ -40,7 +40,7 @@ function existingSchemaSuite(client: DbClient): void {
         } finally {
           await knex.destroy();
         }
-        await t.context.schema.load();
+        await t.reloadSchema();
         base = await listenOnLoopback(t);
         page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
         page.setDefaultTimeout(15_000);

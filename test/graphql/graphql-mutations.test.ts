@@ -15,7 +15,7 @@ for (const client of testClients()) {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
     });
     after(async () => {
       await t?.close();

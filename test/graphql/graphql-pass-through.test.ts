@@ -35,7 +35,7 @@ for (const client of testClients()) {
   describe(`GraphQL pass-through (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client, { relations: true });
+      t = await startTestApp(client, { relations: true, oneWorker: "counts the statements on t.context's connection" });
     });
     after(async () => {
       await t?.close();

@@ -29,7 +29,11 @@ function withApp(
 ) {
   const state = { t: undefined as unknown as TestApp, http: '', url: '' };
   before(async () => {
-    state.t = await startTestApp(client, { env: { ...BASE_ENV, ...env }, configure });
+    state.t = await startTestApp(client, {
+      env: { ...BASE_ENV, ...env },
+      configure,
+      oneWorker: "socket limits and buffers are counted per process (t.app.server's connections)",
+    });
     state.http = await listenOnLoopback(state.t);
     state.url = `${state.http.replace('http', 'ws')}/graphql`;
   });

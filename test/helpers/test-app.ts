@@ -12,17 +12,40 @@ import { insertFixtureMeta } from './fixture-meta.js';
 import { TestClock } from './test-clock.js';
 import { createTestDatabase, type TestDb } from './test-db.js';
 import { templateFor, type Template } from './test-templates.js';
+import { listenInTurn, pairMode, WorkerRelay } from './worker-pair.js';
 
 export const ADMIN = { email: 'admin@example.com', password: 'strata-test-password', token: 'strata-test-admin-token' };
 
-export interface TestApp {
+export interface TestWorker {
   app: FastifyInstance;
   context: AppContext;
+}
+
+export interface TestRequest extends InjectOptions {
+  /** The admin's static token unless given; null sends none. */
+  token?: string | null;
+  /** In pair mode, the worker (0 or 1) that answers instead of the next in turn. */
+  worker?: number;
+}
+
+export interface TestApp {
+  /** The first worker's app and context (the only ones but in pair mode). */
+  app: FastifyInstance;
+  context: AppContext;
+  /** Every worker of the app: one, or two in pair mode (TEST_WORKERS=2). */
+  workers: TestWorker[];
   testDb: TestDb;
-  /** The time the app measures expiry against: `clock.advance(ms)` instead of sleeping. */
+  /** The time the app measures expiry against (every worker's): `clock.advance(ms)` instead of sleeping. */
   clock: TestClock;
-  /** inject with the admin's static token unless `token` is given (null = no token). */
-  request(options: InjectOptions & { token?: string | null }): Promise<LightMyRequestResponse>;
+  /** inject, in pair mode into each worker in turn (as node:cluster hands out connections). */
+  request(options: TestRequest): Promise<LightMyRequestResponse>;
+  /**
+   * Every worker reads the schema again, after a test changed tables outside Strata (raw DDL on `context.db`): what a
+   * reload on each process is, for one worker and for two.
+   */
+  reloadSchema(): Promise<void>;
+  /** Serves on a free loopback port (in pair mode, one port served by both workers in turn); its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -62,6 +85,11 @@ export interface TestAppOptions {
    * under the one second WEBSOCKETS_HEARTBEAT_PERIOD can give, so that a test waits fractions of a second, not seconds.
    */
   configure?: (config: Config) => void;
+  /**
+   * Why this test app is about one process (e.g. it counts the statements of one context's connection): it runs one
+   * worker in pair mode too. Few tests need it; each says why.
+   */
+  oneWorker?: string;
 }
 
 export async function startTestApp(client: DbClient, options: TestAppOptions = {}): Promise<TestApp> {
@@ -72,36 +100,81 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
     fixture,
     template: usesTemplate ? await templateFor(client, fixture) : null,
   });
+  const workers: TestWorker[] = [];
   try {
     const config = readConfig(testEnv(testDb, options.env));
     options.configure?.(config);
-    // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
     const clock = new TestClock();
-    const context = await createAppContext(config, { ...options.context, clock, bootstrap: true });
-    if (options.relations) await insertFixtureMeta(context);
-    const app = createApp(context, { logger: false, warm: false });
-    await app.ready();
-    return {
-      app,
-      context,
-      testDb,
-      clock,
-      request({ token, ...inject }) {
-        const headers = { ...(inject.headers ?? {}) } as Record<string, string>;
-        const bearer = token === undefined ? ADMIN.token : token;
-        if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
-        return app.inject({ ...inject, headers });
-      },
-      async close() {
-        await app.close();
-        await context.close();
-        await testDb.drop();
-      },
+    // Not on SQLite: better-sqlite3 waits for another connection's write lock synchronously (its busy timeout), which
+    // between two processes is a wait and in one thread a stall of both workers; test/cluster runs WORKERS=2 on it.
+    const pair = pairMode() && !options.oneWorker && client !== 'sqlite3' ? new WorkerRelay() : null;
+    const peers = pair ? [pair.join(), pair.join()] : [];
+    const start = async (index: number) => {
+      // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
+      // In pair mode the second worker starts on the bootstrapped database, as cluster workers start after their primary.
+      const relay = peers[index]?.transport();
+      const context = await createAppContext(config, { ...options.context, clock, bootstrap: index === 0, relay });
+      if (index === 0 && options.relations) await insertFixtureMeta(context);
+      // The cluster's workers count rate limits in their primary, in memory (RateLimiterClusterMaster): one count.
+      if (index > 0) Object.assign(context.rateLimiters, workers[0]!.context.rateLimiters);
+      const app = createApp(context, { logger: false, warm: false });
+      workers.push({ app, context });
+      await app.ready();
     };
+    await start(0);
+    if (pair) await start(1);
+    return pairedApp(workers, testDb, clock, peers);
   } catch (error) {
+    for (const worker of workers.reverse()) await closeWorker(worker).catch(() => {});
     await testDb.drop();
     throw error;
   }
+}
+
+async function closeWorker({ app, context }: TestWorker): Promise<void> {
+  await app.close();
+  await context.close();
+}
+
+function pairedApp(workers: TestWorker[], testDb: TestDb, clock: TestClock, peers: { disconnect(): void }[]): TestApp {
+  let turn = 0;
+  let front: { url: string; close(): Promise<void> } | null = null;
+  return {
+    app: workers[0]!.app,
+    context: workers[0]!.context,
+    workers,
+    testDb,
+    clock,
+    request({ token, worker, ...inject }) {
+      const headers = { ...(inject.headers ?? {}) } as Record<string, string>;
+      const bearer = token === undefined ? ADMIN.token : token;
+      if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+      const index = worker ?? turn++ % workers.length;
+      return workers[index]!.app.inject({ ...inject, headers });
+    },
+    async reloadSchema() {
+      for (const worker of workers) await worker.context.schema.load();
+    },
+    async listen() {
+      if (workers.length === 1) {
+        await workers[0]!.app.listen({ host: '127.0.0.1', port: 0 });
+        return `http://127.0.0.1:${(workers[0]!.app.server.address() as { port: number }).port}`;
+      }
+      front ??= await listenInTurn(workers.map((worker) => worker.app));
+      return front.url;
+    },
+    async close() {
+      // The front port stops taking connections; it is closed once the workers have closed the ones it handed them.
+      const frontClosed = front?.close();
+      // Last first, each leaving the relay before it closes (a notice published meanwhile waits for no closed worker).
+      for (const [index, worker] of [...workers.entries()].reverse()) {
+        peers[index]?.disconnect();
+        await closeWorker(worker);
+      }
+      await frontClosed;
+      await testDb.drop();
+    },
+  };
 }
 
 /** Builds a run's template: a database bootstrapped as every test app is, with the blog fixture or without. */
@@ -129,8 +202,7 @@ export function errorCode(response: LightMyRequestResponse): string | undefined 
 
 /** Serves the app on a free loopback port, for clients that need a real socket (the SDK); returns its base URL. */
 export async function listenOnLoopback(t: TestApp): Promise<string> {
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  return t.listen();
 }
 
 export interface SecondInstance {

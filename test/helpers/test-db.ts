@@ -40,7 +40,8 @@ export function nullsSortLargest(client: DbClient): boolean {
 
 /** The databases this run can test against. */
 export function testClients(): DbClient[] {
-  const clients: DbClient[] = ['sqlite3'];
+  // Pair mode (TEST_WORKERS=2) pairs no SQLite app (test-app.ts): its SQLite runs would repeat the main run's.
+  const clients: DbClient[] = process.env.TEST_WORKERS === '2' ? [] : ['sqlite3'];
   if (process.env.TEST_PG_URL) clients.push('pg');
   if (process.env.TEST_MYSQL_URL) clients.push('mysql');
   return clients;

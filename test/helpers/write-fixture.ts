@@ -13,7 +13,13 @@ export const NOTE_RULES = {
   email: { _and: [{ email: { _contains: '@' } }] },
 };
 
-export async function addWriteFixture(context: AppContext): Promise<void> {
+/** The test app whose database gets the tables; every worker reads the schema again after. */
+export interface FixtureTarget {
+  context: AppContext;
+  reloadSchema(): Promise<void>;
+}
+
+export async function addWriteFixture({ context, reloadSchema }: FixtureTarget): Promise<void> {
   const knex = queryBuilder(context.db);
   await knex.schema.createTable('gadgets', (t) => {
     t.uuid('id').primary();
@@ -82,12 +88,12 @@ export async function addWriteFixture(context: AppContext): Promise<void> {
     one_field: 'comments',
   });
   await knex('service_collections').insert({ collection: 'site', singleton: true });
-  await context.schema.load();
+  await reloadSchema();
 }
 
 /** Changes what a relation does to rows an o2m array no longer names, and reloads the schema. */
 export async function setDeselectAction(
-  context: AppContext,
+  { context, reloadSchema }: FixtureTarget,
   manyCollection: string,
   manyField: string,
   action: 'nullify' | 'delete',
@@ -95,5 +101,5 @@ export async function setDeselectAction(
   await queryBuilder(context.db)('service_relations')
     .where({ many_collection: manyCollection, many_field: manyField })
     .update({ one_deselect_action: action });
-  await context.schema.load();
+  await reloadSchema();
 }

@@ -62,7 +62,7 @@ for (const client of testClients()) {
     const connect = (url: string) => createDirectus<Schema>(url).with(staticToken(ADMIN.token)).with(rest());
     before(async () => {
       t = await startTestApp(client, { relations: true });
-      await addWriteFixture(t.context);
+      await addWriteFixture(t);
       sdk = connect(await listenOnLoopback(t));
     });
     after(async () => {

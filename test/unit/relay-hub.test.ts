@@ -1,6 +1,5 @@
 /** The primary's relay between workers: a publisher is told once every sibling acted, or once a stuck one was killed. */
 import assert from 'node:assert/strict';
-import type { Worker } from 'node:cluster';
 import { describe, it } from 'node:test';
 import type { RelayMessage } from '../../src/bus/relay-bus.js';
 import { RelayHub } from '../../src/workers/relay-hub.js';
@@ -34,27 +33,27 @@ const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 describe('relay hub', () => {
   it('acknowledges a notice once every ready sibling has delivered it', () => {
     const [a, b, c] = [worker(1), worker(2), worker(3)];
-    const hub = new RelayHub(() => [a, b, c] as unknown as Worker[]);
-    for (const w of [a, b, c]) hub.receive(w as unknown as Worker, { strata: 'relay', kind: 'ready' });
-    hub.receive(a as unknown as Worker, { strata: 'relay', kind: 'publish', id: 7, channel: 'schema', notice: {} });
+    const hub = new RelayHub(() => [a, b, c]);
+    for (const w of [a, b, c]) hub.receive(w, { strata: 'relay', kind: 'ready' });
+    hub.receive(a, { strata: 'relay', kind: 'publish', id: 7, channel: 'schema', notice: {} });
     const delivery = b.sent.find((m) => m.kind === 'deliver') as Extract<RelayMessage, { kind: 'deliver' }>;
     assert.ok(delivery && c.sent.some((m) => m.kind === 'deliver'));
-    hub.receive(b as unknown as Worker, { strata: 'relay', kind: 'delivered', ref: delivery.ref });
+    hub.receive(b, { strata: 'relay', kind: 'delivered', ref: delivery.ref });
     assert.deepEqual(a.sent, [], 'not before the last sibling');
-    hub.receive(c as unknown as Worker, { strata: 'relay', kind: 'delivered', ref: delivery.ref });
+    hub.receive(c, { strata: 'relay', kind: 'delivered', ref: delivery.ref });
     assert.deepEqual(a.sent, [{ strata: 'relay', kind: 'acked', id: 7 }]);
   });
 
   it('kills a sibling that never answers, and the publisher is released by its exit', async () => {
     const [a, b] = [worker(1), worker(2)];
-    const hub = new RelayHub(() => [a, b] as unknown as Worker[], 20);
-    for (const w of [a, b]) hub.receive(w as unknown as Worker, { strata: 'relay', kind: 'ready' });
-    hub.receive(a as unknown as Worker, { strata: 'relay', kind: 'publish', id: 1, channel: 'responses', notice: {} });
+    const hub = new RelayHub(() => [a, b], 20);
+    for (const w of [a, b]) hub.receive(w, { strata: 'relay', kind: 'ready' });
+    hub.receive(a, { strata: 'relay', kind: 'publish', id: 1, channel: 'responses', notice: {} });
     for (let i = 0; i < 100 && b.killed.length === 0; i++) await settle(10);
     assert.deepEqual(b.killed, ['SIGKILL']);
     assert.deepEqual(a.killed, [], 'the publisher itself is not killed');
     assert.deepEqual(a.sent, []);
-    hub.gone(b as unknown as Worker);
+    hub.gone(b);
     assert.deepEqual(a.sent, [{ strata: 'relay', kind: 'acked', id: 1 }]);
   });
 });
