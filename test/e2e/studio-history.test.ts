@@ -89,6 +89,8 @@ function historySuite(client: DbClient): void {
         await page.waitForFunction(() => document.querySelectorAll('.revisions button').length === 3);
         const actions = await page.locator('.revisions .action').allTextContents();
         assert.deepEqual(actions, ['update', 'update', 'create']);
+        // Two saves in a row show one notification, not a stack of copies over the page's buttons.
+        assert.equal(await page.locator('.toast', { hasText: 'Item saved' }).count(), 1);
         assert.match(await revisions().first().innerText(), new RegExp(ADMIN.email.replace('.', '\\.')));
         await shot('history');
       });
