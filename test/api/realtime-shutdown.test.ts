@@ -216,6 +216,8 @@ describe('refused upgrades and shutdown with real sockets (sqlite)', () => {
       ADMIN_TOKEN: ADMIN.token,
       LOG_LEVEL: 'silent',
       PRESSURE_LIMITER_ENABLED: 'false',
+      // One process: with more, node:cluster would fork this test file as the workers (the binary alone forks).
+      WORKERS: '1',
     });
     const signals = new EventEmitter();
     const out = new PassThrough().resume();
