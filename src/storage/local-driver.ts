@@ -5,6 +5,7 @@
  * finding them (to delete a file) reads one small folder, not the whole library.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, opendir, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -40,10 +41,14 @@ export class LocalDriver implements StorageDriver {
     if (VARIANT.test(key)) await mkdir(path.dirname(target), { recursive: true });
     // A leading dot keeps a temporary name out of KEY, so it is never listed or served.
     const temporary = path.join(this.root, `.${randomBytes(8).toString('hex')}.partial`);
+    const out = createWriteStream(temporary, { flags: 'wx' });
     try {
-      await pipeline(source, createWriteStream(temporary, { flags: 'wx' }));
+      await pipeline(source, out);
       await rename(temporary, target);
     } catch (error) {
+      // The pipeline fails at the first error, possibly before the file was even opened: the stream still opens and
+      // closes it after that, so the unlink waits for the close (else it runs first and an empty file stays).
+      if (!out.closed) await once(out, 'close').catch(() => {});
       await unlink(temporary).catch(() => {});
       throw error;
     }
