@@ -48,20 +48,24 @@ export class SocketCountsHub {
         from.send({ strata: 'socket-counts-answer', ref: message.ref, ...fields }, (error) => void error);
     };
     switch (message.op) {
-      case 'check':
-        return (answer({ ok: true, refusal: this.registries[message.name].refusal(message.ip) }), true);
+      case 'reserve':
+        answer(this.reserve(held, message));
+        break;
       case 'open':
         held.set(message.ref, { release: this.registries[message.name].open(message.ip) });
-        return true;
+        break;
       case 'claim-user':
-        return (answer({ ok: this.claimUser(held, message) }), true);
+        answer({ ok: this.claimUser(held, message) });
+        break;
       case 'take':
-        return (answer(this.take(held, message)), true);
+        answer(this.take(held, message));
+        break;
       case 'release':
         held.get(message.ref)?.release();
         held.delete(message.ref);
-        return true;
+        break;
     }
+    return true;
   }
 
   /** A worker exited: everything it counted is released. */
@@ -74,6 +78,17 @@ export class SocketCountsHub {
     let held = this.held.get(worker);
     if (!held) this.held.set(worker, (held = new Map()));
     return held;
+  }
+
+  /** Checks and counts a connection in one step (the socket that opens takes the place). */
+  private reserve(
+    held: Map<number, Held>,
+    message: Extract<SocketCountsRequest, { op: 'reserve' }>,
+  ): Omit<SocketCountsAnswer, 'strata' | 'ref'> {
+    const registry = this.registries[message.name];
+    const refusal = registry.refusal(message.ip);
+    if (!refusal) held.set(message.ref, { release: registry.open(message.ip) });
+    return { ok: refusal === null, refusal };
   }
 
   private claimUser(held: Map<number, Held>, message: Extract<SocketCountsRequest, { op: 'claim-user' }>): boolean {

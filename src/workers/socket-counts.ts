@@ -12,12 +12,14 @@ import type { QuotaTicket } from '../realtime/subscription-quota.js';
 
 /** As long as a rate-limit count may take (bus/rate-limiters.ts). */
 export const ANSWER_TIMEOUT_MS = 5_000;
+/** A place reserved at an upgrade's check that no socket took by then (the upgrade failed) is released. */
+const RESERVATION_MS = 10_000;
 
 /** The connection counts of one route: `rest` (/websocket) or `graphql` (graphql-ws); each has its own total. */
 export type SocketCountsName = 'rest' | 'graphql';
 
 export type SocketCountsRequest =
-  | { strata: 'socket-counts'; op: 'check'; ref: number; name: SocketCountsName; ip: string | null }
+  | { strata: 'socket-counts'; op: 'reserve'; ref: number; name: SocketCountsName; ip: string | null }
   | { strata: 'socket-counts'; op: 'open'; ref: number; name: SocketCountsName; ip: string | null }
   | { strata: 'socket-counts'; op: 'claim-user'; ref: number; name: SocketCountsName; user: string }
   | {
@@ -105,18 +107,48 @@ function noAnswer(): ServiceError {
   return new ServiceError('SERVICE_UNAVAILABLE', 503, NO_ANSWER.reason);
 }
 
-/** A route's connection counts, kept in the primary (the shape of realtime/socket-limits.ts's SocketRegistry). */
+/**
+ * A route's connection counts, kept in the primary (the shape of realtime/socket-limits.ts's SocketRegistry). The
+ * check at the upgrade counts the connection at once (checked and counted in one step in the primary: an upgrade on
+ * the other worker a moment later sees it); the socket that opens then takes that place.
+ */
 export function clusterSocketCounter(name: SocketCountsName) {
   /** Per user, the references of this worker's claims still counted. */
   const claims = new Map<string, number[]>();
+  /** Per client address, places reserved at a check and not yet taken by a socket, oldest first. */
+  const reserved = new Map<string, { ref: number; timer: NodeJS.Timeout }[]>();
+  const unreserve = (ip: string | null, ref: number) => {
+    const left = (reserved.get(ip ?? '') ?? []).filter((entry) => entry.ref !== ref);
+    if (left.length) reserved.set(ip ?? '', left);
+    else reserved.delete(ip ?? '');
+  };
   return {
     async refusal(ip: string | null): Promise<SocketRefusal | null> {
-      const answer = await counts().ask({ op: 'check', name, ip });
-      return answer ? (answer.refusal ?? null) : NO_ANSWER;
+      const ref = counts().ref();
+      const answer = await counts().ask({ op: 'reserve', name, ip }, ref);
+      if (!answer) {
+        counts().tell({ op: 'release', ref });
+        return NO_ANSWER;
+      }
+      if (answer.refusal) return answer.refusal;
+      const timer = setTimeout(() => {
+        unreserve(ip, ref);
+        counts().tell({ op: 'release', ref });
+      }, RESERVATION_MS).unref();
+      reserved.set(ip ?? '', [...(reserved.get(ip ?? '') ?? []), { ref, timer }]);
+      return null;
     },
     open(ip: string | null): () => void {
-      const ref = counts().ref();
-      counts().tell({ op: 'open', ref, name, ip });
+      const place = reserved.get(ip ?? '')?.[0];
+      let ref: number;
+      if (place) {
+        clearTimeout(place.timer);
+        unreserve(ip, place.ref);
+        ref = place.ref;
+      } else {
+        ref = counts().ref();
+        counts().tell({ op: 'open', ref, name, ip });
+      }
       let released = false;
       return () => {
         if (!released) counts().tell({ op: 'release', ref });
