@@ -228,6 +228,8 @@ for (const client of testClients()) {
     });
 
     it('spends a flow once across instances: a replay to another instance and a tampered try on one are refused on the other', async () => {
+      // A spent flow long expired: deleted off a callback's path (the other instance's first callback prunes).
+      await t.context.db.query("insert into service_sign_on_flows (id, expires_at) values ('expired-flow', 1)");
       const other = await startSecondInstance(t, env);
       const backTo = (flow: string, url: URL) =>
         other.app.inject({ method: 'GET', url: `${url.pathname}${url.search}`, cookies: { [FLOW]: flow } });
@@ -249,6 +251,14 @@ for (const client of testClients()) {
         const after = await back(second.flow, genuine);
         assert.equal(after.statusCode, 401, 'the refused try on the other instance spent the flow');
         assert.equal(cookieOf(after, 'service_refresh_token'), undefined);
+
+        const spent = async () =>
+          (await t.context.db.query<{ id: string }>('select id from service_sign_on_flows')).map((row) => row.id);
+        for (let tries = 0; (await spent()).includes('expired-flow') && tries < 200; tries++)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const left = await spent();
+        assert.ok(!left.includes('expired-flow'), 'the expired spent flow was pruned');
+        assert.ok(left.length >= 2, 'the live spent flows stay');
       } finally {
         await other.close();
       }
