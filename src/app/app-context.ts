@@ -154,6 +154,7 @@ function subscriptionHub(
     changes: engine.changes,
     shownMax: config.realtime.shownKeysMax,
     limits: config.websockets.subscriptionLimits,
+    workers: config.workers,
     log,
   });
 }

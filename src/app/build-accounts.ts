@@ -20,6 +20,7 @@ import type { CacheRegistry } from '../cache/cache-registry.js';
 import type { Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import { SignOnFlowsRepository } from '../db/repositories/sign-on-flows.js';
 import type { EventEmitter } from '../engine/events/event-emitter.js';
 import type { ChangeEvents } from '../engine/write/change-events.js';
 import type { ItemsWriter } from '../engine/write/items-writer.js';
@@ -102,6 +103,7 @@ export function buildAccounts(parts: AccountParts): Accounts {
       new SignOnUsers(db, changes, createUser),
       config,
       parts.secret,
+      new SignOnFlowsRepository(db),
       (details, message) => parts.warn?.(`${message}: ${JSON.stringify(details)}`),
     ),
   };

@@ -48,7 +48,6 @@ export const INVALIDATION: Readonly<Record<Change, Clears>> = {
 
 /** The caches no change clears, and why none needs to. */
 export const NOT_CLEARED: Readonly<Partial<Record<CacheName, string>>> = {
-  'spent-sign-on-flows': 'sign-on flows spent here: a spent flow never comes back; each kept for the flow lifetime',
   'ended-logins': 'what this instance was told or found: an ended login never comes back; kept for a token lifetime',
   'graphql-documents': 'per GraphQL schema object: a new schema starts with none',
   'graphql-pass-through': 'per compiled document, keyed by variable values',

@@ -16,7 +16,6 @@ export const CACHE_NAMES = [
   'statement-shapes',
   'query-strings',
   'prepared-statements',
-  'spent-sign-on-flows',
   'responses',
 ] as const;
 

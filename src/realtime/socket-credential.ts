@@ -12,7 +12,7 @@ import type { Accountability } from '../permissions/accountability.js';
 import type { LiveCallerApi } from '../app/ports.js';
 import type { RightsWatcher } from './rights-notices.js';
 import { claimsOf } from './websocket/auth-message.js';
-import type { SocketRegistry } from './socket-limits.js';
+import type { SocketCounter } from './socket-counters.js';
 
 /** While messages flow, the token is re-resolved (logout, revoked session) at most this often. */
 const RECHECK_MS = 1000;
@@ -30,12 +30,13 @@ export class SocketCredential implements RightsWatcher {
   private notices = 0;
   private confirmed = 0;
   private countedUser: string | null = null;
+  private closed = false;
   private expiryTimer: NodeJS.Timeout | null = null;
   private readonly unwatch: () => void;
 
   constructor(
     private readonly context: LiveCallerApi,
-    private readonly registry: SocketRegistry,
+    private readonly registry: SocketCounter,
     private readonly ip: string | null,
     private readonly onExpiry: () => void,
     /** A rights notice: called synchronously, the credential being stale from now until a fresh resolve. */
@@ -58,10 +59,15 @@ export class SocketCredential implements RightsWatcher {
     const accountability = await this.context.accountability.resolve(token, this.ip);
     const user = accountability.user ?? null;
     if (user !== this.countedUser) {
-      if (user !== null && !this.registry.claimUser(user))
+      if (user !== null && !(await this.registry.claimUser(user)))
         throw new ServiceError('REQUESTS_EXCEEDED', 429, 'This user has as many WebSocket connections as allowed.');
-      this.releaseUser();
-      this.countedUser = user;
+      // The claim may have been answered after the socket closed, or after another `auth` of it counted the same user.
+      if (user !== null && (this.closed || user === this.countedUser)) this.registry.releaseUser(user);
+      else {
+        this.releaseUser();
+        this.countedUser = user;
+      }
+      if (this.closed) throw new ServiceError('AUTH_FAILED', 401, 'Authentication failed.');
     }
     this.token = token;
     const claims = claimsOf(token);
@@ -116,6 +122,7 @@ export class SocketCredential implements RightsWatcher {
 
   /** The socket closed: it hears no more notices and holds no token. */
   close(): void {
+    this.closed = true;
     this.unwatch();
     this.drop();
   }

@@ -3,9 +3,15 @@
  * WEBSOCKETS_* limits. The total and the per-IP count are known at the upgrade (refused there with 503 / 429, before a
  * socket exists); the user only once the socket authenticates (its `auth` is then refused and the socket closed).
  * Per instance on purpose: a balancer spreads one client's sockets, and a shared counter would need a round trip per
- * connect and a cleanup after a crash.
+ * connect and a cleanup after a crash. With several workers (WORKERS > 1) one of these lives in their primary
+ * (workers/socket-counts-hub.ts) and the workers ask it (socket-counters.ts): the instance is all its workers.
  */
 import type { WebSocketLimits } from '../config/websocket-config.js';
+
+export interface SocketRefusal {
+  status: number;
+  reason: string;
+}
 
 export class SocketRegistry {
   private total = 0;
@@ -15,7 +21,7 @@ export class SocketRegistry {
   constructor(private readonly limits: WebSocketLimits) {}
 
   /** Why a new connection from `ip` is refused (and the HTTP status), or null when it may open. */
-  refusal(ip: string | null): { status: number; reason: string } | null {
+  refusal(ip: string | null): SocketRefusal | null {
     const { connections, connectionsPerIp } = this.limits;
     if (connections !== null && this.total >= connections)
       return { status: 503, reason: 'The server has as many WebSocket connections as it accepts.' };

@@ -3,7 +3,8 @@
  * of both protocols (/websocket and graphql-ws): subscriptions (each costs a member in a group and a socket-side
  * entry) and distinct queries (collection and query text: each costs one re-read per change of its collection,
  * whereas more subscriptions repeating a query share its group's read). A subscription counts for its user (when it
- * has one) and for its address. Per instance, as the connection limits are: a balancer spreads a client's sockets.
+ * has one) and for its address. Per instance, as the connection limits are: a balancer spreads a client's sockets;
+ * with several workers the count is their primary's (realtime/socket-counters.ts).
  */
 import type { SubscriptionLimits } from '../config/websocket-config.js';
 import { ServiceError } from '../errors/catalogue.js';

@@ -293,6 +293,7 @@ const SYSTEM_COLLECTION_META: Record<string, Partial<CollectionMeta>> = {
   service_schema_journal: { icon: 'history', hidden: true, accountability: null },
   service_account_tokens: { icon: 'key', hidden: true, accountability: null, note: 'One-time tokens sent by mail' },
   service_schedule_runs: { icon: 'schedule', hidden: true, accountability: null },
+  service_sign_on_flows: { icon: 'login', hidden: true, accountability: null },
 };
 
 export function systemCollectionMeta(collection: string): CollectionMeta & { system: true } {

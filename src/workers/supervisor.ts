@@ -13,6 +13,7 @@ import { Database } from '../db/connection.js';
 import { collectForWorkers } from './cluster-metrics.js';
 import { RelayHub } from './relay-hub.js';
 import { RestartBackoff } from './restart-backoff.js';
+import { SocketCountsHub } from './socket-counts-hub.js';
 import { STOP_SIGNALS, type SignalSource, type StopSignal } from './stop-signals.js';
 
 /** Past SHUTDOWN_TIMEOUT (each worker's own bound for its connections), a worker still running is killed. */
@@ -42,6 +43,7 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
   const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && started.has(w.id));
   const scrapes = collectForWorkers();
   const hub = new RelayHub(live);
+  const sockets = new SocketCountsHub(config);
   const backoff = new RestartBackoff();
   let restarts = 0;
   let listened = false;
@@ -57,7 +59,11 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
   const fork = () => {
     const worker = cluster.fork();
     started.set(worker.id, Date.now());
-    worker.on('message', (message: unknown) => hub.receive(worker, message) || scrapes(worker, message));
+    worker.on(
+      'message',
+      (message: unknown) =>
+        hub.receive(worker, message) || scrapes(worker, message) || sockets.receive(worker, message),
+    );
   };
   cluster.on('listening', (worker) => {
     listened = true;
@@ -65,6 +71,7 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
   });
   cluster.on('exit', (worker, exitCode, signal) => {
     hub.gone(worker);
+    sockets.gone(worker);
     const lived = Date.now() - (started.get(worker.id) ?? Date.now());
     started.delete(worker.id);
     if (stopping) {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { freePort } from '../helpers/child-server.js';
 import { signInAtProvider, startOidcServer, type OidcServer } from '../helpers/oidc-server.js';
-import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { errorCode, json, startSecondInstance, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { assertCreateRecorded } from '../helpers/user-audit.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
@@ -55,6 +55,7 @@ for (const client of testClients()) {
   describe(`single sign-on (${clientLabel(client)})`, () => {
     let t: TestApp;
     let oidc: OidcServer;
+    let env: Record<string, string>;
 
     const begin = async (provider: string, query = `?redirect=${encodeURIComponent(ALLOWED)}`) => {
       const start = await t.request({ method: 'GET', url: `/auth/login/${provider}${query}`, token: null });
@@ -95,11 +96,8 @@ for (const client of testClients()) {
       oidc.accounts.set('alice-sub', { email: 'Alice@Example.com', email_verified: true, given_name: 'Alice' });
       oidc.accounts.set('bob-sub', { email: 'bob@example.com', email_verified: true, given_name: 'Bob' });
       oidc.accounts.set('carol-sub', { email: 'carol@example.com', email_verified: true });
-      t = await startTestApp(client, {
-        env: providerEnv(oidc, await freePort()),
-        oneWorker:
-          'spent sign-on flows are kept per process (a known gap: a callback refused on one worker is taken on the other)',
-      });
+      env = providerEnv(oidc, await freePort());
+      t = await startTestApp(client, { env });
       const role = await t.request({ method: 'POST', url: '/roles', payload: { id: ROLE, name: 'Staff' } });
       assert.equal(role.statusCode, 200, role.body);
     });
@@ -227,6 +225,43 @@ for (const client of testClients()) {
       assert.equal(errorCode(await back(null, await atProvider(third.location, 'alice-sub'))), 'INVALID_CREDENTIALS');
       const forged = `${third.flow.slice(0, -2)}AA`;
       assert.equal(errorCode(await back(forged, await atProvider(third.location, 'alice-sub'))), 'INVALID_CREDENTIALS');
+    });
+
+    it('spends a flow once across instances: a replay to another instance and a tampered try on one are refused on the other', async () => {
+      // A spent flow long expired: deleted off a callback's path (the other instance's first callback prunes).
+      await t.context.db.query("insert into service_sign_on_flows (id, expires_at) values ('expired-flow', 1)");
+      const other = await startSecondInstance(t, env);
+      const backTo = (flow: string, url: URL) =>
+        other.app.inject({ method: 'GET', url: `${url.pathname}${url.search}`, cookies: { [FLOW]: flow } });
+      try {
+        const first = await begin('kc');
+        const callback = await atProvider(first.location, 'alice-sub');
+        assert.equal((await back(first.flow, callback)).statusCode, 302);
+        // Refused as spent (401, no redirect), before the provider is asked: not its refusal of a used code (a 302
+        // to the redirect with ?reason=).
+        const replayed = await backTo(first.flow, callback);
+        assert.equal(replayed.statusCode, 401, replayed.body);
+        assert.equal(errorCode(replayed), 'INVALID_CREDENTIALS');
+
+        const second = await begin('kc');
+        const genuine = await atProvider(second.location, 'alice-sub');
+        const tampered = new URL(genuine);
+        tampered.searchParams.set('state', `${genuine.searchParams.get('state')}x`);
+        assert.equal((await backTo(second.flow, tampered)).statusCode, 401);
+        const after = await back(second.flow, genuine);
+        assert.equal(after.statusCode, 401, 'the refused try on the other instance spent the flow');
+        assert.equal(cookieOf(after, 'service_refresh_token'), undefined);
+
+        const spent = async () =>
+          (await t.context.db.query<{ id: string }>('select id from service_sign_on_flows')).map((row) => row.id);
+        for (let tries = 0; (await spent()).includes('expired-flow') && tries < 200; tries++)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const left = await spent();
+        assert.ok(!left.includes('expired-flow'), 'the expired spent flow was pruned');
+        assert.ok(left.length >= 2, 'the live spent flows stay');
+      } finally {
+        await other.close();
+      }
     });
 
     it('refuses a code from another flow (code injection: PKCE and nonce differ)', async () => {

@@ -11,7 +11,7 @@ import {
   InvalidProviderError,
   ServiceError,
 } from '../../errors/catalogue.js';
-import { LoginFlows, type LoginFlow } from './login-flow.js';
+import { LoginFlows, type LoginFlow, type SpentFlows } from './login-flow.js';
 import { ProviderFailure } from './provider-errors.js';
 import type { ProviderRegistry, RegisteredProvider } from './provider-registry.js';
 import type { CredentialsDriver, RedirectDriver } from './provider-types.js';
@@ -50,9 +50,12 @@ export class SignOnService {
     private readonly users: SignOnUsers,
     private readonly config: Pick<Config, 'authProviders' | 'docs'>,
     secret: string,
+    spent: SpentFlows,
     private readonly log: Log = () => {},
   ) {
-    this.flows = new LoginFlows(secret);
+    this.flows = new LoginFlows(secret, spent, (error) =>
+      this.log({ error: String(error) }, 'Pruning spent sign-on flows failed'),
+    );
   }
 
   /** GET /auth. */
@@ -100,7 +103,7 @@ export class SignOnService {
     // The URL the code was issued for: the token request must name the same redirect_uri.
     const url = new URL(this.callbackUrl(provider.config.name, origin));
     url.search = query;
-    const flow = this.flows.take(flowToken, provider.config.name);
+    const flow = await this.flows.take(flowToken, provider.config.name);
     // No flow (missing, forged, expired, spent) or a state that is not this flow's: nothing goes to the provider.
     if (!flow || url.searchParams.get('state') !== flow.state)
       throw new SignOnError(new InvalidCredentialsError(), null);

@@ -11,6 +11,7 @@ import * as flows from './0010-flows.js';
 import * as accountsByMail from './0011-accounts-by-mail.js';
 import * as presets from './0012-presets.js';
 import * as scheduleRuns from './0013-schedule-runs.js';
+import * as signOnFlows from './0014-sign-on-flows.js';
 
 export interface Migration {
   version: string;
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly Migration[] = [
   accountsByMail,
   presets,
   scheduleRuns,
+  signOnFlows,
 ];

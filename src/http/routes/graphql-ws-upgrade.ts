@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { GraphQLService } from '../../graphql/graphql-service.js';
 import { graphqlSocketServer, openGraphQLSocket, type GraphQLSocketApi } from '../../realtime/graphql-ws/server.js';
-import { SocketRegistry } from '../../realtime/socket-limits.js';
+import { socketCounter } from '../../realtime/socket-counters.js';
 
 import type { SpecsService } from '../../specs/specs-service.js';
 import { clientInfo } from '../auth-cookies.js';
@@ -28,7 +28,11 @@ export function graphqlSocketHandler(
   specs: SpecsService,
 ): GraphQLSocketRoute {
   const { websockets, graphqlSockets } = context.config;
-  const registry = new SocketRegistry({ ...websockets.limits, connections: graphqlSockets.connections });
+  const registry = socketCounter(
+    'graphql',
+    { ...websockets.limits, connections: graphqlSockets.connections },
+    context.config.workers,
+  );
   const server = graphqlSocketServer(context, service, (accountability) => specs.oasDocument(accountability), registry);
   const bounds = {
     maxMessageBytes: websockets.limits.maxMessageBytes,
@@ -38,7 +42,7 @@ export function graphqlSocketHandler(
   const ipOf = (request: FastifyRequest) => clientInfo(request, context.config.ip.customHeader).ip;
   const preValidation = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!request.ws) return;
-    const refusal = registry.refusal(ipOf(request));
+    const refusal = await registry.refusal(ipOf(request));
     if (refusal) {
       const code = refusal.status === 503 ? 'SERVICE_UNAVAILABLE' : 'REQUESTS_EXCEEDED';
       await reply.code(refusal.status).send({ errors: [{ message: refusal.reason, extensions: { code } }] });

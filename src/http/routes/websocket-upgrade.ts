@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { RealtimeApi } from '../../app/ports.js';
 import { SocketSession } from '../../realtime/websocket/session.js';
-import { SocketRegistry } from '../../realtime/socket-limits.js';
+import { socketCounter } from '../../realtime/socket-counters.js';
 import { heartbeat, overBuffer, POLICY_VIOLATION } from '../../realtime/socket-bounds.js';
 import { clientIp } from '../client-ip.js';
 import { extractToken } from '../extract-token.js';
@@ -16,7 +16,7 @@ import { refuseUnauthenticatedUpgrade } from '../strict-upgrade.js';
 export function websocketRoutes(context: RealtimeApi, ipHeader: string | null): FastifyPluginAsync {
   const { config } = context;
   const { limits } = config.websockets;
-  const registry = new SocketRegistry(limits);
+  const registry = socketCounter('rest', limits, config.workers);
   return async (app) => {
     // @fastify/websocket is registered once, in app.ts (GraphQL's socket on /graphql shares it), with frames up to
     // twice the message limit: up to the limit they are answered (CONTENT_TOO_LARGE past it); past twice the limit
@@ -29,7 +29,7 @@ export function websocketRoutes(context: RealtimeApi, ipHeader: string | null): 
         // Before the upgrade: a refused connection never becomes a socket (Directus answers 503 over its limit).
         preValidation: async (request, reply) => {
           const ip = clientIp(request, ipHeader);
-          const refusal = registry.refusal(ip);
+          const refusal = await registry.refusal(ip);
           if (refusal) {
             const code = refusal.status === 503 ? 'SERVICE_UNAVAILABLE' : 'REQUESTS_EXCEEDED';
             await reply.code(refusal.status).send({ errors: [{ message: refusal.reason, extensions: { code } }] });

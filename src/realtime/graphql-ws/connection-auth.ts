@@ -16,7 +16,7 @@ import type { Accountability } from '../../permissions/accountability.js';
 import type { LiveCallerApi } from '../../app/ports.js';
 import { sameRights } from '../rights-notices.js';
 import { SocketCredential } from '../socket-credential.js';
-import type { SocketRegistry } from '../socket-limits.js';
+import type { SocketCounter } from '../socket-counters.js';
 import type { HubSubscription } from '../hub/subscription-hub.js';
 
 /** graphql-ws's close code for a refused or withdrawn authorisation. */
@@ -34,7 +34,7 @@ export class GraphQLSocketAuth implements LiveRights {
 
   constructor(
     app: LiveCallerApi,
-    registry: SocketRegistry,
+    registry: SocketCounter,
     ip: string | null,
     private readonly close: (code: number, reason: string) => void,
   ) {

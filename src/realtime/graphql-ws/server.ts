@@ -41,7 +41,7 @@ import { consume } from '../../bus/rate-limiters.js';
 import { ServiceError } from '../../errors/catalogue.js';
 import { GraphQLSocketAuth } from './connection-auth.js';
 import { heartbeat, overBuffer, POLICY_VIOLATION } from '../socket-bounds.js';
-import type { SocketRegistry } from '../socket-limits.js';
+import type { SocketCounter } from '../socket-counters.js';
 
 /** What the route knows of the upgrade request. */
 export interface SocketExtra {
@@ -113,7 +113,7 @@ export function graphqlSocketServer(
   app: GraphQLSocketApi,
   service: GraphQLService,
   oas: (accountability: Accountability) => Promise<unknown>,
-  registry: SocketRegistry,
+  registry: SocketCounter,
 ): Server<SocketExtra> {
   const { auth, authTimeoutMs } = app.config.graphqlSockets;
   const { subscriptionsPerConnection } = app.config.websockets.limits;

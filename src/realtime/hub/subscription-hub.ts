@@ -32,7 +32,8 @@ import { EventHold } from './event-hold.js';
 import { applyEvent, asRows, mapLimited, readEvent, readOptions, type Row } from './group-events.js';
 import { canonicalJson, GroupKeys } from './group-key.js';
 import { SubscriptionGroup, type Member } from './subscription-group.js';
-import { SubscriptionQuota, type QuotaTicket, type SubscriptionLimits } from '../subscription-quota.js';
+import { quotaCounter, type QuotaCounter } from '../socket-counters.js';
+import type { QuotaTicket, SubscriptionLimits } from '../subscription-quota.js';
 import type {
   HubSubscription,
   SubscribeRequest,
@@ -62,6 +63,8 @@ export interface HubDeps {
   shownMax: number;
   /** What a user or a client address may hold (subscription-quota.ts). */
   limits: SubscriptionLimits;
+  /** WORKERS: with more than one, the counts are the primary's, for all the workers (realtime/socket-counters.ts). */
+  workers?: number;
   log: HubLog;
 }
 
@@ -81,7 +84,7 @@ export class SubscriptionHub {
   /** Per collection, the last queued event when nothing was queued after it and it has not started. */
   private readonly waiting = new Map<string, ChangeEvent>();
   private readonly stopListening: () => void;
-  private readonly quota: SubscriptionQuota;
+  private readonly quota: QuotaCounter;
   private readonly hold = new EventHold((event) => this.queueEvent(event));
   /** Moves on at every rights notice: reads that began before one are not sent. */
   private epoch = 0;
@@ -96,7 +99,7 @@ export class SubscriptionHub {
     this.stopListening = deps.changes.listen((event) => {
       if (!this.hold.offer(event)) this.queueEvent(event);
     });
-    this.quota = new SubscriptionQuota(deps.limits);
+    this.quota = quotaCounter(deps.limits, deps.workers ?? 1);
   }
 
   /**
@@ -131,12 +134,14 @@ export class SubscriptionHub {
     const replaced = request.replaces ? this.tickets.get(request.replaces) : undefined;
     let ticket: QuotaTicket;
     try {
-      ticket = this.quota.take(
+      const taken = this.quota.take(
         accountability.user,
         request.ip ?? null,
         `${collection}\u0000${canonicalJson(query)}`,
         replaced,
       );
+      // In-process counts answer at once: the subscription is queued in this same turn, as it always was.
+      ticket = taken instanceof Promise ? await taken : taken;
     } catch (error) {
       request.queued?.();
       throw error;

@@ -22,7 +22,7 @@ import { credentialsOf } from './auth-message.js';
 import { sameRights } from '../rights-notices.js';
 import { SocketCredential } from '../socket-credential.js';
 import { runItemsMessage } from './items-message.js';
-import type { SocketRegistry } from '../socket-limits.js';
+import type { SocketCounter } from '../socket-counters.js';
 
 export interface SocketLink {
   send(message: Record<string, unknown>): void;
@@ -93,7 +93,7 @@ export class SocketSession {
     private readonly link: SocketLink,
     private readonly ip: string | null,
     private readonly log: SocketLog,
-    registry: SocketRegistry,
+    registry: SocketCounter,
   ) {
     this.credential = new SocketCredential(
       context,
