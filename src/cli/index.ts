@@ -6,6 +6,7 @@
  * The commands themselves are run-cli.ts; this file gives them the process's streams and signals and exits with
  * their code.
  */
+import { processStopSignals } from '../workers/stop-signals.js';
 import { runCli } from './run-cli.js';
 
 const code = await runCli({
@@ -15,7 +16,7 @@ const code = await runCli({
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
-  signals: process,
+  signals: processStopSignals(),
   forks: true,
 });
 // Exit once both streams have taken what was written to them (a pipe may not have yet, on some systems).

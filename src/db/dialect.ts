@@ -75,6 +75,11 @@ export interface Dialect {
    * (`threads` 0, or a database no other thread can open: SQLite in memory).
    */
   offLoopReads?(settings: { filename: string; threads: number; statementTimeoutMs: number }): OffLoopReads | null;
+  /**
+   * The database is files each process opens itself, tidied by the last connection to close (SQLite: it checkpoints
+   * the WAL and removes -wal and -shm), which processes closing together can each miss (src/db/last-close.ts).
+   */
+  readonly tidiedByLastClose?: boolean;
   /** Every user and service_* table of the connected database/schema, with columns, keys and foreign keys. */
   introspect(knex: Knex): Promise<TableInfo[]>;
   /** Maps a column to its service type (Directus docs: Field types) when no meta special decides it. */

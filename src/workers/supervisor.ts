@@ -10,11 +10,12 @@ import { openDatabase } from '../app/open-database.js';
 import type { StartLog } from '../app/start-log.js';
 import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
+import { closeLast } from '../db/last-close.js';
 import { collectForWorkers } from './cluster-metrics.js';
 import { RelayHub } from './relay-hub.js';
 import { RestartBackoff } from './restart-backoff.js';
 import { SocketCountsHub } from './socket-counts-hub.js';
-import { STOP_SIGNALS, type SignalSource, type StopSignal } from './stop-signals.js';
+import { STOP_SIGNALS, StopRequest, type SignalSource } from './stop-signals.js';
 
 /** Past SHUTDOWN_TIMEOUT (each worker's own bound for its connections), a worker still running is killed. */
 const KILL_GRACE_MS = 5_000;
@@ -45,12 +46,12 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
   const hub = new RelayHub(live);
   const sockets = new SocketCountsHub(config);
   const backoff = new RestartBackoff();
+  const stop = new StopRequest(signals);
   let restarts = 0;
   let listened = false;
-  let stopping: StopSignal | null = null;
   let code = 0;
-  let finish!: (code: number) => void;
-  const done = new Promise<number>((resolve) => (finish = resolve));
+  let allEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (allEnded = resolve));
 
   const tellRestarts = (worker: Worker) => {
     const message: WorkerRestarts = { strata: 'restarts', total: restarts };
@@ -74,45 +75,50 @@ export async function superviseWorkers(config: Config, log: StartLog, signals: S
     sockets.gone(worker);
     const lived = Date.now() - (started.get(worker.id) ?? Date.now());
     started.delete(worker.id);
-    if (stopping) {
-      if (exitCode !== 0) code = 1;
-      if (started.size === 0) finish(code);
+    if (stop.requested) {
+      if (!stoppedCleanly(exitCode, signal)) code = 1;
+      if (started.size === 0) allEnded();
       return;
     }
     if (!listened) {
       // Not one worker ever served: the start failed (its reason is on stderr); trying again would fail again.
       code = 1;
-      void stop('SIGTERM');
+      stop.request('SIGTERM');
       return;
     }
     restarts += 1;
     for (const other of live()) tellRestarts(other);
     const delay = backoff.next(lived);
     log.warn(`Worker ${worker.process.pid} ended (${signal ?? `exit code ${exitCode}`}); replacing it in ${delay} ms`);
-    setTimeout(() => stopping || fork(), delay).unref();
+    setTimeout(() => stop.requested || fork(), delay).unref();
   });
 
-  const stop = async (signal: StopSignal) => {
-    if (stopping) return;
-    stopping = signal;
-    const startedStop = Date.now();
-    const alive = live();
-    if (alive.length === 0) finish(code);
-    for (const worker of alive) worker.process.kill('SIGTERM');
-    const kill = setTimeout(() => {
-      for (const worker of live()) worker.process.kill('SIGKILL');
-    }, config.shutdownTimeoutMs + KILL_GRACE_MS);
-    kill.unref();
-    await done;
-    clearTimeout(kill);
-    log.info(`Stopped on ${signal} after ${Date.now() - startedStop} ms (${alive.length} workers)`);
-  };
-  const listeners = STOP_SIGNALS.map((signal) => [signal, () => void stop(signal)] as const);
-  listeners.forEach(([signal, listener]) => signals.on(signal, listener));
-
+  stop.listen();
   for (let i = 0; i < config.workers; i++) fork();
   log.info(`Serving on ${config.host}:${config.port} with ${config.workers} workers`);
-  const exit = await done;
-  listeners.forEach(([signal, listener]) => signals.removeListener(signal, listener));
-  return exit;
+  const signal = await stop.first;
+  const stopping = Date.now();
+  const alive = live();
+  if (alive.length === 0) allEnded();
+  for (const worker of alive) worker.process.kill('SIGTERM');
+  const kill = setTimeout(() => {
+    for (const worker of live()) worker.process.kill('SIGKILL');
+  }, config.shutdownTimeoutMs + KILL_GRACE_MS);
+  kill.unref();
+  await ended;
+  clearTimeout(kill);
+  // Every worker has closed the database: this process closes it last (SQLite: checkpoints and removes the WAL).
+  await closeLast(config.db).catch((error: Error) => log.warn(`Closing the database last failed: ${error.message}`));
+  log.info(`Stopped on ${signal} after ${Date.now() - stopping} ms (${alive.length} workers)`);
+  stop.unlisten();
+  return code;
+}
+
+/**
+ * How a worker ended once the server was stopping: exit code 0, or ended by a stop signal itself. The latter is a
+ * worker that had not begun to listen for one yet (it listens from the first line of its start, before it opens
+ * anything: start-command.ts), so it had nothing to close. Anything else (an exit code, SIGKILL at the deadline) is not.
+ */
+function stoppedCleanly(exitCode: number | null, signal: string | null): boolean {
+  return exitCode === 0 || (exitCode === null && (STOP_SIGNALS as readonly string[]).includes(signal ?? ''));
 }

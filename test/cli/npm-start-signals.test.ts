@@ -42,7 +42,7 @@ function packageRoot(scratch: string): string {
 }
 
 /** `npm start` in a process group of its own, on a SQLite file in `dir`, serving on a free port. */
-async function startNpm(dir: string) {
+async function startNpm(dir: string, env: Record<string, string> = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // The admin app is left out: its build is the e2e tests' business, not this one's.
@@ -59,6 +59,7 @@ async function startNpm(dir: string) {
       ADMIN_APP_ENABLED: 'false',
       LOG_LEVEL: 'info',
       ADMIN_PASSWORD: 'npm-start-signal-test',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so that whatever it leaves behind can be ended by the test.
@@ -85,7 +86,9 @@ describe('npm start', { concurrency: true }, () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'strata-npm-start-'));
       let pid: number | undefined;
       try {
-        const run = await startNpm(dir);
+        // Two workers whatever the cores here (the default is one per core): the terminal signals them too, and
+        // they close the one file together (test/cli/workers-stop.test.ts stops them in more ways, many times).
+        const run = await startNpm(dir, { WORKERS: '2' });
         pid = run.npm.pid!;
         // Every process of the group is gone once the group's stdout and stderr are closed (the server holds them too).
         const closed = new Promise<void>((resolve) => run.npm.once('close', () => resolve()));
@@ -94,7 +97,7 @@ describe('npm start', { concurrency: true }, () => {
         await closed;
         const waited = Date.now() - sent;
         assert.ok(!(await pings(run.url)), 'the server no longer answers');
-        const lines = run.output.match(/Stopped on SIGINT after (\d+) ms/g) ?? [];
+        const lines = run.output.match(/Stopped on SIGINT after (\d+) ms \(2 workers\)/g) ?? [];
         assert.equal(lines.length, 1, `one stop line:\n${run.output}`);
         // The time it gives is measured: no more than the test saw between the signal and the end of the group.
         const taken = Number(/after (\d+) ms/.exec(lines[0]!)![1]);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, readConfig } from '../../src/config/config.js';
@@ -35,6 +36,15 @@ describe('config', () => {
       DB_PASSWORD: 'p',
     });
     assert.deepEqual([mysql.db.client, mysql.db.host, mysql.db.port, mysql.db.database], ['mysql', 'db', 3307, 'x']);
+  });
+
+  it('runs one worker per core by default, a SQLite file included, and one for an in-memory database', () => {
+    const cores = os.availableParallelism();
+    assert.equal(readConfig({}).workers, cores);
+    assert.equal(readConfig({ DB_CLIENT: 'pg', DB_CONNECTION_STRING: 'postgres://u@h/d' }).workers, cores);
+    assert.equal(readConfig({ DB_FILENAME: ':memory:' }).workers, 1);
+    assert.equal(readConfig({ WORKERS: '3' }).workers, 3);
+    assert.throws(() => readConfig({ DB_FILENAME: ':memory:', WORKERS: '2' }), /WORKERS/);
   });
 
   it('caps the default limit by the maximum', () => {

@@ -24,6 +24,7 @@ export const sqliteDialect: Dialect = {
   client: 'sqlite3',
   label: 'SQLite',
   snapshotVendor: 'sqlite',
+  tidiedByLastClose: true,
   knexConfig(connection, session): Knex.Config {
     return {
       client: 'better-sqlite3',
