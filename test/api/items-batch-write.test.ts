@@ -87,7 +87,11 @@ for (const client of testClients()) {
         Array.from({ length: count }, (_, i) => ({ name: `chunk-${i}` })),
       );
       assert.equal(res.statusCode, 200, res.body.slice(0, 500));
-      assert.equal(statements.filter((sql) => sql.startsWith('select')).length, 2);
+      // The read-backs of the created rows alone (a third select, of another table, was once counted on a loaded run).
+      const selects = statements.filter(
+        (sql) => sql.startsWith('select') && /\btags\b/.test(sql) && !/service_/.test(sql),
+      );
+      assert.equal(selects.length, 2, selects.map((sql) => sql.slice(0, 300)).join('\n'));
       const data = json(res).data as { id: number; name: string }[];
       assert.equal(data.length, count);
       data.forEach((row, i) => assert.equal(row.name, `chunk-${i}`));
