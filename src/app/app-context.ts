@@ -10,6 +10,7 @@ import type { Config } from '../config/config.js';
 import { Database } from '../db/connection.js';
 import type { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import type { AuthService } from '../auth/auth-service.js';
+import { LoginAttempts } from '../auth/login-attempts.js';
 import type { MeService } from '../auth/me-service.js';
 import type { TfaService } from '../auth/tfa-service.js';
 import type { MessageBus } from '../bus/message-bus.js';
@@ -102,6 +103,8 @@ export interface AppContext extends MailAccounts {
   rights: RightsNotices;
   redis: RedisClient | null;
   rateLimiters: RateLimiters;
+  /** Failed logins per user toward `auth_login_attempts` (auth/login-attempts.ts). */
+  loginAttempts: LoginAttempts;
   /** What token expiry is measured against (a test's TestClock; the system clock otherwise). */
   clock: Clock;
   /** Reload the schema overview after a change made here, and tell the other instances. */
@@ -138,7 +141,16 @@ export interface ContextOptions {
    * the IPC channel to its primary; the tests' pair mode passes an in-process one).
    */
   relay?: RelayTransport;
+  /**
+   * The counts this worker shares with its siblings (rate limits, failed logins). A cluster worker needs none: it
+   * counts in its primary (RateLimiterCluster). The tests' pair mode, whose workers share a process and no primary,
+   * passes its first worker's, so that the two count in one place as a cluster's do.
+   */
+  counts?: SharedCounts;
 }
+
+/** What the workers of one instance count together. */
+export type SharedCounts = Pick<AppContext, 'rateLimiters' | 'loginAttempts'>;
 
 /** The realtime subscriptions of this instance, over the read engine and the change events. */
 function subscriptionHub(
@@ -157,6 +169,15 @@ function subscriptionHub(
     workers: config.workers,
     log,
   });
+}
+
+/** The counts of this process (or, in a cluster worker, of its primary: bus/rate-limiters.ts). */
+function sharedCounts(config: Config, redis: RedisClient | null): SharedCounts {
+  const namespace = config.redis?.namespace ?? 'strata';
+  return {
+    rateLimiters: createRateLimiters(config.rateLimiter, redis, namespace),
+    loginAttempts: new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, namespace),
+  };
 }
 
 /** Opens the database, builds the engine and the services over it, connects the bus; closes what it opened on failure. */
@@ -190,13 +211,13 @@ export async function createAppContext(config: Config, options: ContextOptions =
     rights.listen(() => subscriptions.rightsChanged());
     prometheus?.watchRealtime(subscriptions);
     const openRedisClient = redis;
-    const rateLimiters = createRateLimiters(config.rateLimiter, redis, config.redis?.namespace ?? 'strata');
+    const { rateLimiters, loginAttempts } = options.counts ?? sharedCounts(config, redis);
     const accounts = buildAccounts({
       db,
       secret,
       config,
-      redis,
       rateLimiters,
+      loginAttempts,
       logins,
       clock,
       changes,
@@ -227,6 +248,7 @@ export async function createAppContext(config: Config, options: ContextOptions =
       rights,
       redis,
       rateLimiters,
+      loginAttempts,
       clock,
       clearCaches,
       retention: background.retention,

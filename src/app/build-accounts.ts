@@ -4,7 +4,7 @@
  */
 import { AccountabilityResolver } from '../auth/accountability-resolver.js';
 import { AuthService } from '../auth/auth-service.js';
-import { LoginAttempts } from '../auth/login-attempts.js';
+import type { LoginAttempts } from '../auth/login-attempts.js';
 import { LoginLiveness } from '../auth/login-liveness.js';
 import { MeService } from '../auth/me-service.js';
 import { providerRefreshCheck } from '../auth/providers/provider-refresh.js';
@@ -15,7 +15,6 @@ import { providerUserCreator } from '../auth/providers/provider-user-create.js';
 import { Sessions } from '../auth/sessions.js';
 import { TfaService } from '../auth/tfa-service.js';
 import { consume, type RateLimiters } from '../bus/rate-limiters.js';
-import type { RedisClient } from '../bus/redis-connection.js';
 import type { CacheRegistry } from '../cache/cache-registry.js';
 import type { Clock } from '../config/clock.js';
 import type { Config } from '../config/config.js';
@@ -48,8 +47,9 @@ export interface AccountParts {
   db: Database;
   secret: string;
   config: Config;
-  redis: RedisClient | null;
   rateLimiters: RateLimiters;
+  /** Failed logins per user (shared by the workers of one instance: see ContextOptions.counts). */
+  loginAttempts: LoginAttempts;
   logins: LoginLiveness;
   clock: Clock;
   changes: ChangeEvents;
@@ -73,13 +73,12 @@ export interface Accounts {
 }
 
 export function buildAccounts(parts: AccountParts): Accounts {
-  const { db, config, redis, rateLimiters, clock, changes } = parts;
-  const namespace = config.redis?.namespace ?? 'strata';
+  const { db, config, rateLimiters, clock, changes } = parts;
   const auth = new AuthService(
     db,
     parts.secret,
     config,
-    new LoginAttempts(config.rateLimiter.store === 'redis' ? redis : null, namespace),
+    parts.loginAttempts,
     async (key) => {
       if (rateLimiters.login) await consume(rateLimiters.login, key);
     },

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { queryBuilder } from '../../src/db/connection.js';
 import type { DbClient } from '../../src/config/config.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 interface KeyCase {
   table: string;
@@ -213,7 +213,8 @@ for (const client of testClients()) {
 /** The plan of the revisions' INSERT ... SELECT a PATCH of `url` runs. */
 async function explainRevisionInsert(t: TestApp, client: DbClient, url: string): Promise<unknown> {
   const statements: { sql: string; params: unknown[] }[] = [];
-  const stop = t.context.db.onQuery((sql, params) => statements.push({ sql, params: [...params] }));
+  // The worker that answers runs it: in pair mode either one's connection.
+  const stop = onEveryWorker(t, ({ db }) => db.onQuery((sql, params) => statements.push({ sql, params: [...params] })));
   try {
     const res = await t.request({ method: 'PATCH', url, payload: { name: 'planned' } });
     assert.equal(res.statusCode, 200, res.body);

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { ADMIN, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { queryBuilder } from '../../src/db/connection.js';
@@ -144,7 +144,7 @@ for (const client of testClients()) {
 
     it('a write nested three levels deep links every revision to its parent, in one trail statement on PostgreSQL', async () => {
       const statements: string[] = [];
-      const stop = t.context.db.onQuery((sql) => statements.push(sql));
+      const stop = onEveryWorker(t, ({ db }) => db.onQuery((sql) => statements.push(sql)));
       const author = await ok('POST', '/items/authors?fields=id,articles', {
         name: 'Deep author',
         articles: [1, 2].map((i) => ({

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
-import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 
 const TYPED_FIELDS: [string, string, unknown[]][] = [
@@ -62,7 +62,6 @@ for (const client of testClients()) {
     before(async () => {
       t = await startTestApp(client, {
         fixture: false,
-        oneWorker: "counts and plans the statements of t.context's connection",
       });
       for (const collection of ['foods', 'ingredients', 'suppliers'])
         await send('POST', '/collections', {
@@ -97,7 +96,9 @@ for (const client of testClients()) {
     after(() => t?.close());
 
     it('answers the same filter with seven values: the rows it names, in one statement each', async () => {
-      const stop = t.context.db.onQuery((sql, params) => statements.push({ sql, params: [...params] }));
+      const stop = onEveryWorker(t, ({ db }) =>
+        db.onQuery((sql, params) => statements.push({ sql, params: [...params] })),
+      );
       try {
         for (let value = 1; value <= 7; value++) {
           const filter = {

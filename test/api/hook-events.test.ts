@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { ADMIN, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
 import { Scheduler } from '../../src/engine/events/scheduler.js';
 import { ScheduleRunsRepository } from '../../src/db/repositories/schedule-runs.js';
-import type { EventMeta } from '../../src/engine/events/event-emitter.js';
+import type { ActionHandler, EventMeta, FilterHandler } from '../../src/engine/events/event-emitter.js';
 
 type Row = Record<string, any>;
 
@@ -23,7 +23,6 @@ for (const client of testClients()) {
       t = await startTestApp(client, {
         relations: true,
         env: { EXTENSIONS_FILTER_TIMEOUT: '300ms' },
-        oneWorker: "hooks are registered on t.context's extension host, which is one worker's",
       });
       await addWriteFixture(t);
     });
@@ -35,17 +34,23 @@ for (const client of testClients()) {
       off = [];
     });
 
+    // An extension's hooks are registered in each process it runs in: in pair mode on both workers.
+    const onFilter = (event: string, handler: FilterHandler) =>
+      onEveryWorker(t, ({ events }) => events.onFilter(event, handler));
+    const onAction = (event: string, handler: ActionHandler) =>
+      onEveryWorker(t, ({ events }) => events.onAction(event, handler));
+    const settled = () => Promise.all(t.workers.map(({ context }) => context.events.settled()));
     const send = (method: string, url: string, body?: unknown) =>
       t.request({ method: method as 'GET', url, ...(body === undefined ? {} : { payload: body as object }) });
     const actions = (event: string): EventMeta[] => {
       const heard: EventMeta[] = [];
-      off.push(t.context.events.onAction(event, (meta, context) => void heard.push({ ...meta, ctx: context })));
+      off.push(onAction(event, (meta, context) => void heard.push({ ...meta, ctx: context })));
       return heard;
     };
 
     it('a filter changes the payload of a create; the action carries key, payload and collection', async () => {
       off.push(
-        t.context.events.onFilter('authors.items.create', (payload) => ({
+        onFilter('authors.items.create', (payload) => ({
           ...(payload as Row),
           bio: 'set by a hook',
         })),
@@ -55,7 +60,7 @@ for (const client of testClients()) {
       assert.equal(res.statusCode, 200, res.body);
       const item = json(res).data;
       assert.equal(item.bio, 'set by a hook');
-      await t.context.events.settled();
+      await settled();
       assert.equal(heard.length, 1);
       assert.equal(String(heard[0]!.key), String(item.id));
       assert.equal(heard[0]!.collection, 'authors');
@@ -66,7 +71,7 @@ for (const client of testClients()) {
 
     it('a filter that throws refuses the write with a coded error and nothing is written', async () => {
       off.push(
-        t.context.events.onFilter('items.create', (payload) => {
+        onFilter('items.create', (payload) => {
           if ((payload as Row).name === 'Refused') throw new Error('Stock too low');
           return payload;
         }),
@@ -80,20 +85,20 @@ for (const client of testClients()) {
       assert.deepEqual(found, []);
       // A Directus-shaped error (code + status) keeps its own code and status.
       off.push(
-        t.context.events.onFilter('authors.items.update', () => {
+        onFilter('authors.items.update', () => {
           throw Object.assign(new Error('No editing today'), { code: 'FORBIDDEN', status: 403 });
         }),
       );
       const patched = await send('PATCH', '/items/authors/1', { bio: 'x' });
       assert.equal(patched.statusCode, 403, patched.body);
       assert.equal(json(patched).errors[0].extensions.code, 'FORBIDDEN');
-      await t.context.events.settled();
+      await settled();
       assert.equal(heard.length, 0);
     });
 
     it('a filter that throws after a nested write rolls the nested rows back too', async () => {
       off.push(
-        t.context.events.onFilter('articles.items.create', () => {
+        onFilter('articles.items.create', () => {
           throw new Error('No articles');
         }),
       );
@@ -111,7 +116,7 @@ for (const client of testClients()) {
         comments: [{ body: 'one' }, { body: 'two' }],
       });
       assert.equal(res.statusCode, 200, res.body);
-      await t.context.events.settled();
+      await settled();
       assert.equal(top.length, 1);
       assert.deepEqual(heard.map((m) => String(m.key)).sort(), json(res).data.comments.map(String).sort());
     });
@@ -119,7 +124,7 @@ for (const client of testClients()) {
     it('nested payloads run the create, update and delete filters of their own collection', async () => {
       const seen: EventMeta[] = [];
       off.push(
-        t.context.events.onFilter('comments.items.create', (payload, meta) => {
+        onFilter('comments.items.create', (payload, meta) => {
           seen.push({ ...meta, payload });
           return { ...(payload as Row), body: `${(payload as Row).body} (checked)` };
         }),
@@ -138,7 +143,7 @@ for (const client of testClients()) {
       const commentId = article.comments[0].id;
       const updates: EventMeta[] = [];
       off.push(
-        t.context.events.onFilter('comments.items.update', (payload, meta) => {
+        onFilter('comments.items.update', (payload, meta) => {
           updates.push(meta);
           return { ...(payload as Row), body: 'edited by a hook' };
         }),
@@ -150,7 +155,7 @@ for (const client of testClients()) {
       assert.deepEqual(json(upd).data.comments, [{ body: 'edited by a hook' }]);
       assert.deepEqual((updates[0]!.keys as unknown[]).map(String), [String(commentId)]);
       off.push(
-        t.context.events.onFilter('comments.items.delete', () => {
+        onFilter('comments.items.delete', () => {
           throw new Error('Comments stay');
         }),
       );
@@ -160,7 +165,7 @@ for (const client of testClients()) {
       assert.equal((await send('GET', `/items/comments/${commentId}`)).statusCode, 200);
       // A nested create's filter that throws refuses the whole write: no article either.
       off.push(
-        t.context.events.onFilter('items.create', (payload, meta) => {
+        onFilter('items.create', (payload, meta) => {
           if (meta.collection === 'comments') throw new Error('No comments today');
           return payload;
         }),
@@ -176,7 +181,7 @@ for (const client of testClients()) {
       const created = json(await send('POST', '/items/authors', { name: 'To change' })).data;
       const filterMeta: EventMeta[] = [];
       off.push(
-        t.context.events.onFilter('items.update', (payload, meta) => {
+        onFilter('items.update', (payload, meta) => {
           filterMeta.push(meta);
           return { ...(payload as Row), bio: 'filtered' };
         }),
@@ -187,7 +192,7 @@ for (const client of testClients()) {
       assert.equal(json(patched).data.bio, 'filtered');
       assert.deepEqual(filterMeta[0]!.keys, [String(created.id)]);
       assert.equal((await send('DELETE', `/items/authors/${created.id}`)).statusCode, 204);
-      await t.context.events.settled();
+      await settled();
       assert.deepEqual(updates[0]!.payload, { name: 'Changed', bio: 'filtered' });
       assert.deepEqual(updates[0]!.keys!, [created.id]);
       assert.deepEqual(deletes[0]!.keys, [created.id]);
@@ -197,7 +202,7 @@ for (const client of testClients()) {
     it('a delete filter may refuse the delete', async () => {
       const created = json(await send('POST', '/items/authors', { name: 'Keep me' })).data;
       off.push(
-        t.context.events.onFilter('authors.items.delete', () => {
+        onFilter('authors.items.delete', () => {
           throw new Error('Keep it');
         }),
       );
@@ -207,9 +212,7 @@ for (const client of testClients()) {
     });
 
     it('GraphQL creates and imports run the filters and actions', async () => {
-      off.push(
-        t.context.events.onFilter('authors.items.create', (payload) => ({ ...(payload as Row), bio: 'via hook' })),
-      );
+      off.push(onFilter('authors.items.create', (payload) => ({ ...(payload as Row), bio: 'via hook' })));
       const heard = actions('authors.items.create');
       const res = await t.request({
         method: 'POST',
@@ -230,7 +233,7 @@ for (const client of testClients()) {
         rows.map((r: Row) => r.bio),
         ['via hook', 'via hook'],
       );
-      await t.context.events.settled();
+      await settled();
       assert.equal(heard.length, 3);
       assert.deepEqual(
         heard.slice(1).map((m) => (m.payload as Row).name),
@@ -256,7 +259,7 @@ for (const client of testClients()) {
         payload: { email: ADMIN.email, password: ADMIN.password },
       });
       assert.equal(good.statusCode, 200, good.body);
-      await t.context.events.settled();
+      await settled();
       assert.equal(String(roles[0]!.key), String(role.id));
       assert.deepEqual(
         logins.map((m) => m.status),
@@ -266,7 +269,7 @@ for (const client of testClients()) {
     });
 
     it('a filter that never answers is bounded: 503, nothing written, the server answers', async () => {
-      off.push(t.context.events.onFilter('authors.items.create', () => new Promise(() => {})));
+      off.push(onFilter('authors.items.create', () => new Promise(() => {})));
       const res = await send('POST', '/items/authors', { name: 'Never' });
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(json(res).errors[0].extensions.code, 'SERVICE_UNAVAILABLE');
@@ -278,13 +281,13 @@ for (const client of testClients()) {
 
     it('a failing action is reported, not the caller', async () => {
       off.push(
-        t.context.events.onAction('items.create', () => {
+        onAction('items.create', () => {
           throw new Error('action failed');
         }),
       );
       const res = await send('POST', '/items/authors', { name: 'Action fails' });
       assert.equal(res.statusCode, 200, res.body);
-      await t.context.events.settled();
+      await settled();
     });
 
     it('a schedule runs each tick once across two schedulers over one database', async () => {

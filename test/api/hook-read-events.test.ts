@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addWriteFixture } from '../helpers/write-fixture.js';
-import type { EventMeta } from '../../src/engine/events/event-emitter.js';
+import type { ActionHandler, EventMeta, FilterHandler } from '../../src/engine/events/event-emitter.js';
 
 type Row = Record<string, any>;
 
@@ -38,30 +38,45 @@ for (const client of testClients()) {
       off = [];
     });
 
-    const send = (method: string, url: string, body?: unknown) =>
-      t.request({ method: method as 'GET', url, ...(body === undefined ? {} : { payload: body as object }) });
-    const names = async (url: string): Promise<string[]> => {
-      const res = await send('GET', url);
+    // An extension's hooks are registered in each process it runs in: in pair mode on both workers.
+    const onFilter = (event: string, handler: FilterHandler) =>
+      onEveryWorker(t, ({ events }) => events.onFilter(event, handler));
+    const onAction = (event: string, handler: ActionHandler) =>
+      onEveryWorker(t, ({ events }) => events.onAction(event, handler));
+    const settled = () => Promise.all(t.workers.map(({ context }) => context.events.settled()));
+    const send = (method: string, url: string, body?: unknown, worker?: number) =>
+      t.request({
+        method: method as 'GET',
+        url,
+        ...(body === undefined ? {} : { payload: body as object }),
+        ...(worker === undefined ? {} : { worker }),
+      });
+    const names = async (url: string, worker?: number): Promise<string[]> => {
+      const res = await send('GET', url, undefined, worker);
       assert.equal(res.statusCode, 200, res.body);
       return (json(res).data as Row[]).map((r) => r.name).sort();
     };
 
     it('an items.query filter adds a filter to REST lists, key reads and GraphQL; meta has the collection', async () => {
       const url = '/items/authors?fields=name&filter[name][_starts_with]=Read';
-      // Cached before any hook: the hook must not be answered from that entry.
-      assert.deepEqual(await names(url), ['Read A', 'Read B', 'Read C']);
-      assert.equal((await send('GET', url)).headers['x-cache'], 'HIT');
+      // Cached before any hook (in each worker's memory): the hook must not be answered from that entry.
+      for (const worker of t.workers.keys()) {
+        assert.deepEqual(await names(url, worker), ['Read A', 'Read B', 'Read C']);
+        assert.equal((await send('GET', url, undefined, worker)).headers['x-cache'], 'HIT');
+      }
       const seen: EventMeta[] = [];
       off.push(
-        t.context.events.onFilter('authors.items.query', (query, meta, context) => {
+        onFilter('authors.items.query', (query, meta, context) => {
           seen.push({ ...meta, query: structuredClone(query), admin: context.accountability?.admin });
           const q = query as Row;
           q.filter = { _and: [q.filter ?? {}, { name: { _neq: 'Read B' } }] };
           return q;
         }),
       );
-      assert.deepEqual(await names(url), ['Read A', 'Read C']);
-      assert.notEqual((await send('GET', url)).headers['x-cache'], 'HIT');
+      for (const worker of t.workers.keys()) {
+        assert.deepEqual(await names(url, worker), ['Read A', 'Read C']);
+        assert.notEqual((await send('GET', url, undefined, worker)).headers['x-cache'], 'HIT');
+      }
       assert.equal(seen[0]!.collection, 'authors');
       assert.equal(seen[0]!.event, 'authors.items.query');
       assert.equal(seen[0]!.admin, true);
@@ -74,7 +89,7 @@ for (const client of testClients()) {
       off = [];
       const idB = json(await send('GET', '/items/authors?filter[name][_eq]=Read%20B&fields=id')).data[0].id;
       off.push(
-        t.context.events.onFilter('items.query', (query, meta) =>
+        onFilter('items.query', (query, meta) =>
           meta.collection === 'authors'
             ? { ...(query as Row), filter: { _and: [(query as Row).filter ?? {}, { name: { _neq: 'Read B' } }] } }
             : query,
@@ -97,10 +112,10 @@ for (const client of testClients()) {
 
     it('an items.read action gets the rows, the query and the collection, after the answer', async () => {
       const heard: EventMeta[] = [];
-      off.push(t.context.events.onAction('items.read', (meta) => void heard.push(meta)));
+      off.push(onAction('items.read', (meta) => void heard.push(meta)));
       const res = await send('GET', '/items/authors?fields=name&filter[name][_eq]=Read%20A');
       assert.equal(res.statusCode, 200, res.body);
-      await t.context.events.settled();
+      await settled();
       const mine = heard.filter((m) => m.collection === 'authors');
       assert.equal(mine.length, 1);
       assert.deepEqual(mine[0]!.payload, [{ name: 'Read A' }]);
@@ -108,27 +123,27 @@ for (const client of testClients()) {
       assert.equal(mine[0]!.event, 'items.read');
       // A failing read action is the server's log, never the caller's.
       off.push(
-        t.context.events.onAction('authors.items.read', () => {
+        onAction('authors.items.read', () => {
           throw new Error('read action failed');
         }),
       );
       const again = await send('GET', '/items/authors?fields=name&filter[name][_eq]=Read%20C');
       assert.equal(again.statusCode, 200, again.body);
-      await t.context.events.settled();
+      await settled();
     });
 
     it('system collections raise <scope>.query and <scope>.read; a throwing query filter refuses the read', async () => {
       const heard: EventMeta[] = [];
-      off.push(t.context.events.onAction('users.read', (meta) => void heard.push(meta)));
-      off.push(t.context.events.onFilter('users.query', (query) => ({ ...(query as Row), fields: ['id', 'email'] })));
+      off.push(onAction('users.read', (meta) => void heard.push(meta)));
+      off.push(onFilter('users.query', (query) => ({ ...(query as Row), fields: ['id', 'email'] })));
       const res = await send('GET', '/users?fields=id,first_name,email');
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(Object.keys(json(res).data[0]).sort(), ['email', 'id']);
-      await t.context.events.settled();
+      await settled();
       assert.ok(heard.length >= 1);
       assert.ok(Array.isArray(heard[0]!.payload));
       off.push(
-        t.context.events.onFilter('articles.items.query', () => {
+        onFilter('articles.items.query', () => {
           throw Object.assign(new Error('No reading today'), { code: 'FORBIDDEN', status: 403 });
         }),
       );

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { queryBuilder } from '../../src/db/connection.js';
 
 const ITEMS = 10_000;
@@ -18,7 +18,6 @@ for (const client of testClients()) {
       t = await startTestApp(client, {
         relations: true,
         env: { MAX_PAYLOAD_SIZE: '10mb' },
-        oneWorker: "counts the statements on t.context's connection",
       });
       // The write's own statements are counted here; the audit trail's are counted in audit-trail.test.ts.
       for (const collection of ['articles', 'authors', 'tags', 'articles_tags']) {
@@ -29,7 +28,13 @@ for (const client of testClients()) {
         });
         assert.equal(res.statusCode, 200, res.body);
       }
-      t.context.db.onQuery((sql) => statements.push(sql));
+      // The write's own, not a system table's read (on loaded runs a select too many was counted now and then; the
+      // counts' messages show the statements).
+      onEveryWorker(t, ({ db }) =>
+        db.onQuery((sql) => {
+          if (!/\bservice_/.test(sql)) statements.push(sql);
+        }),
+      );
     });
     after(async () => {
       await t?.close();
@@ -61,7 +66,7 @@ for (const client of testClients()) {
       const kinds = statements.map((sql) => sql.split(' ')[0]!.toLowerCase());
       assert.equal(kinds.filter((k) => k === 'insert').length, inserts);
       // begin, the inserts, commit, and one re-read.
-      assert.equal(statements.length, inserts + 3, kinds.join(','));
+      assert.equal(statements.length, inserts + 3, statements.map((sql) => sql.slice(0, 200)).join('\n'));
 
       const data = json(res).data as { id: number; title: string; slug: string; rating: number }[];
       assert.equal(data.length, ITEMS);
@@ -87,7 +92,8 @@ for (const client of testClients()) {
         Array.from({ length: count }, (_, i) => ({ name: `chunk-${i}` })),
       );
       assert.equal(res.statusCode, 200, res.body.slice(0, 500));
-      assert.equal(statements.filter((sql) => sql.startsWith('select')).length, 2);
+      const selects = statements.filter((sql) => sql.startsWith('select'));
+      assert.equal(selects.length, 2, selects.map((sql) => sql.slice(0, 300)).join('\n'));
       const data = json(res).data as { id: number; name: string }[];
       assert.equal(data.length, count);
       data.forEach((row, i) => assert.equal(row.name, `chunk-${i}`));

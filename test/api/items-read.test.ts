@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import qs from 'qs';
 import { clientLabel, nullsSortLargest, testClients } from '../helpers/test-db.js';
-import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { errorCode, json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const ARTICLE_1 = {
   id: 1,
@@ -57,7 +57,7 @@ for (const client of testClients()) {
   describe(`flat item reads (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client, { oneWorker: "counts the statements of t.context's connection" });
+      t = await startTestApp(client);
     });
     after(async () => {
       await t?.close();
@@ -350,7 +350,7 @@ for (const client of testClients()) {
 
     it('runs exactly one SQL statement per read', async () => {
       const statements: string[] = [];
-      const stop = t.context.db.onQuery((sql) => statements.push(sql));
+      const stop = onEveryWorker(t, ({ db }) => db.onQuery((sql) => statements.push(sql)));
       try {
         await get('/items/articles?fields=id,title&filter[status][_eq]=published&meta=*');
         assert.equal(statements.length, 1, statements.join('\n'));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import qs from 'qs';
 import { clientLabel, knexFor, nullsSortLargest, testClients } from '../helpers/test-db.js';
-import { errorCode, json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { errorCode, json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 for (const client of testClients()) {
   describe(`nested reads (${clientLabel(client)})`, () => {
@@ -503,7 +503,8 @@ for (const client of testClients()) {
 
     it('runs one SQL statement per read, three levels deep with counts', async () => {
       const statements: string[] = [];
-      const stop = t.context.db.onQuery((sql: string) => statements.push(sql));
+      // Whichever worker answers: in pair mode every worker's connection is counted.
+      const stop = onEveryWorker(t, ({ db }) => db.onQuery((sql: string) => statements.push(sql)));
       try {
         const response = await get('/items/authors', {
           fields: 'name,articles.title,articles.tags.tags_id.name,articles.author.name',

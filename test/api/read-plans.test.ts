@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bulkLoadArticles } from '../../bench/bulk-load.js';
 import type { DbClient } from '../../src/config/config.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
 import { queryBuilder } from '../../src/db/connection.js';
 
@@ -36,7 +36,6 @@ for (const client of testClients()) {
     before(async () => {
       t = await startTestApp(client, {
         relations: true,
-        oneWorker: "reads the plans of the statements on t.context's connection",
       });
       const k = queryBuilder(t.context.db);
       const indexes: [string, string][] = [['articles', 'published_at']];
@@ -72,7 +71,9 @@ for (const client of testClients()) {
     /** The plan of the one statement Strata runs for `url` (which must answer 200). */
     async function planOf(url: string): Promise<string> {
       const statements: { sql: string; params: unknown[] }[] = [];
-      const stop = t.context.db.onQuery((sql, params) => statements.push({ sql, params: [...params] }));
+      const stop = onEveryWorker(t, ({ db }) =>
+        db.onQuery((sql, params) => statements.push({ sql, params: [...params] })),
+      );
       const response = await t.request({ method: 'GET', url });
       stop();
       assert.equal(response.statusCode, 200, response.body);

@@ -9,14 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import {
-  ADMIN,
-  listenOnLoopback,
-  startSecondInstance,
-  startTestApp,
-  type SecondInstance,
-  type TestApp,
-} from '../helpers/test-app.js';
+import { ADMIN, startSecondInstance, startTestApp, type SecondInstance, type TestApp } from '../helpers/test-app.js';
 import {
   apiOf,
   createAuthor,
@@ -50,12 +43,11 @@ for (const client of testClients()) {
           const shared: Record<string, string> = withRedis
             ? { REDIS: redis!, REDIS_NAMESPACE: `strata-rights-${randomBytes(4).toString('hex')}` }
             : {};
-          a = await startTestApp(client, {
-            env: { ...WS_ENV, ...shared },
-            oneWorker: "counts the operations in t.context's subscription hub",
-          });
+          a = await startTestApp(client, { env: { ...WS_ENV, ...shared } });
           b = await startSecondInstance(a, shared);
-          http = await listenOnLoopback(a);
+          // The sockets on A's first worker (in pair mode its own port): the observer's event then shows that the hub
+          // of the sockets under test has fanned it out, and their operations are counted in t.context's hub.
+          http = await a.listen(0);
           apiA = apiOf(a.app);
           apiB = apiOf(b.app);
           observer = await restSubscriber(http, ADMIN.token);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DbClient } from '../../src/config/config.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const ROWS = 20_000;
 const PER_ITEM = 10;
@@ -25,7 +25,7 @@ for (const client of testClients()) {
   describe(`item history plan (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client, { oneWorker: "reads the plans of the statements on t.context's connection" });
+      t = await startTestApp(client);
       const db = t.context.db;
       await db.query(`insert into service_activity (action, collection, item) values ('create', 'fill', '0')`);
       const [row] = await db.query(`select max(id) as id from service_activity`);
@@ -51,7 +51,7 @@ for (const client of testClients()) {
     /** The plan of the statement GET `url` ran on `table`, as one text. */
     async function planOf(url: string, table: string): Promise<string> {
       const seen: { sql: string; params: readonly unknown[] }[] = [];
-      const stop = t.context.db.onQuery((sql, params) => seen.push({ sql, params }));
+      const stop = onEveryWorker(t, ({ db }) => db.onQuery((sql, params) => seen.push({ sql, params })));
       const res = await t.request({ method: 'GET', url });
       stop();
       assert.equal(res.statusCode, 200, res.body);

@@ -5,6 +5,7 @@
  * match (in their database-independent parts) and a second diff finds nothing.
  */
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { clientLabel, testClients } from '../helpers/test-db.js';
@@ -21,6 +22,43 @@ const PORTABLE_SCHEMA = [
   'foreign_key_table',
   'foreign_key_column',
 ];
+
+/** The metadata a database without a native uuid type keeps for a uuid field given none: its `uuid` flag alone. */
+const UUID_FLAG_META = {
+  special: ['uuid'],
+  interface: null,
+  options: null,
+  display: null,
+  display_options: null,
+  readonly: false,
+  hidden: false,
+  sort: null,
+  width: 'full',
+  translations: null,
+  note: null,
+  conditions: null,
+  required: false,
+  group: null,
+  validation: null,
+  validation_message: null,
+  searchable: true,
+};
+
+/**
+ * A uuid field as PostgreSQL holds it (a native uuid, no metadata): where the database has no uuid type it is a
+ * char(36) flagged by a metadata row that says nothing more, the same field to /schema/diff (sync/diff.ts). Only a
+ * chain that starts on PostgreSQL has such a field (pair mode's: PostgreSQL → MariaDB).
+ */
+function nativeUuid<F extends { type: string; meta: any; schema: any }>(field: F): F {
+  if (field.type !== 'uuid') return field;
+  const { collection, field: name, id, ...rest } = field.meta ?? {};
+  const flagOnly = field.meta !== null && isDeepStrictEqual(rest, UUID_FLAG_META);
+  return {
+    ...field,
+    meta: flagOnly ? null : field.meta,
+    schema: field.schema && { ...field.schema, max_length: null },
+  };
+}
 
 async function structure(t: TestApp) {
   const get = async (url: string) => json(await t.request({ method: 'GET', url })).data;
@@ -44,6 +82,7 @@ async function structure(t: TestApp) {
           )
         : null,
     }))
+    .map(nativeUuid)
     .sort((a: any, b: any) => `${a.collection}.${a.field}`.localeCompare(`${b.collection}.${b.field}`));
   const relations = (await get('/relations'))
     .filter((r: any) => user(r.collection))
@@ -393,14 +432,16 @@ for (const client of testClients()) {
   });
 }
 
-/** Counts the schema notices the app sends the other instances from now on. */
+/** Counts the schema notices the app sends the other instances from now on (from whichever worker applies). */
 function countSchemaNotices(t: TestApp): { count: number } {
   const counter = { count: 0 };
-  const bus = t.context.bus;
-  const publish = bus.publish.bind(bus);
-  bus.publish = (channel, notice) => {
-    if (channel === CHANNELS.schema) counter.count += 1;
-    return publish(channel, notice);
-  };
+  for (const { context } of t.workers) {
+    const bus = context.bus;
+    const publish = bus.publish.bind(bus);
+    bus.publish = (channel, notice) => {
+      if (channel === CHANNELS.schema) counter.count += 1;
+      return publish(channel, notice);
+    };
+  }
   return counter;
 }

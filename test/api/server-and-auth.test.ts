@@ -122,7 +122,8 @@ for (const client of testClients()) {
     it('GET /server/health answers 503 when the database is gone', async () => {
       const down = await startTestApp(client, { fixture: false });
       try {
-        await down.context.db.close();
+        // Gone for every process (in pair mode both workers' pools).
+        for (const { context } of down.workers) await context.db.close();
         const res = await down.request({ method: 'GET', url: '/server/health', token: null });
         assert.equal(res.statusCode, 503);
         assert.match(String(res.headers['content-type']), /application\/health\+json/);

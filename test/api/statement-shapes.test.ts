@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { json, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { json, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 type Row = Record<string, unknown>;
 
@@ -20,7 +20,6 @@ for (const client of testClients()) {
     before(async () => {
       t = await startTestApp(client, {
         relations: true,
-        oneWorker: "counts the prepared statements of t.context's connection",
       });
       all = json<{ data: Row[] }>(
         await t.request({ method: 'GET', url: '/items/articles?fields=id,status,rating,title&limit=-1&sort=id' }),
@@ -33,7 +32,9 @@ for (const client of testClients()) {
     /** The rows of `url` and the one statement it ran. */
     async function read(url: string): Promise<{ data: Row[]; sql: string; params: unknown[] }> {
       const statements: { sql: string; params: unknown[] }[] = [];
-      const stop = t.context.db.onQuery((sql, params) => statements.push({ sql, params: [...params] }));
+      const stop = onEveryWorker(t, ({ db }) =>
+        db.onQuery((sql, params) => statements.push({ sql, params: [...params] })),
+      );
       const response = await t.request({ method: 'GET', url });
       stop();
       assert.equal(response.statusCode, 200, response.body);

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { queryBuilder } from '../../src/db/connection.js';
 import { ChangeRecorder } from '../../src/engine/write/change-events.js';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { ADMIN, json, listenOnLoopback, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ADMIN, json, listenOnLoopback, onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createPolicy, createUserWithPolicies } from '../helpers/access-fixture.js';
 import { openSocket, subscribe, type TestSocket } from '../helpers/ws-client.js';
 
@@ -18,17 +18,23 @@ for (const client of testClients()) {
   describe(`subscription hub (${clientLabel(client)})`, () => {
     let t: TestApp;
     let url: string;
+    /**
+     * The first worker's own port (in pair mode; the one port otherwise), for tests about what one process's hub holds
+     * (its groups, the order it reads in): their sockets all land on t.context, the writes go to either worker.
+     */
+    let firstWorker: string;
     const sockets: TestSocket[] = [];
     before(async () => {
       t = await startTestApp(client, { env: WS_ENV });
       url = await listenOnLoopback(t);
+      firstWorker = await t.listen(0);
     });
     after(async () => {
       for (const socket of sockets) socket.close();
       await t?.close();
     });
-    const open = async (token: string) => {
-      const socket = await openSocket(url, token);
+    const open = async (token: string, on = url) => {
+      const socket = await openSocket(on, token);
       sockets.push(socket);
       return socket;
     };
@@ -40,9 +46,12 @@ for (const client of testClients()) {
     const counting = async <T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> => {
       let statements = 0;
       // Only the collection's statements: a socket's token is re-resolved now and then while events flow.
-      const stop = t.context.db.onQuery((sql) => {
-        if (/\bauthors\b/.test(sql) && !/service_/.test(sql)) statements++;
-      });
+      // On every worker: the write is answered by either, the re-reads run where the sockets are.
+      const stop = onEveryWorker(t, ({ db }) =>
+        db.onQuery((sql) => {
+          if (/\bauthors\b/.test(sql) && !/service_/.test(sql)) statements++;
+        }),
+      );
       try {
         return { result: await work(), statements };
       } finally {
@@ -61,8 +70,11 @@ for (const client of testClients()) {
         ...(await Promise.all([1, 2].map(() => createUserWithPolicies(t, [shared])))),
         ...(await Promise.all([1, 2].map(() => createUserWithPolicies(t, [own])))),
       ];
-      const subscribers = [...(await Promise.all(users.map((u) => open(u.token)))), await open(ADMIN.token)];
-      subscribers.push(await open(ADMIN.token));
+      const subscribers = [
+        ...(await Promise.all(users.map((u) => open(u.token, firstWorker)))),
+        await open(ADMIN.token, firstWorker),
+      ];
+      subscribers.push(await open(ADMIN.token, firstWorker));
       const query = { fields: ['id', 'name'], filter: { name: { _starts_with: 'Hub ' } } };
       for (const [i, socket] of subscribers.entries()) await subscribe(socket, 'authors', `s${i}`, query);
       // Two users of one policy share a group; users whose rule names $CURRENT_USER get one each; the admins one.
@@ -123,7 +135,8 @@ for (const client of testClients()) {
     });
 
     it('merges events that queue up behind a re-read, one message per run of one action, never reordered', async () => {
-      const socket = await open(ADMIN.token);
+      // On the worker that announces: the four events reach its hub back to back, as one process's commits do.
+      const socket = await open(ADMIN.token, firstWorker);
       await subscribe(socket, 'authors', 'merge', {
         fields: ['id', 'name'],
         filter: { name: { _starts_with: 'Merge' } },
@@ -201,7 +214,7 @@ for (const client of testClients()) {
     it('ends a subscription whose read access is revoked with a FORBIDDEN error message', async () => {
       const policy = await createPolicy(t, { permissions: [{ collection: 'authors', fields: 'id,name' }] });
       const user = await createUserWithPolicies(t, [policy]);
-      const socket = await open(user.token);
+      const socket = await open(user.token, firstWorker);
       await subscribe(socket, 'authors', 'revoked', { fields: ['id'] });
       const before = t.context.subscriptions.stats().subscriptions;
       await queryBuilder(t.context.db)('service_permissions').where({ policy }).delete();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientLabel, testClients } from '../helpers/test-db.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { onEveryWorker, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { gql } from './helpers.js';
 
 const DOCUMENTS: { name: string; query: string; variables?: Record<string, unknown> }[] = [
@@ -35,7 +35,7 @@ for (const client of testClients()) {
   describe(`GraphQL pass-through (${clientLabel(client)})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(client, { relations: true, oneWorker: "counts the statements on t.context's connection" });
+      t = await startTestApp(client, { relations: true });
     });
     after(async () => {
       await t?.close();
@@ -44,7 +44,7 @@ for (const client of testClients()) {
     for (const document of DOCUMENTS) {
       it(`answers as full execution does: ${document.name}`, async () => {
         const statements: string[] = [];
-        const stop = t.context.db.onQuery((sql) => statements.push(sql));
+        const stop = onEveryWorker(t, ({ db }) => db.onQuery((sql) => statements.push(sql)));
         const passed = await gql(t, document.query, { variables: document.variables });
         stop();
         assert.equal(passed.status, 200, JSON.stringify(passed.body));
@@ -53,7 +53,7 @@ for (const client of testClients()) {
         assert.equal(statements.length, roots, statements.join('\n'));
 
         const executedStatements: string[] = [];
-        const stopAgain = t.context.db.onQuery((sql) => executedStatements.push(sql));
+        const stopAgain = onEveryWorker(t, ({ db }) => db.onQuery((sql) => executedStatements.push(sql)));
         const executed = await gql(t, document.query.replace('{', '{ __typename '), { variables: document.variables });
         stopAgain();
         // The pass-through read keys as text: its statements are not those of full execution (REST's value forms).
@@ -80,11 +80,11 @@ for (const client of testClients()) {
     for (const document of FAILING) {
       it(`answers failures as full execution does, running each read once: ${document.name}`, async () => {
         const statements: string[] = [];
-        const stop = t.context.db.onQuery((sql) => statements.push(sql));
+        const stop = onEveryWorker(t, ({ db }) => db.onQuery((sql) => statements.push(sql)));
         const passed = await gql(t, document.query);
         stop();
         const executedStatements: string[] = [];
-        const stopAgain = t.context.db.onQuery((sql) => executedStatements.push(sql));
+        const stopAgain = onEveryWorker(t, ({ db }) => db.onQuery((sql) => executedStatements.push(sql)));
         const executed = await gql(t, document.query.replace('{', '{ __typename '));
         stopAgain();
         assert.equal(passed.status, 200, JSON.stringify(passed.body));

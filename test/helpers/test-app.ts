@@ -44,8 +44,18 @@ export interface TestApp {
    * reload on each process is, for one worker and for two.
    */
   reloadSchema(): Promise<void>;
-  /** Serves on a free loopback port (in pair mode, one port served by both workers in turn); its base URL. */
-  listen(): Promise<string>;
+  /**
+   * Serves on a free loopback port (in pair mode, one port served by both workers in turn); its base URL. With
+   * `worker`, the port of that worker alone (in pair mode each also listens on a port of its own), for a test about
+   * what one process holds (its subscription groups) while the writes it hears come through either worker.
+   */
+  listen(worker?: number): Promise<string>;
+  /**
+   * Resolves once nothing is on its way between the workers (pair mode): every notice sent so far, change events
+   * included (a write's answer does not wait for those), has been acted on by the other worker. At once with one
+   * worker. A test that listens on one worker's change events waits for this after each request.
+   */
+  relayed(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -113,17 +123,24 @@ export async function startTestApp(client: DbClient, options: TestAppOptions = {
       // On a template copy bootstrap finds every migration applied and the admin installed: it changes nothing.
       // In pair mode the second worker starts on the bootstrapped database, as cluster workers start after their primary.
       const relay = peers[index]?.transport();
-      const context = await createAppContext(config, { ...options.context, clock, bootstrap: index === 0, relay });
+      // The cluster's workers count rate limits and failed logins in their primary (RateLimiterClusterMaster): here
+      // the first worker's counts are the second's, one count as there.
+      const counts = index > 0 ? workers[0]!.context : undefined;
+      const context = await createAppContext(config, {
+        ...options.context,
+        clock,
+        bootstrap: index === 0,
+        relay,
+        counts,
+      });
       if (index === 0 && options.relations) await insertFixtureMeta(context);
-      // The cluster's workers count rate limits in their primary, in memory (RateLimiterClusterMaster): one count.
-      if (index > 0) Object.assign(context.rateLimiters, workers[0]!.context.rateLimiters);
       const app = createApp(context, { logger: false, warm: false });
       workers.push({ app, context });
       await app.ready();
     };
     await start(0);
     if (pair) await start(1);
-    return pairedApp(workers, testDb, clock, peers);
+    return pairedApp(workers, testDb, clock, pair, peers);
   } catch (error) {
     for (const worker of workers.reverse()) await closeWorker(worker).catch(() => {});
     await testDb.drop();
@@ -136,7 +153,13 @@ async function closeWorker({ app, context }: TestWorker): Promise<void> {
   await context.close();
 }
 
-function pairedApp(workers: TestWorker[], testDb: TestDb, clock: TestClock, peers: { disconnect(): void }[]): TestApp {
+function pairedApp(
+  workers: TestWorker[],
+  testDb: TestDb,
+  clock: TestClock,
+  pair: WorkerRelay | null,
+  peers: { disconnect(): void }[],
+): TestApp {
   let turn = 0;
   let front: { url: string; close(): Promise<void> } | null = null;
   return {
@@ -155,14 +178,17 @@ function pairedApp(workers: TestWorker[], testDb: TestDb, clock: TestClock, peer
     async reloadSchema() {
       for (const worker of workers) await worker.context.schema.load();
     },
-    async listen() {
+    async listen(worker?: number) {
       if (workers.length === 1) {
-        await workers[0]!.app.listen({ host: '127.0.0.1', port: 0 });
-        return `http://127.0.0.1:${(workers[0]!.app.server.address() as { port: number }).port}`;
+        const { server } = workers[0]!.app;
+        if (!server.listening) await workers[0]!.app.listen({ host: '127.0.0.1', port: 0 });
+        return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       }
-      front ??= await listenInTurn(workers.map((worker) => worker.app));
-      return front.url;
+      front ??= await listenInTurn(workers.map((one) => one.app));
+      if (worker === undefined) return front.url;
+      return `http://127.0.0.1:${(workers[worker]!.app.server.address() as { port: number }).port}`;
     },
+    relayed: () => pair?.quiet() ?? Promise.resolve(),
     async close() {
       // The front port stops taking connections; it is closed once the workers have closed the ones it handed them.
       const frontClosed = front?.close();
@@ -198,6 +224,15 @@ export function json<T = any>(response: LightMyRequestResponse): T {
 /** The error code of an error response. */
 export function errorCode(response: LightMyRequestResponse): string | undefined {
   return json<{ errors?: { extensions: { code: string } }[] }>(response).errors?.[0]?.extensions.code;
+}
+
+/**
+ * Registers on every worker's context what an extension registers in each process (a hook, a statement counter) and
+ * returns one function that removes them all: in pair mode a request is answered by either worker.
+ */
+export function onEveryWorker(t: TestApp, register: (context: AppContext) => () => void): () => void {
+  const stops = t.workers.map(({ context }) => register(context));
+  return () => stops.forEach((stop) => stop());
 }
 
 /** Serves the app on a free loopback port, for clients that need a real socket (the SDK); returns its base URL. */

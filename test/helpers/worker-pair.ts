@@ -24,6 +24,7 @@ class InProcessPeer implements RelayPeer {
   constructor(
     readonly id: number,
     private readonly hub: RelayHub,
+    private readonly traffic: Traffic,
   ) {}
 
   isConnected(): boolean {
@@ -33,9 +34,12 @@ class InProcessPeer implements RelayPeer {
   /** The hub to this worker. */
   send(message: RelayMessage, callback: (error: Error | null) => void): boolean {
     const copy = structuredClone(message);
+    this.traffic.sent();
     setImmediate(() => {
       if (this.connected) this.handler(copy);
       callback(null);
+      if (copy.kind === 'acked') this.traffic.acked(this.id, copy.id);
+      this.traffic.handled();
     });
     return true;
   }
@@ -45,7 +49,12 @@ class InProcessPeer implements RelayPeer {
     return {
       send: (message) => {
         const copy = structuredClone(message);
-        setImmediate(() => this.connected && this.hub.receive(this, copy));
+        if (copy.kind === 'publish') this.traffic.published(this.id, copy.id);
+        this.traffic.sent();
+        setImmediate(() => {
+          if (this.connected) this.hub.receive(this, copy);
+          this.traffic.handled();
+        });
       },
       onMessage: (handler) => void (this.handler = handler),
       onClose: (handler) => void (this.closed = handler),
@@ -58,6 +67,53 @@ class InProcessPeer implements RelayPeer {
     this.connected = false;
     this.closed();
     this.hub.gone(this);
+    this.traffic.left(this.id);
+  }
+}
+
+/**
+ * What is on its way between the workers: messages sent and not yet handled, and notices published and not yet
+ * acknowledged (the hub acknowledges once every sibling's handlers are done). Quiet when both are none.
+ */
+class Traffic {
+  private inFlight = 0;
+  private readonly unacked = new Set<string>();
+  private waiters: (() => void)[] = [];
+
+  sent(): void {
+    this.inFlight++;
+  }
+
+  handled(): void {
+    this.inFlight--;
+    this.check();
+  }
+
+  published(peer: number, id: number): void {
+    this.unacked.add(`${peer}:${id}`);
+  }
+
+  acked(peer: number, id: number): void {
+    this.unacked.delete(`${peer}:${id}`);
+    this.check();
+  }
+
+  /** A worker that stopped is acknowledged nothing more: its notices are no longer waited for. */
+  left(peer: number): void {
+    for (const key of this.unacked) if (key.startsWith(`${peer}:`)) this.unacked.delete(key);
+    this.check();
+  }
+
+  quiet(): Promise<void> {
+    if (this.inFlight === 0 && this.unacked.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private check(): void {
+    if (this.inFlight > 0 || this.unacked.size > 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
   }
 }
 
@@ -65,12 +121,22 @@ class InProcessPeer implements RelayPeer {
 export class WorkerRelay {
   private readonly peers: InProcessPeer[] = [];
   private readonly hub = new RelayHub(() => this.peers.filter((peer) => peer.connected));
+  private readonly traffic = new Traffic();
 
   /** A new worker's peer (its `transport()` goes to the worker's app context). */
   join(): InProcessPeer {
-    const peer = new InProcessPeer(this.peers.length + 1, this.hub);
+    const peer = new InProcessPeer(this.peers.length + 1, this.hub, this.traffic);
     this.peers.push(peer);
     return peer;
+  }
+
+  /**
+   * Resolves once nothing is on its way between the workers: every notice published so far has been handled by each
+   * sibling (its handlers done) and acknowledged. Change events are such notices, which a write's answer does not
+   * wait for (docs/design/workers.md): a test that listens on one worker waits for this before reading what it heard.
+   */
+  quiet(): Promise<void> {
+    return this.traffic.quiet();
   }
 }
 
