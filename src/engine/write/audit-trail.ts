@@ -212,7 +212,7 @@ async function insertRevisions(
       trail,
       hooksOf(dialect),
       returning ? revisions.fields.id! : null,
-      { column: 'data', keys, expression: (st, rows) => snapshotExpression(level, keys, st, rows) },
+      { column: 'data', keys, expression: (st, rows) => snapshotExpression(level, keys, st, rows, dialect.write) },
     );
     const returned = await run(tx, statements);
     list.forEach((entry, i) => ids.set(entry, returned[i]!));
@@ -333,7 +333,7 @@ function trailInOneStatement(
       });
       const index = statements.length;
       list.forEach((entry, i) => revisionAt.set(entry, [index, i + 1]));
-      statements.push({ columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r) });
+      statements.push({ columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write) });
     }
   }
   const { sql, params } = compileTrailWith(
