@@ -179,7 +179,8 @@ function storedDelta(collection: CollectionOverview, delta: Record<string, unkno
   return JSON.stringify(out);
 }
 
-const PER_REVISION = ['activity', 'collection', 'item', 'delta', 'parent'] as const;
+/** A revisions INSERT is of one collection: its name is one value of the constant row, not a column of each row. */
+const PER_REVISION = ['activity', 'item', 'delta', 'parent'] as const;
 
 /**
  * The revisions of `entries` (one nesting level), one INSERT ... SELECT per collection whose `data` the database
@@ -200,7 +201,7 @@ async function insertRevisions(
     const keys = keyFieldsOf(collection);
     const level = snapshotLevel(ctx, collection);
     const trail: TrailRows = {
-      shared: [],
+      shared: [[revisions.fields.collection!, collection.collection]],
       columns,
       rows: list.map((entry) => {
         const parts = keyParts(collection, entry.key).map((part, i) => dialect.write.bind(keys[i]!, part));
@@ -284,7 +285,6 @@ export async function writeAuditTrail(
   const revisionOf = new Map<AuditEntry, number>();
   const rowOf = (e: AuditEntry): unknown[] => [
     activityOf.get(e)!,
-    e.collection.collection,
     String(e.key),
     storedDelta(e.collection, e.delta ?? {}),
     e.parent ? (revisionOf.get(e.parent) ?? null) : null,
@@ -297,7 +297,7 @@ export async function writeAuditTrail(
   }
 }
 
-const BY_POSITION = ['collection', 'item', 'delta'] as const;
+const BY_POSITION = ['item', 'delta'] as const;
 
 /**
  * The trail as one statement (`insertsInWith`): each revision names its activity by its entry's position and its
@@ -315,6 +315,7 @@ function trailInOneStatement(
   const position = new Map(entries.map((e, i) => [e, i + 1]));
   const revisionAt = new Map<AuditEntry, [number, number]>();
   const columns = fieldsOf(ctx.schema, 'service_revisions', BY_POSITION);
+  const collectionField = ctx.schema.collections.service_revisions!.fields.collection!;
   const statements: TrailRevisionRows[] = [];
   for (const level of levels) {
     for (const [collection, list] of byCollection(level)) {
@@ -322,7 +323,7 @@ function trailInOneStatement(
       const snapshot = snapshotLevel(ctx, collection);
       const rows = list.map((entry) => {
         const parent = entry.parent ? revisionAt.get(entry.parent) : undefined;
-        const values = [collection.collection, String(entry.key), storedDelta(collection, entry.delta ?? {})];
+        const values = [String(entry.key), storedDelta(collection, entry.delta ?? {})];
         const parts = keyParts(collection, entry.key).map((part, k) => bind(keys[k]!, part));
         return [
           position.get(entry)!,
@@ -333,7 +334,8 @@ function trailInOneStatement(
       });
       const index = statements.length;
       list.forEach((entry, i) => revisionAt.set(entry, [index, i + 1]));
-      statements.push({ columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write) });
+      const shared: [FieldOverview, unknown][] = [[collectionField, collection.collection]];
+      statements.push({ shared, columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write) });
     }
   }
   const { sql, params } = compileTrailWith(
