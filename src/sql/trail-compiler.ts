@@ -121,9 +121,7 @@ function columnValues(level: ReadLevel, st: Statement, alias: string): RowObject
  * activity rows (`act`, from 1), and its parent's revision as (statement, position) of an earlier revisions INSERT.
  */
 export interface TrailRevisionRows {
-  /** Values every row of the INSERT shares (its collection): one constant row joined to them. */
-  shared: [FieldOverview, unknown][];
-  /** item, delta: values as `bind` gives them. */
+  /** collection, item, delta: values as `bind` gives them. */
   columns: FieldOverview[];
   keys: FieldOverview[];
   /** Each row: act, parent statement (or null), parent position (or null), ...columns, ...key parts. */
@@ -178,24 +176,11 @@ export function compileTrailWith(
       ...keyJsonColumns(level.keys),
     ] satisfies JsonRowColumn[];
     const joins = [`join ${q('a_n')} on ${q('a_n')}.n = ${x}.${q('act')}`];
-    const k = st.alias();
-    if (level.shared.length > 0) {
-      const constant = [level.shared.map(([field, value]) => hooks.write.bind(field, value ?? null))];
-      const sharedColumns = jsonColumns(level.shared.map(([field]) => field));
-      joins.unshift(`cross join ${jsonRows(st.param(rowsParameter(constant)), sharedColumns, k)}`);
-    }
     for (const s of parents)
       joins.push(`left join ${q(`r${s}_n`)} on ${x}.${q('par_s')} = ${s} and ${q(`r${s}_n`)}.n = ${x}.${q('par_n')}`);
     const parent = parents.size ? `coalesce(${[...parents].map((s) => `${q(`r${s}_n`)}.id`).join(', ')})` : 'null';
-    const names = [
-      ...level.shared.map(([field]) => field.field),
-      columns.activity,
-      ...level.columns.map((f) => f.field),
-      columns.parent,
-      columns.data,
-    ].map(q);
+    const names = [columns.activity, ...level.columns.map((f) => f.field), columns.parent, columns.data].map(q);
     const selected = [
-      ...level.shared.map(([field]) => `${k}.${q(field.field)}`),
       `${q('a_n')}.id`,
       ...level.columns.map((field) => `${x}.${q(field.field)}`),
       parent,

@@ -297,7 +297,7 @@ export async function writeAuditTrail(
   }
 }
 
-const BY_POSITION = ['item', 'delta'] as const;
+const BY_POSITION = ['collection', 'item', 'delta'] as const;
 
 /**
  * The trail as one statement (`insertsInWith`): each revision names its activity by its entry's position and its
@@ -315,7 +315,6 @@ function trailInOneStatement(
   const position = new Map(entries.map((e, i) => [e, i + 1]));
   const revisionAt = new Map<AuditEntry, [number, number]>();
   const columns = fieldsOf(ctx.schema, 'service_revisions', BY_POSITION);
-  const collectionField = ctx.schema.collections.service_revisions!.fields.collection!;
   const statements: TrailRevisionRows[] = [];
   for (const level of levels) {
     for (const [collection, list] of byCollection(level)) {
@@ -323,7 +322,7 @@ function trailInOneStatement(
       const snapshot = snapshotLevel(ctx, collection);
       const rows = list.map((entry) => {
         const parent = entry.parent ? revisionAt.get(entry.parent) : undefined;
-        const values = [String(entry.key), storedDelta(collection, entry.delta ?? {})];
+        const values = [collection.collection, String(entry.key), storedDelta(collection, entry.delta ?? {})];
         const parts = keyParts(collection, entry.key).map((part, k) => bind(keys[k]!, part));
         return [
           position.get(entry)!,
@@ -334,8 +333,7 @@ function trailInOneStatement(
       });
       const index = statements.length;
       list.forEach((entry, i) => revisionAt.set(entry, [index, i + 1]));
-      const shared: [FieldOverview, unknown][] = [[collectionField, collection.collection]];
-      statements.push({ shared, columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write) });
+      statements.push({ columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write) });
     }
   }
   const { sql, params } = compileTrailWith(
