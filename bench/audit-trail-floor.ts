@@ -69,7 +69,8 @@ async function eachStatement(trail: { sql: string; params: readonly unknown[] }[
     };
     out[`  statement ${i + 1}: ${table}`] = await timed((tx) => tx.query(sql, [...params]), before);
     const dataless = withoutData(sql);
-    if (dataless) out[`  statement ${i + 1}, data as 'null'`] = await timed((tx) => tx.query(dataless, [...params]), before);
+    if (dataless)
+      out[`  statement ${i + 1}, data as 'null'`] = await timed((tx) => tx.query(dataless, [...params]), before);
   }
   return out;
 }

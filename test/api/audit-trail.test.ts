@@ -134,7 +134,7 @@ for (const client of testClients()) {
         price: '12.50',
         score: 0.1,
         published: true,
-        metadata: { a: [1, 2.5, null], 'é': tricky, t: true },
+        metadata: { a: [1, 2.5, null], é: tricky, t: true },
         publish_date: '2024-02-29',
         published_at: '2024-01-01T10:20:30',
         read_time: '10:11:12',

@@ -333,7 +333,12 @@ function trailInOneStatement(
       });
       const index = statements.length;
       list.forEach((entry, i) => revisionAt.set(entry, [index, i + 1]));
-      statements.push({ columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write) });
+      statements.push({
+        columns,
+        keys,
+        rows,
+        data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write),
+      });
     }
   }
   const { sql, params } = compileTrailWith(
