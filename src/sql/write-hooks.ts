@@ -45,8 +45,8 @@ export interface WriteDialect {
   readonly insertsInWith?: boolean;
   /**
    * The JSON text of an object whose values are the columns given (a revision's `data`: an admin read of an item's
-   * columns), equal to `jsonText(jsonObject(...))` of their wire values, built where that is cheaper (MariaDB: by
-   * concatenating each value's JSON text, instead of `json_object` compacted by `json_compact`, which re-parses the
+   * columns), equal to `jsonText(jsonObject(...))` of their wire values, built where that is cheaper (by
+   * concatenating each value's JSON text, where the compact text otherwise takes a compaction that re-parses the
    * whole object). Absent: `jsonText(jsonObject(...))`.
    */
   rowObjectText?(values: readonly RowObjectValue[]): string;
