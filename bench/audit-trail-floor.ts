@@ -3,7 +3,7 @@
  * BENCH_ITEMS articles with `accountability: all` (BENCH_DB=sqlite3|pg|mysql, as bench/audit-trail.ts), replays in
  * transactions that are rolled back, BENCH_RUNS times each (median):
  *   - the items' INSERT as the write ran it (its slugs changed, they are unique);
- *   - the trail's statements as the write ran them;
+ *   - the trail's statements as the write ran them, together and each alone (after the ones before it, untimed);
  *   - a bare multi-row INSERT ... VALUES of the same activity rows, and of the same revision rows with their `data`
  *     and `delta` as stored (no JSON parameter, no `data` built, the ids the write gave them): the least the rows cost.
  *   node --import tsx bench/audit-trail-floor.ts
@@ -23,11 +23,15 @@ const db = t.context.db;
 const q = (name: string) => (client === 'mysql' ? `\`${name}\`` : `"${name}"`);
 
 /** Median ms of `work` in a transaction rolled back each time. */
-async function timed(work: (tx: Executor) => Promise<unknown>): Promise<number> {
+async function timed(
+  work: (tx: Executor) => Promise<unknown>,
+  prepare?: (tx: Executor) => Promise<unknown>,
+): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     try {
       await db.transaction(async (tx) => {
+        if (prepare) await prepare(tx);
         const started = performance.now();
         await work(tx);
         times.push(performance.now() - started);
@@ -52,6 +56,40 @@ async function bare(tx: Executor, table: string, rows: Record<string, unknown>[]
     const params = chunk.flatMap((row) => columns.map((c) => row[c]));
     await tx.query(`insert into ${q(table)} (${columns.map(q).join(', ')}) values ${values}`, params);
   }
+}
+
+/** Each trail statement alone (the ones before it run first, untimed: the revisions name the activity rows). */
+async function eachStatement(trail: { sql: string; params: readonly unknown[] }[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  if (trail.length < 2) return out;
+  for (const [i, { sql, params }] of trail.entries()) {
+    const table = /service_(activity|revisions)/.exec(sql)![0];
+    const before = async (tx: Executor) => {
+      for (const earlier of trail.slice(0, i)) await tx.query(earlier.sql, [...earlier.params]);
+    };
+    out[`  statement ${i + 1}: ${table}`] = await timed((tx) => tx.query(sql, [...params]), before);
+    const dataless = withoutData(sql);
+    if (dataless)
+      out[`  statement ${i + 1}, data as 'null'`] = await timed((tx) => tx.query(dataless, [...params]), before);
+  }
+  return out;
+}
+
+/** The statement with each revision's `data` (`coalesce((select ...), 'null')`) replaced by the text `null`. */
+function withoutData(sql: string): string | null {
+  const start = sql.indexOf('coalesce((select ');
+  if (start < 0) return null;
+  let depth = 0;
+  let quoted: string | null = null;
+  for (let i = start; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (quoted) {
+      if (c === quoted) quoted = null;
+    } else if (c === "'" || c === '"' || c === '`') quoted = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return `${sql.slice(0, start)}'null'${sql.slice(i + 1)}`;
+  }
+  return null;
 }
 
 try {
@@ -89,6 +127,7 @@ try {
     [`trail as the write (${trail.length} statements)`]: await timed(async (tx) => {
       for (const { sql, params } of trail) await tx.query(sql, [...params]);
     }),
+    ...(await eachStatement(trail)),
     'bare activity INSERT ... VALUES': await timed((tx) => bare(tx, 'service_activity', activity)),
     'bare revisions INSERT ... VALUES': await timed((tx) => bare(tx, 'service_revisions', revisions)),
   };

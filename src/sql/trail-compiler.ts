@@ -10,7 +10,8 @@ import type { FieldOverview } from '../schema/types.js';
 import { levelObject } from './level-compiler.js';
 import { Statement, type CompiledStatement } from './statement.js';
 import type { WriteHooks } from './write-compiler.js';
-import type { JsonRowColumn } from './write-hooks.js';
+import { compileOperand } from './filter-compiler.js';
+import type { JsonRowColumn, RowObjectValue, WriteDialect } from './write-hooks.js';
 
 /** Rows per statement: bounds the JSON parameter (a few MB for revisions with their deltas). */
 export const ROWS_PER_STATEMENT = 10_000;
@@ -90,11 +91,29 @@ export function compileTrailInserts(
  * A revision's `data`: the JSON text of the item whose key the row carries (`key_<field>` columns), as `level`
  * (an admin read of its columns) reads it now; the text `null` when the item is gone.
  */
-export function snapshotExpression(level: ReadLevel, keys: FieldOverview[], st: Statement, rows: string): string {
+export function snapshotExpression(
+  level: ReadLevel,
+  keys: FieldOverview[],
+  st: Statement,
+  rows: string,
+  write?: WriteDialect,
+): string {
   const d = st.dialect;
   const item = st.alias();
   const match = keys.map((field) => `${item}.${d.quote(field.field)} = ${rows}.${d.quote(`key_${field.field}`)}`);
-  return `coalesce((select ${d.jsonText(levelObject(level, st, item))} from ${d.quote(level.table)} as ${item} where ${match.join(' and ')}), 'null')`;
+  const values = write?.rowObjectText ? columnValues(level, st, item) : null;
+  const object = values ? write!.rowObjectText!(values) : d.jsonText(levelObject(level, st, item));
+  return `coalesce((select ${object} from ${d.quote(level.table)} as ${item} where ${match.join(' and ')}), 'null')`;
+}
+
+/** The outputs of `level` as plain columns (an admin read of columns: no guards), or null if any is not one. */
+function columnValues(level: ReadLevel, st: Statement, alias: string): RowObjectValue[] | null {
+  const values: RowObjectValue[] = [];
+  for (const output of level.outputs) {
+    if (output.kind !== 'value' || output.guard || output.as || output.operand.kind !== 'field') return null;
+    values.push({ key: output.key, column: compileOperand(output.operand, st, alias, 'raw'), field: output.field });
+  }
+  return values;
 }
 
 /**

@@ -179,7 +179,8 @@ function storedDelta(collection: CollectionOverview, delta: Record<string, unkno
   return JSON.stringify(out);
 }
 
-const PER_REVISION = ['activity', 'collection', 'item', 'delta', 'parent'] as const;
+/** A revisions INSERT is of one collection: its name is one value of the constant row, not a column of each row. */
+const PER_REVISION = ['activity', 'item', 'delta', 'parent'] as const;
 
 /**
  * The revisions of `entries` (one nesting level), one INSERT ... SELECT per collection whose `data` the database
@@ -200,7 +201,7 @@ async function insertRevisions(
     const keys = keyFieldsOf(collection);
     const level = snapshotLevel(ctx, collection);
     const trail: TrailRows = {
-      shared: [],
+      shared: [[revisions.fields.collection!, collection.collection]],
       columns,
       rows: list.map((entry) => {
         const parts = keyParts(collection, entry.key).map((part, i) => dialect.write.bind(keys[i]!, part));
@@ -212,7 +213,7 @@ async function insertRevisions(
       trail,
       hooksOf(dialect),
       returning ? revisions.fields.id! : null,
-      { column: 'data', keys, expression: (st, rows) => snapshotExpression(level, keys, st, rows) },
+      { column: 'data', keys, expression: (st, rows) => snapshotExpression(level, keys, st, rows, dialect.write) },
     );
     const returned = await run(tx, statements);
     list.forEach((entry, i) => ids.set(entry, returned[i]!));
@@ -284,7 +285,6 @@ export async function writeAuditTrail(
   const revisionOf = new Map<AuditEntry, number>();
   const rowOf = (e: AuditEntry): unknown[] => [
     activityOf.get(e)!,
-    e.collection.collection,
     String(e.key),
     storedDelta(e.collection, e.delta ?? {}),
     e.parent ? (revisionOf.get(e.parent) ?? null) : null,
@@ -333,7 +333,12 @@ function trailInOneStatement(
       });
       const index = statements.length;
       list.forEach((entry, i) => revisionAt.set(entry, [index, i + 1]));
-      statements.push({ columns, keys, rows, data: (st, r) => snapshotExpression(snapshot, keys, st, r) });
+      statements.push({
+        columns,
+        keys,
+        rows,
+        data: (st, r) => snapshotExpression(snapshot, keys, st, r, dialect.write),
+      });
     }
   }
   const { sql, params } = compileTrailWith(

@@ -1,5 +1,6 @@
 import type { JsonRowColumn, WriteDialect } from '../../../sql/write-hooks.js';
 import { isUnsignedColumn } from './introspect.js';
+import { rowObjectText } from './row-object-text.js';
 import { mysqlSql } from './sql-hooks.js';
 
 export const mysqlWrite: WriteDialect = {
@@ -21,6 +22,7 @@ export const mysqlWrite: WriteDialect = {
   // One index lookup per row and constraint otherwise (~10% of the trail's revisions INSERT of 10,000 rows); SET
   // STATEMENT scopes it to this statement, so the session's checks are never left off.
   uncheckedReferences: (insert) => `set statement foreign_key_checks = 0 for ${insert}`,
+  rowObjectText,
 };
 
 const MYSQL_TYPE: Record<JsonRowColumn['type'], string> = {
