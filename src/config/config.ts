@@ -134,10 +134,14 @@ const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trac
 /** A positive integer, or Infinity (the default) when unset or `Infinity`. */
 /**
  * Read threads for SQLite: one per core, two at least (one long read then leaves a thread for the others) and four
- * at most (reads share one file and its page cache; more threads mostly add memory).
+ * at most (reads share one file and its page cache; more threads mostly add memory). Several workers share the
+ * cores: each takes its part, one at least (its siblings serve while a long read holds it). Two workers with two
+ * threads each on two cores cost a heavy read (bench (c)) a quarter of its rate.
  */
-function defaultReadThreads(): number {
-  return Math.min(4, Math.max(2, availableParallelism()));
+function defaultReadThreads(workers: number): number {
+  const cores = availableParallelism();
+  if (workers > 1) return Math.min(4, Math.max(1, Math.round(cores / workers)));
+  return Math.min(4, Math.max(2, cores));
 }
 
 function limit(env: Env, name: string): number {
@@ -209,6 +213,7 @@ export function readConfig(env: Env = process.env): Config {
   if (secret !== null && secret.length < 16) throw new ConfigError('SECRET', 'must be at least 16 characters');
 
   const host = str(env, 'HOST') ?? '127.0.0.1';
+  const workers = readWorkers(env, client, filename);
   const scale = readScaleConfig(env, client === 'sqlite3');
 
   return {
@@ -224,7 +229,7 @@ export function readConfig(env: Env = process.env): Config {
       searchPath: searchPath(str(env, 'DB_SEARCH_PATH') ?? 'public'),
       statementTimeoutMs:
         str(env, 'DB_STATEMENT_TIMEOUT')?.trim() === '0' ? 0 : duration(env, 'DB_STATEMENT_TIMEOUT', '30s'),
-      readThreads: int(env, 'DB_READ_THREADS', defaultReadThreads(), 0, 64),
+      readThreads: int(env, 'DB_READ_THREADS', defaultReadThreads(workers), 0, 64),
       replicas: readReplicaConfig(env, client),
     },
     host,
@@ -264,7 +269,7 @@ export function readConfig(env: Env = process.env): Config {
     flows: readFlowsConfig(env),
     extensions: readExtensionsConfig(env),
     ...scale,
-    workers: readWorkers(env, client, filename),
+    workers,
     responseCache: readCacheConfig(env, scale.redis !== null),
   };
 }

@@ -47,6 +47,14 @@ describe('config', () => {
     assert.throws(() => readConfig({ DB_FILENAME: ':memory:', WORKERS: '2' }), /WORKERS/);
   });
 
+  it("splits SQLite's read threads among the workers, one each at least", () => {
+    const cores = os.availableParallelism();
+    assert.equal(readConfig({ WORKERS: '1' }).db.readThreads, Math.min(4, Math.max(2, cores)));
+    assert.equal(readConfig({ WORKERS: '2' }).db.readThreads, Math.min(4, Math.max(1, Math.round(cores / 2))));
+    assert.equal(readConfig({ WORKERS: String(cores * 2) }).db.readThreads, 1);
+    assert.equal(readConfig({ WORKERS: '2', DB_READ_THREADS: '3' }).db.readThreads, 3);
+  });
+
   it('caps the default limit by the maximum', () => {
     assert.equal(readConfig({ QUERY_LIMIT_MAX: '50' }).queryLimitDefault, 50);
   });
